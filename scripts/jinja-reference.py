@@ -260,7 +260,7 @@ def main() -> int:
                 out.setdefault("options", {})
                 if "error" in case:
                     out["error"] = case["error"]
-                else:
+                elif "expected" in case:
                     out["expected"] = case["expected"]
                 ordered.append(out)
             with open(path, "w", encoding="utf-8") as fh:
