@@ -1,0 +1,144 @@
+// Builds the Fastify app (no listen): the server, the CLI and the tests all start from here.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import AjvCompiler from '@fastify/ajv-compiler';
+import type { Database } from './db/database.ts';
+import type { Config } from './config.ts';
+import { loadConfig } from './config.ts';
+import { ApiError } from './core/errors.ts';
+import { uuidv7 } from './core/ids.ts';
+import { translateDbError } from './core/crud/db-errors.ts';
+import { registerRequestAuth } from './core/auth/request-auth.ts';
+import { registerAuthRoutes } from './core/auth/routes.ts';
+import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
+import { allModels } from './core/registry.ts';
+import { registerHealthRoutes, healthSchema } from './system/health.ts';
+import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
+import { registerDocsRoutes } from './core/docs.ts';
+import { VERSION } from './version.ts';
+import './models.ts';
+
+type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
+type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
+
+export interface BuildOptions {
+  database: Database;
+  config?: Config;
+  logger?: boolean | { level: string };
+}
+
+/** Converts AJV errors to `{field: [message]}`. */
+function validationBody(err: FastifyError): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const v of err.validation ?? []) {
+    const params = v.params as Record<string, unknown>;
+    let field = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    let message = v.message ?? 'Invalid value.';
+    if (v.keyword === 'required') {
+      field = [field, String(params.missingProperty)].filter(Boolean).join('.');
+      message = 'This field is required.';
+    } else if (v.keyword === 'additionalProperties') {
+      field = [field, String(params.additionalProperty)].filter(Boolean).join('.');
+      message = 'Unknown field.';
+    } else if (v.keyword === 'type') {
+      message = `Expected ${String(params.type)}.`;
+    }
+    const key = field || (err.validationContext === 'body' ? 'non_field_errors' : String(err.validationContext ?? 'non_field_errors'));
+    (out[key] ??= []).push(message);
+  }
+  return out;
+}
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const ajv = AjvCompiler();
+  const strictBody = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } as const;
+  const coercing = { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } as const;
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    genReqId: () => uuidv7(),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    bodyLimit: 70 * 1024 * 1024,
+    schemaController: {
+      compilersFactory: {
+        // Bodies are never coerced ("5" is not 5); query strings and params are.
+        buildValidator: ((external: PoolArgs[0], options: PoolArgs[1]) => {
+          const base = options as { customOptions?: Record<string, unknown> } & Record<string, unknown>;
+          const body = ajv(external, { ...base, customOptions: { ...base.customOptions, ...strictBody } } as PoolArgs[1]) as RouteCompiler;
+          const rest = ajv(external, { ...base, customOptions: { ...base.customOptions, ...coercing } } as PoolArgs[1]) as RouteCompiler;
+          return (route: AjvCompiler.RouteDefinition) => (route.httpPart === 'body' ? body(route) : rest(route));
+        }) as unknown as ReturnType<typeof AjvCompiler>,
+      },
+    },
+  });
+  app.decorate('database', opts.database);
+  app.decorate('config', opts.config ?? loadConfig());
+  app.decorate('cairnVersion', VERSION);
+
+  app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
+    const translated = translateDbError(error);
+    if (translated instanceof ApiError) {
+      reply.code(translated.status).headers(translated.headers).send(translated.body);
+      return;
+    }
+    const err = error as FastifyError;
+    if (err.validation) {
+      reply.code(400).send(validationBody(err));
+      return;
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      const detail = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? `The body is not valid JSON: ${err.message}` : err.message;
+      reply.code(err.statusCode).send({ detail });
+      return;
+    }
+    req.log.error({ err }, 'request failed');
+    reply.code(500).send({ detail: 'Server error. The request id is in the log as reqId.', request_id: req.id });
+  });
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send({ detail: 'Not found.' });
+  });
+
+  await app.register(fastifyCookie);
+
+  // Maintenance holds every request except health with 503 + Retry-After.
+  app.addHook('onRequest', async (req, reply) => {
+    const path = req.url.split('?')[0]!;
+    if (path === '/api/health/' || path === '/api/health') return;
+    const state = await readMaintenance(app.database.db);
+    if (state.active) {
+      reply
+        .code(503)
+        .header('Retry-After', String(retryAfterSeconds(state)))
+        .send({ detail: `Cairn is in maintenance${state.reason ? `: ${state.reason}` : ''}. Try again shortly.`, maintenance: true });
+    }
+  });
+  registerRequestAuth(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Cairn API', version: VERSION, description: 'The network source of truth. Every path is scoped to your active tenant.' },
+      components: {
+        securitySchemes: {
+          tokenAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Send "Token <key>".' },
+          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'cairn_session' },
+        },
+      },
+      security: [{ tokenAuth: [] }, { cookieAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: false, uiConfig: { persistAuthorization: true, tryItOutEnabled: true } });
+
+  app.addSchema(healthSchema);
+  for (const model of allModels()) registerModelSchemas(app, model);
+
+  registerHealthRoutes(app);
+  registerAuthRoutes(app);
+  registerDocsRoutes(app);
+  for (const model of allModels()) registerModelRoutes(app, model);
+
+  await app.ready();
+  return app;
+}

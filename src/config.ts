@@ -1,0 +1,55 @@
+// Environment and flags → one typed, validated configuration. Errors here are one-line and fatal at start.
+import { resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  adminPassword: string | null;
+  logLevel: string;
+  secretKey: string | null;
+}
+
+export class ConfigError extends Error {}
+
+export interface ConfigOverrides {
+  host?: string;
+  port?: string | number;
+  dataDir?: string;
+  databaseUrl?: string;
+}
+
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const portText = String(overrides.port ?? env.PORT ?? '8080');
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`Invalid port "${portText}": expected a whole number from 0 to 65535.`);
+  }
+  const databaseUrl = overrides.databaseUrl ?? env.DATABASE_URL ?? null;
+  if (databaseUrl) validateDatabaseUrl(databaseUrl);
+  return {
+    host: overrides.host ?? env.HOST ?? '127.0.0.1',
+    port,
+    dataDir: resolve(overrides.dataDir ?? env.CAIRN_DATA_DIR ?? './data'),
+    databaseUrl: databaseUrl || null,
+    adminPassword: env.CAIRN_ADMIN_PASSWORD || null,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    secretKey: env.CAIRN_SECRET_KEY || null,
+  };
+}
+
+export function validateDatabaseUrl(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`DATABASE_URL is not a valid URL: expected postgres://user@host:port/database.`);
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql:// (got "${parsed.protocol}").`);
+  }
+  if (!parsed.hostname && !parsed.searchParams.get('host')) {
+    throw new ConfigError('DATABASE_URL names no host.');
+  }
+}

@@ -1,0 +1,121 @@
+// Turns a token or a session cookie into a RequestContext with one indexed lookup. Token lookups are
+// cached for a short time (never past the token's expiry) so a token-authenticated request costs at most
+// one query; revocation reaches other processes within TOKEN_CACHE_MS.
+import { createHash, randomBytes } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { AuthUser } from '../context.ts';
+
+export const TOKEN_CACHE_MS = 60_000;
+export const SESSION_COOKIE = 'cairn_session';
+export const CSRF_COOKIE = 'cairn_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+export const SESSION_DAYS = 14;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function newSecret(bytes = 20): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+export interface ResolvedCredentials {
+  user: AuthUser;
+  tenantId: string | null;
+  tenantIds: string[];
+  permissions: Set<string>;
+  readOnly: boolean;
+  csrfToken: string | null;
+  sessionId: string | null;
+}
+
+interface CachedToken {
+  value: ResolvedCredentials;
+  until: number;
+}
+
+const tokenCache = new Map<string, CachedToken>();
+const MAX_CACHED_TOKENS = 10_000;
+
+export function forgetCachedTokens(): void {
+  tokenCache.clear();
+}
+
+interface PrincipalRow {
+  id: string;
+  username: string;
+  email: string;
+  is_superuser: boolean;
+  is_active: boolean;
+  tenant_id: string | null;
+  tenant_ids: string[];
+  permissions: string[];
+  read_only: boolean;
+  csrf_token: string | null;
+  expires: Date | null;
+}
+
+// One query: the principal, its grants and its active tenant.
+const permissionsOf = sql`ARRAY(SELECT DISTINCT gp.permission::text FROM user_groups ug JOIN group_permissions gp ON gp.group_id = ug.group_id WHERE ug.user_id = u.id) AS permissions,
+  ARRAY(SELECT m.tenant_id::text FROM tenant_memberships m WHERE m.user_id = u.id) AS tenant_ids`;
+
+export async function resolveToken(db: Kysely<DB>, key: string): Promise<ResolvedCredentials | null> {
+  const hash = sha256(key);
+  const now = Date.now();
+  const cached = tokenCache.get(hash);
+  if (cached && cached.until > now) return cached.value;
+  if (cached) tokenCache.delete(hash);
+  const { rows } = await sql<PrincipalRow>`
+    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, t.read_only, t.expires, NULL AS csrf_token,
+      CASE WHEN u.is_superuser OR EXISTS (SELECT 1 FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = t.tenant_id)
+        THEN t.tenant_id END AS tenant_id,
+      ${permissionsOf}
+    FROM tokens t JOIN users u ON u.id = t.user_id
+    WHERE t.key_hash = ${hash}`.execute(db);
+  const row = rows[0];
+  if (!row || !row.is_active || (row.expires && row.expires.getTime() <= now)) return null;
+  const value = toCredentials(row, null);
+  if (tokenCache.size >= MAX_CACHED_TOKENS) tokenCache.delete(tokenCache.keys().next().value!);
+  tokenCache.set(hash, { value, until: Math.min(now + TOKEN_CACHE_MS, row.expires?.getTime() ?? Infinity) });
+  return value;
+}
+
+export async function resolveSession(db: Kysely<DB>, cookieValue: string): Promise<ResolvedCredentials | null> {
+  const id = sha256(cookieValue);
+  const { rows } = await sql<PrincipalRow>`
+    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, false AS read_only, s.expires, s.csrf_token,
+      COALESCE(
+        (SELECT t.id FROM tenants t WHERE t.id = s.tenant_id
+           AND (u.is_superuser OR EXISTS (SELECT 1 FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = t.id))),
+        (SELECT m.tenant_id FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = u.home_tenant_id),
+        (SELECT m.tenant_id FROM tenant_memberships m JOIN tenants t ON t.id = m.tenant_id WHERE m.user_id = u.id ORDER BY t.name LIMIT 1),
+        CASE WHEN u.is_superuser THEN u.home_tenant_id END
+      ) AS tenant_id,
+      ${permissionsOf}
+    FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.id = ${id}`.execute(db);
+  const row = rows[0];
+  if (!row || !row.is_active || (row.expires && row.expires.getTime() <= Date.now())) return null;
+  return toCredentials(row, id);
+}
+
+function toCredentials(row: PrincipalRow, sessionId: string | null): ResolvedCredentials {
+  return {
+    user: { id: row.id, username: row.username, email: row.email, isSuperuser: row.is_superuser },
+    tenantId: row.tenant_id,
+    tenantIds: row.tenant_ids,
+    permissions: new Set(row.permissions),
+    readOnly: row.read_only,
+    csrfToken: row.csrf_token,
+    sessionId,
+  };
+}
+
+export async function createSession(db: Kysely<DB>, userId: string): Promise<{ cookieValue: string; csrfToken: string; expires: Date }> {
+  const cookieValue = newSecret(32);
+  const csrfToken = newSecret(16);
+  const expires = new Date(Date.now() + SESSION_DAYS * 86_400_000);
+  await db.insertInto('sessions').values({ id: sha256(cookieValue), user_id: userId, tenant_id: null, csrf_token: csrfToken, expires }).execute();
+  return { cookieValue, csrfToken, expires };
+}

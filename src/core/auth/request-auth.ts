@@ -1,0 +1,60 @@
+// The front of the security boundary: authenticate, pick the active tenant, refuse read-only writes and
+// cookie writes without the CSRF token, all in one place for every route.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { RequestContext } from '../context.ts';
+import { ApiError, forbidden, unauthorized } from '../errors.ts';
+import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type ResolvedCredentials } from './credentials.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Paths answered without credentials. */
+const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/']);
+
+function pathOf(req: FastifyRequest): string {
+  const path = req.url.split('?')[0]!;
+  return path.endsWith('/') ? path : `${path}/`;
+}
+
+export function anonymousContext(requestId: string): RequestContext {
+  return { user: null, tenantId: null, tenantIds: [], permissions: new Set(), readOnly: false, requestId, via: 'anonymous' };
+}
+
+export function registerRequestAuth(app: FastifyInstance): void {
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.addHook('onRequest', async (req) => {
+    req.ctx = anonymousContext(String(req.id));
+    const path = pathOf(req);
+    if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
+
+    let creds: ResolvedCredentials | null = null;
+    let via: RequestContext['via'] = 'anonymous';
+    const header = req.headers.authorization;
+    if (header !== undefined) {
+      const m = /^Token\s+(\S+)$/i.exec(header);
+      if (!m) throw unauthorized('Use the header "Authorization: Token <key>".');
+      creds = await resolveToken(app.database.db, m[1]!);
+      if (!creds) throw unauthorized('Invalid or expired token.');
+      via = 'token';
+    } else {
+      const cookie = req.cookies[SESSION_COOKIE];
+      if (cookie) {
+        creds = await resolveSession(app.database.db, cookie);
+        via = 'session';
+      }
+      if (!creds) throw unauthorized();
+    }
+    req.ctx = {
+      user: creds.user,
+      tenantId: creds.tenantId,
+      tenantIds: creds.tenantIds,
+      permissions: creds.permissions,
+      readOnly: creds.readOnly,
+      requestId: String(req.id),
+      via,
+    };
+    if (SAFE_METHODS.has(req.method)) return;
+    if (creds.readOnly) throw forbidden('This token is read only: it cannot change anything.');
+    if (via === 'session' && req.headers[CSRF_HEADER] !== creds.csrfToken) {
+      throw new ApiError(403, { detail: `CSRF check failed: send the session's CSRF token in the ${CSRF_HEADER} header.` });
+    }
+  });
+}

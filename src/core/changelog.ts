@@ -1,0 +1,47 @@
+// The change log: one row per create, update and delete, written in the same transaction as the change,
+// in bulk (one INSERT for many rows). Snapshots carry stored values with secrets masked.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from './context.ts';
+import type { ModelDef } from './registry.ts';
+import { columnOf, isColumnField } from './registry.ts';
+import { uuidv7 } from './ids.ts';
+
+export type ChangeAction = 'create' | 'update' | 'delete' | 'reveal';
+
+export interface ChangeEntry {
+  model: ModelDef;
+  action: ChangeAction;
+  objectId: string;
+  repr: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+  /** Defaults to the active tenant for tenant-scoped models, none for global ones. */
+  tenantId?: string | null;
+}
+
+export const SECRET_MASK = '********';
+
+/** A row as the change log keeps it: field keys, stored values, secrets masked, relations as ids. */
+export function snapshot(model: ModelDef, row: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: row.id };
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (!isColumnField(field)) continue;
+    const value = row[columnOf(key, field)];
+    if (field.secret || key === 'password') out[key] = value === null || value === undefined || value === '' ? value ?? null : SECRET_MASK;
+    else out[key] = value instanceof Date ? value.toISOString() : value ?? null;
+  }
+  return { ...out, ...extra };
+}
+
+export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries: ChangeEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const systemUser = ctx.via === 'system';
+  const values = entries.map(
+    (e) => sql`(${uuidv7()}, ${e.tenantId !== undefined ? e.tenantId : e.model.tenantScoped ? ctx.tenantId : null}, ${systemUser ? null : ctx.user?.id ?? null},
+      ${ctx.user?.username ?? ''}, ${ctx.requestId}, ${e.action}, ${e.model.name}, ${e.objectId}, ${e.repr.slice(0, 200)},
+      ${e.before === null ? null : JSON.stringify(e.before)}::jsonb, ${e.after === null ? null : JSON.stringify(e.after)}::jsonb)`,
+  );
+  await sql`INSERT INTO object_changes (id, tenant_id, user_id, username, request_id, action, object_type, object_id, object_repr, before, after)
+    VALUES ${sql.join(values)}`.execute(tx);
+}

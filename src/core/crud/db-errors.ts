@@ -1,0 +1,40 @@
+// Database errors a client could have avoided → 4xx answers naming the field. Anything else stays a 500.
+import { ApiError, badRequest, conflict } from '../errors.ts';
+
+interface PgError {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+  column?: string;
+  message?: string;
+}
+
+export function translateDbError(err: unknown): unknown {
+  if (err instanceof ApiError || typeof err !== 'object' || err === null) return err;
+  const e = err as PgError;
+  switch (e.code) {
+    case '23505': {
+      // Key (tenant_id, name)=(…, x) already exists.
+      const m = /Key \(([^)]+)\)=\((.*)\) already exists/.exec(e.detail ?? '');
+      const columns = m ? m[1]!.split(',').map((c) => c.trim()).filter((c) => c !== 'tenant_id') : [];
+      const field = (columns[columns.length - 1] ?? 'non_field_errors').replace(/_id$/, '');
+      const msg = columns.length ? `An object with this ${columns.map((c) => c.replace(/_id$/, '')).join(' and ')} already exists.` : 'This object already exists.';
+      return badRequest({ [field]: [msg] });
+    }
+    case '23503':
+      return conflict(e.detail?.includes('is still referenced') ? 'This object is still referenced by other objects.' : 'A related object does not exist.');
+    case '23502':
+      return badRequest({ [e.column ?? 'non_field_errors']: ['This field may not be null.'] });
+    case '23514':
+    case '23P01':
+      return badRequest({ non_field_errors: [`The values break the rule ${e.constraint ?? ''}.`.replace(' .', '.')] });
+    case '22P02':
+    case '22007':
+    case '22008':
+    case '22003':
+    case '22001':
+      return badRequest({ non_field_errors: [e.message ?? 'Invalid value.'] });
+    default:
+      return err;
+  }
+}

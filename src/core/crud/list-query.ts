@@ -1,0 +1,270 @@
+// Query-string → SQL for list endpoints: field filters with lookups, `q` search, `tag`, ordering, paging.
+// Every name and value is checked against the registry; anything unknown is a 400 naming the parameter.
+import { sql, type RawBuilder } from 'kysely';
+import type { FieldDef, ModelDef } from '../registry.ts';
+import { columnOf, getModel, isColumnField } from '../registry.ts';
+import { ErrorCollector } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { checkFieldValue } from './field-values.ts';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 1000;
+
+export type Lookup = 'exact' | 'n' | 'ic' | 'nic' | 'isw' | 'iew' | 'ie' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'empty' | 'isnull';
+const LOOKUPS = new Set<string>(['n', 'ic', 'nic', 'isw', 'iew', 'ie', 'gt', 'gte', 'lt', 'lte', 'in', 'empty', 'isnull']);
+const RANGE_KINDS = new Set(['integer', 'decimal', 'date', 'datetime']);
+const TEXT_KINDS = new Set(['string', 'text', 'slug', 'url', 'choice', 'color']);
+
+/** Parameters a list endpoint understands besides field filters. Other features add theirs. */
+export const RESERVED_PARAMS = new Set(['limit', 'offset', 'ordering', 'q', 'tag', 'brief']);
+
+/** A filter a model adds beyond its fields (e.g. `has_primary_ip`); returns the SQL condition or an error. */
+export type CustomFilter = (values: string[], alias: string) => RawBuilder<unknown> | { error: string };
+
+export interface ListQuery {
+  where: RawBuilder<unknown>[];
+  orderBy: RawBuilder<unknown>;
+  limit: number;
+  offset: number;
+}
+
+export type QueryValues = Record<string, string | string[] | undefined>;
+
+function valuesOf(raw: string | string[] | undefined): string[] {
+  if (raw === undefined) return [];
+  return Array.isArray(raw) ? raw : [raw];
+}
+
+const AUDIT_FIELDS: Record<string, FieldDef> = {
+  id: { kind: 'uuid' },
+  numid: { kind: 'integer' },
+  created: { kind: 'datetime' },
+  last_updated: { kind: 'datetime' },
+};
+
+function filterableField(model: ModelDef, key: string): FieldDef | undefined {
+  const field = model.fields[key] ?? AUDIT_FIELDS[key];
+  if (!field || field.secret || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return undefined;
+  return field;
+}
+
+function parseFilterValue(key: string, field: FieldDef, text: string, lookup: Lookup): { value: unknown } | { error: string } {
+  if (lookup === 'empty' || lookup === 'isnull') {
+    if (text !== 'true' && text !== 'false') return { error: 'Expected true or false.' };
+    return { value: text === 'true' };
+  }
+  switch (field.kind) {
+    case 'integer':
+    case 'integer_list':
+      return /^-?\d+$/.test(text) ? { value: Number(text) } : { error: `"${text}" is not a whole number.` };
+    case 'decimal':
+      return /^-?\d+(\.\d+)?$/.test(text) ? { value: text } : { error: `"${text}" is not a number.` };
+    case 'boolean':
+      if (['true', '1', 'True'].includes(text)) return { value: true };
+      if (['false', '0', 'False'].includes(text)) return { value: false };
+      return { error: `"${text}" is not true or false.` };
+    case 'choice':
+      if (lookup === 'exact' || lookup === 'n') {
+        const checked = checkFieldValue(key, field, text);
+        return checked.ok ? { value: text } : { error: checked.message };
+      }
+      return { value: text };
+    case 'inet':
+    case 'cidr':
+      if (lookup === 'exact' || lookup === 'n') {
+        const checked = checkFieldValue(key, { kind: 'inet' }, text);
+        return checked.ok ? { value: text } : { error: checked.message };
+      }
+      return { value: text };
+    case 'date':
+    case 'datetime': {
+      const checked = checkFieldValue(key, field, text);
+      return checked.ok ? { value: checked.value } : { error: checked.message };
+    }
+    case 'uuid':
+      return isUuid(text) ? { value: text.toLowerCase() } : { error: `"${text}" is not a valid id.` };
+    default:
+      return { value: text };
+  }
+}
+
+function textCondition(col: RawBuilder<unknown>, lookup: Lookup, value: string): RawBuilder<unknown> {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`);
+  switch (lookup) {
+    case 'ic':
+      return sql`${col}::text ILIKE ${`%${escaped}%`}`;
+    case 'nic':
+      return sql`${col}::text NOT ILIKE ${`%${escaped}%`}`;
+    case 'isw':
+      return sql`${col}::text ILIKE ${`${escaped}%`}`;
+    case 'iew':
+      return sql`${col}::text ILIKE ${`%${escaped}`}`;
+    case 'ie':
+      return sql`lower(${col}::text) = lower(${value})`;
+    default:
+      throw new Error('not a text lookup');
+  }
+}
+
+/** The SQL for `<fk>=<value>`: an id, or the target's slug (or name) for humans. */
+function relationCondition(col: RawBuilder<unknown>, field: FieldDef, text: string): RawBuilder<unknown> {
+  if (text === 'null') return sql`${col} IS NULL`;
+  if (isUuid(text)) return sql`${col} = ${text.toLowerCase()}`;
+  const target = getModel(field.target!)!;
+  const by = 'slug' in target.fields ? 'slug' : target.displayField;
+  return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)} = ${text})`;
+}
+
+export function parseListQuery(model: ModelDef, query: QueryValues, alias: string, custom: Record<string, CustomFilter> = {}, extraReserved: ReadonlySet<string> = new Set()): ListQuery {
+  const errors = new ErrorCollector();
+  const where: RawBuilder<unknown>[] = [];
+
+  for (const [param, raw] of Object.entries(query)) {
+    const values = valuesOf(raw);
+    if (RESERVED_PARAMS.has(param) || extraReserved.has(param)) continue;
+    if (custom[param]) {
+      const result = custom[param](values, alias);
+      if ('error' in result && typeof result.error === 'string') errors.add(param, result.error);
+      else where.push(result as RawBuilder<unknown>);
+      continue;
+    }
+    const sep = param.lastIndexOf('__');
+    const key = sep > 0 && LOOKUPS.has(param.slice(sep + 2)) ? param.slice(0, sep) : param;
+    const lookup = (key === param ? 'exact' : param.slice(sep + 2)) as Lookup;
+    const baseKey = key.endsWith('_id') && model.fields[key.slice(0, -3)]?.kind === 'fk' ? key.slice(0, -3) : key;
+    const field = filterableField(model, baseKey);
+    if (!field) {
+      errors.add(param, `Unknown filter. ${model.labelPlural} can be filtered by their fields, q, tag, ordering, limit and offset.`);
+      continue;
+    }
+    if (values.length === 0) continue;
+    const condition = fieldCondition(model, baseKey, field, lookup, values, alias, errors, param);
+    if (condition) where.push(condition);
+  }
+
+  const q = valuesOf(query.q)[0];
+  if (q !== undefined) {
+    if (q.length > 200) errors.add('q', 'Ensure the search text has no more than 200 characters.');
+    else if (q.trim() !== '') {
+      const escaped = `%${q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const fields = model.searchFields.length ? model.searchFields : [model.displayField];
+      where.push(sql`(${sql.join(fields.map((f) => sql`${sql.ref(`${alias}.${columnOf(f, model.fields[f] ?? { kind: 'string' })}`)}::text ILIKE ${escaped}`), sql` OR `)})`);
+    }
+  }
+
+  const tags = valuesOf(query.tag);
+  if (tags.length) {
+    // Every named tag must be present (AND), as users narrowing by tags expect.
+    for (const tag of tags) {
+      where.push(sql`EXISTS (SELECT 1 FROM tagged_items ti JOIN tags tg ON tg.id = ti.tag_id
+        WHERE ti.object_type = ${model.name} AND ti.object_id = ${sql.ref(`${alias}.id`)} AND ${isUuid(tag) ? sql`tg.id = ${tag}` : sql`tg.slug = ${tag}`})`);
+    }
+  }
+
+  const orderBy = parseOrdering(model, valuesOf(query.ordering)[0], alias, errors);
+  const limit = parsePaging('limit', valuesOf(query.limit)[0], DEFAULT_LIMIT, 1, MAX_LIMIT, errors);
+  const offset = parsePaging('offset', valuesOf(query.offset)[0], 0, 0, Number.MAX_SAFE_INTEGER, errors);
+  errors.throwIfAny();
+  return { where, orderBy, limit, offset };
+}
+
+function fieldCondition(
+  model: ModelDef,
+  key: string,
+  field: FieldDef,
+  lookup: Lookup,
+  rawValues: string[],
+  alias: string,
+  errors: ErrorCollector,
+  param: string,
+): RawBuilder<unknown> | null {
+  const values = lookup === 'in' ? rawValues.flatMap((v) => v.split(',')) : rawValues;
+  if (field.kind === 'm2m') {
+    const t = field.through!;
+    const ids = values.filter((v) => isUuid(v));
+    if (ids.length !== values.length) {
+      errors.add(param, 'Expected ids.');
+      return null;
+    }
+    return sql`EXISTS (SELECT 1 FROM ${sql.table(t.table)} j WHERE ${sql.ref(`j.${t.from}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`j.${t.to}`)} = ANY(${ids}::uuid[]))`;
+  }
+  if (!isColumnField(field)) {
+    errors.add(param, 'This field cannot be filtered.');
+    return null;
+  }
+  const col = sql.ref(`${alias}.${columnOf(key, field)}`);
+  if (lookup === 'isnull' || lookup === 'empty') {
+    const parsed = parseFilterValue(key, field, values[0]!, lookup);
+    if ('error' in parsed) {
+      errors.add(param, parsed.error);
+      return null;
+    }
+    if (lookup === 'isnull') return parsed.value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
+    return parsed.value ? sql`(${col} IS NULL OR ${col}::text = '')` : sql`(${col} IS NOT NULL AND ${col}::text <> '')`;
+  }
+  if (field.kind === 'fk') {
+    if (lookup !== 'exact' && lookup !== 'n' && lookup !== 'in') {
+      errors.add(param, 'Relations can be filtered by id or slug only (exact, __n, __in).');
+      return null;
+    }
+    const ors = sql.join(values.map((v) => relationCondition(col, field, v)), sql` OR `);
+    return lookup === 'n' ? sql`NOT (${ors})` : sql`(${ors})`;
+  }
+  if (['ic', 'nic', 'isw', 'iew', 'ie'].includes(lookup)) {
+    if (!TEXT_KINDS.has(field.kind) && field.kind !== 'inet' && field.kind !== 'cidr') {
+      errors.add(param, `The ${lookup} lookup applies to text fields only.`);
+      return null;
+    }
+    const conds = values.map((v) => textCondition(col, lookup, v));
+    return lookup === 'nic' ? sql`(${sql.join(conds, sql` AND `)})` : sql`(${sql.join(conds, sql` OR `)})`;
+  }
+  if (['gt', 'gte', 'lt', 'lte'].includes(lookup) && !RANGE_KINDS.has(field.kind)) {
+    errors.add(param, `The ${lookup} lookup applies to numbers and dates only.`);
+    return null;
+  }
+  const parsed: unknown[] = [];
+  for (const v of values) {
+    const p = parseFilterValue(key, field, v, lookup);
+    if ('error' in p) {
+      errors.add(param, p.error);
+      return null;
+    }
+    parsed.push(p.value);
+  }
+  const cast = field.kind === 'inet' || field.kind === 'cidr' ? sql`::inet` : sql``;
+  if (field.kind === 'string_list' || field.kind === 'integer_list') {
+    const conds = parsed.map((p) => sql`${p} = ANY(${col})`);
+    return lookup === 'n' ? sql`NOT (${sql.join(conds, sql` OR `)})` : sql`(${sql.join(conds, sql` OR `)})`;
+  }
+  const op = { exact: sql`=`, in: sql`=`, n: sql`<>`, gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=` }[lookup as 'exact'];
+  if (lookup === 'n') return sql`(${sql.join(parsed.map((p) => sql`${col} IS DISTINCT FROM ${p}${cast}`), sql` AND `)})`;
+  return sql`(${sql.join(parsed.map((p) => sql`${col} ${op} ${p}${cast}`), sql` OR `)})`;
+}
+
+function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): RawBuilder<unknown> {
+  const keys = raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : model.defaultOrdering;
+  const parts: RawBuilder<unknown>[] = [];
+  for (const item of keys) {
+    const desc = item.startsWith('-');
+    const key = desc ? item.slice(1) : item;
+    const field = model.fields[key] ?? AUDIT_FIELDS[key];
+    if (!field || !isColumnField(field) || field.secret || field.writeOnly || field.kind === 'json') {
+      errors.add('ordering', `Cannot order by "${key}".`);
+      continue;
+    }
+    const col = sql.ref(`${alias}.${columnOf(key, field)}`);
+    parts.push(desc ? sql`${col} DESC NULLS LAST` : sql`${col} ASC NULLS FIRST`);
+  }
+  // The id (time-ordered) breaks ties so pages never overlap.
+  parts.push(sql`${sql.ref(`${alias}.id`)} ASC`);
+  return sql.join(parts);
+}
+
+function parsePaging(name: string, raw: string | undefined, fallback: number, min: number, max: number, errors: ErrorCollector): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    errors.add(name, `Expected a whole number from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any' : max}.`);
+    return fallback;
+  }
+  return Number(raw);
+}

@@ -1,0 +1,68 @@
+// Scoped reads of registry models: the list page and one object. The tenant fence comes first, then the
+// caller's filters.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { ModelDef } from '../registry.ts';
+import { scopeCondition } from '../access.ts';
+import { parseListQuery, type CustomFilter, type QueryValues } from './list-query.ts';
+import { serializeRows, type ApiObject, type Row } from './serialize.ts';
+import { loadScopedRow } from './write.ts';
+
+export interface Page {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: ApiObject[];
+}
+
+const customFilters = new Map<string, Record<string, CustomFilter>>();
+
+/** Filters a domain adds to a model's list beyond its fields. */
+export function addListFilters(modelName: string, filters: Record<string, CustomFilter>): void {
+  customFilters.set(modelName, { ...customFilters.get(modelName), ...filters });
+}
+
+export function listFiltersOf(modelName: string): Record<string, CustomFilter> {
+  return customFilters.get(modelName) ?? {};
+}
+
+/** The rows a list request selects, unpaged conditions included: shared by lists, renders and bulk calls. */
+export function listConditions(ctx: RequestContext, model: ModelDef, query: QueryValues, alias = 't', extraReserved?: ReadonlySet<string>) {
+  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved);
+  const where = sql.join([scopeCondition(ctx, model, alias), ...parsed.where], sql` AND `);
+  return { ...parsed, where };
+}
+
+export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
+  const { where, orderBy, limit, offset } = listConditions(ctx, model, query);
+  const { rows: countRows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db);
+  const count = countRows[0]!.n;
+  const rows =
+    offset >= count
+      ? []
+      : (await sql<Row>`SELECT t.* FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db)).rows;
+  const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
+  const link = (o: number) => {
+    const u = new URL(pageUrl);
+    u.searchParams.set('limit', String(limit));
+    if (o > 0) u.searchParams.set('offset', String(o));
+    else u.searchParams.delete('offset');
+    return u.toString();
+  };
+  return {
+    count,
+    next: offset + limit < count ? link(offset + limit) : null,
+    previous: offset > 0 ? link(Math.max(0, offset - limit)) : null,
+    results,
+  };
+}
+
+export async function readObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<ApiObject> {
+  const row = await loadScopedRow(db, ctx, model, id);
+  return (await serializeRows(db, ctx, model, [row], { origin }))[0]!;
+}
+
+export async function serializeOne(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, row: Row, origin: string): Promise<ApiObject> {
+  return (await serializeRows(db, ctx, model, [row], { origin }))[0]!;
+}

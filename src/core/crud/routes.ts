@@ -1,0 +1,92 @@
+// The generic routes every registry model gets: list, create, retrieve, update, partial update, delete.
+import type { FastifyInstance } from 'fastify';
+import type { ModelDef } from '../registry.ts';
+import { requireModelPermission } from '../access.ts';
+import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
+import { listPage, readObject, serializeOne } from './read.ts';
+import { createObject, deleteObject, updateObject } from './write.ts';
+import type { QueryValues } from './list-query.ts';
+import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
+
+export function tagOf(model: ModelDef): string {
+  return model.name.split('.')[0]!;
+}
+
+export function registerModelSchemas(app: FastifyInstance, model: ModelDef): void {
+  const name = schemaName(model);
+  app.addSchema({ $id: name, ...outputSchema(model) });
+  if (model.operations.create || model.operations.update) {
+    app.addSchema({ $id: `Writable${name}`, ...writeSchema(model, false) });
+    app.addSchema({ $id: `Patched${name}`, ...writeSchema(model, true) });
+  }
+}
+
+export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void {
+  const name = schemaName(model);
+  const tags = [tagOf(model)];
+  const one = { $ref: `${name}#` };
+  const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+  const detail = `${model.path}:id/`;
+
+  if (model.operations.list) {
+    app.get(model.path, {
+      ...registryValidated,
+      schema: { tags, summary: `List ${model.labelPlural}`, querystring: listQuerySchema(model), response: { 200: pageSchema(one) } },
+      handler: async (req) => {
+        requireModelPermission(req.ctx, model, 'view');
+        return listPage(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req));
+      },
+    });
+    app.get(detail, {
+      ...registryValidated,
+      schema: { tags, summary: `Retrieve a ${model.label}`, params: idParams, response: { 200: one } },
+      handler: async (req) => {
+        requireModelPermission(req.ctx, model, 'view');
+        return readObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id), originOf(req));
+      },
+    });
+  }
+  if (model.operations.create) {
+    app.post(model.path, {
+      ...registryValidated,
+      schema: { tags, summary: `Create a ${model.label}`, body: { $ref: `Writable${name}#` }, response: { 201: one } },
+      handler: async (req, reply) => {
+        requireModelPermission(req.ctx, model, 'add');
+        const row = await createObject(dbOf(req), req.ctx, model, req.body);
+        reply.code(201);
+        return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
+      },
+    });
+  }
+  if (model.operations.update) {
+    for (const method of ['put', 'patch'] as const) {
+      app[method](detail, {
+        ...registryValidated,
+        schema: {
+          tags,
+          summary: `${method === 'put' ? 'Update' : 'Partially update'} a ${model.label}`,
+          params: idParams,
+          body: { $ref: `${method === 'put' ? 'Writable' : 'Patched'}${name}#` },
+          response: { 200: one },
+        },
+        handler: async (req) => {
+          requireModelPermission(req.ctx, model, 'change');
+          const id = parseId((req.params as { id: string }).id);
+          const row = await updateObject(dbOf(req), req.ctx, model, id, req.body, method === 'put' ? 'update' : 'patch');
+          return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
+        },
+      });
+    }
+  }
+  if (model.operations.delete) {
+    app.delete(detail, {
+      ...registryValidated,
+      schema: { tags, summary: `Delete a ${model.label}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted.' } } },
+      handler: async (req, reply) => {
+        requireModelPermission(req.ctx, model, 'delete');
+        await deleteObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id));
+        reply.code(204).send();
+      },
+    });
+  }
+}

@@ -1,0 +1,124 @@
+// JSON Schemas of registry models for the OpenAPI document: the answer shape and the write shape.
+import type { FieldDef, ModelDef } from '../registry.ts';
+import { fieldLabel, isRequired } from '../registry.ts';
+import { choiceOptions } from './field-values.ts';
+
+type Schema = Record<string, unknown>;
+
+export function schemaName(model: ModelDef): string {
+  return model.name
+    .split('.')
+    .map((p) => p.replace(/(^|_|-)(\w)/g, (_m, _s, c: string) => c.toUpperCase()))
+    .join('');
+}
+
+const brief: Schema = {
+  type: 'object',
+  properties: { id: { type: 'string', format: 'uuid' }, url: { type: 'string' }, display: { type: 'string' } },
+  additionalProperties: true,
+};
+
+function valueSchema(field: FieldDef, forWrite: boolean): Schema {
+  switch (field.kind) {
+    case 'string':
+    case 'text':
+    case 'slug':
+    case 'url':
+      return { type: 'string', ...(field.maxLength ? { maxLength: field.maxLength } : {}) };
+    case 'color':
+      return { type: 'string', pattern: '^[0-9a-fA-F]{6}$' };
+    case 'integer':
+      return { type: 'integer', ...(field.min !== undefined ? { minimum: field.min } : {}), ...(field.max !== undefined ? { maximum: field.max } : {}) };
+    case 'decimal':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'date':
+      return { type: 'string', format: 'date' };
+    case 'datetime':
+      return { type: 'string', format: 'date-time' };
+    case 'json':
+      return field.jsonObject ? { type: 'object', additionalProperties: true } : {};
+    case 'custom_fields':
+      return { type: 'object', additionalProperties: true };
+    case 'choice':
+      return { type: 'string', enum: choiceOptions(field).map((o) => o.value) };
+    case 'inet':
+    case 'cidr':
+      return { type: 'string' };
+    case 'uuid':
+      return { type: 'string', format: 'uuid' };
+    case 'fk':
+      return forWrite ? { type: 'string', format: 'uuid' } : brief;
+    case 'm2m':
+    case 'tags':
+      return { type: 'array', items: forWrite ? { type: 'string', format: 'uuid' } : brief };
+    case 'string_list':
+      return { type: 'array', items: { type: 'string' } };
+    case 'integer_list':
+      return { type: 'array', items: { type: 'integer' } };
+  }
+}
+
+function nullable(schema: Schema, field: FieldDef): Schema {
+  if (!field.nullable) return schema;
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  return { anyOf: [schema, { type: 'null' }] };
+}
+
+export function outputSchema(model: ModelDef): Schema {
+  const properties: Record<string, Schema> = {
+    id: { type: 'string', format: 'uuid' },
+    numid: { type: 'integer' },
+    url: { type: 'string' },
+    display: { type: 'string' },
+  };
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.writeOnly || field.secret) continue;
+    properties[key] = { ...nullable(valueSchema(field, false), field), description: field.help ?? fieldLabel(key, field) };
+  }
+  properties.created = { type: 'string', format: 'date-time' };
+  properties.last_updated = { type: 'string', format: 'date-time' };
+  return { type: 'object', properties };
+}
+
+export function writeSchema(model: ModelDef, partial: boolean): Schema {
+  const properties: Record<string, Schema> = {};
+  const required: string[] = [];
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.readOnly) continue;
+    properties[key] = { ...nullable(valueSchema(field, true), field), description: field.help ?? fieldLabel(key, field) };
+    if (!partial && isRequired(field)) required.push(key);
+  }
+  return { type: 'object', properties, additionalProperties: false, ...(required.length ? { required } : {}) };
+}
+
+export function pageSchema(ref: Schema): Schema {
+  return {
+    type: 'object',
+    properties: {
+      count: { type: 'integer' },
+      next: { type: ['string', 'null'] },
+      previous: { type: ['string', 'null'] },
+      results: { type: 'array', items: ref },
+    },
+  };
+}
+
+export function listQuerySchema(model: ModelDef): Schema {
+  const properties: Record<string, Schema> = {
+    limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'Rows per page (default 50).' },
+    offset: { type: 'integer', minimum: 0 },
+    ordering: { type: 'string', description: 'Comma-separated field names; prefix with - for descending.' },
+    q: { type: 'string', description: `Search ${model.searchFields.join(', ') || model.displayField}.` },
+  };
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.writeOnly || field.secret || field.kind === 'json' || field.kind === 'custom_fields') continue;
+    properties[key] = {
+      type: 'string',
+      description: `Filter by ${fieldLabel(key, field).toLowerCase()}; lookups __n, __ic, __isw, __iew, __ie, __gte, __lte, __gt, __lt, __in, __isnull.`,
+    };
+  }
+  if ('tags' in model.fields) properties.tag = { type: 'string', description: 'Tag slug or id.' };
+  return { type: 'object', properties, additionalProperties: true };
+}

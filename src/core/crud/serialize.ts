@@ -1,0 +1,111 @@
+// Stored rows → API objects. Relations are loaded in one batched query per relation for the whole page,
+// so a list costs the same number of queries whatever its length.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { ModelDef } from '../registry.ts';
+import { columnOf, isColumnField, requireModel } from '../registry.ts';
+import { scopeCondition } from '../access.ts';
+
+export type Row = Record<string, unknown>;
+export type ApiObject = Record<string, unknown>;
+
+export interface SerializeOptions {
+  /** `scheme://host` for absolute urls; '' gives paths. */
+  origin: string;
+}
+
+export function objectUrl(model: ModelDef, id: unknown, origin: string): string {
+  return `${origin}${model.path}${String(id)}/`;
+}
+
+export function displayOf(model: ModelDef, row: Row): string {
+  const field = model.fields[model.displayField];
+  const value = row[field ? columnOf(model.displayField, field) : model.displayField];
+  return value === null || value === undefined ? String(row.id) : String(value);
+}
+
+/** The brief form of a related row: enough to show and link it. */
+export function briefObject(model: ModelDef, row: Row, origin: string): ApiObject {
+  const out: ApiObject = { id: row.id, url: objectUrl(model, row.id, origin), display: displayOf(model, row) };
+  if (model.displayField !== 'id') out[model.displayField] = row[columnOf(model.displayField, model.fields[model.displayField] ?? { kind: 'string' })];
+  if ('slug' in model.fields) out.slug = row.slug;
+  if ('color' in model.fields && model.name === 'extras.tag') out.color = row.color;
+  return out;
+}
+
+function outputValue(value: unknown, kind: string): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (kind === 'decimal' && typeof value === 'string') return Number(value);
+  return value ?? null;
+}
+
+/** Loads brief objects of `target` rows by id, within the caller's scope. */
+async function loadBriefs(db: Kysely<DB>, ctx: RequestContext, target: ModelDef, ids: string[], origin: string): Promise<Map<string, ApiObject>> {
+  const out = new Map<string, ApiObject>();
+  if (ids.length === 0) return out;
+  const { rows } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
+  for (const row of rows) out.set(String(row.id), briefObject(target, row, origin));
+  return out;
+}
+
+export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, rows: Row[], opts: SerializeOptions): Promise<ApiObject[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => String(r.id));
+  const related = new Map<string, Map<string, ApiObject>>();
+  const many = new Map<string, Map<string, ApiObject[]>>();
+
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.writeOnly || field.secret) continue;
+    if (field.kind === 'fk') {
+      const col = columnOf(key, field);
+      const targetIds = [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))];
+      related.set(key, await loadBriefs(db, ctx, requireModel(field.target!), targetIds, opts.origin));
+    } else if (field.kind === 'm2m') {
+      const t = field.through!;
+      const target = requireModel(field.target!);
+      const { rows: links } = await sql<Row>`SELECT ${sql.ref(`j.${t.from}`)} AS owner, r.* FROM ${sql.table(t.table)} j
+        JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${t.to}`)}
+        WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
+      many.set(key, groupBriefs(target, links, opts.origin));
+    } else if (field.kind === 'tags') {
+      const tagModel = requireModel('extras.tag');
+      const { rows: links } = await sql<Row>`SELECT ti.object_id AS owner, r.* FROM tagged_items ti JOIN tags r ON r.id = ti.tag_id
+        WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ids}::uuid[]) ORDER BY r.name`.execute(db);
+      many.set(key, groupBriefs(tagModel, links, opts.origin));
+    }
+  }
+
+  return rows.map((row) => {
+    const out: ApiObject = { id: row.id };
+    if ('numid' in row) out.numid = row.numid;
+    out.url = objectUrl(model, row.id, opts.origin);
+    out.display = displayOf(model, row);
+    for (const [key, field] of Object.entries(model.fields)) {
+      if (field.writeOnly || field.secret) continue;
+      if (field.kind === 'fk') {
+        const id = row[columnOf(key, field)];
+        out[key] = typeof id === 'string' ? related.get(key)!.get(id) ?? null : null;
+      } else if (field.kind === 'm2m' || field.kind === 'tags') {
+        out[key] = many.get(key)!.get(String(row.id)) ?? [];
+      } else if (isColumnField(field)) {
+        out[key] = outputValue(row[columnOf(key, field)], field.kind);
+      }
+    }
+    if ('created' in row) out.created = outputValue(row.created, 'datetime');
+    if ('last_updated' in row) out.last_updated = outputValue(row.last_updated, 'datetime');
+    return out;
+  });
+}
+
+function groupBriefs(target: ModelDef, links: Row[], origin: string): Map<string, ApiObject[]> {
+  const grouped = new Map<string, ApiObject[]>();
+  for (const link of links) {
+    const owner = String(link.owner);
+    const list = grouped.get(owner) ?? [];
+    list.push(briefObject(target, link, origin));
+    grouped.set(owner, list);
+  }
+  return grouped;
+}
+

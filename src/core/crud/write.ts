@@ -1,0 +1,214 @@
+// Create, update and delete of registry models: one transaction each, with reference checks inside the
+// tenant, the model's hooks, and the change-log row written in the same transaction.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { FieldDef, ModelDef } from '../registry.ts';
+import { allModels, columnOf, requireModel } from '../registry.ts';
+import { ErrorCollector, badRequest, conflict, notFound } from '../errors.ts';
+import { scopeCondition } from '../access.ts';
+import { uuidv7 } from '../ids.ts';
+import { allocateNumids } from '../numids.ts';
+import { recordChanges, snapshot } from '../changelog.ts';
+import { checkInput, type CheckedInput, type WriteMode } from './input.ts';
+import { displayOf, type Row } from './serialize.ts';
+import { translateDbError } from './db-errors.ts';
+
+function sqlValue(field: FieldDef | undefined, value: unknown): unknown {
+  if (field && (field.kind === 'json' || field.kind === 'custom_fields') && value !== null) return JSON.stringify(value);
+  return value;
+}
+
+function fieldByColumn(model: ModelDef, column: string): FieldDef | undefined {
+  for (const [key, field] of Object.entries(model.fields)) if (columnOf(key, field) === column) return field;
+  return undefined;
+}
+
+function valueSql(model: ModelDef, column: string, value: unknown): RawBuilder<unknown> {
+  const field = fieldByColumn(model, column);
+  if (field && (field.kind === 'json' || field.kind === 'custom_fields')) return sql`${sqlValue(field, value)}::jsonb`;
+  return sql`${value}`;
+}
+
+/** Loads one row inside the caller's scope, or throws 404 exactly as for an id that does not exist. */
+export async function loadScopedRow(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, forUpdate = false): Promise<Row> {
+  const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}
+    ${forUpdate ? sql`FOR UPDATE` : sql``}`.execute(db);
+  if (!rows[0]) throw notFound();
+  return rows[0];
+}
+
+/** Every referenced row must exist in the caller's scope: another tenant's id reads as one that does not exist. */
+export async function checkReferences(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, inputs: CheckedInput[]): Promise<void> {
+  const errors = new ErrorCollector();
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.kind !== 'fk' && field.kind !== 'm2m' && field.kind !== 'tags') continue;
+    const wanted = new Set<string>();
+    for (const input of inputs) {
+      const v = field.kind === 'fk' ? input.columns[columnOf(key, field)] : field.kind === 'tags' ? input.tags : input.relations[key];
+      if (typeof v === 'string') wanted.add(v);
+      else if (Array.isArray(v)) for (const id of v) wanted.add(id as string);
+    }
+    if (wanted.size === 0) continue;
+    const target = requireModel(field.kind === 'tags' ? 'extras.tag' : field.target!);
+    const ids = [...wanted];
+    const { rows } = await sql<{ id: string }>`SELECT r.id FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(tx);
+    const found = new Set(rows.map((r) => r.id));
+    for (const id of ids) if (!found.has(id)) errors.add(key, `Related object ${id} does not exist.`);
+  }
+  errors.throwIfAny();
+}
+
+async function writeRelations(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, replacing: boolean): Promise<void> {
+  for (const [key, ids] of Object.entries(input.relations)) {
+    const t = model.fields[key]!.through!;
+    if (replacing) await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ${id}`.execute(tx);
+    if (ids.length) {
+      await sql`INSERT INTO ${sql.table(t.table)} (${sql.ref(t.from)}, ${sql.ref(t.to)})
+        SELECT ${id}, x FROM unnest(${ids}::uuid[]) AS x`.execute(tx);
+    }
+  }
+  if (input.tags) {
+    if (replacing) await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
+    if (input.tags.length) {
+      await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
+        SELECT ${ctx.tenantId}, x, ${model.name}, ${id} FROM unnest(${input.tags}::uuid[]) AS x`.execute(tx);
+    }
+  }
+}
+
+async function tagSlugs(tx: Kysely<DB>, model: ModelDef, id: string): Promise<string[] | undefined> {
+  if (!Object.values(model.fields).some((f) => f.kind === 'tags')) return undefined;
+  const { rows } = await sql<{ slug: string }>`SELECT t.slug FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id
+    WHERE ti.object_type = ${model.name} AND ti.object_id = ${id} ORDER BY t.slug`.execute(tx);
+  return rows.map((r) => r.slug);
+}
+
+async function applyTransforms(model: ModelDef, input: CheckedInput): Promise<void> {
+  for (const [key, field] of Object.entries(model.fields)) {
+    const col = columnOf(key, field);
+    if (field.transform && col in input.columns && input.columns[col] !== null) input.columns[col] = await field.transform(input.columns[col]);
+  }
+}
+
+async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction().execute(work);
+  } catch (err) {
+    throw translateDbError(err);
+  }
+}
+
+/** `serverColumns` are values only the server sets (a token's hash, an author); they win over the defaults. */
+export async function createObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown, serverColumns: Record<string, unknown> = {}): Promise<Row> {
+  if (model.tenantScoped && !ctx.tenantId) throw badRequest('No active tenant: join a tenant or choose one with POST /api/auth/tenant/.');
+  const input = checkInput(model, body, 'create');
+  await applyTransforms(model, input);
+  return inTransaction(db, async (tx) => {
+    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
+    await checkReferences(tx, ctx, model, [input]);
+    const id = uuidv7();
+    const scope = model.tenantScoped ? ctx.tenantId! : 'global';
+    const numid = await allocateNumids(tx, scope, model.table, 1);
+    const columns: Record<string, unknown> = { ...(model.createDefaults?.(ctx) ?? {}), ...input.columns, ...serverColumns, id, numid };
+    if (model.tenantScoped) columns.tenant_id = ctx.tenantId;
+    const names = Object.keys(columns);
+    const { rows } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(names.map((n) => sql.ref(n)))})
+      VALUES (${sql.join(names.map((n) => valueSql(model, n, columns[n])))}) RETURNING *`.execute(tx);
+    const row = rows[0]!;
+    await writeRelations(tx, ctx, model, id, input, false);
+    await model.hooks.afterCreate?.({ tx, ctx, model, row });
+    const tags = await tagSlugs(tx, model, id);
+    await recordChanges(tx, ctx, [
+      { model, action: 'create', objectId: id, repr: displayOf(model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
+    ]);
+    return row;
+  });
+}
+
+function tenantOf(model: ModelDef, row: Row, ctx: RequestContext): string | null {
+  if (typeof row.tenant_id === 'string') return row.tenant_id;
+  return model.tenantScoped ? ctx.tenantId : null;
+}
+
+export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, body: unknown, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
+  const input = checkInput(model, body, mode);
+  await applyTransforms(model, input);
+  return inTransaction(db, async (tx) => {
+    const before = await loadScopedRow(tx, ctx, model, id, true);
+    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
+    await checkReferences(tx, ctx, model, [input]);
+    const tagsBefore = await tagSlugs(tx, model, id);
+    const names = Object.keys(input.columns);
+    let row = before;
+    if (names.length) {
+      const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, input.columns[n])}`);
+      sets.push(sql`last_updated = now()`);
+      const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx);
+      row = rows[0]!;
+    }
+    await writeRelations(tx, ctx, model, id, input, true);
+    await model.hooks.afterUpdate?.({ tx, ctx, model, before, row });
+    const tagsAfter = await tagSlugs(tx, model, id);
+    await recordChanges(tx, ctx, [
+      {
+        model,
+        action: 'update',
+        objectId: id,
+        repr: displayOf(model, row),
+        before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
+        after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
+        tenantId: tenantOf(model, row, ctx),
+      },
+    ]);
+    return row;
+  });
+}
+
+/** Models whose foreign keys point at `model` with on-delete protect: they must be empty first. */
+function protectingReferences(model: ModelDef): Array<{ model: ModelDef; key: string; field: FieldDef }> {
+  const out: Array<{ model: ModelDef; key: string; field: FieldDef }> = [];
+  for (const m of allModels()) {
+    for (const [key, field] of Object.entries(m.fields)) {
+      if (field.kind === 'fk' && field.target === model.name && field.onDelete === 'protect') out.push({ model: m, key, field });
+    }
+  }
+  return out;
+}
+
+/** Counts of rows that keep `ids` from being deleted, by referencing model; one query per protecting relation. */
+export async function protectedBy(tx: Kysely<DB>, model: ModelDef, ids: string[]): Promise<Map<string, Array<{ label: string; count: number }>>> {
+  const out = new Map<string, Array<{ label: string; count: number }>>();
+  for (const ref of protectingReferences(model)) {
+    const col = columnOf(ref.key, ref.field);
+    const { rows } = await sql<{ target: string; n: number }>`SELECT ${sql.ref(col)} AS target, count(*)::int AS n FROM ${sql.table(ref.model.table)}
+      WHERE ${sql.ref(col)} = ANY(${ids}::uuid[]) GROUP BY 1`.execute(tx);
+    for (const r of rows) {
+      const list = out.get(r.target) ?? [];
+      list.push({ label: r.n === 1 ? ref.model.label : ref.model.labelPlural, count: r.n });
+      out.set(r.target, list);
+    }
+  }
+  return out;
+}
+
+export function inUseMessage(uses: Array<{ label: string; count: number }>): string {
+  return `In use: ${uses.map((u) => `${u.count} ${u.label}`).join(', ')}`;
+}
+
+export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<void> {
+  await inTransaction(db, async (tx) => {
+    const row = await loadScopedRow(tx, ctx, model, id, true);
+    const uses = (await protectedBy(tx, model, [id])).get(id);
+    if (uses) throw conflict(`Cannot delete this ${model.label}. ${inUseMessage(uses)}.`);
+    await model.hooks.beforeDelete?.({ tx, ctx, model, row });
+    const tags = await tagSlugs(tx, model, id);
+    await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
+    await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
+    await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
+    await recordChanges(tx, ctx, [
+      { model, action: 'delete', objectId: id, repr: displayOf(model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
+    ]);
+  });
+}
+

@@ -1,0 +1,52 @@
+// Errors are values with a message a user can act on. Field errors use the `{field: [messages]}` shape
+// (the one NetBox/DRF clients know); everything else `{detail: message}`.
+
+export type FieldErrors = Record<string, string[]>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : JSON.stringify(body));
+  }
+}
+
+export function badRequest(errors: FieldErrors | string): ApiError {
+  return new ApiError(400, typeof errors === 'string' ? { detail: errors } : errors);
+}
+
+export function fieldError(field: string, message: string): ApiError {
+  return new ApiError(400, { [field]: [message] });
+}
+
+export function notFound(detail = 'Not found.'): ApiError {
+  return new ApiError(404, { detail });
+}
+
+export function unauthorized(detail = 'Authentication credentials were not provided.'): ApiError {
+  return new ApiError(401, { detail });
+}
+
+export function forbidden(detail = 'You do not have permission to perform this action.'): ApiError {
+  return new ApiError(403, { detail });
+}
+
+export function conflict(errors: FieldErrors | string): ApiError {
+  return new ApiError(409, typeof errors === 'string' ? { detail: errors } : errors);
+}
+
+/** Collects field errors so a request reports every bad field at once. */
+export class ErrorCollector {
+  readonly errors: FieldErrors = {};
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+  }
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.empty) throw badRequest(this.errors);
+  }
+}

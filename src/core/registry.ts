@@ -1,0 +1,191 @@
+// The one model definition. Each model is declared once with defineModel(); routes, schemas, filters,
+// change-log snapshots, the self-describing catalogs and the template object types all derive from it.
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from './context.ts';
+
+export type FieldKind =
+  | 'string' // short text (varchar)
+  | 'text' // long text
+  | 'slug'
+  | 'integer'
+  | 'decimal'
+  | 'boolean'
+  | 'date'
+  | 'datetime'
+  | 'json'
+  | 'choice'
+  | 'color'
+  | 'inet'
+  | 'cidr'
+  | 'url'
+  | 'uuid'
+  | 'fk'
+  | 'string_list'
+  | 'integer_list'
+  | 'm2m'
+  | 'tags'
+  | 'custom_fields';
+
+export interface ChoiceOption {
+  value: string;
+  label: string;
+  group?: string;
+}
+
+export interface FieldDef {
+  kind: FieldKind;
+  label?: string;
+  /** Database column; defaults to the key, or `<key>_id` for a foreign key. */
+  column?: string;
+  nullable?: boolean;
+  /** Required on create. Defaults to true for non-nullable fields without a default (booleans excepted). */
+  required?: boolean;
+  default?: unknown;
+  /** Set by the server only; shown in answers, refused in requests. */
+  readOnly?: boolean;
+  /** Accepted in requests, never shown in answers. */
+  writeOnly?: boolean;
+  /** Encrypted at rest, write-only, masked in the change log, unreadable from templates. */
+  secret?: boolean;
+  maxLength?: number;
+  min?: number;
+  max?: number;
+  pattern?: RegExp;
+  patternMessage?: string;
+  /** Inline options for a `choice` field, or the name of a vocabulary of /api/dcim/choices/. */
+  choices?: readonly ChoiceOption[];
+  vocabulary?: string;
+  /** fk / m2m: the target model's name, e.g. `dcim.site`. */
+  target?: string;
+  onDelete?: 'cascade' | 'protect' | 'set_null';
+  /** m2m: the join table and its two columns. */
+  through?: { table: string; from: string; to: string };
+  /** Unique within the tenant (or globally for models without a tenant). */
+  unique?: boolean;
+  /** json fields that must hold a JSON object. */
+  jsonObject?: boolean;
+  help?: string;
+  /** Turns an accepted input value into the stored one (e.g. hashing a password). */
+  transform?: (value: unknown) => Promise<unknown>;
+}
+
+export interface ModelHooks {
+  /** Domain validation beyond field types; throw ApiError. `existing` is the stored row on update. */
+  validate?(args: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void>;
+  afterCreate?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
+  afterUpdate?(args: HookArgs & { before: Record<string, unknown>; row: Record<string, unknown> }): Promise<void>;
+  beforeDelete?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
+}
+
+export interface HookArgs {
+  tx: Kysely<DB>;
+  ctx: RequestContext;
+  model: ModelDef;
+}
+
+export interface ModelDef {
+  /** `app.model`, e.g. `extras.tag`. */
+  name: string;
+  table: string;
+  /** List path, e.g. `/api/tags/`. */
+  path: string;
+  label: string;
+  labelPlural: string;
+  fields: Record<string, FieldDef>;
+  tenantScoped: boolean;
+  /** Permission prefix: grants are `<permission>.<action>`. Defaults to the model part of `name`. */
+  permission: string;
+  /** Every action needs `users.manage` (deployment administration). */
+  adminOnly: boolean;
+  /** Field shown as the row's display text. */
+  displayField: string;
+  searchFields: string[];
+  defaultOrdering: string[];
+  listColumnsExclude: string[];
+  /** Which generic routes exist. */
+  operations: { list: boolean; create: boolean; update: boolean; delete: boolean };
+  hooks: ModelHooks;
+  /** Rows an admin-free caller may read of a global model (e.g. only their own tenants). */
+  globalScope?: (ctx: RequestContext) => { column: string; values: string[] } | null;
+  /** Replaces the grant check, for models every signed-in user manages for themselves (tokens). */
+  access?: (ctx: RequestContext, action: string) => boolean;
+  /** Values the server sets on create (owner, author). */
+  createDefaults?: (ctx: RequestContext) => Record<string, unknown>;
+}
+
+export type ModelInput = Omit<
+  ModelDef,
+  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField'
+> &
+  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField'>> & {
+    operations?: Partial<ModelDef['operations']>;
+  };
+
+const models = new Map<string, ModelDef>();
+
+export function defineModel(input: ModelInput): ModelDef {
+  if (models.has(input.name)) throw new Error(`Model ${input.name} is defined twice.`);
+  const def: ModelDef = {
+    permission: input.name.split('.')[1]!,
+    adminOnly: false,
+    searchFields: [],
+    defaultOrdering: [],
+    listColumnsExclude: [],
+    hooks: {},
+    labelPlural: `${input.label}s`,
+    displayField: 'name' in input.fields ? 'name' : 'id',
+    ...input,
+    operations: { list: true, create: true, update: true, delete: true, ...input.operations },
+  };
+  for (const [key, field] of Object.entries(def.fields)) {
+    if ((field.kind === 'fk' || field.kind === 'm2m') && !field.target) throw new Error(`${def.name}.${key}: a relation needs a target.`);
+    if (field.kind === 'm2m' && !field.through) throw new Error(`${def.name}.${key}: m2m needs a join table.`);
+  }
+  models.set(def.name, def);
+  return def;
+}
+
+export function getModel(name: string): ModelDef | undefined {
+  return models.get(name);
+}
+
+export function requireModel(name: string): ModelDef {
+  const m = models.get(name);
+  if (!m) throw new Error(`Unknown model ${name}.`);
+  return m;
+}
+
+export function allModels(): ModelDef[] {
+  return [...models.values()];
+}
+
+/** Resolve `dcim.device`, `device`, or a list path to a model. */
+export function findModel(ref: string): ModelDef | undefined {
+  if (models.has(ref)) return models.get(ref);
+  for (const m of models.values()) {
+    if (m.permission === ref || m.name.split('.')[1] === ref || m.path === ref) return m;
+  }
+  return undefined;
+}
+
+export function columnOf(key: string, field: FieldDef): string {
+  return field.column ?? (field.kind === 'fk' ? `${key}_id` : key);
+}
+
+export function fieldLabel(key: string, field: FieldDef): string {
+  if (field.label) return field.label;
+  const words = key.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Fields stored as a column of the model's own table. */
+export function isColumnField(field: FieldDef): boolean {
+  return field.kind !== 'm2m' && field.kind !== 'tags';
+}
+
+export function isRequired(field: FieldDef): boolean {
+  if (field.readOnly) return false;
+  if (field.required !== undefined) return field.required;
+  return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'custom_fields';
+}

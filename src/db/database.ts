@@ -1,0 +1,100 @@
+// One `pg` pool on both backends (PostgreSQL, or embedded PGlite through its node-postgres adapter), one Kysely.
+import { mkdirSync, accessSync, constants } from 'node:fs';
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { DB } from './types.ts';
+import { lockDataDir } from './lock.ts';
+
+export type Backend = 'postgres' | 'pglite';
+
+export interface Database {
+  db: Kysely<DB>;
+  pool: pg.Pool;
+  backend: Backend;
+  /** Number of queries sent since start: tests assert constant query counts with it. */
+  queryCount(): number;
+  close(): Promise<void>;
+}
+
+export class DatabaseOpenError extends Error {}
+
+// int8 (count(*), numid) as JS numbers: our counts stay far below 2^53.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+// numeric stays a string (exact decimals); dates as ISO strings rather than JS Dates at local midnight.
+pg.types.setTypeParser(1082, (v: string) => v);
+
+function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
+  let n = 0;
+  const original = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  // Kysely acquires a client and calls client.query; count there too.
+  pool.on('connect', (client: pg.PoolClient) => {
+    const q = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      n++;
+      return q(...args);
+    };
+  });
+  (pool as { query: unknown }).query = (...args: unknown[]) => {
+    n++;
+    return original(...args);
+  };
+  return { pool, count: () => n };
+}
+
+export async function openPostgres(url: string, max = 10): Promise<Database> {
+  const raw = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+  raw.on('error', () => {
+    /* idle client errors are reported on the next query */
+  });
+  const { pool, count } = countingPool(raw);
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (err) {
+    await raw.end().catch(() => {});
+    throw new DatabaseOpenError(`Cannot connect to PostgreSQL: ${(err as Error).message}`);
+  }
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool, backend: 'postgres', queryCount: count, close: () => db.destroy() };
+}
+
+export async function openPGlite(dataDir: string): Promise<Database> {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+  } catch (err) {
+    throw new DatabaseOpenError(`Cannot write the data directory ${dataDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const release = lockDataDir(dataDir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+    const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+    const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
+    const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
+    const pglite = await PGlite.create(`${dataDir}/pgdata`, { extensions: { pg_trgm, unaccent, btree_gist } });
+    // A fresh connection object per client: sharing one breaks after the first SQL error (stack-notes P5).
+    class PGliteClient extends pg.Client {
+      constructor() {
+        super(createPgConfig(pglite) as pg.ClientConfig);
+      }
+    }
+    // max 1: every client shares PGlite's single session (stack-notes P5).
+    const { pool, count } = countingPool(new pg.Pool({ Client: PGliteClient, max: 1 }));
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      pool,
+      backend: 'pglite',
+      queryCount: count,
+      close: async () => {
+        await db.destroy();
+        await pglite.close();
+        release();
+      },
+    };
+  } catch (err) {
+    release();
+    throw new DatabaseOpenError(`Cannot open the embedded database in ${dataDir}: ${(err as Error).message}`);
+  }
+}

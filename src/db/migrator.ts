@@ -1,0 +1,46 @@
+// Applies shipped migrations and compares shipped with applied (health: db_behind_code / code_behind_db).
+import { Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
+import type { DB } from './types.ts';
+import { migrations } from './migrations/index.ts';
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export function shippedMigrations(): string[] {
+  return Object.keys(migrations).sort();
+}
+
+export class MigrationError extends Error {}
+
+export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    const what = failed ? `migration ${failed.migrationName} failed: ` : '';
+    throw new MigrationError(`${what}${(error as Error).message ?? String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export interface MigrationState {
+  applied: string[];
+  /** Shipped by this code, not applied in the database. */
+  dbBehindCode: string[];
+  /** Applied in the database, not shipped by this code (the code is older than the database). */
+  codeBehindDb: string[];
+}
+
+export async function migrationState(db: Kysely<DB>): Promise<MigrationState> {
+  const exists = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db);
+  const applied = exists.rows[0]?.present
+    ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name)
+    : [];
+  const shipped = shippedMigrations();
+  const appliedSet = new Set(applied);
+  const shippedSet = new Set(shipped);
+  return {
+    applied,
+    dbBehindCode: shipped.filter((n) => !appliedSet.has(n)),
+    codeBehindDb: applied.filter((n) => !shippedSet.has(n)),
+  };
+}

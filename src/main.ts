@@ -1,0 +1,184 @@
+// The `cairn` command line. Every command is scriptable: flags instead of prompts, exit code 1 and a
+// one-line message on failure, no stack traces.
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig, type Config, type ConfigOverrides } from './config.ts';
+import { openConfiguredDatabase } from './db/open.ts';
+import type { Database } from './db/database.ts';
+import { DatabaseOpenError } from './db/database.ts';
+import { DataDirLockedError } from './db/lock.ts';
+import { migrateToLatest, migrationState, MigrationError } from './db/migrator.ts';
+import { AccountError, createTenant, createToken, createUser, defaultTenantId } from './core/accounts.ts';
+import { setMaintenance } from './system/maintenance.ts';
+import { registerTemplateCommands } from './templating/cli.ts';
+import { VERSION } from './version.ts';
+import './models.ts';
+
+/** Failures a user can act on: printed as one line, exit code 1. */
+const USER_ERRORS = [ConfigError, DatabaseOpenError, DataDirLockedError, MigrationError, AccountError];
+
+function fail(message: string): never {
+  process.stderr.write(`cairn: ${message}\n`);
+  process.exit(1);
+}
+
+function globalOverrides(cmd: Command): ConfigOverrides {
+  const o = cmd.optsWithGlobals() as { dataDir?: string; databaseUrl?: string; host?: string; port?: string };
+  return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, host: o.host, port: o.port };
+}
+
+/** Opens the database with migrations applied, runs `work`, closes. */
+async function withDatabase<T>(cmd: Command, work: (db: Database, config: Config) => Promise<T>, migrate = true): Promise<T> {
+  const config = loadConfig(globalOverrides(cmd));
+  const database = await openConfiguredDatabase(config);
+  try {
+    if (migrate) await migrateToLatest(database.db);
+    return await work(database, config);
+  } finally {
+    await database.close();
+  }
+}
+
+const program = new Command();
+program
+  .name('cairn')
+  .description('Cairn: the network source of truth.')
+  .version(VERSION)
+  .option('--data-dir <dir>', 'embedded database directory (env CAIRN_DATA_DIR, default ./data)')
+  .option('--database-url <url>', 'PostgreSQL URL (env DATABASE_URL); without it the embedded database is used')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Serve the API and UI (applies migrations; first run creates tenant "Default" and user admin).')
+  .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
+  .option('--port <port>', 'port (env PORT, default 8080)')
+  .action(async (_opts, cmd: Command) => {
+    const { serve } = await import('./server.ts');
+    await serve(loadConfig(globalOverrides(cmd)));
+  });
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations.')
+  .action(async (_opts, cmd: Command) => {
+    await withDatabase(
+      cmd,
+      async (database) => {
+        const applied = await migrateToLatest(database.db);
+        console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'No pending migrations.');
+      },
+      false,
+    );
+  });
+
+program
+  .command('createsuperuser')
+  .description('Create a superuser (non-interactive).')
+  .requiredOption('--username <username>')
+  .requiredOption('--password <password>')
+  .option('--email <email>', 'e-mail address', '')
+  .action(async (opts: { username: string; password: string; email: string }, cmd: Command) => {
+    await withDatabase(cmd, async (database) => {
+      const tenantId = (await defaultTenantId(database.db)) ?? (await createTenant(database.db, 'Default', 'default')).id;
+      await createUser(database.db, { username: opts.username, password: opts.password, email: opts.email, isSuperuser: true, tenantIds: [tenantId] });
+      console.log(`Superuser ${opts.username} created.`);
+    });
+  });
+
+const tenant = program.command('tenant').description('Manage tenants.');
+tenant
+  .command('create')
+  .description('Create a tenant.')
+  .requiredOption('--name <name>')
+  .requiredOption('--slug <slug>')
+  .option('--description <text>', 'description', '')
+  .action(async (opts: { name: string; slug: string; description: string }, cmd: Command) => {
+    await withDatabase(cmd, async (database) => {
+      const t = await createTenant(database.db, opts.name, opts.slug, opts.description);
+      console.log(t.id);
+    });
+  });
+
+const token = program.command('token').description('Manage API tokens.');
+token
+  .command('create')
+  .description('Create an API token and print only its key.')
+  .requiredOption('--username <username>')
+  .option('--tenant <slug>', "tenant the token is scoped to (default: the user's home tenant)")
+  .option('--read-only', 'refuse every write made with this token')
+  .addOption(new Option('--expires-days <n>', 'days until the token expires').argParser((v) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1 || n > 3650) fail('--expires-days takes a whole number from 1 to 3650.');
+    return n;
+  }))
+  .option('--description <text>', 'what the token is for', '')
+  .action(async (opts: { username: string; tenant?: string; readOnly?: boolean; expiresDays?: number; description: string }, cmd: Command) => {
+    await withDatabase(cmd, async (database) => {
+      const key = await createToken(database.db, {
+        username: opts.username,
+        tenantSlug: opts.tenant,
+        readOnly: opts.readOnly ?? false,
+        expiresDays: opts.expiresDays,
+        description: opts.description,
+      });
+      console.log(key);
+    });
+  });
+
+program
+  .command('status')
+  .description('Version, database and pending migrations.')
+  .option('--json', 'print JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    await withDatabase(
+      cmd,
+      async (database, config) => {
+        const state = await migrationState(database.db);
+        const status = {
+          version: VERSION,
+          database: database.backend === 'pglite' ? `embedded (${config.dataDir})` : 'postgresql',
+          applied_migrations: state.applied.length,
+          pending_migrations: state.dbBehindCode,
+          unknown_migrations: state.codeBehindDb,
+        };
+        if (opts.json) console.log(JSON.stringify(status, null, 2));
+        else {
+          console.log(`Cairn ${status.version}`);
+          console.log(`Database: ${status.database}`);
+          console.log(`Migrations applied: ${status.applied_migrations}; pending: ${status.pending_migrations.join(', ') || 'none'}`);
+          if (status.unknown_migrations.length) console.log(`Applied but not shipped by this code (code is older than the database): ${status.unknown_migrations.join(', ')}`);
+        }
+      },
+      false,
+    );
+  });
+
+const maintenance = program.command('maintenance').description('Maintenance mode: every request but /api/health/ answers 503.');
+maintenance
+  .command('on')
+  .option('--minutes <n>', 'turn off by itself after n minutes')
+  .option('--reason <text>', 'shown to clients', '')
+  .action(async (opts: { minutes?: string; reason: string }, cmd: Command) => {
+    const minutes = opts.minutes === undefined ? null : Number(opts.minutes);
+    if (minutes !== null && (!Number.isFinite(minutes) || minutes <= 0)) fail('--minutes takes a positive number.');
+    await withDatabase(cmd, async (database) => {
+      await setMaintenance(database.db, true, minutes, opts.reason);
+      console.log('Maintenance mode on.');
+    });
+  });
+maintenance.command('off').action(async (_opts, cmd: Command) => {
+  await withDatabase(cmd, async (database) => {
+    await setMaintenance(database.db, false);
+    console.log('Maintenance mode off.');
+  });
+});
+
+registerTemplateCommands(program);
+
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (USER_ERRORS.some((E) => err instanceof E)) fail((err as Error).message);
+  fail(`unexpected error: ${(err as Error).message}`);
+}

@@ -1,0 +1,3 @@
+// Importing this module registers every model of every domain, in dependency order.
+import './core/models.ts';
+import './extras/models.ts';

@@ -1,0 +1,38 @@
+// `cairn serve`: open the database, migrate, first-run setup, listen; stop cleanly on SIGINT/SIGTERM.
+import type { Config } from './config.ts';
+import { openConfiguredDatabase } from './db/open.ts';
+import { migrateToLatest } from './db/migrator.ts';
+import { ensureInitialData } from './core/accounts.ts';
+import { buildApp } from './app.ts';
+
+export async function serve(config: Config): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  let closing = false;
+  try {
+    await migrateToLatest(database.db);
+    const first = await ensureInitialData(database.db, config.adminPassword);
+    const app = await buildApp({ database, config, logger: { level: config.logLevel } });
+    const stop = async () => {
+      if (closing) return;
+      closing = true;
+      await app.close();
+      await database.close();
+      process.exit(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    await app.listen({ host: config.host, port: config.port });
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+    console.log(`Cairn is serving on ${url} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
+    if (first.adminCreated) {
+      console.log(
+        first.adminPassword && !config.adminPassword
+          ? `First run: created user "admin" with password ${first.adminPassword} (shown once). Sign in at ${url}/ or POST ${url}/api/auth/login/.`
+          : `First run: created user "admin" with the password from CAIRN_ADMIN_PASSWORD. Sign in at ${url}/.`,
+      );
+    }
+  } catch (err) {
+    if (!closing) await database.close().catch(() => {});
+    throw err;
+  }
+}

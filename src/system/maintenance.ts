@@ -1,0 +1,44 @@
+// Maintenance mode: a flag with an expiry kept in the database (so every process sees it), read through a
+// two-second cache so it costs no query on most requests.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+
+export interface MaintenanceState {
+  enabled: boolean;
+  until: string | null;
+  reason: string;
+}
+
+const CACHE_MS = 2000;
+let cached: { state: MaintenanceState; at: number } | null = null;
+
+function active(state: MaintenanceState): boolean {
+  return state.enabled && (state.until === null || Date.parse(state.until) > Date.now());
+}
+
+export async function readMaintenance(db: Kysely<DB>, fresh = false): Promise<MaintenanceState & { active: boolean }> {
+  if (!fresh && cached && Date.now() - cached.at < CACHE_MS) return { ...cached.state, active: active(cached.state) };
+  const { rows } = await sql<{ value: MaintenanceState }>`SELECT value FROM system_state WHERE key = 'maintenance'`.execute(db);
+  const state = rows[0]?.value ?? { enabled: false, until: null, reason: '' };
+  cached = { state, at: Date.now() };
+  return { ...state, active: active(state) };
+}
+
+/** Turns maintenance on for `minutes` (null = until turned off) or off. */
+export async function setMaintenance(db: Kysely<DB>, enabled: boolean, minutes: number | null = null, reason = ''): Promise<MaintenanceState> {
+  const state: MaintenanceState = {
+    enabled,
+    until: enabled && minutes !== null ? new Date(Date.now() + minutes * 60_000).toISOString() : null,
+    reason: enabled ? reason : '',
+  };
+  await sql`INSERT INTO system_state (key, value) VALUES ('maintenance', ${JSON.stringify(state)}::jsonb)
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
+  cached = null;
+  return state;
+}
+
+/** Seconds a client should wait before retrying while maintenance holds the site. */
+export function retryAfterSeconds(state: MaintenanceState): number {
+  if (!state.until) return 60;
+  return Math.max(1, Math.min(3600, Math.ceil((Date.parse(state.until) - Date.now()) / 1000)));
+}
