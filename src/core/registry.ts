@@ -70,6 +70,18 @@ export interface FieldDef {
   transform?: (value: unknown) => Promise<unknown>;
 }
 
+/**
+ * A read-only value derived from other rows (a device's `primary_ip`, an interface's `link_peer`), loaded for
+ * a whole page at once so a list never costs a query per row.
+ */
+export interface ComputedField {
+  label?: string;
+  /** The kind the catalogs report (e.g. 'ip', 'object', 'number'); shape documented in `schema`. */
+  kind: string;
+  schema: Record<string, unknown>;
+  load(args: { db: Kysely<DB>; ctx: RequestContext; rows: Record<string, unknown>[]; origin: string }): Promise<Map<string, unknown>>;
+}
+
 export interface ModelHooks {
   /** Domain validation beyond field types; throw ApiError. `existing` is the stored row on update. */
   validate?(args: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void>;
@@ -93,6 +105,8 @@ export interface ModelDef {
   label: string;
   labelPlural: string;
   fields: Record<string, FieldDef>;
+  /** Derived read-only values shown after the fields. */
+  computed: Record<string, ComputedField>;
   tenantScoped: boolean;
   /** Permission prefix: grants are `<permission>.<action>`. Defaults to the model part of `name`. */
   permission: string;
@@ -116,9 +130,9 @@ export interface ModelDef {
 
 export type ModelInput = Omit<
   ModelDef,
-  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField'
+  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField' | 'computed'
 > &
-  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField'>> & {
+  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField' | 'computed'>> & {
     operations?: Partial<ModelDef['operations']>;
   };
 
@@ -133,6 +147,7 @@ export function defineModel(input: ModelInput): ModelDef {
     defaultOrdering: [],
     listColumnsExclude: [],
     hooks: {},
+    computed: {},
     labelPlural: `${input.label}s`,
     displayField: 'name' in input.fields ? 'name' : 'id',
     ...input,

@@ -77,6 +77,7 @@ export function outputSchema(model: ModelDef): Schema {
     if (field.writeOnly || field.secret) continue;
     properties[key] = { ...nullable(valueSchema(field, false), field), description: field.help ?? fieldLabel(key, field) };
   }
+  for (const [key, c] of Object.entries(model.computed)) properties[key] = { ...c.schema, readOnly: true, description: c.label ?? key };
   properties.created = { type: 'string', format: 'date-time' };
   properties.last_updated = { type: 'string', format: 'date-time' };
   return { type: 'object', properties };

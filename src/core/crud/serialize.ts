@@ -76,6 +76,9 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     }
   }
 
+  const computed = new Map<string, Map<string, unknown>>();
+  for (const [key, c] of Object.entries(model.computed)) computed.set(key, await c.load({ db, ctx, rows, origin: opts.origin }));
+
   return rows.map((row) => {
     const out: ApiObject = { id: row.id };
     if ('numid' in row) out.numid = row.numid;
@@ -92,6 +95,7 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
         out[key] = outputValue(row[columnOf(key, field)], field.kind);
       }
     }
+    for (const key of computed.keys()) out[key] = computed.get(key)!.get(String(row.id)) ?? null;
     if ('created' in row) out.created = outputValue(row.created, 'datetime');
     if ('last_updated' in row) out.last_updated = outputValue(row.last_updated, 'datetime');
     return out;

@@ -1,0 +1,200 @@
+// Python str semantics that differ from JavaScript's: whitespace splitting, strip sets, title case, centering,
+// code-point indexing.
+
+const PY_WS = ' \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+export function isPyWhitespace(ch: string): boolean {
+  return PY_WS.includes(ch);
+}
+
+export function pyStrip(s: string, chars: string | null, left: boolean, right: boolean): string {
+  const set = chars ?? PY_WS;
+  let a = 0;
+  let b = s.length;
+  if (left) while (a < b && set.includes(s[a])) a++;
+  if (right) while (b > a && set.includes(s[b - 1])) b--;
+  return s.slice(a, b);
+}
+
+export function pySplit(s: string, sep: string | null, maxsplit: number): string[] {
+  if (sep === null) {
+    const out: string[] = [];
+    let i = 0;
+    const n = s.length;
+    while (i < n) {
+      while (i < n && isPyWhitespace(s[i])) i++;
+      if (i >= n) break;
+      if (maxsplit >= 0 && out.length >= maxsplit) {
+        out.push(pyStrip(s.slice(i), null, false, true));
+        break;
+      }
+      let j = i;
+      while (j < n && !isPyWhitespace(s[j])) j++;
+      out.push(s.slice(i, j));
+      i = j;
+    }
+    return out;
+  }
+  if (maxsplit < 0) return s.split(sep);
+  const out: string[] = [];
+  let start = 0;
+  while (out.length < maxsplit) {
+    const k = s.indexOf(sep, start);
+    if (k === -1) break;
+    out.push(s.slice(start, k));
+    start = k + sep.length;
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+export function pyRsplit(s: string, sep: string | null, maxsplit: number): string[] {
+  if (maxsplit < 0) return pySplit(s, sep, maxsplit);
+  if (sep === null) {
+    const out: string[] = [];
+    let j = s.length;
+    while (j > 0) {
+      while (j > 0 && isPyWhitespace(s[j - 1])) j--;
+      if (j <= 0) break;
+      if (out.length >= maxsplit) {
+        out.push(pyStrip(s.slice(0, j), null, true, false));
+        break;
+      }
+      let i = j;
+      while (i > 0 && !isPyWhitespace(s[i - 1])) i--;
+      out.push(s.slice(i, j));
+      j = i;
+    }
+    return out.reverse();
+  }
+  const out: string[] = [];
+  let end = s.length;
+  while (out.length < maxsplit) {
+    const k = s.lastIndexOf(sep, end - sep.length);
+    if (k === -1 || end - sep.length < 0) break;
+    out.push(s.slice(k + sep.length, end));
+    end = k;
+  }
+  out.push(s.slice(0, end));
+  return out.reverse();
+}
+
+const LINE_BREAK = /\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]/g;
+export function pySplitlines(s: string, keepends: boolean): string[] {
+  const out: string[] = [];
+  let last = 0;
+  for (const m of s.matchAll(LINE_BREAK)) {
+    const end = (m.index ?? 0) + m[0].length;
+    out.push(s.slice(last, keepends ? end : m.index));
+    last = end;
+  }
+  if (last < s.length) out.push(s.slice(last));
+  return out;
+}
+
+export function pyTitle(s: string): string {
+  let out = '';
+  let prevCased = false;
+  for (const ch of s) {
+    const lower = ch.toLowerCase();
+    const upper = ch.toUpperCase();
+    const cased = lower !== upper;
+    if (cased) out += prevCased ? lower : upper;
+    else out += ch;
+    prevCased = cased;
+  }
+  return out;
+}
+
+export function pyCapitalize(s: string): string {
+  if (!s) return s;
+  const first = String.fromCodePoint(s.codePointAt(0) ?? 0);
+  return first.toUpperCase() + s.slice(first.length).toLowerCase();
+}
+
+export function pyCenter(s: string, width: number, fill: string): string {
+  const len = cpLength(s);
+  if (width <= len) return s;
+  const marg = width - len;
+  const left = Math.floor(marg / 2) + (marg & width & 1);
+  return fill.repeat(left) + s + fill.repeat(marg - left);
+}
+
+export function pyZfill(s: string, width: number): string {
+  const len = cpLength(s);
+  if (width <= len) return s;
+  const sign = s[0] === '+' || s[0] === '-' ? s[0] : '';
+  return sign + '0'.repeat(width - len) + s.slice(sign.length);
+}
+
+export function pyCount(s: string, sub: string): number {
+  if (sub === '') return cpLength(s) + 1;
+  let n = 0;
+  let i = s.indexOf(sub);
+  while (i !== -1) {
+    n++;
+    i = s.indexOf(sub, i + sub.length);
+  }
+  return n;
+}
+
+export function pyReplace(s: string, old: string, rep: string, count: number): string {
+  if (count < 0) {
+    if (old === '') return rep + Array.from(s).join(rep) + (s ? rep : '');
+    return s.split(old).join(rep);
+  }
+  let out = '';
+  let rest = s;
+  let n = 0;
+  if (old === '') {
+    const cps = Array.from(s);
+    let i = 0;
+    for (; i < cps.length && n < count; i++, n++) out += rep + cps[i];
+    if (i === cps.length && n < count) out += rep;
+    return out + cps.slice(i).join('');
+  }
+  while (n < count) {
+    const k = rest.indexOf(old);
+    if (k === -1) break;
+    out += rest.slice(0, k) + rep;
+    rest = rest.slice(k + old.length);
+    n++;
+  }
+  return out + rest;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+/** Length in code points, like Python's len(str). */
+export function cpLength(s: string): number {
+  if (!SURROGATE.test(s)) return s.length;
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+/** The string as an array of code points only when it has astral characters (else indexes are the same). */
+export function hasAstral(s: string): boolean {
+  return SURROGATE.test(s);
+}
+
+/** Python's predicate string methods. */
+export function pyIs(s: string, kind: string): boolean {
+  if (!s) return false;
+  switch (kind) {
+    case 'isdigit':
+    case 'isdecimal':
+    case 'isnumeric':
+      return /^\p{Nd}+$/u.test(s);
+    case 'isalpha':
+      return /^\p{L}+$/u.test(s);
+    case 'isalnum':
+      return /^[\p{L}\p{Nd}]+$/u.test(s);
+    case 'isspace':
+      return Array.from(s).every(isPyWhitespace);
+    case 'islower':
+      return s !== s.toUpperCase() && s === s.toLowerCase();
+    case 'isupper':
+      return s !== s.toLowerCase() && s === s.toUpperCase();
+    case 'istitle':
+      return s === pyTitle(s) && s !== s.toLowerCase();
+  }
+  return false;
+}

@@ -1,0 +1,106 @@
+// Per-render state: limits, the wall-clock budget, cancellation, recursion depth and the output sink.
+import { TemplateError, limitError } from './errors.ts';
+import type { Kwargs } from './values.ts';
+
+export interface Limits {
+  maxOutputBytes: number;
+  timeBudgetMs: number;
+  maxRecursionDepth: number;
+  maxRangeItems: number;
+}
+
+/** Internal filter signature: built-ins bind their parameters themselves (see bind.ts). */
+export type FilterImpl = (state: RenderState, value: unknown, args: unknown[], kwargs: Kwargs) => unknown;
+export type TestImpl = (state: RenderState, value: unknown, args: unknown[], kwargs: Kwargs) => unknown;
+
+export interface Registry {
+  readonly filters: Map<string, FilterImpl>;
+  readonly tests: Map<string, TestImpl>;
+}
+
+// How often loops look at the clock: a power of two minus one, so the check is a mask on a counter.
+const TICK_MASK = 1023;
+// A synchronous render longer than this gives the event loop a turn, so AbortSignal and timers can fire.
+const YIELD_AFTER_MS = 25;
+
+export class RenderState {
+  ticks = 0;
+  depth = 0;
+  private readonly deadline: number;
+  private lastYield: number;
+
+  constructor(
+    readonly registry: Registry,
+    readonly limits: Limits,
+    readonly signal: AbortSignal | undefined,
+    readonly templateName: string | undefined,
+  ) {
+    const now = Date.now();
+    this.deadline = now + limits.timeBudgetMs;
+    this.lastYield = now;
+  }
+
+  /** Cheap per-iteration hook: every TICK_MASK+1 calls it checks budget and signal; may return a yield Promise. */
+  tick(): Promise<void> | undefined {
+    if ((++this.ticks & TICK_MASK) !== 0) return undefined;
+    return this.check();
+  }
+
+  check(): Promise<void> | undefined {
+    if (this.signal?.aborted) throw new TemplateError('cancelled', 'render cancelled');
+    const now = Date.now();
+    if (now > this.deadline)
+      throw new TemplateError('timeout', `render exceeded its time budget of ${this.limits.timeBudgetMs} ms`);
+    if (now - this.lastYield > YIELD_AFTER_MS) {
+      this.lastYield = now;
+      return new Promise((resolve) => setImmediate(resolve));
+    }
+    return undefined;
+  }
+
+  /** Guards string building (repetition, padding) against the output cap before the memory is spent. */
+  checkSize(n: number): void {
+    if (n > this.limits.maxOutputBytes)
+      throw limitError(`result of ${n} characters exceeds the output limit of ${this.limits.maxOutputBytes}`);
+  }
+}
+
+/**
+ * Output buffer. The main output of renderStream has a chunk size: when that much is pending, `wantFlush` is set
+ * and loops hand the chunk to the consumer (awaiting it, which gives backpressure). Captures (macros, set blocks,
+ * filter blocks) never flush. Sizes are counted in UTF-16 code units (= bytes for ASCII output).
+ */
+export class Out {
+  buf = '';
+  size = 0;
+  wantFlush = false;
+  private pending = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly chunk: number = Infinity,
+    private readonly sink?: (chunk: string) => Promise<void>,
+  ) {}
+
+  write(s: string): void {
+    const n = s.length;
+    if (n === 0) return;
+    this.buf += s;
+    this.size += n;
+    if (this.size > this.limit) throw limitError(`output exceeds the limit of ${this.limit} bytes`);
+    if ((this.pending += n) >= this.chunk) this.wantFlush = true;
+  }
+
+  take(): string {
+    const s = this.buf;
+    this.buf = '';
+    this.pending = 0;
+    this.wantFlush = false;
+    return s;
+  }
+
+  flush(): Promise<void> {
+    const s = this.take();
+    return this.sink ? this.sink(s) : Promise.resolve();
+  }
+}

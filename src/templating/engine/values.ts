@@ -1,0 +1,404 @@
+// The template value model. Templates see Python-like values built from plain JS data:
+//   None -> null, True/False -> boolean, int -> integral JS number, float -> non-integral JS number or a PyFloat
+//   (a float whose value happens to be integral, so `{{ 4 / 2 }}` prints "2.0"), str -> string (or Markup),
+//   list -> array, tuple -> array registered in TUPLES, dict -> plain object (context data, read-only) or Map
+//   (built by the template, mutable, keeps insertion order and non-string keys).
+// Context data arriving as JSON cannot tell 1.0 from 1: a JSON float with an integral value is an int here.
+// Pass `new PyFloat(1)` in a JS context to get a float that prints "1.0".
+import { TemplateError, typeError, undefinedError } from './errors.ts';
+
+/** What a host object returns from getAttr/getItem when it has no such attribute or item. */
+export const UNDEFINED: unique symbol = Symbol('cairn.template.undefined');
+/** Brand of the host object protocol: the engine only talks to host objects through the methods below. */
+export const TEMPLATE_OBJECT: unique symbol = Symbol('cairn.template.object');
+
+export type Kwargs = Readonly<Record<string, unknown>>;
+export const EMPTY_KWARGS: Kwargs = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+export interface TemplateObject {
+  readonly [TEMPLATE_OBJECT]: true;
+  getAttr(name: string): unknown | Promise<unknown>;
+  getItem?(key: unknown): unknown | Promise<unknown>;
+  callMethod?(name: string, args: unknown[], kwargs: Record<string, unknown>): unknown | Promise<unknown>;
+  iterate?(): Iterable<unknown> | AsyncIterable<unknown>;
+  length?(): number | Promise<number>;
+  toTemplateString?(): string;
+  truthy?(): boolean;
+}
+
+export function isTemplateObject(v: unknown): v is TemplateObject {
+  return typeof v === 'object' && v !== null && (v as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true;
+}
+
+/**
+ * Jinja2's Undefined: prints as empty, iterates as empty, is falsy; using it any further raises with its hint.
+ * `kind` is 'security' when it stands for a blocked attribute (calling it raises SecurityError like Jinja2's sandbox).
+ */
+export class Undefined {
+  constructor(
+    readonly hint: string | null,
+    readonly kind: 'undefined' | 'security' = 'undefined',
+  ) {}
+  fail(): TemplateError {
+    return new TemplateError(this.kind, this.hint ?? 'value is undefined');
+  }
+}
+export const PLAIN_UNDEFINED = new Undefined(null);
+
+export function isUndefined(v: unknown): v is Undefined | typeof UNDEFINED | undefined {
+  return v instanceof Undefined || v === UNDEFINED || v === undefined;
+}
+export function undefinedFail(v: unknown): TemplateError {
+  return v instanceof Undefined ? v.fail() : undefinedError('value is undefined');
+}
+
+/** A float whose value is integral (non-integral JS numbers are floats already). */
+export class PyFloat {
+  constructor(readonly value: number) {}
+}
+export function mkFloat(n: number): number | PyFloat {
+  return Number.isInteger(n) ? new PyFloat(n) : n;
+}
+export function isFloat(v: unknown): boolean {
+  return v instanceof PyFloat || (typeof v === 'number' && !Number.isInteger(v));
+}
+export function isInt(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v);
+}
+/** int, float or bool (bool is an int in Python). */
+export function isNumeric(v: unknown): boolean {
+  return typeof v === 'number' || typeof v === 'boolean' || v instanceof PyFloat;
+}
+export function toNumber(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof PyFloat) return v.value;
+  return NaN;
+}
+
+/** A string marked safe (Jinja2's Markup): escape() leaves it alone, `+` with a plain string escapes the other. */
+export class Markup {
+  constructor(readonly s: string) {}
+  toString(): string {
+    return this.s;
+  }
+}
+export function isStr(v: unknown): v is string | Markup {
+  return typeof v === 'string' || v instanceof Markup;
+}
+export function strValue(v: string | Markup): string {
+  return typeof v === 'string' ? v : v.s;
+}
+
+/** Arrays that are tuples; items(), dictsort, zip-like results and `(a, b)` literals. */
+export const TUPLES = new WeakSet<unknown[]>();
+export function tuple(items: unknown[]): unknown[] {
+  TUPLES.add(items);
+  return items;
+}
+/** Lists the template built itself (literals, filters): only those accept mutating methods. */
+export const OWNED = new WeakSet<unknown[]>();
+export function owned(items: unknown[]): unknown[] {
+  OWNED.add(items);
+  return items;
+}
+/** Arrays that print as Python views: dict_items([...]), dict_keys([...]), dict_values([...]), range(a, b). */
+export const VIEWS = new WeakMap<unknown[], string>();
+
+export type Dict = Record<string, unknown> | Map<unknown, unknown>;
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) && !isTemplateObject(v);
+}
+export function isDict(v: unknown): v is Dict {
+  return v instanceof Map || isPlainObject(v);
+}
+/** Keys of a dict: Map keys in order, or own enumerable string keys of a plain object. */
+export function dictKeys(d: Dict): unknown[] {
+  return d instanceof Map ? Array.from(d.keys()) : Object.keys(d);
+}
+export function dictSize(d: Dict): number {
+  return d instanceof Map ? d.size : Object.keys(d).length;
+}
+/** Map keys are normalized so 1 and 1.0 are the same key, as in Python. */
+export function normKey(k: unknown): unknown {
+  if (k instanceof PyFloat) return k.value;
+  if (k instanceof Markup) return k.s;
+  return k;
+}
+const hasOwn = Object.prototype.hasOwnProperty;
+export function dictHas(d: Dict, k: unknown): boolean {
+  if (d instanceof Map) return d.has(normKey(k));
+  const key = normKey(k);
+  return typeof key === 'string' && hasOwn.call(d, key);
+}
+/** Returns JS undefined when absent. */
+export function dictGet(d: Dict, k: unknown): unknown {
+  if (d instanceof Map) return d.get(normKey(k));
+  const key = normKey(k);
+  return typeof key === 'string' && hasOwn.call(d, key) ? d[key] : undefined;
+}
+export function dictEntries(d: Dict): [unknown, unknown][] {
+  return d instanceof Map ? Array.from(d.entries()) : Object.entries(d);
+}
+export function newDict(entries?: Iterable<[unknown, unknown]>): Map<unknown, unknown> {
+  const m = new Map<unknown, unknown>();
+  if (entries) for (const [k, v] of entries) m.set(normKey(k), v);
+  return m;
+}
+
+/** Base of the engine's own objects (loop, namespace, cycler, macro, bound method...): no JS property is ever
+ *  read by a template name; each class answers attributes through an explicit switch in getAttr. */
+export abstract class PyObject {
+  abstract readonly typeName: string;
+  repr(): string {
+    return `<${this.typeName} object>`;
+  }
+  str(): string {
+    return this.repr();
+  }
+  /** Returns JS undefined when absent. */
+  getAttr(_name: string): unknown {
+    return undefined;
+  }
+  isCallable(): boolean {
+    return false;
+  }
+  call(_args: unknown[], _kwargs: Kwargs, _state: unknown): unknown {
+    throw typeError(`'${this.typeName}' object is not callable`);
+  }
+  truthy(): boolean {
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------- printing
+
+export function intStr(n: number): string {
+  if (Math.abs(n) < 1e21) return String(n);
+  return BigInt(n).toString();
+}
+
+/** Python's repr(float). */
+export function floatRepr(n: number): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (n === Infinity) return 'inf';
+  if (n === -Infinity) return '-inf';
+  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const e = n.toExponential();
+  const at = e.indexOf('e');
+  const exp = Number(e.slice(at + 1));
+  const neg = n < 0;
+  const digits = e.slice(neg ? 1 : 0, at).replace('.', '');
+  const sign = neg ? '-' : '';
+  if (exp < -4 || exp >= 16) {
+    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
+  }
+  if (exp >= 0) {
+    const intPart = digits.slice(0, exp + 1).padEnd(exp + 1, '0');
+    const frac = digits.slice(exp + 1) || '0';
+    return `${sign}${intPart}.${frac}`;
+  }
+  return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+}
+
+export function numberStr(n: number): string {
+  return Number.isInteger(n) ? intStr(n) : floatRepr(n);
+}
+
+const SIMPLE_STR = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+/** Python's repr(str). */
+export function strRepr(s: string): string {
+  if (SIMPLE_STR.test(s)) return `'${s}'`;
+  const q = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = q;
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (ch === q || ch === '\\') out += '\\' + ch;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || (c >= 0x7f && c < 0xa1) || c === 0xad) out += '\\x' + c.toString(16).padStart(2, '0');
+    else if ((c >= 0xd800 && c <= 0xdfff) || c === 0x2028 || c === 0x2029 || c === 0xfeff)
+      out += '\\u' + c.toString(16).padStart(4, '0');
+    else out += ch;
+  }
+  return out + q;
+}
+
+/** Python's str(value) as Jinja2 prints it. */
+export function toStr(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+      return Number.isInteger(v) ? intStr(v) : floatRepr(v);
+    case 'boolean':
+      return v ? 'True' : 'False';
+    case 'undefined':
+      return '';
+    case 'bigint':
+      return v.toString();
+    case 'symbol':
+      return '';
+    case 'function':
+      return '<function>';
+  }
+  if (v === null) return 'None';
+  if (v instanceof Markup) return v.s;
+  if (v instanceof Undefined) return '';
+  if (v instanceof PyFloat) return floatRepr(v.value);
+  if (v instanceof PyObject) return v.str();
+  if (isTemplateObject(v)) return v.toTemplateString ? String(v.toTemplateString()) : '<object>';
+  return repr(v);
+}
+
+/** Python's repr(value). */
+export function repr(v: unknown, seen?: unknown[]): string {
+  switch (typeof v) {
+    case 'string':
+      return strRepr(v);
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return toStr(v);
+    case 'undefined':
+      return 'Undefined';
+    case 'symbol':
+      return 'Undefined';
+    case 'function':
+      return '<function>';
+  }
+  if (v === null) return 'None';
+  if (v instanceof Markup) return `Markup(${strRepr(v.s)})`;
+  if (v instanceof Undefined) return 'Undefined';
+  if (v instanceof PyFloat) return floatRepr(v.value);
+  if (v instanceof PyObject) return v.repr();
+  if (isTemplateObject(v)) return v.toTemplateString ? String(v.toTemplateString()) : '<object>';
+  if (seen?.includes(v)) return Array.isArray(v) ? (TUPLES.has(v) ? '(...)' : '[...]') : '{...}';
+  const inner = seen ? [...seen, v] : [v];
+  if (Array.isArray(v)) {
+    const view = VIEWS.get(v);
+    if (view !== undefined && view.startsWith('range(')) return view;
+    const parts = v.map((x) => repr(x, inner));
+    if (TUPLES.has(v)) return parts.length === 1 ? `(${parts[0]},)` : `(${parts.join(', ')})`;
+    const body = `[${parts.join(', ')}]`;
+    return view !== undefined ? `${view}(${body})` : body;
+  }
+  if (v instanceof Map) {
+    const parts: string[] = [];
+    for (const [k, x] of v) parts.push(`${repr(k, inner)}: ${repr(x, inner)}`);
+    return `{${parts.join(', ')}}`;
+  }
+  if (isPlainObject(v)) {
+    const parts: string[] = [];
+    for (const k of Object.keys(v)) parts.push(`${strRepr(k)}: ${repr(v[k], inner)}`);
+    return `{${parts.join(', ')}}`;
+  }
+  return '<object>';
+}
+
+/** Python type name, for error messages and a few filters. */
+export function typeName(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return 'str';
+    case 'number':
+      return Number.isInteger(v) ? 'int' : 'float';
+    case 'boolean':
+      return 'bool';
+    case 'undefined':
+      return 'Undefined';
+    case 'function':
+      return 'function';
+  }
+  if (v === null) return 'NoneType';
+  if (v instanceof Markup) return 'Markup';
+  if (v instanceof PyFloat) return 'float';
+  if (v instanceof Undefined) return 'Undefined';
+  if (v instanceof PyObject) return v.typeName;
+  if (Array.isArray(v)) return TUPLES.has(v) ? 'tuple' : 'list';
+  if (isDict(v)) return 'dict';
+  if (isTemplateObject(v)) return 'object';
+  return 'object';
+}
+/** Jinja2's object_type_repr, used in "'dict object' has no attribute 'x'". */
+export function objectTypeRepr(v: unknown): string {
+  if (v === null) return 'None';
+  return `${typeName(v)} object`;
+}
+
+// ---------------------------------------------------------------- truth, equality, ordering
+
+export function truthy(v: unknown): boolean {
+  switch (typeof v) {
+    case 'boolean':
+      return v;
+    case 'string':
+      return v.length > 0;
+    case 'number':
+      return v !== 0;
+    case 'undefined':
+      return false;
+  }
+  if (v === null || v instanceof Undefined) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof PyFloat) return v.value !== 0;
+  if (v instanceof Markup) return v.s.length > 0;
+  if (v instanceof Map) return v.size > 0;
+  if (v instanceof PyObject) return v.truthy();
+  if (isTemplateObject(v)) return v.truthy ? v.truthy() : true;
+  if (isPlainObject(v)) {
+    for (const k in v) if (hasOwn.call(v, k)) return true;
+    return false;
+  }
+  return true;
+}
+
+export function pyEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const ta = typeof a;
+  if ((ta === 'number' || ta === 'boolean' || a instanceof PyFloat) && isNumeric(b)) return toNumber(a) === toNumber(b);
+  if (isStr(a)) return isStr(b) && strValue(a) === strValue(b);
+  if (isUndefined(a)) return isUndefined(b);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length || TUPLES.has(a) !== TUPLES.has(b)) return false;
+    for (let i = 0; i < a.length; i++) if (!pyEquals(a[i], b[i])) return false;
+    return true;
+  }
+  if (isDict(a)) {
+    if (!isDict(b) || dictSize(a) !== dictSize(b)) return false;
+    for (const [k, v] of dictEntries(a)) {
+      if (!dictHas(b, k) || !pyEquals(v, dictGet(b, k))) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** Python ordering: -1, 0 or 1; raises TypeError like Python for unorderable pairs. */
+export function pyCompare(a: unknown, b: unknown, op = '<'): number {
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
+  if (isNumeric(a) && isNumeric(b)) {
+    const x = toNumber(a);
+    const y = toNumber(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (isStr(a) && isStr(b)) {
+    const x = strValue(a);
+    const y = strValue(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (Array.isArray(a) && Array.isArray(b) && TUPLES.has(a) === TUPLES.has(b)) {
+    const n = Math.min(a.length, b.length);
+    for (let i = 0; i < n; i++) {
+      if (!pyEquals(a[i], b[i])) return pyCompare(a[i], b[i], op);
+    }
+    return a.length - b.length < 0 ? -1 : a.length > b.length ? 1 : 0;
+  }
+  if (isUndefined(a)) throw undefinedFail(a);
+  if (isUndefined(b)) throw undefinedFail(b);
+  throw typeError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
+}
