@@ -32,7 +32,7 @@ export function checkInput(model: ModelDef, body: unknown, mode: WriteMode): Che
   for (const [key, value] of Object.entries(input)) {
     const field = model.fields[key];
     if (!field) {
-      errors.add(key, SERVER_KEYS.has(key) ? 'This field is read-only.' : 'Unknown field.');
+      errors.add(key, SERVER_KEYS.has(key) || key in model.computed ? 'This field is read-only.' : 'Unknown field.');
       continue;
     }
     if (field.readOnly) {
