@@ -36,12 +36,13 @@ export function listConditions(ctx: RequestContext, model: ModelDef, query: Quer
 
 export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
   const { where, orderBy, limit, offset } = listConditions(ctx, model, query);
-  const { rows: countRows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db);
-  const count = countRows[0]!.n;
-  const rows =
-    offset >= count
-      ? []
-      : (await sql<Row>`SELECT t.* FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db)).rows;
+  // Count and page are independent: on PostgreSQL they run on two connections at once.
+  const [countResult, pageResult] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db),
+    sql<Row>`SELECT t.* FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db),
+  ]);
+  const count = countResult.rows[0]!.n;
+  const rows = pageResult.rows;
   const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
   const link = (o: number) => {
     const u = new URL(pageUrl);
