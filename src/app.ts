@@ -1,4 +1,5 @@
 // Builds the Fastify app (no listen): the server, the CLI and the tests all start from here.
+import { join } from 'node:path';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
@@ -17,6 +18,7 @@ import { allModels } from './core/registry.ts';
 import { registerHealthRoutes, healthSchema } from './system/health.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
+import { configureSecrets } from './core/secrets.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 
@@ -72,8 +74,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       },
     },
   });
+  const config = opts.config ?? loadConfig();
   app.decorate('database', opts.database);
-  app.decorate('config', opts.config ?? loadConfig());
+  app.decorate('config', config);
+  // Secret fields encrypt through a module-level key holder (FieldDef.transform cannot see the config).
+  // Embedded deployments keep a generated key beside their data; PostgreSQL needs CAIRN_SECRET_KEY.
+  const embeddedDir = opts.database.backend === 'pglite' ? (opts.database.dataDir ?? config.dataDir) : null;
+  configureSecrets({ secretKey: config.secretKey, keyFile: embeddedDir ? join(embeddedDir, 'secret.key') : null });
   app.decorate('cairnVersion', VERSION);
 
   app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {
@@ -129,7 +136,17 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', staticCSP: false, uiConfig: { persistAuthorization: true, tryItOutEnabled: true } });
+  // Try-it-out from a signed-in browser: echo the session's CSRF cookie on writes. Built with new Function so
+  // its source (which swagger-ui-initializer embeds as text) is plain browser JavaScript.
+  const csrfInterceptor = new Function(
+    'req',
+    `var m = document.cookie.match(/(?:^|; )cairn_csrf=([^;]+)/); if (m && !req.headers['x-csrf-token']) req.headers['x-csrf-token'] = decodeURIComponent(m[1]); return req;`,
+  ) as never;
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/api/docs',
+    staticCSP: false,
+    uiConfig: { persistAuthorization: true, tryItOutEnabled: true, requestInterceptor: csrfInterceptor },
+  });
 
   app.addSchema(healthSchema);
   for (const model of allModels()) registerModelSchemas(app, model);
