@@ -105,8 +105,9 @@ export async function createObject(db: Kysely<DB>, ctx: RequestContext, model: M
   const input = checkInput(model, body, 'create');
   await applyTransforms(model, input);
   return inTransaction(db, async (tx) => {
-    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
+    // References first: a hook may read the rows an input names, and must only ever see the caller's own.
     await checkReferences(tx, ctx, model, [input]);
+    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
     const id = uuidv7();
     const scope = model.tenantScoped ? ctx.tenantId! : 'global';
     const numid = await allocateNumids(tx, scope, model.table, 1);
@@ -136,8 +137,8 @@ export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: M
   await applyTransforms(model, input);
   return inTransaction(db, async (tx) => {
     const before = await loadScopedRow(tx, ctx, model, id, true);
-    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
     await checkReferences(tx, ctx, model, [input]);
+    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
     const tagsBefore = await tagSlugs(tx, model, id);
     const names = Object.keys(input.columns);
     let row = before;
