@@ -8,6 +8,7 @@ import type { RenderState } from './state.ts';
 import { percentFormat } from './format.ts';
 import {
   EMPTY_KWARGS,
+  GROUP_TUPLES,
   type Kwargs,
   Markup,
   OWNED,
@@ -140,6 +141,8 @@ export function getAttr(obj: unknown, name: string): unknown {
       return missingAttr(obj, name);
     }
   }
+  if (Array.isArray(obj) && GROUP_TUPLES.has(obj) && (name === 'grouper' || name === 'list'))
+    return obj[name === 'grouper' ? 0 : 1];
   if (hasBuiltinMethod(obj, name)) return new BoundMethod(obj, name);
   return missingAttr(obj, name);
 }

@@ -208,7 +208,7 @@ class Parser {
             if (this.tagStack.length)
               msg += ` The innermost block that needs to be closed is '${this.tagStack[this.tagStack.length - 1]}'.`;
           }
-          this.fail(msg, t);
+          return this.fail(msg, t);
         }
       }
     } finally {

@@ -96,6 +96,8 @@ export function tuple(items: unknown[]): unknown[] {
   TUPLES.add(items);
   return items;
 }
+/** (grouper, list) tuples made by the groupby filter: they also answer `.grouper` and `.list`. */
+export const GROUP_TUPLES = new WeakSet<unknown[]>();
 /** Lists the template built itself (literals, filters): only those accept mutating methods. */
 export const OWNED = new WeakSet<unknown[]>();
 export function owned(items: unknown[]): unknown[] {
@@ -401,4 +403,15 @@ export function pyCompare(a: unknown, b: unknown, op = '<'): number {
   if (isUndefined(a)) throw undefinedFail(a);
   if (isUndefined(b)) throw undefinedFail(b);
   throw typeError(`'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
+}
+
+/** `value % n == 0` with Python's numeric rules (used by divisibleby/even/odd). */
+export function mod0(v: unknown, n: unknown): boolean {
+  if (!isNumeric(v) || !isNumeric(n)) {
+    if (isUndefined(v)) throw undefinedFail(v);
+    throw typeError(`unsupported operand type(s) for %: '${typeName(v)}' and '${typeName(n)}'`);
+  }
+  const y = toNumber(n);
+  if (y === 0) throw typeError('integer division or modulo by zero');
+  return toNumber(v) % y === 0;
 }

@@ -1,0 +1,38 @@
+// Binds positional and keyword arguments to a built-in's declared parameters, Python style.
+import { typeError } from './errors.ts';
+import type { FilterImpl, RenderState } from './state.ts';
+import type { Kwargs } from './values.ts';
+
+export const REQUIRED: unique symbol = Symbol('required');
+export type ParamSpec = (string | [string, unknown])[];
+
+export function bindArgs(fname: string, spec: ParamSpec, args: unknown[], kwargs: Kwargs, varargs = false): unknown[] {
+  const names = spec.map((p) => (typeof p === 'string' ? p : p[0]));
+  if (args.length > names.length && !varargs)
+    throw typeError(`${fname}() takes at most ${names.length} argument(s) (${args.length} given)`);
+  const out: unknown[] = names.map((_, i) => (i < args.length ? args[i] : typeof spec[i] === 'string' ? REQUIRED : (spec[i] as [string, unknown])[1]));
+  for (const k of Object.keys(kwargs)) {
+    const i = names.indexOf(k);
+    if (i === -1) throw typeError(`${fname}() got an unexpected keyword argument '${k}'`);
+    if (i < args.length) throw typeError(`${fname}() got multiple values for argument '${k}'`);
+    out[i] = kwargs[k];
+  }
+  const missing = out.findIndex((v) => v === REQUIRED);
+  if (missing !== -1) throw typeError(`${fname}() missing required argument '${names[missing]}'`);
+  if (varargs && args.length > names.length) out.push(...args.slice(names.length));
+  return out;
+}
+
+/** Declares a built-in filter/test: `impl` receives the value and its bound parameters in declaration order. */
+export function builtin(
+  name: string,
+  spec: ParamSpec,
+  impl: (state: RenderState, value: unknown, ...params: unknown[]) => unknown,
+): FilterImpl {
+  if (spec.length === 0)
+    return (state, value, args, kwargs) => {
+      if (args.length || Object.keys(kwargs).length) bindArgs(name, spec, args, kwargs);
+      return impl(state, value);
+    };
+  return (state, value, args, kwargs) => impl(state, value, ...bindArgs(name, spec, args, kwargs));
+}

@@ -1,0 +1,1009 @@
+// Compiles the AST into closures. Each expression becomes `(frame) => value | Promise<value>` and each statement
+// `(frame, out) => Flow`; nothing is awaited unless a Promise actually appears, so plain data renders synchronously.
+import type { CallArgs, Expr, Stmt, Target } from './ast.ts';
+import { TemplateError, TemplateSyntaxError, toTemplateError, typeError } from './errors.ts';
+import {
+  add,
+  callMethod,
+  callValue,
+  contains,
+  div,
+  escape,
+  floordiv,
+  getAttr,
+  getItem,
+  isUnsafeName,
+  iterable,
+  mod,
+  mul,
+  neg,
+  pos,
+  pow,
+  sliceValue,
+  sub,
+  toList,
+} from './ops.ts';
+import {
+  BREAK,
+  CONTINUE,
+  type Ev,
+  type Ex,
+  type Flow,
+  Frame,
+  LoopContext,
+  Macro,
+  NO_ITEM,
+  Namespace,
+  lookup,
+} from './runtime.ts';
+import { Out, type Registry } from './state.ts';
+import {
+  EMPTY_KWARGS,
+  type Kwargs,
+  Markup,
+  OWNED,
+  TEMPLATE_OBJECT,
+  Undefined,
+  dictEntries,
+  isDict,
+  isTemplateObject,
+  isUndefined,
+  newDict,
+  pyCompare,
+  pyEquals,
+  toStr,
+  truthy,
+  tuple,
+  undefinedFail,
+} from './values.ts';
+
+const EMPTY_ARGS: unknown[] = [];
+const hasOwn = Object.prototype.hasOwnProperty;
+
+// ------------------------------------------------------------------------------------ AST analysis
+
+type AnyNode = { type: string } & Record<string, unknown>;
+
+function walk(node: unknown, visit: (n: AnyNode) => void): void {
+  if (Array.isArray(node)) {
+    for (const x of node) walk(x, visit);
+    return;
+  }
+  if (typeof node !== 'object' || node === null || !('type' in node)) return;
+  const n = node as AnyNode;
+  visit(n);
+  for (const k of Object.keys(n)) {
+    const v = n[k];
+    if (typeof v === 'object' && v !== null) walk(v, visit);
+  }
+}
+
+function usesName(node: unknown, name: string): boolean {
+  let found = false;
+  walk(node, (n) => {
+    if (n.type === 'Name' && n.name === name) found = true;
+  });
+  return found;
+}
+
+function targetNames(t: Target, out: string[]): void {
+  if (t.type === 'Name') out.push(t.name);
+  else if (t.type === 'Tuple') for (const x of t.items) targetNames(x, out);
+}
+
+/** Names a body binds in its own scope (Jinja2 resets them every loop iteration). */
+function assignedNames(body: Stmt[], out: string[] = []): string[] {
+  for (const s of body) {
+    if (s.type === 'Set' || s.type === 'SetBlock') targetNames(s.target, out);
+    else if (s.type === 'Macro') out.push(s.name);
+    else if (s.type === 'If') {
+      assignedNames(s.body, out);
+      assignedNames(s.orelse, out);
+    } else if (s.type === 'Autoescape') assignedNames(s.body, out);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------ helpers
+
+function annotate(err: unknown, line: number, name: string | undefined): TemplateError {
+  return toTemplateError(err, line, name);
+}
+
+/** Wraps an evaluator so any error it raises carries this line. */
+function lined(ev: Ev, line: number, name: string | undefined): Ev {
+  return (f) => {
+    try {
+      const v = ev(f);
+      if (v instanceof Promise) return v.catch((e: unknown) => Promise.reject(annotate(e, line, name)));
+      return v;
+    } catch (e) {
+      throw annotate(e, line, name);
+    }
+  };
+}
+
+function allMaybe(vals: unknown[]): unknown[] | Promise<unknown[]> {
+  for (const v of vals) if (v instanceof Promise) return Promise.all(vals);
+  return vals;
+}
+
+// Applies `then` only when needed, keeping the synchronous path allocation-free.
+function then1(v: unknown, f: (x: unknown) => unknown): unknown {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+export class Compiler {
+  private autoescape = false;
+
+  constructor(
+    private readonly registry: Registry,
+    private readonly templateName: string | undefined,
+  ) {}
+
+  private fail(msg: string, line: number): never {
+    throw new TemplateSyntaxError(msg, line, 1, this.templateName);
+  }
+
+  // ---------------------------------------------------------------- statements
+
+  compileBody(body: Stmt[]): Ex {
+    const parts: Ex[] = [];
+    let text = '';
+    for (const s of body) {
+      if (s.type === 'Data') {
+        text += s.text;
+        continue;
+      }
+      if (text) {
+        const t = text;
+        parts.push((_f, out) => {
+          out.write(t);
+          return undefined;
+        });
+        text = '';
+      }
+      parts.push(this.stmt(s));
+    }
+    if (text) {
+      const t = text;
+      parts.push((_f, out) => {
+        out.write(t);
+        return undefined;
+      });
+    }
+    return seq(parts);
+  }
+
+  private stmt(s: Stmt): Ex {
+    const name = this.templateName;
+    switch (s.type) {
+      case 'Data': {
+        const t = s.text;
+        return (_f, out) => {
+          out.write(t);
+          return undefined;
+        };
+      }
+      case 'Print': {
+        const ev = lined(this.expr(s.expr), s.line, name);
+        if (this.autoescape)
+          return (f, out) => {
+            const v = ev(f);
+            if (v instanceof Promise)
+              return v.then((x) => {
+                out.write(escape(x).s);
+                return undefined;
+              });
+            out.write(escape(v).s);
+            return undefined;
+          };
+        return (f, out) => {
+          const v = ev(f);
+          if (typeof v === 'string') out.write(v);
+          else if (v instanceof Promise)
+            return v.then((x) => {
+              out.write(toStr(x));
+              return undefined;
+            });
+          else out.write(toStr(v));
+          return undefined;
+        };
+      }
+      case 'If': {
+        const test = lined(this.expr(s.test), s.line, name);
+        const body = this.compileBody(s.body);
+        const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
+        return (f, out) => {
+          const t = test(f);
+          if (t instanceof Promise) return t.then((x) => (truthy(x) ? body(f, out) : orelse ? orelse(f, out) : undefined));
+          return truthy(t) ? body(f, out) : orelse ? orelse(f, out) : undefined;
+        };
+      }
+      case 'For':
+        return this.forLoop(s);
+      case 'Set': {
+        const ev = lined(this.expr(s.expr), s.line, name);
+        const assign = this.assigner(s.target);
+        return (f) => {
+          const v = ev(f);
+          if (v instanceof Promise)
+            return v.then((x) => {
+              assign(f, x);
+              return undefined;
+            });
+          assign(f, v);
+          return undefined;
+        };
+      }
+      case 'SetBlock': {
+        const body = this.compileBody(s.body);
+        const filter = s.filter ? this.filterChain(s.filter) : null;
+        const assign = this.assigner(s.target);
+        const autoescape = this.autoescape;
+        return this.capture(body, (f, text) => {
+          const v: unknown = autoescape ? new Markup(text) : text;
+          return then1(filter ? filter(f, v) : v, (x) => {
+            assign(f, x);
+            return undefined;
+          });
+        }, s.line);
+      }
+      case 'Macro': {
+        const macro = this.macroFactory(s.name, s.args, s.defaults, s.body);
+        return (f) => {
+          f.vars.set(s.name, macro(f));
+          return undefined;
+        };
+      }
+      case 'CallBlock': {
+        const callerFactory = this.macroFactory('caller', s.args, s.defaults, s.body);
+        const call = s.call;
+        if (call.type !== 'Call') return this.fail('expected call', s.line);
+        const callEv = lined(this.callExpr(call, callerFactory), s.line, name);
+        return (f, out) => {
+          const v = callEv(f);
+          if (v instanceof Promise)
+            return v.then((x) => {
+              out.write(toStr(x));
+              return undefined;
+            });
+          out.write(toStr(v));
+          return undefined;
+        };
+      }
+      case 'FilterBlock': {
+        const body = this.compileBody(s.body);
+        const filter = this.filterChain(s.filter);
+        return this.capture(body, (f, text, out) =>
+          then1(filter(f, text), (x) => {
+            out.write(toStr(x));
+            return undefined;
+          }),
+        s.line);
+      }
+      case 'With': {
+        const values = s.values.map((v) => lined(this.expr(v), s.line, name));
+        const assigns = s.targets.map((t) => this.assigner(t));
+        const body = this.compileBody(s.body);
+        return (f, out) => {
+          const inner = f.child();
+          const vals = allMaybe(values.map((v) => v(f)));
+          const go = (xs: unknown[]): Flow => {
+            xs.forEach((x, i) => assigns[i](inner, x));
+            return body(inner, out);
+          };
+          return vals instanceof Promise ? vals.then(go) : go(vals);
+        };
+      }
+      case 'Block': {
+        const body = this.compileBody(s.body);
+        return (f, out) => body(f.child(), out);
+      }
+      case 'Autoescape': {
+        const saved = this.autoescape;
+        if (s.value.type === 'Const') this.autoescape = truthy(s.value.value);
+        const body = this.compileBody(s.body);
+        this.autoescape = saved;
+        return body;
+      }
+      case 'Break':
+        return () => BREAK;
+      case 'Continue':
+        return () => CONTINUE;
+      case 'Do': {
+        const ev = lined(this.expr(s.expr), s.line, name);
+        return (f) => {
+          const v = ev(f);
+          return v instanceof Promise ? v.then(() => undefined) : undefined;
+        };
+      }
+      case 'Unavailable': {
+        const line = s.line;
+        const what = s.what;
+        return () => {
+          throw new TemplateError('unavailable', `'${what}' is not available in this template: a template is one source`, {
+            lineno: line,
+            templateName: name,
+          });
+        };
+      }
+    }
+  }
+
+  /** Renders `body` into a private buffer (child scope), then hands the text to `done`. */
+  private capture(body: Ex, done: (f: Frame, text: string, out: Out) => unknown, line: number): Ex {
+    const name = this.templateName;
+    return (f, out) => {
+      const inner = f.child();
+      const buf = new Out(f.state.limits.maxOutputBytes);
+      const finish = (): Flow => {
+        try {
+          const r = done(f, buf.take(), out);
+          if (r instanceof Promise)
+            return r.then(
+              () => undefined,
+              (e: unknown) => Promise.reject(annotate(e, line, name)),
+            );
+          return undefined;
+        } catch (e) {
+          throw annotate(e, line, name);
+        }
+      };
+      const r = body(inner, buf);
+      if (r instanceof Promise) return r.then(finish);
+      return finish();
+    };
+  }
+
+  private macroFactory(name: string, args: string[], defaults: Expr[], body: Stmt[]): (f: Frame) => Macro {
+    const defs = defaults.map((d) => this.expr(d));
+    const savedAuto = this.autoescape;
+    const compiled = this.compileBody(body);
+    this.autoescape = savedAuto;
+    const catchVarargs = usesName(body, 'varargs');
+    const catchKwargs = usesName(body, 'kwargs');
+    const usesCaller = usesName(body, 'caller');
+    return (f) => new Macro(name, args, defs, compiled, f, catchVarargs, catchKwargs, usesCaller);
+  }
+
+  private assigner(t: Target): (f: Frame, v: unknown) => void {
+    if (t.type === 'Name') {
+      const n = t.name;
+      return (f, v) => {
+        f.vars.set(n, v === undefined ? new Undefined(null) : v);
+      };
+    }
+    if (t.type === 'NSRef') {
+      const { name: nsName, attr } = t;
+      return (f, v) => {
+        const ns = lookup(f, nsName);
+        if (!(ns instanceof Namespace)) throw typeError('cannot assign attribute on non-namespace object');
+        if (isUnsafeName(attr)) throw typeError(`cannot assign attribute '${attr}'`);
+        ns.vars.set(attr, v);
+      };
+    }
+    const subs = t.items.map((x) => this.assigner(x));
+    return (f, v) => {
+      const items = unpack(v, subs.length);
+      for (let i = 0; i < subs.length; i++) subs[i](f, items[i]);
+    };
+  }
+
+  // ---------------------------------------------------------------- for loops
+
+  private forLoop(s: Extract<Stmt, { type: 'For' }>): Ex {
+    const name = this.templateName;
+    const iterEv = lined(this.expr(s.iter), s.line, name);
+    const filterEv = s.filter ? lined(this.expr(s.filter), s.line, name) : null;
+    const body = this.compileBody(s.body);
+    const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
+    const assign = this.assigner(s.target);
+    const assignLine = s.line;
+    const usesLoop = usesName(s.body, 'loop') || s.recursive;
+    const locals = assignedNames(s.body);
+    const recursive = s.recursive;
+
+    // Runs one loop over `value` in a child of `outer`, writing to `out`; returns whether it iterated.
+    const run = (outer: Frame, value: unknown, out: Out, depth0: number): boolean | Promise<boolean> => {
+      const state = outer.state;
+      const frame = outer.child();
+      const loop = usesLoop
+        ? new LoopContext(
+            depth0,
+            recursive
+              ? (v: unknown) => {
+                  const buf = new Out(state.limits.maxOutputBytes);
+                  if (state.depth >= state.limits.maxRecursionDepth)
+                    throw new TemplateError('limit', `maximum recursion depth of ${state.limits.maxRecursionDepth} exceeded in recursive loop`);
+                  state.depth++;
+                  const r = run(outer, v, buf, depth0 + 1);
+                  const done = (): string => {
+                    state.depth--;
+                    return buf.take();
+                  };
+                  if (r instanceof Promise)
+                    return r.then(done, (e: unknown) => {
+                      state.depth--;
+                      throw e;
+                    });
+                  return done();
+                }
+              : null,
+          )
+        : null;
+      const setItem = (item: unknown): void => {
+        if (locals.length) for (const n of locals) frame.vars.delete(n);
+        try {
+          assign(frame, item);
+        } catch (e) {
+          throw annotate(e, assignLine, name);
+        }
+        if (loop) frame.vars.set('loop', loop);
+      };
+      const src = iterable(value);
+      if (Array.isArray(src)) {
+        const prepared = filterEv ? prefilter(outer, src, assign, filterEv) : src;
+        const go = (arr: unknown[]): boolean | Promise<boolean> => {
+          if (loop) loop.arr = arr;
+          const r = runArray(frame, out, arr, 0, loop, setItem, body);
+          if (r instanceof Promise) return r.then(() => arr.length > 0);
+          return arr.length > 0;
+        };
+        return prepared instanceof Promise ? prepared.then(go) : go(prepared);
+      }
+      return runStream(frame, outer, out, src, loop, setItem, body, filterEv ? { assign, ev: filterEv } : null);
+    };
+
+    return (f, out) => {
+      const v = iterEv(f);
+      const start = (x: unknown): Flow => {
+        let iterated: boolean | Promise<boolean>;
+        try {
+          iterated = run(f, x, out, 0);
+        } catch (e) {
+          throw annotate(e, s.line, name);
+        }
+        if (iterated instanceof Promise)
+          return iterated.then((it) => (!it && orelse ? stripFlow(orelse(f.child(), out)) : undefined));
+        if (!iterated && orelse) return stripFlow(orelse(f.child(), out));
+        return undefined;
+      };
+      return v instanceof Promise ? v.then(start) : start(v);
+    };
+  }
+
+  // ---------------------------------------------------------------- expressions
+
+  expr(e: Expr): Ev {
+    switch (e.type) {
+      case 'Const': {
+        const v = e.value;
+        return () => v;
+      }
+      case 'Name': {
+        const n = e.name;
+        return (f) => {
+          const v = f.vars.get(n);
+          return v !== undefined ? v : lookup(f, n);
+        };
+      }
+      case 'List': {
+        const items = e.items.map((x) => this.expr(x));
+        return (f) => then1(allMaybe(items.map((x) => x(f))), (xs) => {
+          const arr = (xs as unknown[]).slice();
+          OWNED.add(arr);
+          return arr;
+        });
+      }
+      case 'Tuple': {
+        const items = e.items.map((x) => this.expr(x));
+        return (f) => then1(allMaybe(items.map((x) => x(f))), (xs) => tuple((xs as unknown[]).slice()));
+      }
+      case 'Dict': {
+        const pairs = e.pairs.map(([k, v]) => [this.expr(k), this.expr(v)] as const);
+        return (f) => {
+          const flat: unknown[] = [];
+          for (const [k, v] of pairs) flat.push(k(f), v(f));
+          return then1(allMaybe(flat), (xs) => {
+            const arr = xs as unknown[];
+            const m = newDict();
+            for (let i = 0; i < arr.length; i += 2) m.set(arr[i] instanceof Markup ? toStr(arr[i]) : normalizeKey(arr[i]), arr[i + 1]);
+            return m;
+          });
+        };
+      }
+      case 'BinOp':
+        return this.binop(e.op, this.expr(e.left), this.expr(e.right));
+      case 'Concat': {
+        const items = e.items.map((x) => this.expr(x));
+        return (f) =>
+          then1(allMaybe(items.map((x) => x(f))), (xs) => {
+            let s = '';
+            for (const x of xs as unknown[]) s += typeof x === 'string' ? x : toStr(x);
+            return s;
+          });
+      }
+      case 'Unary': {
+        const a = this.expr(e.operand);
+        if (e.op === 'not') return (f) => then1(a(f), (x) => !truthy(x));
+        const op = e.op === 'neg' ? neg : pos;
+        return (f) => then1(a(f), op);
+      }
+      case 'Compare':
+        return this.compare(e);
+      case 'And': {
+        const l = this.expr(e.left);
+        const r = this.expr(e.right);
+        return (f) => {
+          const a = l(f);
+          if (a instanceof Promise) return a.then((x) => (truthy(x) ? r(f) : x));
+          return truthy(a) ? r(f) : a;
+        };
+      }
+      case 'Or': {
+        const l = this.expr(e.left);
+        const r = this.expr(e.right);
+        return (f) => {
+          const a = l(f);
+          if (a instanceof Promise) return a.then((x) => (truthy(x) ? x : r(f)));
+          return truthy(a) ? a : r(f);
+        };
+      }
+      case 'CondExpr': {
+        const test = this.expr(e.test);
+        const a = this.expr(e.expr1);
+        const b = e.expr2 ? this.expr(e.expr2) : null;
+        const other = b ?? (() => new Undefined('the inline if-expression evaluated to false and no else section was defined.'));
+        return (f) => {
+          const t = test(f);
+          if (t instanceof Promise) return t.then((x) => (truthy(x) ? a(f) : other(f)));
+          return truthy(t) ? a(f) : other(f);
+        };
+      }
+      case 'Getattr': {
+        const obj = this.expr(e.node);
+        const attr = e.attr;
+        if (isUnsafeName(attr) || attr === 'items' || attr === 'keys' || attr === 'values' || attr === 'get')
+          return (f) => then1(obj(f), (o) => getAttr(o, attr));
+        return (f) => {
+          const o = obj(f);
+          // Fast path: an own data key of a plain JSON-like object (never a host object).
+          if (
+            typeof o === 'object' &&
+            o !== null &&
+            Object.getPrototypeOf(o) === Object.prototype &&
+            (o as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] !== true &&
+            hasOwn.call(o, attr)
+          ) {
+            const v = (o as Record<string, unknown>)[attr];
+            if (v !== undefined && typeof v !== 'function' && !DICT_METHOD_NAMES.has(attr)) return v;
+          }
+          return o instanceof Promise ? o.then((x) => getAttr(x, attr)) : getAttr(o, attr);
+        };
+      }
+      case 'Getitem': {
+        const obj = this.expr(e.node);
+        if (e.arg.type === 'Slice') {
+          const parts = [e.arg.start, e.arg.stop, e.arg.step].map((x) => (x ? this.expr(x) : () => null));
+          return (f) =>
+            then1(allMaybe([obj(f), parts[0](f), parts[1](f), parts[2](f)]), (xs) => {
+              const [o, a, b, c] = xs as unknown[];
+              return sliceValue(o, a, b, c);
+            });
+        }
+        const key = this.expr(e.arg);
+        return (f) => {
+          const o = obj(f);
+          const k = key(f);
+          if (o instanceof Promise || k instanceof Promise)
+            return Promise.all([o, k]).then(([x, y]) => getItem(x, y));
+          return getItem(o, k);
+        };
+      }
+      case 'Slice':
+        return this.fail('slice outside of a subscript', e.line);
+      case 'Call':
+        return this.callExpr(e, null);
+      case 'Filter':
+        return this.filter(e, e.node ? this.expr(e.node) : null);
+      case 'Test':
+        return this.test(e);
+    }
+  }
+
+  private binop(op: string, l: Ev, r: Ev): Ev {
+    let fn: (a: unknown, b: unknown, f: Frame) => unknown;
+    switch (op) {
+      case '+':
+        fn = add;
+        break;
+      case '-':
+        fn = sub;
+        break;
+      case '*':
+        fn = (a, b, f) => mul(a, b, f.state);
+        break;
+      case '/':
+        fn = div;
+        break;
+      case '//':
+        fn = floordiv;
+        break;
+      case '%':
+        fn = (a, b, f) => mod(a, b, f.state);
+        break;
+      case '**':
+        fn = pow;
+        break;
+      default:
+        throw new Error(`unknown operator ${op}`);
+    }
+    return (f) => {
+      const a = l(f);
+      const b = r(f);
+      if (a instanceof Promise || b instanceof Promise) return Promise.all([a, b]).then(([x, y]) => fn(x, y, f));
+      return fn(a, b, f);
+    };
+  }
+
+  private compare(e: Extract<Expr, { type: 'Compare' }>): Ev {
+    const first = this.expr(e.expr);
+    const ops = e.ops.map(([op, x]) => [op, this.expr(x)] as const);
+    const cmp = (op: string, a: unknown, b: unknown): unknown => {
+      switch (op) {
+        case '==':
+          return pyEquals(a, b);
+        case '!=':
+          return !pyEquals(a, b);
+        case '<':
+          return pyCompare(a, b, '<') < 0;
+        case '<=':
+          return pyCompare(a, b, '<=') <= 0;
+        case '>':
+          return pyCompare(a, b, '>') > 0;
+        case '>=':
+          return pyCompare(a, b, '>=') >= 0;
+        case 'in':
+        case 'notin': {
+          if (isTemplateObject(b)) return then1(toList(b), (l) => (op === 'in') === contains(l, a));
+          return (op === 'in') === contains(b, a);
+        }
+      }
+      return false;
+    };
+    const step = (f: Frame, left: unknown, i: number): unknown => {
+      const [op, ev] = ops[i];
+      return then1(ev(f), (right) =>
+        then1(cmp(op, left, right), (ok) => {
+          if (!ok || i === ops.length - 1) return ok;
+          return step(f, right, i + 1);
+        }),
+      );
+    };
+    if (ops.length === 1) {
+      const [op, ev] = ops[0];
+      return (f) => {
+        const a = first(f);
+        const b = ev(f);
+        if (a instanceof Promise || b instanceof Promise) return Promise.all([a, b]).then(([x, y]) => cmp(op, x, y));
+        return cmp(op, a, b);
+      };
+    }
+    return (f) => then1(first(f), (a) => step(f, a, 0));
+  }
+
+  /** Evaluates call arguments: positional, keyword, *args and **kwargs. */
+  private args(c: CallArgs): (f: Frame) => [unknown[], Kwargs] | Promise<[unknown[], Kwargs]> {
+    const pos = c.args.map((a) => this.expr(a));
+    const kws = c.kwargs.map(([k, v]) => [k, this.expr(v)] as const);
+    const dynA = c.dynArgs ? this.expr(c.dynArgs) : null;
+    const dynK = c.dynKwargs ? this.expr(c.dynKwargs) : null;
+    if (!kws.length && !dynA && !dynK) {
+      if (!pos.length) return () => [EMPTY_ARGS, EMPTY_KWARGS];
+      return (f) => {
+        const vals = allMaybe(pos.map((p) => p(f)));
+        return vals instanceof Promise ? vals.then((v) => [v, EMPTY_KWARGS]) : [vals, EMPTY_KWARGS];
+      };
+    }
+    return (f) => {
+      const all: unknown[] = pos.map((p) => p(f));
+      for (const [, v] of kws) all.push(v(f));
+      all.push(dynA ? dynA(f) : null, dynK ? dynK(f) : null);
+      return then1(allMaybe(all), (xs) => {
+        const vals = xs as unknown[];
+        const args = vals.slice(0, pos.length);
+        const kwargs = Object.create(null) as Record<string, unknown>;
+        kws.forEach(([k], i) => {
+          kwargs[k] = vals[pos.length + i];
+        });
+        const da = vals[vals.length - 2];
+        const dk = vals[vals.length - 1];
+        if (dynA) {
+          if (Array.isArray(da)) args.push(...da);
+          else if (!isUndefined(da)) throw typeError('argument after * must be an iterable');
+        }
+        if (dynK) {
+          if (isDict(dk)) for (const [k, v] of dictEntries(dk)) kwargs[toStr(k)] = v;
+          else if (!isUndefined(dk)) throw typeError('argument after ** must be a mapping');
+        }
+        return [args, kwargs];
+      }) as [unknown[], Kwargs] | Promise<[unknown[], Kwargs]>;
+    };
+  }
+
+  private callExpr(e: Extract<Expr, { type: 'Call' }>, callerFactory: ((f: Frame) => Macro) | null): Ev {
+    const argsEv = this.args(e);
+    const withCaller = (f: Frame, kwargs: Kwargs): Kwargs =>
+      callerFactory ? { ...kwargs, caller: callerFactory(f) } : kwargs;
+    if (e.node.type === 'Getattr') {
+      const objEv = this.expr(e.node.node);
+      const name = e.node.attr;
+      return (f) => {
+        const o = objEv(f);
+        const a = argsEv(f);
+        if (o instanceof Promise || a instanceof Promise)
+          return Promise.all([o, a]).then(([obj, [args, kwargs]]) => callMethod(obj, name, args, withCaller(f, kwargs), f.state));
+        return callMethod(o, name, a[0], withCaller(f, a[1]), f.state);
+      };
+    }
+    const fnEv = this.expr(e.node);
+    return (f) => {
+      const fn = fnEv(f);
+      const a = argsEv(f);
+      if (fn instanceof Promise || a instanceof Promise)
+        return Promise.all([fn, a]).then(([x, [args, kwargs]]) => callValue(x, args, withCaller(f, kwargs), f.state));
+      return callValue(fn, a[0], withCaller(f, a[1]), f.state);
+    };
+  }
+
+  private filter(e: Extract<Expr, { type: 'Filter' }>, input: Ev | null): Ev {
+    const impl = this.registry.filters.get(e.name);
+    if (!impl) return this.fail(`No filter named '${e.name}'.`, e.line);
+    const inner = input ?? (() => new Undefined(null));
+    const argsEv = this.args(e);
+    return (f) => {
+      const v = inner(f);
+      const a = argsEv(f);
+      if (v instanceof Promise || a instanceof Promise)
+        return Promise.all([v, a]).then(([x, [args, kwargs]]) => impl(f.state, x, args, kwargs));
+      return impl(f.state, v, a[0], a[1]);
+    };
+  }
+
+  /** A filter chain of a filter block / set block, applied to a given value. */
+  private filterChain(e: Expr): (f: Frame, v: unknown) => unknown {
+    const steps: Extract<Expr, { type: 'Filter' }>[] = [];
+    let cur: Expr | null = e;
+    while (cur && cur.type === 'Filter') {
+      steps.unshift(cur);
+      cur = cur.node;
+    }
+    const compiled = steps.map((s) => {
+      const impl = this.registry.filters.get(s.name);
+      if (!impl) return this.fail(`No filter named '${s.name}'.`, s.line);
+      return [impl, this.args(s)] as const;
+    });
+    return (f, v) => {
+      let acc: unknown = v;
+      for (const [impl, argsEv] of compiled) {
+        acc = then1(acc, (x) => then1(argsEv(f), (a) => impl(f.state, x, (a as [unknown[], Kwargs])[0], (a as [unknown[], Kwargs])[1])));
+      }
+      return acc;
+    };
+  }
+
+  private test(e: Extract<Expr, { type: 'Test' }>): Ev {
+    const impl = this.registry.tests.get(e.name);
+    if (!impl) return this.fail(`No test named '${e.name}'.`, e.line);
+    const inner = this.expr(e.node);
+    const argsEv = this.args(e);
+    return (f) => {
+      const v = inner(f);
+      const a = argsEv(f);
+      if (v instanceof Promise || a instanceof Promise)
+        return Promise.all([v, a]).then(([x, [args, kwargs]]) => then1(impl(f.state, x, args, kwargs), truthy));
+      return then1(impl(f.state, v, a[0], a[1]), truthy);
+    };
+  }
+}
+
+const DICT_METHOD_NAMES = new Set(['items', 'keys', 'values', 'get', 'update', 'pop', 'setdefault', 'copy', 'clear', 'popitem']);
+
+function normalizeKey(k: unknown): unknown {
+  if (Array.isArray(k) || isDict(k)) throw typeError(`unhashable type: '${Array.isArray(k) ? 'list' : 'dict'}'`);
+  return k;
+}
+
+function stripFlow(r: Flow): Flow {
+  if (r instanceof Promise) return r.then(() => undefined);
+  return undefined;
+}
+
+/** Runs statements in order; switches to Promise chaining from the first statement that goes async. */
+export function seq(stmts: Ex[]): Ex {
+  const n = stmts.length;
+  if (n === 0) return () => undefined;
+  if (n === 1) return stmts[0];
+  const runFrom = (f: Frame, out: Out, start: number): Flow => {
+    for (let i = start; i < n; i++) {
+      const r = stmts[i](f, out);
+      if (r !== undefined) {
+        if (r instanceof Promise) {
+          const next = i + 1;
+          return r.then((x) => (x !== undefined ? x : runFrom(f, out, next)));
+        }
+        return r;
+      }
+    }
+    return undefined;
+  };
+  return (f, out) => runFrom(f, out, 0);
+}
+
+/** Python unpacking for `for a, b in ...` and `set a, b = ...`. */
+function unpack(v: unknown, n: number): unknown[] {
+  const items = iterable(v);
+  if (!Array.isArray(items)) throw typeError('cannot unpack an asynchronous iterable');
+  if (items.length < n) throw typeError(`not enough values to unpack (expected ${n}, got ${items.length})`);
+  if (items.length > n) throw typeError(`too many values to unpack (expected ${n})`);
+  return items;
+}
+
+/** Applies a loop's inline `if` to an array; the condition sees the loop variables in its own scope. */
+function prefilter(
+  outer: Frame,
+  src: unknown[],
+  assign: (f: Frame, v: unknown) => void,
+  ev: Ev,
+): unknown[] | Promise<unknown[]> {
+  const fr = outer.child();
+  const out: unknown[] = [];
+  for (let i = 0; i < src.length; i++) {
+    assign(fr, src[i]);
+    const c = ev(fr);
+    if (c instanceof Promise) {
+      const rest = src.slice(i + 1);
+      const item = src[i];
+      return c.then(async (ok) => {
+        if (truthy(ok)) out.push(item);
+        for (const x of rest) {
+          assign(fr, x);
+          if (truthy(await ev(fr))) out.push(x);
+        }
+        return out;
+      });
+    }
+    if (truthy(c)) out.push(src[i]);
+  }
+  return out;
+}
+
+function runArray(
+  frame: Frame,
+  out: Out,
+  arr: unknown[],
+  start: number,
+  loop: LoopContext | null,
+  setItem: (item: unknown) => void,
+  body: Ex,
+): Flow {
+  const state = frame.state;
+  const n = arr.length;
+  for (let i = start; i < n; i++) {
+    if (loop) loop.index0 = i;
+    setItem(arr[i]);
+    const r = body(frame, out);
+    if (r !== undefined) {
+      if (r === BREAK) return undefined;
+      if (r instanceof Promise) {
+        const next = i + 1;
+        return r.then((x) => (x === BREAK ? undefined : afterIteration(frame, out, arr, next, loop, setItem, body)));
+      }
+    }
+    const t = state.tick();
+    if (t) {
+      const next = i + 1;
+      return t.then(() => runArray(frame, out, arr, next, loop, setItem, body));
+    }
+    if (out.wantFlush) {
+      const next = i + 1;
+      return out.flush().then(() => runArray(frame, out, arr, next, loop, setItem, body));
+    }
+  }
+  return undefined;
+}
+
+function afterIteration(
+  frame: Frame,
+  out: Out,
+  arr: unknown[],
+  next: number,
+  loop: LoopContext | null,
+  setItem: (item: unknown) => void,
+  body: Ex,
+): Flow {
+  const t = frame.state.tick();
+  if (t) return t.then(() => runArray(frame, out, arr, next, loop, setItem, body));
+  if (out.wantFlush) return out.flush().then(() => runArray(frame, out, arr, next, loop, setItem, body));
+  return runArray(frame, out, arr, next, loop, setItem, body);
+}
+
+/** A for loop over an async iterable: items are pulled one at a time (plus one look-ahead when `loop` is used). */
+async function runStream(
+  frame: Frame,
+  outer: Frame,
+  out: Out,
+  src: AsyncIterable<unknown>,
+  loop: LoopContext | null,
+  setItem: (item: unknown) => void,
+  body: Ex,
+  filter: { assign: (f: Frame, v: unknown) => void; ev: Ev } | null,
+): Promise<boolean> {
+  const state = frame.state;
+  const it = src[Symbol.asyncIterator]();
+  const filterFrame = filter ? outer.child() : null;
+  const buffered: unknown[] = [];
+  let exhausted = false;
+  const pull = async (): Promise<unknown> => {
+    if (buffered.length) return buffered.shift();
+    while (!exhausted) {
+      const r = await it.next();
+      if (r.done) {
+        exhausted = true;
+        break;
+      }
+      if (filter && filterFrame) {
+        filter.assign(filterFrame, r.value);
+        if (!truthy(await filter.ev(filterFrame))) continue;
+      }
+      return r.value;
+    }
+    return NO_ITEM;
+  };
+  let iterated = false;
+  let finished = false;
+  try {
+    let cur = await pull();
+    let i = 0;
+    while (cur !== NO_ITEM) {
+      iterated = true;
+      let nx: unknown = NO_ITEM;
+      if (loop) {
+        nx = await pull();
+        loop.index0 = i;
+        loop.next = nx;
+        const seen = i;
+        loop.streamLength = async () => {
+          for (;;) {
+            const v = await pull();
+            if (v === NO_ITEM) break;
+            buffered.push(v);
+          }
+          // pull() shifts from `buffered` first, so the look-ahead and the rest are counted exactly once
+          return seen + 1 + (loop.next === NO_ITEM ? 0 : 1) + buffered.length;
+        };
+      }
+      setItem(cur);
+      let r: unknown = body(frame, out);
+      if (r instanceof Promise) r = await (r as Promise<unknown>);
+      if (r === BREAK) break;
+      const t = state.tick();
+      if (t) await t;
+      if (out.wantFlush) await out.flush();
+      if (loop) loop.prev = cur;
+      cur = loop ? nx : await pull();
+      i++;
+    }
+    finished = exhausted;
+  } finally {
+    if (!finished && typeof it.return === 'function') {
+      try {
+        await it.return();
+      } catch {
+        // closing a host cursor must not hide the original error
+      }
+    }
+  }
+  return iterated;
+}

@@ -1,0 +1,667 @@
+// Jinja2 3.1's built-in filters with Python semantics. Anything that reads attributes of items (sort by attribute,
+// groupby, map, selectattr...) goes through the sandboxed getItem/getAttr and copes with Promises from host objects.
+// Deviation: filters that return generators in Jinja2 (map, select, reject, batch, slice, unique...) return lists here.
+import { REQUIRED, builtin } from './bind.ts';
+import { TemplateError, typeError } from './errors.ts';
+import { percentFormat } from './format.ts';
+import { roundPy, toFixedPy } from './numfmt.ts';
+import { callValue, escape, getAttr, getItem, lengthOf, sliceValue, then, toList } from './ops.ts';
+import { cpLength, pyCapitalize, pyCenter, pyReplace, pySplitlines, pyStrip } from './pystr.ts';
+import type { FilterImpl, RenderState } from './state.ts';
+import {
+  EMPTY_KWARGS,
+  GROUP_TUPLES,
+  type Kwargs,
+  Markup,
+  OWNED,
+  PyFloat,
+  TUPLES,
+  Undefined,
+  dictEntries,
+  isDict,
+  isFloat,
+  isNumeric,
+  isPlainObject,
+  isStr,
+  isUndefined,
+  mkFloat,
+  pyCompare,
+  pyEquals,
+  repr,
+  strValue,
+  toNumber,
+  toStr,
+  truthy,
+  tuple,
+  typeName,
+  undefinedFail,
+} from './values.ts';
+
+
+function owned(items: unknown[]): unknown[] {
+  OWNED.add(items);
+  return items;
+}
+
+function allMaybe(vals: unknown[]): unknown[] | Promise<unknown[]> {
+  for (const v of vals) if (v instanceof Promise) return Promise.all(vals);
+  return vals;
+}
+function mapMaybe(items: unknown[], fn: (x: unknown) => unknown): unknown[] | Promise<unknown[]> {
+  return allMaybe(items.map(fn));
+}
+/** Runs `fn` on the materialized list of `value` (awaiting async host iterables only when needed). */
+function withList(value: unknown, state: RenderState, fn: (items: unknown[]) => unknown): unknown {
+  return then(toList(value, state), (l) => fn(l as unknown[]));
+}
+
+/** Jinja2's make_attrgetter: "a.b.0" walks items/attributes; case-insensitive variants lower strings. */
+function attrGetter(attribute: unknown, lower = false, dflt: unknown = undefined): (item: unknown) => unknown {
+  const parts: (string | number)[] =
+    attribute === null || attribute === undefined
+      ? []
+      : typeof attribute === 'number'
+        ? [attribute]
+        : toStr(attribute)
+            .split('.')
+            .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+  return (item) => {
+    let acc: unknown = item;
+    for (const p of parts) acc = then(acc, (x) => getItem(x, p));
+    return then(acc, (v) => {
+      if (dflt !== undefined && isUndefined(v)) v = dflt;
+      return lower && isStr(v) ? strValue(v).toLowerCase() : v;
+    });
+  };
+}
+
+function sortKeyCompare(a: unknown, b: unknown): number {
+  return pyCompare(a, b);
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : toStr(v);
+}
+
+function intOf(v: unknown, what: string): number {
+  if ((typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean') return toNumber(v);
+  if (isUndefined(v)) throw undefinedFail(v);
+  throw typeError(`'${typeName(v)}' object cannot be interpreted as an integer (${what})`);
+}
+
+/** Python float(str) parsing. */
+function parseFloatPy(s: string): number | null {
+  const t = s.trim().replace(/(\d)_(?=\d)/g, '$1');
+  if (/^[+-]?(\d+\.?\d*(e[+-]?\d+)?|\.\d+(e[+-]?\d+)?)$/i.test(t)) return Number(t);
+  if (/^[+-]?(inf|infinity)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  if (/^[+-]?nan$/i.test(t)) return NaN;
+  return null;
+}
+function parseIntPy(s: string, base: number): number | null {
+  let t = s.trim().replace(/(\w)_(?=\w)/g, '$1');
+  let sign = 1;
+  if (t.startsWith('-') || t.startsWith('+')) {
+    if (t[0] === '-') sign = -1;
+    t = t.slice(1);
+  }
+  const prefixes: Record<string, number> = { '0x': 16, '0o': 8, '0b': 2 };
+  const pre = t.slice(0, 2).toLowerCase();
+  if (base === 0) {
+    base = prefixes[pre] ?? 10;
+    if (base !== 10) t = t.slice(2);
+    else if (/^0\d/.test(t)) return null;
+  } else if (prefixes[pre] === base) t = t.slice(2);
+  const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base);
+  if (!t || ![...t.toLowerCase()].every((c) => digits.includes(c))) return null;
+  return sign * parseInt(t, base);
+}
+
+const TITLE_SPLIT = /([-\s({[<]+)/;
+
+function sortValues(state: RenderState, items: unknown[], reverse: unknown, caseSensitive: unknown, attribute: unknown): unknown {
+  const attrs = attribute === null || attribute === undefined ? [null] : typeof attribute === 'string' ? attribute.split(',') : [attribute];
+  const getters = attrs.map((a) => attrGetter(a, !truthy(caseSensitive)));
+  const keys = mapMaybe(items, (x) => allMaybe(getters.map((g) => g(x))));
+  return then(keys, (ks) => {
+    const idx = items.map((_, i) => i);
+    const k = ks as unknown[][];
+    const rev = truthy(reverse);
+    idx.sort((i, j) => {
+      for (let a = 0; a < attrs.length; a++) {
+        const c = sortKeyCompare(k[i][a], k[j][a]);
+        if (c !== 0) return rev ? -c : c;
+      }
+      return 0;
+    });
+    return owned(idx.map((i) => items[i]));
+  });
+}
+
+function minMax(state: RenderState, value: unknown, caseSensitive: unknown, attribute: unknown, sign: number): unknown {
+  return withList(value, state, (items) => {
+    if (!items.length) return new Undefined('No aggregated item, sequence was empty.');
+    const g = attrGetter(attribute, !truthy(caseSensitive));
+    return then(mapMaybe(items, g), (ks) => {
+      const keys = ks as unknown[];
+      let best = 0;
+      for (let i = 1; i < items.length; i++) if (pyCompare(keys[i], keys[best]) * sign > 0) best = i;
+      return items[best];
+    });
+  });
+}
+
+function selectOrReject(state: RenderState, value: unknown, args: unknown[], kwargs: Kwargs, select: boolean, byAttr: boolean): unknown {
+  return withList(value, state, (items) => {
+    let getter: (x: unknown) => unknown = (x) => x;
+    let rest = args;
+    if (byAttr) {
+      if (!rest.length) throw typeError('Missing parameter for attribute name');
+      getter = attrGetter(rest[0]);
+      rest = rest.slice(1);
+    }
+    let check: (x: unknown) => unknown;
+    if (rest.length) {
+      const testName = toStr(rest[0]);
+      const test = state.registry.tests.get(testName);
+      if (!test) throw new TemplateError('type', `No test named '${testName}'.`);
+      const targs = rest.slice(1);
+      check = (x) => test(state, x, targs, kwargs);
+    } else check = (x) => x;
+    const results = mapMaybe(items, (x) => then(getter(x), check));
+    return then(results, (rs) => owned(items.filter((_, i) => truthy((rs as unknown[])[i]) === select)));
+  });
+}
+
+function wrapLine(line: string, width: number, breakLong: boolean): string[] {
+  const words = line.split(/(\s+)/).filter((w) => w !== '');
+  const lines: string[] = [];
+  let cur = '';
+  for (let w of words) {
+    const isSpace = /^\s+$/.test(w);
+    if (isSpace) {
+      if (cur) cur += w;
+      continue;
+    }
+    if (cur && cpLength(cur.trimEnd()) + cpLength(w) + (cur.length - cur.trimEnd().length) > width) {
+      lines.push(cur.trimEnd());
+      cur = '';
+    }
+    while (breakLong && cpLength(cur) + cpLength(w) > width && width > 0) {
+      const room = width - cpLength(cur);
+      lines.push(cur + w.slice(0, room));
+      w = w.slice(room);
+      cur = '';
+    }
+    cur += w;
+  }
+  if (cur.trimEnd()) lines.push(cur.trimEnd());
+  return lines;
+}
+
+function urlQuote(v: unknown, forQs: boolean): string {
+  const bytes = new TextEncoder().encode(str(v));
+  let out = '';
+  for (const b of bytes) {
+    const c = String.fromCharCode(b);
+    if (/[A-Za-z0-9_.\-~]/.test(c) || (!forQs && c === '/')) out += c;
+    else out += '%' + b.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return forQs ? out.replace(/%20/g, '+') : out;
+}
+
+function jsonDump(v: unknown, indent: string | null, level: number, seen: unknown[]): string {
+  if (v === null || isUndefined(v)) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number' || v instanceof PyFloat) {
+    const n = toNumber(v);
+    if (Number.isNaN(n)) return 'NaN';
+    if (!Number.isFinite(n)) return n > 0 ? 'Infinity' : '-Infinity';
+    return toStr(v);
+  }
+  if (isStr(v)) {
+    let s = '"';
+    for (const ch of strValue(v)) {
+      const c = ch.codePointAt(0) ?? 0;
+      if (ch === '"') s += '\\"';
+      else if (ch === '\\') s += '\\\\';
+      else if (ch === '\n') s += '\\n';
+      else if (ch === '\r') s += '\\r';
+      else if (ch === '\t') s += '\\t';
+      else if (ch === '\b') s += '\\b';
+      else if (ch === '\f') s += '\\f';
+      else if (c < 0x20 || c > 0x7e) {
+        if (c > 0xffff) {
+          const hi = Math.floor((c - 0x10000) / 0x400) + 0xd800;
+          const lo = ((c - 0x10000) % 0x400) + 0xdc00;
+          s += `\\u${hi.toString(16).padStart(4, '0')}\\u${lo.toString(16).padStart(4, '0')}`;
+        } else s += `\\u${c.toString(16).padStart(4, '0')}`;
+      } else s += ch;
+    }
+    return s + '"';
+  }
+  if (seen.includes(v)) throw typeError('Circular reference detected');
+  const inner = [...seen, v];
+  const nl = indent === null ? '' : '\n' + indent.repeat(level + 1);
+  const close = indent === null ? '' : '\n' + indent.repeat(level);
+  const sep = indent === null ? ', ' : ',';
+  if (Array.isArray(v)) {
+    if (!v.length) return '[]';
+    return '[' + nl + v.map((x) => jsonDump(x, indent, level + 1, inner)).join(sep + nl) + close + ']';
+  }
+  if (isDict(v)) {
+    const entries = dictEntries(v).map(([k, x]) => {
+      let key: string;
+      if (isStr(k)) key = strValue(k);
+      else if (k === null) key = 'null';
+      else if (typeof k === 'boolean') key = k ? 'true' : 'false';
+      else if (isNumeric(k)) key = toStr(k);
+      else throw typeError(`keys must be str, int, float, bool or None, not ${typeName(k)}`);
+      return [key, x] as const;
+    });
+    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    if (!entries.length) return '{}';
+    return '{' + nl + entries.map(([k, x]) => `${jsonDump(k, indent, level + 1, inner)}: ${jsonDump(x, indent, level + 1, inner)}`).join(sep + nl) + close + '}';
+  }
+  throw typeError(`Object of type ${typeName(v)} is not JSON serializable`);
+}
+
+function striptags(s: string): string {
+  let t = s.replace(/<!--[\s\S]*?(-->|$)/g, '').replace(/<[^>]*>/g, '');
+  t = t.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (m, e: string) => {
+    const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\xa0' };
+    if (e[0] === '#') {
+      const cp = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : m;
+    }
+    return named[e.toLowerCase()] ?? m;
+  });
+  return t.split(/\s+/).filter(Boolean).join(' ');
+}
+
+function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown): string {
+  const relParts = new Set(toStr(rel ?? 'noopener').split(/\s+/).filter(Boolean));
+  if (truthy(nofollow)) relParts.add('nofollow');
+  const relAttr = relParts.size ? ` rel="${escape([...relParts].sort().join(' ')).s}"` : '';
+  const targetAttr = target ? ` target="${escape(target).s}"` : '';
+  const limit = typeof trimLimit === 'number' ? trimLimit : null;
+  const short = (u: string): string => (limit !== null && u.length > limit ? u.slice(0, limit) + (u.length > limit ? '...' : '') : u);
+  return text
+    .split(/(\s+)/)
+    .map((word) => {
+      if (/^\s*$/.test(word)) return word;
+      const m = /^([(<]*)(.*?)([.,)>\n]*)$/s.exec(word);
+      const [head, middle, tail] = m ? [m[1], m[2], m[3]] : ['', word, ''];
+      let link: string | null = null;
+      if (/^https?:\/\//.test(middle)) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
+      else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)$/.test(middle) && !middle.includes('@')))
+        link = `<a href="https://${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
+      else if (/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle)) link = `<a href="mailto:${escape(middle).s}">${escape(middle).s}</a>`;
+      return link ? escape(head).s + link + escape(tail).s : escape(word).s;
+    })
+    .join('');
+}
+
+function filesize(value: unknown, binary: unknown): string {
+  const bytes = toNumber(floatOf(value));
+  const base = truthy(binary) ? 1024 : 1000;
+  const prefixes = truthy(binary)
+    ? ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB', 'ZiB', 'YiB']
+    : ['kB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'];
+  if (bytes === 1) return '1 Byte';
+  if (bytes < base) return `${Math.trunc(bytes)} Bytes`;
+  let unit = 0;
+  let prefix = '';
+  for (let i = 0; i < prefixes.length; i++) {
+    unit = base ** (i + 2);
+    prefix = prefixes[i];
+    if (bytes < unit) break;
+  }
+  return `${toFixedPy((base * bytes) / unit, 1)} ${prefix}`;
+}
+
+function floatOf(v: unknown, dflt: unknown = 0): unknown {
+  if (isNumeric(v)) return mkFloat(toNumber(v));
+  if (isStr(v)) {
+    const n = parseFloatPy(strValue(v));
+    if (n !== null) return mkFloat(n);
+  }
+  return isNumeric(dflt) ? mkFloat(toNumber(dflt)) : dflt;
+}
+
+export function builtinFilters(): Map<string, FilterImpl> {
+  const m = new Map<string, FilterImpl>();
+  const def = (name: string, spec: (string | [string, unknown])[], impl: (state: RenderState, value: unknown, ...p: unknown[]) => unknown): void => {
+    m.set(name, builtin(name, spec, impl));
+  };
+
+  def('abs', [], (_s, v) => {
+    if (typeof v === 'number') return Math.abs(v);
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (v instanceof PyFloat) return new PyFloat(Math.abs(v.value));
+    if (isUndefined(v)) throw undefinedFail(v);
+    throw typeError(`bad operand type for abs(): '${typeName(v)}'`);
+  });
+  def('attr', ['name'], (_s, v, name) => getAttr(v, toStr(name)));
+  def('batch', ['linecount', ['fill_with', null]], (s, v, n, fill) =>
+    withList(v, s, (items) => {
+      const size = intOf(n, 'linecount');
+      const out: unknown[] = [];
+      let tmp: unknown[] = [];
+      for (const x of items) {
+        if (tmp.length === size) {
+          out.push(owned(tmp));
+          tmp = [];
+        }
+        tmp.push(x);
+      }
+      if (tmp.length) {
+        if (fill !== null && tmp.length < size) while (tmp.length < size) tmp.push(fill);
+        out.push(owned(tmp));
+      }
+      return owned(out);
+    }),
+  );
+  def('capitalize', [], (_s, v) => pyCapitalize(str(v)));
+  def('center', [['width', 80]], (s, v, w) => {
+    const width = intOf(w, 'width');
+    s.checkSize(width);
+    return pyCenter(str(v), width, ' ');
+  });
+  const length: FilterImpl = builtin('length', [], (_s, v) => lengthOf(v));
+  m.set('length', length);
+  m.set('count', length);
+  const dflt = builtin('default', [['default_value', ''], ['boolean', false]], (_s, v, d, boolean) =>
+    isUndefined(v) || (truthy(boolean) && !truthy(v)) ? d : v,
+  );
+  m.set('default', dflt);
+  m.set('d', dflt);
+  def('dictsort', [['case_sensitive', false], ['by', 'key'], ['reverse', false]], (_s, v, cs, by, reverse) => {
+    if (!isDict(v)) throw typeError('You can only sort by either "key" or "value"');
+    let pos: number;
+    if (by === 'key') pos = 0;
+    else if (by === 'value') pos = 1;
+    else throw typeError('You can only sort by either "key" or "value"');
+    const items = dictEntries(v).map((e) => tuple([e[0], e[1]]));
+    const key = (x: unknown[]): unknown => (!truthy(cs) && isStr(x[pos]) ? strValue(x[pos] as string).toLowerCase() : x[pos]);
+    const sorted = items.slice().sort((a, b) => pyCompare(key(a), key(b)) * (truthy(reverse) ? -1 : 1));
+    return owned(sorted);
+  });
+  const esc = builtin('escape', [], (_s, v) => escape(v));
+  m.set('escape', esc);
+  m.set('e', esc);
+  def('forceescape', [], (_s, v) => escape(v instanceof Markup ? v.s : toStr(v)));
+  def('filesizeformat', [['binary', false]], (_s, v, b) => filesize(v, b));
+  def('first', [], (s, v) => {
+    if (isStr(v)) {
+      const t = strValue(v);
+      return t ? String.fromCodePoint(t.codePointAt(0) ?? 0) : new Undefined('No first item, sequence was empty.');
+    }
+    return withList(v, s, (items) => (items.length ? items[0] : new Undefined('No first item, sequence was empty.')));
+  });
+  def('float', [['default', new PyFloat(0)]], (_s, v, d) => floatOf(v, d));
+  m.set('format', (state, v, args, kwargs) => {
+    const hasKw = Object.keys(kwargs).length > 0;
+    if (args.length && hasKw) throw typeError("can't handle positional and keyword arguments at the same time");
+    const values = hasKw ? new Map(Object.entries(kwargs)) : tuple(args.slice());
+    return percentFormat(str(v), values, state.limits.maxOutputBytes);
+  });
+  def('groupby', ['attribute', ['default', null], ['case_sensitive', false]], (s, v, attribute, d, cs) =>
+    withList(v, s, (items) => {
+      const g = attrGetter(attribute, !truthy(cs), d === null ? undefined : d);
+      const raw = attrGetter(attribute, false, d === null ? undefined : d);
+      return then(mapMaybe(items, g), (ks) => {
+        const keys = ks as unknown[];
+        const idx = items.map((_, i) => i).sort((a, b) => pyCompare(keys[a], keys[b]));
+        const groups: { key: unknown; items: unknown[] }[] = [];
+        for (const i of idx) {
+          const last = groups[groups.length - 1];
+          if (last && pyEquals(last.key, keys[i])) last.items.push(items[i]);
+          else groups.push({ key: keys[i], items: [items[i]] });
+        }
+        return then(mapMaybe(groups.map((gr) => gr.items[0]), raw), (grs) =>
+          owned(
+            groups.map((gr, i) => {
+              const t = tuple([truthy(cs) ? gr.key : (grs as unknown[])[i], owned(gr.items)]);
+              GROUP_TUPLES.add(t);
+              return t;
+            }),
+          ),
+        );
+      });
+    }),
+  );
+  def('indent', [['width', 4], ['first', false], ['blank', false]], (s, v, width, first, blank) => {
+    const ind = isStr(width) ? strValue(width) : ' '.repeat(intOf(width, 'width'));
+    const text = str(v) + '\n';
+    let rv: string;
+    if (truthy(blank)) rv = pySplitlines(text, false).join('\n' + ind);
+    else {
+      const lines = pySplitlines(text, false);
+      rv = lines.shift() ?? '';
+      if (lines.length) rv += '\n' + lines.map((l) => (l ? ind + l : l)).join('\n');
+    }
+    if (truthy(first)) rv = ind + rv;
+    s.checkSize(rv.length);
+    return v instanceof Markup ? new Markup(rv) : rv;
+  });
+  def('int', [['default', 0], ['base', 10]], (_s, v, d, base) => {
+    if (isStr(v)) {
+      const b = intOf(base, 'base');
+      const n = parseIntPy(strValue(v), b);
+      if (n !== null) return n;
+      const f = parseFloatPy(strValue(v));
+      if (f !== null && Number.isFinite(f)) return Math.trunc(f);
+      return d;
+    }
+    if (isNumeric(v)) {
+      const n = toNumber(v);
+      return Number.isFinite(n) ? Math.trunc(n) : d;
+    }
+    return d;
+  });
+  def('items', [], (_s, v) => {
+    if (isUndefined(v)) return owned([]);
+    if (!isDict(v)) throw typeError('Can only get item pairs from a mapping.');
+    return owned(dictEntries(v).map((e) => tuple([e[0], e[1]])));
+  });
+  def('join', [['d', ''], ['attribute', null]], (s, v, d, attribute) =>
+    withList(v, s, (items) =>
+      then(attribute === null ? items : mapMaybe(items, attrGetter(attribute)), (vals) => {
+        const arr = vals as unknown[];
+        const sep = toStr(d);
+        if (arr.some((x) => x instanceof Markup) || d instanceof Markup)
+          return new Markup(arr.map((x) => escape(x).s).join(escape(d).s));
+        const out = arr.map(str).join(sep);
+        s.checkSize(out.length);
+        return out;
+      }),
+    ),
+  );
+  def('last', [], (s, v) => {
+    if (isStr(v)) {
+      const chars = Array.from(strValue(v));
+      return chars.length ? chars[chars.length - 1] : new Undefined('No last item, sequence was empty.');
+    }
+    return withList(v, s, (items) => (items.length ? items[items.length - 1] : new Undefined('No last item, sequence was empty.')));
+  });
+  def('list', [], (s, v) => withList(v, s, (items) => owned(items.slice())));
+  def('lower', [], (_s, v) => str(v).toLowerCase());
+  def('upper', [], (_s, v) => str(v).toUpperCase());
+  m.set('map', (state, v, args, kwargs) =>
+    withList(v, state, (items) => {
+      if (!args.length) {
+        if (!Object.prototype.hasOwnProperty.call(kwargs, 'attribute')) return owned(items.slice());
+        const d = kwargs.default;
+        const g = attrGetter(kwargs.attribute, false, d);
+        return then(mapMaybe(items, g), (r) => owned(r as unknown[]));
+      }
+      const fname = toStr(args[0]);
+      const impl = state.registry.filters.get(fname);
+      if (!impl) throw new TemplateError('type', `No filter named '${fname}'.`);
+      const rest = args.slice(1);
+      return then(mapMaybe(items, (x) => impl(state, x, rest, kwargs)), (r) => owned(r as unknown[]));
+    }),
+  );
+  def('max', [['case_sensitive', false], ['attribute', null]], (s, v, cs, a) => minMax(s, v, cs, a, 1));
+  def('min', [['case_sensitive', false], ['attribute', null]], (s, v, cs, a) => minMax(s, v, cs, a, -1));
+  def('pprint', [], (_s, v) => repr(v));
+  def('random', [], (s, v) =>
+    withList(v, s, (items) => {
+      if (!items.length) throw typeError('Cannot choose from an empty sequence');
+      return items[Math.floor(Math.random() * items.length)];
+    }),
+  );
+  m.set('select', (s, v, a, k) => selectOrReject(s, v, a, k, true, false));
+  m.set('reject', (s, v, a, k) => selectOrReject(s, v, a, k, false, false));
+  m.set('selectattr', (s, v, a, k) => selectOrReject(s, v, a, k, true, true));
+  m.set('rejectattr', (s, v, a, k) => selectOrReject(s, v, a, k, false, true));
+  def('replace', ['old', 'new', ['count', null]], (s, v, old, rep, count) => {
+    const out = pyReplace(str(v), toStr(old), toStr(rep), count === null ? -1 : intOf(count, 'count'));
+    s.checkSize(out.length);
+    return v instanceof Markup ? new Markup(out) : out;
+  });
+  def('reverse', [], (s, v) => {
+    if (isStr(v)) return Array.from(strValue(v)).reverse().join('');
+    return withList(v, s, (items) => owned(items.slice().reverse()));
+  });
+  def('round', [['precision', 0], ['method', 'common']], (_s, v, precision, method) => {
+    if (method !== 'common' && method !== 'ceil' && method !== 'floor') throw typeError('method must be common, ceil or floor');
+    if (!isNumeric(v)) {
+      if (isUndefined(v)) throw undefinedFail(v);
+      throw typeError(`type ${typeName(v)} doesn't define __round__ method`);
+    }
+    const p = intOf(precision, 'precision');
+    const x = toNumber(v);
+    if (method === 'common') {
+      if (!isFloat(v)) return p >= 0 ? x : roundPy(x, p);
+      return mkFloat(roundPy(x, p));
+    }
+    const f = 10 ** p;
+    return mkFloat((method === 'ceil' ? Math.ceil(x * f) : Math.floor(x * f)) / f);
+  });
+  def('safe', [], (_s, v) => (v instanceof Markup ? v : new Markup(toStr(v))));
+  def('slice', ['slices', ['fill_with', null]], (s, v, n, fill) =>
+    withList(v, s, (seq) => {
+      const slices = intOf(n, 'slices');
+      if (slices <= 0) throw typeError('integer division or modulo by zero');
+      const per = Math.floor(seq.length / slices);
+      const extra = seq.length % slices;
+      let offset = 0;
+      const out: unknown[] = [];
+      for (let i = 0; i < slices; i++) {
+        const start = offset + i * per;
+        if (i < extra) offset++;
+        const end = offset + (i + 1) * per;
+        const tmp = seq.slice(start, end);
+        if (fill !== null && i >= extra) tmp.push(fill);
+        out.push(owned(tmp));
+      }
+      return owned(out);
+    }),
+  );
+  def('sort', [['reverse', false], ['case_sensitive', false], ['attribute', null]], (s, v, rev, cs, attr) =>
+    withList(v, s, (items) => sortValues(s, items, rev, cs, attr)),
+  );
+  def('string', [], (_s, v) => (v instanceof Markup ? v : toStr(v)));
+  def('striptags', [], (_s, v) => striptags(toStr(v)));
+  def('sum', [['attribute', null], ['start', 0]], (s, v, attr, start) =>
+    withList(v, s, (items) =>
+      then(attr === null ? items : mapMaybe(items, attrGetter(attr)), (vals) => {
+        let acc: unknown = start;
+        for (const x of vals as unknown[]) {
+          if (!isNumeric(x) || !isNumeric(acc)) {
+            if (isUndefined(x)) throw undefinedFail(x);
+            throw typeError(`unsupported operand type(s) for +: '${typeName(acc)}' and '${typeName(x)}'`);
+          }
+          const r = toNumber(acc) + toNumber(x);
+          acc = isFloat(acc) || isFloat(x) ? mkFloat(r) : r;
+        }
+        return acc;
+      }),
+    ),
+  );
+  def('title', [], (_s, v) =>
+    str(v)
+      .split(TITLE_SPLIT)
+      .filter((x) => x)
+      .map((x) => {
+        const first = String.fromCodePoint(x.codePointAt(0) ?? 0);
+        return first.toUpperCase() + x.slice(first.length).toLowerCase();
+      })
+      .join(''),
+  );
+  def('tojson', [['indent', null]], (_s, v, indent) => {
+    const ind = indent === null ? null : isStr(indent) ? strValue(indent) : ' '.repeat(intOf(indent, 'indent'));
+    const s = jsonDump(v, ind, 0, [])
+      .replace(/</g, '\\u003c')
+      .replace(/>/g, '\\u003e')
+      .replace(/&/g, '\\u0026')
+      .replace(/'/g, '\\u0027');
+    return new Markup(s);
+  });
+  def('trim', [['chars', null]], (_s, v, chars) => pyStrip(str(v), chars === null ? null : toStr(chars), true, true));
+  def('truncate', [['length', 255], ['killwords', false], ['end', '...'], ['leeway', null]], (_s, v, len, kill, end, leeway) => {
+    const s = str(v);
+    const length = intOf(len, 'length');
+    const e = toStr(end);
+    const lw = leeway === null ? 5 : intOf(leeway, 'leeway');
+    if (length < cpLength(e)) throw typeError(`expected length >= ${cpLength(e)}, got ${length}`);
+    if (lw < 0) throw typeError(`expected leeway >= 0, got ${lw}`);
+    const chars = Array.from(s);
+    if (chars.length <= length + lw) return s;
+    const head = chars.slice(0, length - cpLength(e)).join('');
+    if (truthy(kill)) return head + e;
+    const k = head.lastIndexOf(' ');
+    return (k === -1 ? head : head.slice(0, k)) + e;
+  });
+  def('unique', [['case_sensitive', false], ['attribute', null]], (s, v, cs, attr) =>
+    withList(v, s, (items) => {
+      const g = attrGetter(attr, !truthy(cs));
+      return then(mapMaybe(items, g), (ks) => {
+        const keys = ks as unknown[];
+        const seen: unknown[] = [];
+        const out: unknown[] = [];
+        items.forEach((x, i) => {
+          if (!seen.some((k) => pyEquals(k, keys[i]))) {
+            seen.push(keys[i]);
+            out.push(x);
+          }
+        });
+        return owned(out);
+      });
+    }),
+  );
+  def('urlencode', [], (s, v) => {
+    if (isStr(v) || !(Array.isArray(v) || isDict(v))) return urlQuote(v, false);
+    const pairs = isDict(v) ? dictEntries(v) : (v as unknown[]).map((p) => (Array.isArray(p) ? [p[0], p[1]] : [p, '']));
+    return pairs.map(([k, x]) => `${urlQuote(k, true)}=${urlQuote(x, true)}`).join('&');
+  });
+  def('urlize', [['trim_url_limit', null], ['nofollow', false], ['target', null], ['rel', null], ['extra_schemes', null]], (_s, v, lim, nf, target, rel) =>
+    new Markup(urlize(toStr(v), lim, nf, target, rel)),
+  );
+  def('wordcount', [], (_s, v) => (str(v).match(/[\p{L}\p{N}_]+/gu) ?? []).length);
+  def('wordwrap', [['width', 79], ['break_long_words', true], ['wrapstring', null], ['break_on_hyphens', true]], (_s, v, width, bl, ws) => {
+    const sep = ws === null ? '\n' : toStr(ws);
+    const w = intOf(width, 'width');
+    if (w <= 0) throw typeError(`invalid width ${w} (must be > 0)`);
+    return pySplitlines(str(v), false)
+      .map((line) => wrapLine(line, w, truthy(bl)).join(sep))
+      .join(sep);
+  });
+  def('xmlattr', [['autospace', true]], (_s, v, autospace) => {
+    if (!isDict(v)) throw typeError('xmlattr expects a mapping');
+    const items: string[] = [];
+    for (const [k, x] of dictEntries(v)) {
+      if (x === null || isUndefined(x)) continue;
+      const key = toStr(k);
+      if (/[\s/>=]/.test(key)) throw typeError(`Invalid character in attribute name: ${repr(key)}`);
+      items.push(`${escape(key).s}="${escape(x).s}"`);
+    }
+    let rv = items.join(' ');
+    if (truthy(autospace) && rv) rv = ' ' + rv;
+    return new Markup(rv);
+  });
+  return m;
+}
+
+export { REQUIRED, EMPTY_KWARGS, isPlainObject, sliceValue, callValue, TUPLES, cpLength };
