@@ -5,6 +5,7 @@ import { requireModelPermission } from '../access.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
 import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
+import { bulkDelete, bulkUpdate, MAX_BULK_IDS } from './bulk.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
 
@@ -77,6 +78,60 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         },
       });
     }
+  }
+  const idsSchema = { type: 'array', items: { type: 'string', format: 'uuid' }, minItems: 1, maxItems: MAX_BULK_IDS };
+  if (model.operations.delete) {
+    app.post(`${model.path}bulk-delete/`, {
+      ...registryValidated,
+      schema: {
+        tags,
+        summary: `Delete many ${model.labelPlural} by id`,
+        description: 'One transaction. Ids outside your tenant or permissions are left out. Rows still in use are skipped with the reason. dry_run reports the same without deleting, plus what a cascade would remove.',
+        body: { type: 'object', properties: { ids: idsSchema, dry_run: { type: 'boolean' } }, required: ['ids'], additionalProperties: false },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              deleted: { type: 'integer' },
+              deleted_ids: { type: 'array', items: { type: 'string' } },
+              skipped: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, reason: { type: 'string' } } } },
+              dry_run: { type: 'boolean' },
+              impact: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, count: { type: 'integer' } } } },
+            },
+          },
+        },
+      },
+      handler: async (req) => {
+        requireModelPermission(req.ctx, model, 'delete');
+        return bulkDelete(dbOf(req), req.ctx, model, req.body);
+      },
+    });
+  }
+  if (model.operations.update) {
+    app.post(`${model.path}bulk-update/`, {
+      ...registryValidated,
+      schema: {
+        tags,
+        summary: `Update many ${model.labelPlural} by id`,
+        description: 'Sets the same field values on every row, in one transaction; add_tags / remove_tags add or remove tag ids.',
+        body: {
+          type: 'object',
+          properties: {
+            ids: idsSchema,
+            fields: { $ref: `Patched${name}#` },
+            add_tags: { type: 'array', items: { type: 'string', format: 'uuid' } },
+            remove_tags: { type: 'array', items: { type: 'string', format: 'uuid' } },
+          },
+          required: ['ids'],
+          additionalProperties: false,
+        },
+        response: { 200: { type: 'object', properties: { updated: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } } } } },
+      },
+      handler: async (req) => {
+        requireModelPermission(req.ctx, model, 'change');
+        return bulkUpdate(dbOf(req), req.ctx, model, req.body);
+      },
+    });
   }
   if (model.operations.delete) {
     app.delete(detail, {

@@ -1,0 +1,267 @@
+// Bulk delete and bulk update by ids on every list. All input is checked before anything is touched; each
+// call is one transaction; ids outside the caller's scope fall out silently, as in a list; the change log
+// is written with one INSERT; the number of queries does not grow with the number of ids (models whose
+// hooks query per row are the documented exception).
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { ModelDef } from '../registry.ts';
+import { allModels, columnOf } from '../registry.ts';
+import { ApiError, ErrorCollector, badRequest, conflict } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { scopeCondition } from '../access.ts';
+import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
+import { checkInput } from './input.ts';
+import { displayOf, type Row } from './serialize.ts';
+import { checkReferences, inUseMessage, protectedBy } from './write.ts';
+import { translateDbError } from './db-errors.ts';
+
+export const MAX_BULK_IDS = 1000;
+
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** `{ids: [...]}` → unique lower-case ids, or a 400 naming the offending value. */
+export function checkIds(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest({ ids: ['Send a JSON object: {"ids": [...]}.'] });
+  }
+  const ids = (body as { ids?: unknown }).ids;
+  if (!Array.isArray(ids) || ids.length === 0) throw badRequest({ ids: ['Provide a non-empty list of ids.'] });
+  if (ids.length > MAX_BULK_IDS) throw badRequest({ ids: [`At most ${MAX_BULK_IDS} ids per call.`] });
+  for (const id of ids) if (!isUuid(id)) throw badRequest({ ids: [`${shown(id)} is not an id.`] });
+  return [...new Set((ids as string[]).map((i) => i.toLowerCase()))];
+}
+
+async function tagSlugsOf(tx: Kysely<DB>, model: ModelDef, ids: string[]): Promise<Map<string, string[]> | null> {
+  if (!Object.values(model.fields).some((f) => f.kind === 'tags')) return null;
+  const { rows } = await sql<{ object_id: string; slug: string }>`SELECT ti.object_id, t.slug FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id
+    WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ids}::uuid[]) ORDER BY t.slug`.execute(tx);
+  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const r of rows) out.get(r.object_id)!.push(r.slug);
+  return out;
+}
+
+/** Models whose rows a delete of `model` would remove too (ON DELETE CASCADE), with counts. */
+async function cascadeImpact(tx: Kysely<DB>, model: ModelDef, ids: string[]): Promise<Array<{ label: string; count: number }>> {
+  const impact: Array<{ label: string; count: number }> = [];
+  for (const m of allModels()) {
+    for (const [key, field] of Object.entries(m.fields)) {
+      if (field.kind !== 'fk' || field.target !== model.name || field.onDelete !== 'cascade') continue;
+      const col = columnOf(key, field);
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(m.table)} WHERE ${sql.ref(col)} = ANY(${ids}::uuid[])`.execute(tx);
+      if (rows[0]!.n > 0) impact.push({ label: rows[0]!.n === 1 ? m.label : m.labelPlural, count: rows[0]!.n });
+    }
+  }
+  return impact;
+}
+
+export interface BulkDeleteResult {
+  deleted: number;
+  deleted_ids: string[];
+  skipped: Array<{ id: string; name: string; reason: string }>;
+  dry_run: boolean;
+  impact?: Array<{ label: string; count: number }>;
+}
+
+/** Thrown inside the transaction to roll a dry run back while keeping its answer. */
+class DryRun extends Error {
+  constructor(readonly result: BulkDeleteResult) {
+    super('dry run');
+  }
+}
+
+export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<BulkDeleteResult> {
+  const ids = checkIds(body);
+  const dryRun = (body as { dry_run?: unknown }).dry_run;
+  if (dryRun !== undefined && typeof dryRun !== 'boolean') throw badRequest({ dry_run: ['Must be true or false.'] });
+  const extra = Object.keys(body as object).filter((k) => k !== 'ids' && k !== 'dry_run');
+  if (extra.length) throw badRequest(Object.fromEntries(extra.map((k) => [k, ['Unknown field.']])));
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 't')}
+        ORDER BY t.id FOR UPDATE`.execute(tx);
+      const uses = await protectedBy(tx, model, rows.map((r) => String(r.id)));
+      const skipped: BulkDeleteResult['skipped'] = [];
+      const doomed: Row[] = [];
+      for (const row of rows) {
+        const id = String(row.id);
+        const inUse = uses.get(id);
+        if (inUse) {
+          skipped.push({ id, name: displayOf(model, row), reason: inUseMessage(inUse) });
+          continue;
+        }
+        if (model.hooks.beforeDelete) {
+          try {
+            await model.hooks.beforeDelete({ tx, ctx, model, row });
+          } catch (err) {
+            if (!(err instanceof ApiError)) throw err;
+            skipped.push({ id, name: displayOf(model, row), reason: err.message });
+            continue;
+          }
+        }
+        doomed.push(row);
+      }
+      const doomedIds = doomed.map((r) => String(r.id));
+      if (dryRun === true) {
+        throw new DryRun({ deleted: 0, deleted_ids: doomedIds, skipped, dry_run: true, impact: doomedIds.length ? await cascadeImpact(tx, model, doomedIds) : [] });
+      }
+      if (doomedIds.length) {
+        const tags = await tagSlugsOf(tx, model, doomedIds);
+        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
+        await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
+        await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${doomedIds}::uuid[])`.execute(tx);
+        await recordChanges(
+          tx,
+          ctx,
+          doomed.map((row) => ({
+            model,
+            action: 'delete',
+            objectId: String(row.id),
+            repr: displayOf(model, row),
+            before: snapshot(model, row, tags ? { tags: tags.get(String(row.id)) } : {}),
+            after: null,
+            tenantId: typeof row.tenant_id === 'string' ? row.tenant_id : null,
+          })),
+        );
+      }
+      return { deleted: doomedIds.length, deleted_ids: doomedIds, skipped, dry_run: false };
+    });
+  } catch (err) {
+    if (err instanceof DryRun) return err.result;
+    throw translateDbError(err);
+  }
+}
+
+export interface BulkUpdateResult {
+  updated: number;
+  ids: string[];
+}
+
+function checkTagIds(key: string, value: unknown, errors: ErrorCollector): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    errors.add(key, 'Expected a list of tag ids.');
+    return [];
+  }
+  for (const v of value) {
+    if (!isUuid(v)) {
+      errors.add(key, `${shown(v)} is not an id.`);
+      return [];
+    }
+  }
+  return [...new Set((value as string[]).map((v) => v.toLowerCase()))];
+}
+
+export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<BulkUpdateResult> {
+  const ids = checkIds(body);
+  const b = body as Record<string, unknown>;
+  const errors = new ErrorCollector();
+  for (const k of Object.keys(b)) if (!['ids', 'fields', 'add_tags', 'remove_tags'].includes(k)) errors.add(k, 'Unknown field.');
+  const hasTags = Object.values(model.fields).some((f) => f.kind === 'tags');
+  const addTags = checkTagIds('add_tags', b.add_tags, errors);
+  const removeTags = checkTagIds('remove_tags', b.remove_tags, errors);
+  if (!hasTags && (b.add_tags !== undefined || b.remove_tags !== undefined)) errors.add(b.add_tags !== undefined ? 'add_tags' : 'remove_tags', `${model.labelPlural} have no tags.`);
+  const fields = b.fields ?? {};
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) errors.add('fields', 'Expected an object of field values.');
+  else if (Object.keys(fields).length === 0 && addTags.length === 0 && removeTags.length === 0) {
+    errors.add('fields', 'Provide at least one field to update.');
+  }
+  errors.throwIfAny();
+  const input = checkInput(model, fields, 'patch');
+  const patch = input.values;
+
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const { rows: before } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 't')}
+        ORDER BY t.id FOR UPDATE`.execute(tx);
+      if (before.length === 0) return { updated: 0, ids: [] };
+      const rowIds = before.map((r) => String(r.id));
+      if (model.hooks.validate) {
+        for (const existing of before) {
+          try {
+            await model.hooks.validate({ tx, ctx, model, input: patch, existing });
+          } catch (err) {
+            // Name the row, so the caller knows which of many failed.
+            if (err instanceof ApiError && err.status === 400) {
+              throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map((m) => `${displayOf(model, existing)}: ${String(m)}`)])));
+            }
+            throw err;
+          }
+        }
+      }
+      await checkReferences(tx, ctx, model, [{ ...input, tags: [...addTags, ...removeTags] }]);
+      const tagsBefore = await tagSlugsOf(tx, model, rowIds);
+      let after = before;
+      const names = Object.keys(input.columns);
+      if (names.length) {
+        const sets = names.map((n) => {
+          const field = Object.entries(model.fields).find(([k, f]) => columnOf(k, f) === n)?.[1];
+          const v = input.columns[n];
+          if (field?.kind === 'custom_fields') {
+            // Merge like a PATCH: keys sent as null are removed.
+            const obj = v as Record<string, unknown>;
+            const cleared = Object.keys(obj).filter((k) => obj[k] === null);
+            const kept = Object.fromEntries(Object.entries(obj).filter(([, x]) => x !== null));
+            return sql`${sql.ref(n)} = (COALESCE(${sql.ref(n)}, '{}'::jsonb) || ${JSON.stringify(kept)}::jsonb) - ${cleared}::text[]`;
+          }
+          if (field?.kind === 'json') return sql`${sql.ref(n)} = ${v === null ? null : JSON.stringify(v)}::jsonb`;
+          return sql`${sql.ref(n)} = ${v}`;
+        });
+        sets.push(sql`last_updated = now()`);
+        const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ANY(${rowIds}::uuid[]) RETURNING *`.execute(tx);
+        const byId = new Map(rows.map((r) => [String(r.id), r]));
+        after = before.map((r) => byId.get(String(r.id))!);
+      }
+      for (const [key, relIds] of Object.entries(input.relations)) {
+        const t = model.fields[key]!.through!;
+        await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ANY(${rowIds}::uuid[])`.execute(tx);
+        if (relIds.length) {
+          await sql`INSERT INTO ${sql.table(t.table)} (${sql.ref(t.from)}, ${sql.ref(t.to)})
+            SELECT o, x FROM unnest(${rowIds}::uuid[]) AS o CROSS JOIN unnest(${relIds}::uuid[]) AS x`.execute(tx);
+        }
+      }
+      const setTags = input.tags;
+      if (setTags) {
+        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rowIds}::uuid[])`.execute(tx);
+      }
+      const toAdd = [...(setTags ?? []), ...addTags];
+      if (toAdd.length) {
+        await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
+          SELECT ${ctx.tenantId}, x, ${model.name}, o FROM unnest(${rowIds}::uuid[]) AS o CROSS JOIN unnest(${toAdd}::uuid[]) AS x
+          ON CONFLICT DO NOTHING`.execute(tx);
+      }
+      if (removeTags.length) {
+        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rowIds}::uuid[]) AND tag_id = ANY(${removeTags}::uuid[])`.execute(tx);
+      }
+      if (model.hooks.afterUpdate) {
+        for (let i = 0; i < before.length; i++) await model.hooks.afterUpdate({ tx, ctx, model, before: before[i]!, row: after[i]! });
+      }
+      const tagsAfter = await tagSlugsOf(tx, model, rowIds);
+      const entries: ChangeEntry[] = before.map((b0, i) => {
+        const id = String(b0.id);
+        return {
+          model,
+          action: 'update',
+          objectId: id,
+          repr: displayOf(model, after[i]!),
+          before: snapshot(model, b0, tagsBefore ? { tags: tagsBefore.get(id) } : {}),
+          after: snapshot(model, after[i]!, tagsAfter ? { tags: tagsAfter.get(id) } : {}),
+          tenantId: typeof b0.tenant_id === 'string' ? b0.tenant_id : null,
+        };
+      });
+      await recordChanges(tx, ctx, entries);
+      return { updated: rowIds.length, ids: rowIds };
+    });
+  } catch (err) {
+    const translated = translateDbError(err);
+    // Many rows set to one value collide on a unique field: a conflict, not a malformed request.
+    if (translated instanceof ApiError && (err as { code?: string }).code === '23505') {
+      const field = Object.keys(translated.body)[0] ?? 'non_field_errors';
+      throw conflict({ [field]: ['Two rows would end up the same: change fewer at a time or pick other values.'] });
+    }
+    throw translated;
+  }
+}
