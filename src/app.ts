@@ -21,6 +21,7 @@ import { registerDocsRoutes } from './core/docs.ts';
 import { configureSecrets } from './core/secrets.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
+import { registerDomainRoutes } from './routes.ts';
 
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
@@ -155,6 +156,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerAuthRoutes(app);
   registerDocsRoutes(app);
   for (const model of allModels()) registerModelRoutes(app, model);
+  registerDomainRoutes(app);
 
   await app.ready();
   return app;
