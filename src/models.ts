@@ -1,3 +1,6 @@
 // Importing this module registers every model of every domain, in dependency order.
 import './core/models.ts';
 import './extras/models.ts';
+import './extras/custom-fields.ts';
+import './organization/models.ts';
+import './dcim/models.ts';

@@ -1,5 +1,6 @@
 // The foundation's models: tenants, accounts, groups and grants, API tokens, the change log and journal.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
 import { defineModel } from './registry.ts';
 import { can } from './context.ts';
 import { badRequest, fieldError, forbidden } from './errors.ts';
@@ -8,6 +9,14 @@ import { forgetCachedTokens } from './auth/credentials.ts';
 import { getModel } from './registry.ts';
 
 const USERNAME_RE = /^[\w.@+-]+$/;
+
+/** Work every new tenant needs (its default statuses, …), registered by the domains that own the data. */
+type TenantInitializer = (tx: Kysely<DB>, tenantId: string) => Promise<void>;
+const tenantInitializers: TenantInitializer[] = [];
+
+export function onTenantCreated(init: TenantInitializer): void {
+  tenantInitializers.push(init);
+}
 
 export const tenantModel = defineModel({
   name: 'tenancy.tenant',
@@ -25,6 +34,11 @@ export const tenantModel = defineModel({
   // Everyone signed in sees the tenants they belong to; creating and changing tenants is deployment administration.
   access: (ctx, action) => (action === 'view' ? true : can(ctx, 'users.manage')),
   globalScope: (ctx) => (can(ctx, 'users.manage') ? null : { column: 'id', values: [...ctx.tenantIds] }),
+  hooks: {
+    async afterCreate({ tx, row }) {
+      for (const init of tenantInitializers) await init(tx, String(row.id));
+    },
+  },
 });
 
 export const userModel = defineModel({

@@ -91,6 +91,52 @@ async function applyTransforms(model: ModelDef, input: CheckedInput): Promise<vo
   }
 }
 
+/**
+ * Checks a model's custom-field values against the tenant's definitions and returns what to store (defaults
+ * filled in). Installed by the extras domain, which owns the definitions; the core only knows when to call it.
+ */
+export type CustomFieldsCheck = (args: {
+  tx: Kysely<DB>;
+  ctx: RequestContext;
+  model: ModelDef;
+  key: string;
+  values: Record<string, unknown>;
+  creating: boolean;
+}) => Promise<Record<string, unknown>>;
+
+let customFieldsCheck: CustomFieldsCheck | null = null;
+
+export function setCustomFieldsCheck(check: CustomFieldsCheck): void {
+  customFieldsCheck = check;
+}
+
+/** PATCH semantics for custom fields: sent keys replace stored ones, a key sent as null is removed. */
+export function mergeCustomFields(stored: unknown, sent: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {}) };
+  for (const [k, v] of Object.entries(sent)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Settles every `custom_fields` field of a write: merged into the stored values on PATCH, checked on every
+ * create and on any update that sends them (so a newly required field does not block unrelated edits).
+ */
+async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, input: CheckedInput, before: Row | null, mode: WriteMode): Promise<void> {
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.kind !== 'custom_fields') continue;
+    const col = columnOf(key, field);
+    const sent = input.columns[col] as Record<string, unknown> | undefined;
+    if (before && sent === undefined) continue;
+    let values = mode === 'patch' ? mergeCustomFields(before?.[col], sent ?? {}) : mergeCustomFields({}, sent ?? {});
+    if (customFieldsCheck) values = await customFieldsCheck({ tx, ctx, model, key, values, creating: before === null });
+    input.columns[col] = values;
+    input.values[key] = values;
+  }
+}
+
 async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
   try {
     return await db.transaction().execute(work);
@@ -105,6 +151,7 @@ export async function createObject(db: Kysely<DB>, ctx: RequestContext, model: M
   const input = checkInput(model, body, 'create');
   await applyTransforms(model, input);
   return inTransaction(db, async (tx) => {
+    await settleCustomFields(tx, ctx, model, input, null, 'create');
     // References first: a hook may read the rows an input names, and must only ever see the caller's own.
     await checkReferences(tx, ctx, model, [input]);
     await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
@@ -137,6 +184,7 @@ export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: M
   await applyTransforms(model, input);
   return inTransaction(db, async (tx) => {
     const before = await loadScopedRow(tx, ctx, model, id, true);
+    await settleCustomFields(tx, ctx, model, input, before, mode);
     await checkReferences(tx, ctx, model, [input]);
     await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
     const tagsBefore = await tagSlugs(tx, model, id);

@@ -1,7 +1,9 @@
 // The shipped migrations, in order. Forward-only: never edit one that has shipped; add the next file.
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.ts';
+import * as m0002 from './0002_inventory.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_inventory': m0002,
 };

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+import { createDevice, created, inventoryBasics } from '../../test/helpers/inventory.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('devices', () => {
+  it('creates a device with the default status and its type\'s interfaces', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['eth0', 'eth1', 'mgmt0']);
+    const device = await createDevice(alice, b, 'leaf1', { platform: b.platform, serial: 'X1' });
+    expect(device).toMatchObject({ name: 'leaf1', serial: 'X1', primary_ip: null, custom_fields: {} });
+    expect((device.status as { slug: string }).slug).toBe('active');
+    expect((device.site as { id: string }).id).toBe(b.site);
+    const ifaces = (await alice.get(`/api/interfaces/?device=${device.id}`)).json();
+    expect(ifaces.results.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1', 'mgmt0']);
+    expect(ifaces.results[0]).toMatchObject({ type: '10gbase-x-sfpp', enabled: true, link_peer: null });
+    const changes = (await alice.get(`/api/changes/?object_type=dcim.interface`)).json();
+    expect(changes.count).toBeGreaterThanOrEqual(3);
+  });
+
+  it('materialises idempotently and leaves devices alone when templates change', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['ge0', 'ge1']);
+    const d1 = await createDevice(alice, b, 'sw-a');
+    const templates = (await alice.get(`/api/interface-templates/?device_type=${b.deviceType}`)).json().results;
+    const ge1 = templates.find((t: { name: string }) => t.name === 'ge1');
+    expect((await alice.delete(`/api/interface-templates/${ge1.id}/`)).statusCode).toBe(204);
+    await created(alice, '/api/interface-templates/', { device_type: b.deviceType, name: 'ge9', type: '1000base-t' });
+    const names = (await alice.get(`/api/interfaces/?device=${d1.id}`)).json().results.map((i: { name: string }) => i.name);
+    expect(names).toEqual(['ge0', 'ge1']);
+    const d2 = await createDevice(alice, b, 'sw-b');
+    const names2 = (await alice.get(`/api/interfaces/?device=${d2.id}`)).json().results.map((i: { name: string }) => i.name);
+    expect(names2).toEqual(['ge0', 'ge9']);
+  });
+
+  it('refuses a duplicate name, a status not available to devices and bad fields, writing nothing', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['p1']);
+    await createDevice(alice, b, 'dup1');
+    const before = (await alice.get('/api/devices/?limit=1')).json().count;
+    const dup = await alice.post('/api/devices/', { name: 'dup1', device_type: b.deviceType, role: b.role, site: b.site });
+    expect(dup.statusCode).toBe(400);
+    expect(dup.json()).toHaveProperty('name');
+    const reserved = (await alice.get('/api/statuses/?slug=reserved')).json().results[0];
+    const bad = await alice.post('/api/devices/', { name: 'x1', device_type: b.deviceType, role: b.role, site: b.site, status: reserved.id });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('status');
+    const noSite = await alice.post('/api/devices/', { name: 'x2', device_type: b.deviceType, role: b.role });
+    expect(noSite.json()).toHaveProperty('site');
+    expect((await alice.get('/api/devices/?limit=1')).json().count).toBe(before);
+    const ifaces = (await alice.get('/api/interfaces/?name=p1')).json();
+    expect(ifaces.count).toBe(1);
+  });
+
+  it('keeps tenants apart', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const device = await createDevice(alice, b, 'secret-box');
+    const bob = h.as('bob');
+    expect((await bob.get(`/api/devices/${device.id}/`)).statusCode).toBe(404);
+    expect((await bob.get(`/api/devices/${device.id}/config-context/`)).statusCode).toBe(404);
+    expect((await bob.get('/api/devices/?name=secret-box')).json().count).toBe(0);
+    // Bob cannot build on Alice's site.
+    const bobBasics = await inventoryBasics(bob);
+    const res = await bob.post('/api/devices/', { name: 'b1', device_type: bobBasics.deviceType, role: bobBasics.role, site: b.site });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toHaveProperty('site');
+    // The same name is free in another tenant.
+    await created(bob, '/api/devices/', { name: 'secret-box', device_type: bobBasics.deviceType, role: bobBasics.role, site: bobBasics.site });
+  });
+
+  it('lists a thousand devices with a constant number of queries', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const count = async () => {
+      const before = h.database.queryCount();
+      const res = await alice.get('/api/devices/?limit=1000');
+      expect(res.statusCode).toBe(200);
+      return h.database.queryCount() - before;
+    };
+    await createDevice(alice, b, 'qc-1', { platform: b.platform });
+    const few = await count();
+    for (let i = 2; i <= 30; i++) await createDevice(alice, b, `qc-${i}`, { platform: b.platform });
+    expect(await count()).toBe(few);
+  });
+
+  it('serves the choices vocabularies', async () => {
+    const res = await h.as('viewer').get('/api/dcim/choices/');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.interface_types).toContainEqual({ value: '100gbase-x-qsfp28', label: 'QSFP28 (100GE)', group: 'Ethernet (modular)' });
+    for (const key of ['cable_types', 'duplex', 'interface_modes', 'poe_modes', 'poe_types', 'fibre_counts', 'speeds']) expect(body[key].length).toBeGreaterThan(1);
+    expect((await h.as('anonymous').get('/api/dcim/choices/')).statusCode).toBe(401);
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const d = await createDevice(alice, b, 'choice-dev');
+    const bad = await alice.post('/api/interfaces/', { device: d.id, name: 'x', type: 'warp-drive' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('type');
+    const mtu = await alice.post('/api/interfaces/', { device: d.id, name: 'x', type: 'virtual', mtu: 70000 });
+    expect(mtu.json()).toHaveProperty('mtu');
+  });
+});

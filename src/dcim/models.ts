@@ -1,0 +1,224 @@
+// DCIM: manufacturers, device types with their interface and service templates, roles, platforms, devices,
+// interfaces and cables. The rules live in service.ts; these are the definitions the registry derives from.
+import { defineModel } from '../core/registry.ts';
+import { fieldError } from '../core/errors.ts';
+import { statusHooks } from '../extras/statuses.ts';
+import { checkCableTerminations, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
+import './choices.ts';
+
+const MAC_RE = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
+
+export const manufacturerModel = defineModel({
+  name: 'dcim.manufacturer',
+  table: 'manufacturers',
+  path: '/api/manufacturers/',
+  label: 'manufacturer',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    slug: { kind: 'slug', maxLength: 100, unique: true },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'slug', 'description'],
+  defaultOrdering: ['name'],
+});
+
+export const deviceTypeModel = defineModel({
+  name: 'dcim.devicetype',
+  table: 'device_types',
+  path: '/api/device-types/',
+  label: 'device type',
+  tenantScoped: true,
+  displayField: 'model',
+  fields: {
+    manufacturer: { kind: 'fk', target: 'dcim.manufacturer', onDelete: 'protect' },
+    model: { kind: 'string', maxLength: 100 },
+    slug: { kind: 'slug', maxLength: 100, unique: true },
+    part_number: { kind: 'string', maxLength: 50, default: '' },
+    u_height: { kind: 'integer', min: 0, max: 100, default: 1, label: 'Height (U)' },
+    end_of_sale: { kind: 'date', nullable: true },
+    end_of_support: { kind: 'date', nullable: true },
+    comments: { kind: 'text', default: '' },
+    tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
+  },
+  searchFields: ['model', 'slug', 'part_number'],
+  defaultOrdering: ['model'],
+});
+
+export const interfaceTemplateModel = defineModel({
+  name: 'dcim.interfacetemplate',
+  table: 'interface_templates',
+  path: '/api/interface-templates/',
+  label: 'interface template',
+  tenantScoped: true,
+  fields: {
+    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    name: { kind: 'string', maxLength: 64 },
+    type: { kind: 'choice', vocabulary: 'interface_types' },
+    enabled: { kind: 'boolean', default: true },
+    mgmt_only: { kind: 'boolean', label: 'Management only' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['device_type', 'name'],
+});
+
+export const deviceTypeServiceModel = defineModel({
+  name: 'dcim.devicetypeservice',
+  table: 'device_type_services',
+  path: '/api/device-type-services/',
+  label: 'service template',
+  tenantScoped: true,
+  fields: {
+    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    name: { kind: 'string', maxLength: 100 },
+    protocol: { kind: 'choice', vocabulary: 'service_protocols', default: 'tcp' },
+    ports: { kind: 'integer_list', min: 1, max: 65535, default: [] },
+    protocol_ports: { kind: 'json', jsonObject: true, default: {}, help: 'Ports by protocol, e.g. {"tcp": [22, 443]}.' },
+    monitor: { kind: 'boolean', help: 'Create monitoring checks for services made from this template.' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['device_type', 'name'],
+  hooks: {
+    async validate({ input }) {
+      if ('protocol_ports' in input) checkProtocolPorts(input.protocol_ports);
+    },
+  },
+});
+
+export const deviceRoleModel = defineModel({
+  name: 'dcim.devicerole',
+  table: 'device_roles',
+  path: '/api/device-roles/',
+  label: 'device role',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    slug: { kind: 'slug', maxLength: 100, unique: true },
+    color: { kind: 'color', default: '9e9e9e' },
+    // Export templates arrive with config rendering; until then the id is kept without a foreign key.
+    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'slug', 'description'],
+  defaultOrdering: ['name'],
+});
+
+export const platformModel = defineModel({
+  name: 'dcim.platform',
+  table: 'platforms',
+  path: '/api/platforms/',
+  label: 'platform',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    slug: { kind: 'slug', maxLength: 100, unique: true },
+    manufacturer: { kind: 'fk', target: 'dcim.manufacturer', nullable: true, onDelete: 'set_null' },
+    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    end_of_sale: { kind: 'date', nullable: true },
+    end_of_support: { kind: 'date', nullable: true },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'slug', 'description'],
+  defaultOrdering: ['name'],
+});
+
+const deviceStatus = statusHooks('dcim.device');
+
+export const deviceModel = defineModel({
+  name: 'dcim.device',
+  table: 'devices',
+  path: '/api/devices/',
+  label: 'device',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 64, unique: true },
+    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'protect' },
+    role: { kind: 'fk', target: 'dcim.devicerole', onDelete: 'protect' },
+    platform: { kind: 'fk', target: 'dcim.platform', nullable: true, onDelete: 'set_null' },
+    site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },
+    serial: { kind: 'string', maxLength: 50, default: '', label: 'Serial number' },
+    asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true },
+    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    comments: { kind: 'text', default: '' },
+    tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
+  },
+  computed: { primary_ip: primaryIpField },
+  searchFields: ['name', 'serial', 'asset_tag', 'comments'],
+  defaultOrdering: ['name'],
+  hooks: {
+    validate: deviceStatus.validate,
+    async afterCreate(args) {
+      await deviceStatus.afterCreate(args);
+      await materializeDeviceComponents(args);
+    },
+  },
+});
+
+export const interfaceModel = defineModel({
+  name: 'dcim.interface',
+  table: 'interfaces',
+  path: '/api/interfaces/',
+  label: 'interface',
+  tenantScoped: true,
+  fields: {
+    device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    name: { kind: 'string', maxLength: 64 },
+    type: { kind: 'choice', vocabulary: 'interface_types' },
+    enabled: { kind: 'boolean', default: true },
+    mgmt_only: { kind: 'boolean', label: 'Management only' },
+    mtu: { kind: 'integer', nullable: true, min: 1, max: 65536, label: 'MTU' },
+    mac_address: { kind: 'string', nullable: true, maxLength: 17, pattern: MAC_RE, patternMessage: 'Enter a MAC address as six hex pairs separated by colons.', label: 'MAC address' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    mode: { kind: 'choice', vocabulary: 'interface_modes', nullable: true, label: '802.1Q mode' },
+    tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
+  },
+  computed: { link_peer: linkPeerField },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['device', 'name'],
+});
+
+export const cableModel = defineModel({
+  name: 'dcim.cable',
+  table: 'cables',
+  path: '/api/cables/',
+  label: 'cable',
+  tenantScoped: true,
+  fields: {
+    a_terminations: { kind: 'm2m', target: 'dcim.interface', through: { table: 'cable_a_terminations', from: 'cable_id', to: 'interface_id' }, label: 'A side' },
+    b_terminations: { kind: 'm2m', target: 'dcim.interface', through: { table: 'cable_b_terminations', from: 'cable_id', to: 'interface_id' }, label: 'B side' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    type: { kind: 'choice', vocabulary: 'cable_types', nullable: true },
+    label: { kind: 'string', maxLength: 100, default: '' },
+    length: { kind: 'decimal', nullable: true, min: 0, max: 99_999_999 },
+    length_unit: { kind: 'choice', vocabulary: 'length_units', nullable: true },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
+  },
+  searchFields: ['label', 'description'],
+  defaultOrdering: ['numid'],
+  hooks: {
+    async validate(args) {
+      await statusHooks('dcim.cable').validate(args);
+      await checkCableTerminations(args);
+    },
+  },
+});
+
+
+/** `{"tcp": [22, 443], "udp": [161]}`: known protocols, each a list of port numbers. */
+function checkProtocolPorts(value: unknown): void {
+  const protocols = new Set(['tcp', 'udp', 'sctp']);
+  for (const [proto, ports] of Object.entries(value as Record<string, unknown>)) {
+    if (!protocols.has(proto)) throw fieldError('protocol_ports', `Unknown protocol "${proto}"; use tcp, udp or sctp.`);
+    if (!Array.isArray(ports) || !ports.every((p) => Number.isInteger(p) && (p as number) >= 1 && (p as number) <= 65535)) {
+      throw fieldError('protocol_ports', `The ${proto} ports must be a list of port numbers 1–65535.`);
+    }
+  }
+}

@@ -1,0 +1,170 @@
+// DCIM rules: materialising a device's components from its type, cable termination checks, and the derived
+// values (an interface's link peer, a device's primary IP) loaded for a whole page at once.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import type { ComputedField, HookArgs } from '../core/registry.ts';
+import { getModel, requireModel } from '../core/registry.ts';
+import { ErrorCollector } from '../core/errors.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { allocateNumids } from '../core/numids.ts';
+import { recordChanges, snapshot } from '../core/changelog.ts';
+import { scopeCondition } from '../core/access.ts';
+import { briefObject, displayOf, type Row } from '../core/crud/serialize.ts';
+import { loadScopedRow } from '../core/crud/write.ts';
+import { renderConfigContexts, type RenderedConfigContext } from '../extras/config-context.ts';
+
+type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
+
+/**
+ * Steps that give a new device the components its type describes, in order, inside the device's transaction.
+ * Interfaces are materialised here; [Services] (issue 9) registers the step that turns the type's service
+ * templates (dcim.devicetypeservice) into services.
+ */
+export type DeviceMaterializer = (args: AfterCreateArgs) => Promise<void>;
+const deviceMaterializers: DeviceMaterializer[] = [];
+
+export function registerDeviceMaterializer(step: DeviceMaterializer): void {
+  deviceMaterializers.push(step);
+}
+
+export async function materializeDeviceComponents(args: AfterCreateArgs): Promise<void> {
+  await materializeInterfaces(args);
+  for (const step of deviceMaterializers) await step(args);
+}
+
+/**
+ * One interface per interface template of the device's type, in one bulk insert. Idempotent by name: an
+ * interface that already exists is left as it is. Later changes to the templates never touch existing devices.
+ */
+async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise<void> {
+  const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; description: string }>`
+    SELECT name, type, enabled, mgmt_only, description FROM interface_templates
+    WHERE device_type_id = ${row.device_type_id} AND tenant_id = ${row.tenant_id} ORDER BY name`.execute(tx);
+  if (templates.length === 0) return;
+  const tenantId = String(row.tenant_id);
+  const first = await allocateNumids(tx, tenantId, 'interfaces', templates.length);
+  const ids = templates.map(() => uuidv7());
+  const numids = templates.map((_t, i) => first + i);
+  const { rows: created } = await sql<Row>`INSERT INTO interfaces (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, description)
+    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.description
+    FROM unnest(${ids}::uuid[], ${numids}::bigint[], ${templates.map((t) => t.name)}::text[], ${templates.map((t) => t.type)}::text[],
+      ${templates.map((t) => t.enabled)}::boolean[], ${templates.map((t) => t.mgmt_only)}::boolean[], ${templates.map((t) => t.description)}::text[])
+      AS x(id, numid, name, type, enabled, mgmt_only, description)
+    ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
+  const model = requireModel('dcim.interface');
+  await recordChanges(
+    tx,
+    ctx,
+    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: displayOf(model, r), before: null, after: snapshot(model, r), tenantId })),
+  );
+}
+
+const VIRTUAL_TYPES = new Set(['virtual', 'bridge', 'lag', 'loopback', 'tunnel']);
+
+/**
+ * A cable joins physical interfaces of the tenant: at least one per end, none on both ends, none already on
+ * another cable. Ids of other tenants are skipped here and reported by the generic reference check as missing.
+ */
+export async function checkCableTerminations({ tx, ctx, input, existing }: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void> {
+  if (existing && !('a_terminations' in input) && !('b_terminations' in input)) return;
+  const current = async (table: string): Promise<string[]> => {
+    if (!existing) return [];
+    const { rows } = await sql<{ id: string }>`SELECT interface_id AS id FROM ${sql.table(table)} WHERE cable_id = ${existing.id}`.execute(tx);
+    return rows.map((r) => r.id);
+  };
+  const ends = {
+    a_terminations: (input.a_terminations as string[] | undefined) ?? (await current('cable_a_terminations')),
+    b_terminations: (input.b_terminations as string[] | undefined) ?? (await current('cable_b_terminations')),
+  };
+  const errors = new ErrorCollector();
+  for (const [key, ids] of Object.entries(ends)) if (ids.length === 0) errors.add(key, 'A cable needs at least one interface on each end.');
+  for (const id of ends.b_terminations) if (ends.a_terminations.includes(id)) errors.add('b_terminations', `Interface ${id} cannot be on both ends.`);
+  const all = [...ends.a_terminations, ...ends.b_terminations];
+  if (all.length) {
+    const self = existing?.id ?? null;
+    const { rows } = await sql<{ id: string; name: string; type: string; device: string; cabled: boolean }>`
+      SELECT i.id, i.name, i.type, d.name AS device,
+        EXISTS (SELECT 1 FROM cable_a_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid)
+        OR EXISTS (SELECT 1 FROM cable_b_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid) AS cabled
+      FROM interfaces i JOIN devices d ON d.id = i.device_id
+      WHERE i.id = ANY(${all}::uuid[]) AND i.tenant_id = ${ctx.tenantId}`.execute(tx);
+    for (const r of rows) {
+      const key = ends.a_terminations.includes(r.id) ? 'a_terminations' : 'b_terminations';
+      if (r.cabled) errors.add(key, `${r.device} ${r.name} is already connected by another cable.`);
+      if (VIRTUAL_TYPES.has(r.type)) errors.add(key, `${r.device} ${r.name} is a ${r.type} interface and cannot be cabled.`);
+    }
+  }
+  errors.throwIfAny();
+}
+
+/** What an interface's link peer shows: a plain mapping, so a template cannot reach the peer row itself. */
+export interface LinkPeer {
+  device: string;
+  interface: string;
+  description: string;
+  custom_fields: Record<string, unknown>;
+}
+
+/** For each interface id, the first interface on the far end of its cable (one query for the whole page). */
+export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[]): Promise<Map<string, LinkPeer>> {
+  const out = new Map<string, LinkPeer>();
+  if (interfaceIds.length === 0 || !tenantId) return out;
+  const { rows } = await sql<{ self: string; device: string; name: string; description: string; custom_fields: Record<string, unknown> }>`
+    WITH ends AS (
+      SELECT cable_id, interface_id, 'a' AS side FROM cable_a_terminations
+      UNION ALL SELECT cable_id, interface_id, 'b' AS side FROM cable_b_terminations
+    )
+    SELECT DISTINCT ON (me.interface_id) me.interface_id AS self, d.name AS device, i.name, i.description, i.custom_fields
+    FROM ends me
+    JOIN ends far ON far.cable_id = me.cable_id AND far.side <> me.side
+    JOIN interfaces i ON i.id = far.interface_id AND i.tenant_id = ${tenantId}
+    JOIN devices d ON d.id = i.device_id
+    WHERE me.interface_id = ANY(${interfaceIds}::uuid[])
+    ORDER BY me.interface_id, i.numid`.execute(db);
+  for (const r of rows) out.set(r.self, { device: r.device, interface: r.name, description: r.description ?? '', custom_fields: r.custom_fields ?? {} });
+  return out;
+}
+
+export const linkPeerField: ComputedField = {
+  label: 'Link peer',
+  kind: 'object',
+  schema: {
+    type: ['object', 'null'],
+    properties: { device: { type: 'string' }, interface: { type: 'string' }, description: { type: 'string' }, custom_fields: { type: 'object' } },
+  },
+  load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id))),
+};
+
+/**
+ * A device's primary IP: IPv4 first, else IPv6. The primary_ip4/primary_ip6 columns and the address model come
+ * with IPAM; until both exist this is always null.
+ */
+export const primaryIpField: ComputedField = {
+  label: 'Primary IP',
+  kind: 'ip',
+  schema: { type: ['object', 'null'], additionalProperties: true },
+  async load({ db, ctx, rows, origin }) {
+    const out = new Map<string, unknown>();
+    const addressModel = getModel('ipam.ipaddress');
+    if (!addressModel) return out;
+    const chosen = new Map<string, string>();
+    for (const r of rows) {
+      const ip = r.primary_ip4_id ?? r.primary_ip6_id;
+      if (typeof ip === 'string') chosen.set(String(r.id), ip);
+    }
+    if (chosen.size === 0) return out;
+    const { rows: addresses } = await sql<Row>`SELECT * FROM ${sql.table(addressModel.table)} r
+      WHERE r.id = ANY(${[...new Set(chosen.values())]}::uuid[]) AND ${scopeCondition(ctx, addressModel, 'r')}`.execute(db);
+    const byId = new Map(addresses.map((a) => [String(a.id), briefObject(addressModel, a, origin)]));
+    for (const [device, ip] of chosen) out.set(device, byId.get(ip) ?? null);
+    return out;
+  },
+};
+
+/** The merged config context of one device in the caller's scope (404 exactly as for a missing device). */
+export async function deviceConfigContext(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<RenderedConfigContext> {
+  const device = await loadScopedRow(db, ctx, requireModel('dcim.device'), id);
+  const subject = { id, siteId: device.site_id as string | null, roleId: device.role_id as string | null, platformId: device.platform_id as string | null };
+  return (await renderConfigContexts(db, String(device.tenant_id), [subject])).get(id)!;
+}

@@ -1,0 +1,71 @@
+// The per-tenant status catalog: the default statuses every tenant starts with, and the rules a model's
+// `status` field follows (only statuses available to that model; the model's default when none is sent).
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { HookArgs } from '../core/registry.ts';
+import { fieldError } from '../core/errors.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { allocateNumids } from '../core/numids.ts';
+
+interface StatusSeed {
+  name: string;
+  slug: string;
+  color: string;
+  available_to: string[];
+  default_for: string[];
+}
+
+const DEVICE = 'dcim.device';
+const ADDRESS = 'ipam.ipaddress';
+
+export const DEFAULT_STATUSES: readonly StatusSeed[] = [
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS], default_for: [DEVICE, ADDRESS] },
+  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE], default_for: [] },
+  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
+  { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE], default_for: [] },
+  { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS], default_for: [] },
+  { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS], default_for: [] },
+];
+
+/** Adds the default statuses to a tenant (one bulk insert); names already taken are left alone. */
+export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Promise<void> {
+  const first = await allocateNumids(tx, tenantId, 'statuses', DEFAULT_STATUSES.length);
+  const values = DEFAULT_STATUSES.map(
+    (s, i) => sql`(${uuidv7()}, ${first + i}, ${tenantId}, ${s.name}, ${s.slug}, ${s.color}, ${s.available_to}::text[], ${s.default_for}::text[])`,
+  );
+  await sql`INSERT INTO statuses (id, numid, tenant_id, name, slug, color, available_to, default_for) VALUES ${sql.join(values)}
+    ON CONFLICT DO NOTHING`.execute(tx);
+}
+
+/** Refuses a status that is not available to `modelName`. Call from the model's validate hook. */
+export async function checkStatusAvailable(tx: Kysely<DB>, tenantId: string | null, modelName: string, statusId: unknown, field = 'status'): Promise<void> {
+  if (typeof statusId !== 'string') return;
+  const { rows } = await sql<{ name: string; ok: boolean }>`SELECT name, ${modelName} = ANY(available_to) AS ok FROM statuses
+    WHERE id = ${statusId} AND tenant_id = ${tenantId}`.execute(tx);
+  // A missing status is reported by the generic reference check with the usual message.
+  if (rows[0] && !rows[0].ok) throw fieldError(field, `Status "${rows[0].name}" is not available to ${modelName}; add it to the status's available_to first.`);
+}
+
+/**
+ * Gives a freshly created row the tenant's default status for its model when the request sent none. Runs in
+ * afterCreate (the registry has no defaults that depend on data) and updates `row` in place so the answer and
+ * the change log show the status.
+ */
+export async function applyDefaultStatus(args: HookArgs & { row: Record<string, unknown> }, column = 'status_id'): Promise<void> {
+  const { tx, model, row } = args;
+  if (row[column] !== null && row[column] !== undefined) return;
+  const { rows } = await sql<Record<string, unknown>>`UPDATE ${sql.table(model.table)} SET ${sql.ref(column)} = (
+      SELECT s.id FROM statuses s WHERE s.tenant_id = ${row.tenant_id} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1)
+    WHERE id = ${row.id} RETURNING *`.execute(tx);
+  if (rows[0]) Object.assign(row, rows[0]);
+}
+
+/** The hooks of a model whose `status` is a catalog status: availability on write, default on create. */
+export function statusHooks(modelName: string) {
+  return {
+    async validate({ tx, ctx, input }: HookArgs & { input: Record<string, unknown> }): Promise<void> {
+      await checkStatusAvailable(tx, ctx.tenantId, modelName, input.status);
+    },
+    afterCreate: (args: HookArgs & { row: Record<string, unknown> }) => applyDefaultStatus(args),
+  };
+}

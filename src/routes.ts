@@ -1,0 +1,8 @@
+// Routes beyond the generic model CRUD, one line per domain: each domain's routes.ts stays HTTP-only and calls
+// its services.
+import type { FastifyInstance } from 'fastify';
+import { registerDcimRoutes } from './dcim/routes.ts';
+
+export function registerDomainRoutes(app: FastifyInstance): void {
+  registerDcimRoutes(app);
+}
