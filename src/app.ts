@@ -18,6 +18,7 @@ import { allModels } from './core/registry.ts';
 import { registerHealthRoutes, healthSchema } from './system/health.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
+import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
@@ -155,6 +156,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerHealthRoutes(app);
   registerAuthRoutes(app);
   registerDocsRoutes(app);
+  registerCatalogRoutes(app);
   for (const model of allModels()) registerModelRoutes(app, model);
   registerDomainRoutes(app);
 

@@ -1,0 +1,218 @@
+// The self-describing catalogs: /api/editable-fields/ (what a caller may write, field by field: the same
+// allow-list bulk-update enforces) and /api/list-fields/ (what columns a list can show). Everything is
+// derived from the registry; nothing here is a second hand-kept list of fields.
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { FieldDef, ModelDef } from './registry.ts';
+import { allModels, fieldLabel, findModel } from './registry.ts';
+import { modelAllows } from './access.ts';
+import { forbidden, notFound } from './errors.ts';
+import { dbOf } from './http.ts';
+import { choiceOptions } from './crud/field-values.ts';
+
+export interface EditableField {
+  key: string;
+  label: string;
+  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime';
+  nullable: boolean;
+  choices?: string;
+  options?: Array<{ value: string; label: string }>;
+  status_model?: string;
+  object_model?: string;
+  endpoint?: string;
+  hint?: string;
+}
+
+/** The write allow-list of a model: fields a client may set (secrets, passwords and JSON are not offered). */
+export function editableFields(model: ModelDef): EditableField[] {
+  const out: EditableField[] = [];
+  for (const [key, field] of Object.entries(model.fields)) {
+    const d = editableDescriptor(model, key, field);
+    if (d) out.push(d);
+  }
+  return out.sort((a, b) => a.label.localeCompare(b.label, 'en', { sensitivity: 'base' }));
+}
+
+function editableDescriptor(model: ModelDef, key: string, field: FieldDef): EditableField | null {
+  if (field.readOnly || field.writeOnly || field.secret) return null;
+  const base = { key, label: fieldLabel(key, field), nullable: field.nullable ?? false, ...(field.help ? { hint: field.help } : {}) };
+  switch (field.kind) {
+    case 'string':
+    case 'text':
+    case 'slug':
+    case 'url':
+    case 'color':
+    case 'inet':
+    case 'cidr':
+      return { ...base, kind: 'text' };
+    case 'integer':
+      return { ...base, kind: 'int' };
+    case 'decimal':
+      return { ...base, kind: 'decimal' };
+    case 'boolean':
+      return { ...base, kind: 'bool' };
+    case 'date':
+      return { ...base, kind: 'date' };
+    case 'datetime':
+      return { ...base, kind: 'datetime' };
+    case 'choice':
+      return field.vocabulary
+        ? { ...base, kind: 'choice', choices: field.vocabulary }
+        : { ...base, kind: 'choice', options: choiceOptions(field).map(({ value, label }) => ({ value, label })) };
+    case 'fk': {
+      const target = findModel(field.target!);
+      if (!target) return null;
+      if (target.name === 'extras.status') return { ...base, kind: 'status', status_model: model.name };
+      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path };
+    }
+    case 'm2m': {
+      const target = findModel(field.target!);
+      return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path } : null;
+    }
+    case 'tags':
+      return { ...base, kind: 'tags', object_model: 'extras.tag', endpoint: '/api/tags/' };
+    default:
+      // JSON, custom fields (edited through their own definitions), lists and raw ids are not offered.
+      return null;
+  }
+}
+
+export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
+
+export interface ListField {
+  key: string;
+  label: string;
+  kind: ListFieldKind;
+  group: 'fields' | 'related';
+  path?: string;
+  options?: Array<{ value: string; label: string }>;
+  choices?: string;
+  related?: string;
+}
+
+function listKind(field: FieldDef): ListFieldKind | null {
+  switch (field.kind) {
+    case 'string':
+    case 'slug':
+    case 'url':
+    case 'uuid':
+      return 'text';
+    case 'text':
+      return 'longtext';
+    case 'inet':
+    case 'cidr':
+      return 'ip';
+    case 'integer':
+    case 'decimal':
+      return 'number';
+    case 'boolean':
+      return 'bool';
+    case 'choice':
+      return 'choice';
+    case 'date':
+      return 'date';
+    case 'datetime':
+      return 'datetime';
+    case 'color':
+      return 'color';
+    case 'fk':
+      return 'object';
+    case 'm2m':
+      return 'objects';
+    case 'tags':
+      return 'tags';
+    default:
+      return null;
+  }
+}
+
+const KNOWN_LIST_KINDS = new Set<string>(['text', 'longtext', 'ip', 'number', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto']);
+
+export function listFields(model: ModelDef): ListField[] {
+  const out: ListField[] = [];
+  const excluded = new Set(model.listColumnsExclude);
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (excluded.has(key) || field.writeOnly || field.secret) continue;
+    const kind = listKind(field);
+    if (!kind) continue;
+    const entry: ListField = { key, label: fieldLabel(key, field), kind, group: kind === 'object' || kind === 'objects' || kind === 'tags' ? 'related' : 'fields' };
+    if (field.kind === 'fk' || field.kind === 'm2m') entry.related = field.target!;
+    if (field.kind === 'tags') entry.related = 'extras.tag';
+    if (field.kind === 'choice') {
+      if (field.vocabulary) entry.choices = field.vocabulary;
+      else if (choiceOptions(field).length <= 40) entry.options = choiceOptions(field).map(({ value, label }) => ({ value, label }));
+    }
+    out.push(entry);
+  }
+  for (const [key, c] of Object.entries(model.computed)) {
+    if (excluded.has(key)) continue;
+    const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
+    out.push({ key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' });
+  }
+  if (!excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields' });
+  if (!excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields' });
+  return out;
+}
+
+function modelForList(path: string): ModelDef {
+  let p = path.split('?')[0]!.trim();
+  if (!p.startsWith('/api/')) throw notFound('Not an API list path.');
+  if (!p.endsWith('/')) p += '/';
+  const model = allModels().find((m) => m.path === p);
+  if (!model || !model.operations.list) throw notFound('Not a list endpoint.');
+  return model;
+}
+
+export function registerCatalogRoutes(app: FastifyInstance): void {
+  app.get('/api/editable-fields/', {
+    schema: {
+      tags: ['core'],
+      summary: 'Editable fields: the models you may change, or the write allow-list of one model',
+      querystring: { type: 'object', properties: { model: { type: 'string', maxLength: 100, description: 'app.model or the bare model name' } }, additionalProperties: false },
+    },
+    handler: async (req) => {
+      const ctx = req.ctx;
+      const ref = (req.query as { model?: string }).model;
+      if (ref === undefined) {
+        const models = allModels()
+          .filter((m) => m.operations.update && modelAllows(ctx, m, 'change'))
+          .map((m) => ({ model: m.name, slug: m.permission, label: m.labelPlural.charAt(0).toUpperCase() + m.labelPlural.slice(1), endpoint: m.path, field_count: editableFields(m).length }))
+          .filter((m) => m.field_count > 0)
+          .sort((a, b) => a.label.localeCompare(b.label));
+        return { models };
+      }
+      const model = findModel(ref.startsWith('api.') ? ref.slice(4) : ref);
+      if (!model) throw notFound('Unknown object type.');
+      if (!model.operations.update || !modelAllows(ctx, model, 'change')) throw forbidden(`${model.permission}.change required.`);
+      return editableFields(model);
+    },
+  });
+
+  app.get('/api/list-fields/', {
+    schema: {
+      tags: ['core'],
+      summary: 'The columns a list endpoint can show, with their kinds, and the custom fields of its model',
+      querystring: { type: 'object', properties: { path: { type: 'string', maxLength: 300 } }, required: ['path'], additionalProperties: false },
+    },
+    handler: async (req) => {
+      const model = modelForList((req.query as { path: string }).path);
+      if (!modelAllows(req.ctx, model, 'view')) throw forbidden(`You do not have permission to view ${model.labelPlural}.`);
+      const hasCustomFields = Object.values(model.fields).some((f) => f.kind === 'custom_fields');
+      let customFields: Array<Record<string, unknown>> = [];
+      if (hasCustomFields && req.ctx.tenantId) {
+        const { rows } = await sql<{ name: string; label: string; type: string; choices: string[] }>`
+          SELECT name, label, type, choices FROM custom_fields WHERE tenant_id = ${req.ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(dbOf(req));
+        customFields = rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices }));
+      }
+      return {
+        path: model.path,
+        model: model.name,
+        slug: model.permission,
+        cf_model: hasCustomFields ? model.name : null,
+        fields: listFields(model),
+        custom_fields: customFields,
+      };
+    },
+  });
+}
+
