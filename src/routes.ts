@@ -2,7 +2,9 @@
 // its services.
 import type { FastifyInstance } from 'fastify';
 import { registerDcimRoutes } from './dcim/routes.ts';
+import { registerExtrasRoutes } from './extras/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerDcimRoutes(app);
+  registerExtrasRoutes(app);
 }

@@ -2,7 +2,6 @@
 // values (an interface's link peer, a device's primary IP) loaded for a whole page at once.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
@@ -11,8 +10,6 @@ import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
 import { scopeCondition } from '../core/access.ts';
 import { briefObject, displayOf, type Row } from '../core/crud/serialize.ts';
-import { loadScopedRow } from '../core/crud/write.ts';
-import { renderConfigContexts, type RenderedConfigContext } from '../extras/config-context.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
 
@@ -161,10 +158,3 @@ export const primaryIpField: ComputedField = {
     return out;
   },
 };
-
-/** The merged config context of one device in the caller's scope (404 exactly as for a missing device). */
-export async function deviceConfigContext(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<RenderedConfigContext> {
-  const device = await loadScopedRow(db, ctx, requireModel('dcim.device'), id);
-  const subject = { id, siteId: device.site_id as string | null, roleId: device.role_id as string | null, platformId: device.platform_id as string | null };
-  return (await renderConfigContexts(db, String(device.tenant_id), [subject])).get(id)!;
-}

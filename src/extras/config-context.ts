@@ -2,6 +2,9 @@
 // evaluates many objects with a constant number of queries, so template rendering over a whole list can use it.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import type { ModelDef } from '../core/registry.ts';
+import { loadScopedRow } from '../core/crud/write.ts';
 import { MAX_REGION_DEPTH } from '../organization/models.ts';
 
 /** What the matching needs of an object: anything with a site, a role and a platform (devices, VMs). */
@@ -95,4 +98,15 @@ export async function renderConfigContexts(db: Kysely<DB>, tenantId: string, sub
     out.set(subject.id, { rendered, applied });
   }
   return out;
+}
+
+/**
+ * The config context of one object of any model with `site`, `role` and `platform` foreign keys (devices,
+ * virtual machines), read in the caller's scope: another tenant's id is a 404 like a missing one.
+ */
+export async function configContextOf(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<RenderedConfigContext> {
+  const row = await loadScopedRow(db, ctx, model, id);
+  const ref = (column: string) => (typeof row[column] === 'string' ? (row[column] as string) : null);
+  const subject = { id, siteId: ref('site_id'), roleId: ref('role_id'), platformId: ref('platform_id') };
+  return (await renderConfigContexts(db, String(row.tenant_id), [subject])).get(id)!;
 }
