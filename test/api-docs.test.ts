@@ -1,0 +1,127 @@
+// The API reference: /api/ → Swagger UI, Redoc served locally, and an OpenAPI document that validates and
+// lists every route the running app answers.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allModels } from '../src/core/registry.ts';
+import { startHarness, type Harness } from './helpers/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const DOC_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Every (method, path) Fastify answers, read from `printRoutes({ commonPrefix: false })`: a tree whose lines
+ * are `<indent><branch>segment (METHODS)`, four characters per level, each segment continuing its parent.
+ */
+function registeredRoutes(app: Harness['app']): Array<{ method: string; path: string }> {
+  const out: Array<{ method: string; path: string }> = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([\s│├└─]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m || !m[2]) continue;
+    const depth = Math.floor(m[1]!.length / 4);
+    stack.length = depth;
+    stack[depth] = m[2];
+    const path = stack.join('');
+    for (const method of (m[3] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) out.push({ method, path });
+  }
+  return out;
+}
+
+function normalize(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1').replace(/\/$/, '');
+}
+
+/** Routes of the reference itself, left out of the document on purpose (`hide`). */
+function isHiddenDocRoute(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/docs');
+}
+
+async function schemaDocument(): Promise<Record<string, unknown>> {
+  const res = await h.as('alice').get('/api/schema/');
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toMatch(/yaml/);
+  return parse(res.body) as Record<string, unknown>;
+}
+
+describe('API reference', () => {
+  it('GET /api/ redirects to the Swagger UI', async () => {
+    const res = await h.as('alice').get('/api/');
+    expect([301, 302, 303, 307, 308]).toContain(res.statusCode);
+    expect(res.headers.location).toBe('/api/docs/');
+  });
+
+  it('every page of the reference needs credentials', async () => {
+    for (const url of ['/api/', '/api/docs/', '/api/docs/json', '/api/docs/yaml', '/api/docs/static/index.html', '/api/docs/redoc/', '/api/docs/redoc/redoc.standalone.js', '/api/schema/']) {
+      expect((await h.as('anonymous').get(url)).statusCode, url).toBe(401);
+    }
+  });
+
+  it('/api/docs/ serves Swagger UI', async () => {
+    const res = await h.as('alice').get('/api/docs/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/html/);
+    expect(res.body).toMatch(/swagger-ui/i);
+    const init = await h.as('alice').get('/api/docs/static/swagger-initializer.js');
+    expect(init.statusCode).toBe(200);
+  });
+
+  it('/api/docs/redoc/ serves a page and the Redoc bundle from this server', async () => {
+    const page = await h.as('alice').get('/api/docs/redoc/');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.body).toContain('spec-url="/api/schema/"');
+    const src = /<script src="([^"]+)"/.exec(page.body)?.[1];
+    expect(src).toBeDefined();
+    expect(src!.startsWith('/')).toBe(true); // nothing from a CDN
+    const bundle = await h.as('alice').get(src!);
+    expect(bundle.statusCode).toBe(200);
+    expect(bundle.headers['content-type']).toMatch(/javascript/);
+    expect(bundle.body.length).toBeGreaterThan(100_000);
+    expect(bundle.body).toContain('Redoc');
+  });
+
+  it('/api/schema/ is a valid OpenAPI document', async () => {
+    const doc = await schemaDocument();
+    expect(String(doc.openapi)).toMatch(/^3\./);
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('every registered route appears in the document', async () => {
+    const doc = await schemaDocument();
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(paths)) for (const method of Object.keys(ops)) documented.add(`${method.toUpperCase()} ${normalize(path)}`);
+
+    const routes = registeredRoutes(h.app).filter((r) => DOC_METHODS.has(r.method));
+    // The parse found the routes the registry promises, so an empty or garbled tree cannot pass.
+    for (const model of allModels()) if (model.operations.list) expect(routes).toContainEqual({ method: 'GET', path: normalize(model.path) });
+    expect(routes).toContainEqual({ method: 'POST', path: '/api/auth/login' });
+
+    const missing = routes.filter((r) => !isHiddenDocRoute(r.path)).map((r) => `${r.method} ${r.path}`).filter((k) => !documented.has(k));
+    expect(missing).toEqual([]);
+    // And nothing documented that the app does not answer.
+    const answered = new Set(routes.map((r) => `${r.method} ${r.path}`));
+    expect([...documented].filter((k) => !answered.has(k))).toEqual([]);
+  });
+
+  it('documents each model with its schemas, and the health route without security', async () => {
+    const doc = await schemaDocument();
+    const paths = doc.paths as Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>;
+    expect(paths['/api/health/']?.get?.security).toEqual([]);
+    const tags = paths['/api/tags/'];
+    expect(tags?.post?.requestBody).toBeDefined();
+    const schemas = (doc.components as { schemas: Record<string, unknown> }).schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['ExtrasTag', 'WritableExtrasTag', 'PatchedExtrasTag']));
+  });
+});
