@@ -11,6 +11,8 @@ export interface Database {
   db: Kysely<DB>;
   pool: pg.Pool;
   backend: Backend;
+  /** The embedded database's data directory (where secret.key lives); absent on PostgreSQL. */
+  dataDir?: string | null;
   /** Number of queries sent since start: tests assert constant query counts with it. */
   queryCount(): number;
   close(): Promise<void>;
@@ -86,6 +88,7 @@ export async function openPGlite(dataDir: string): Promise<Database> {
       db,
       pool,
       backend: 'pglite',
+      dataDir,
       queryCount: count,
       close: async () => {
         await db.destroy();

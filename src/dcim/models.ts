@@ -4,6 +4,7 @@ import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
 import { checkCableTerminations, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
+import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import './choices.ts';
 
 const MAC_RE = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
@@ -142,6 +143,9 @@ export const deviceModel = defineModel({
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },
     serial: { kind: 'string', maxLength: 50, default: '', label: 'Serial number' },
     asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true },
+    // Columns added by migration 0003 (IPAM). Rule in ipam/service.ts checkPrimaryIps.
+    primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this device\'s interfaces.' },
+    primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this device\'s interfaces.' },
     config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
     comments: { kind: 'text', default: '' },
     tags: { kind: 'tags' },
@@ -151,7 +155,10 @@ export const deviceModel = defineModel({
   searchFields: ['name', 'serial', 'asset_tag', 'comments'],
   defaultOrdering: ['name'],
   hooks: {
-    validate: deviceStatus.validate,
+    async validate(args) {
+      await deviceStatus.validate(args);
+      await checkPrimaryIps(args.tx, args.ctx, { kind: 'device', id: args.existing ? String(args.existing.id) : null, label: 'device' }, args.input);
+    },
     async afterCreate(args) {
       await deviceStatus.afterCreate(args);
       await materializeDeviceComponents(args);
@@ -175,12 +182,21 @@ export const interfaceModel = defineModel({
     mac_address: { kind: 'string', nullable: true, maxLength: 17, pattern: MAC_RE, patternMessage: 'Enter a MAC address as six hex pairs separated by colons.', label: 'MAC address' },
     description: { kind: 'string', maxLength: 200, default: '' },
     mode: { kind: 'choice', vocabulary: 'interface_modes', nullable: true, label: '802.1Q mode' },
+    // Columns added by migration 0003 (IPAM). Mode rule in ipam/service.ts checkVlanMode.
+    untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },
+    tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' } },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
   computed: { link_peer: linkPeerField },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
+  hooks: {
+    async validate({ tx, input, existing }) {
+      await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
+    },
+  },
 });
 
 export const cableModel = defineModel({

@@ -1,0 +1,194 @@
+// IPAM: route targets, VRFs, VLANs, prefixes and IP addresses. Containment and overlap are PostgreSQL inet
+// operators over GiST indexes (migration 0003); the rules live in ./service.ts.
+import { defineModel, type ChoiceOption } from '../core/registry.ts';
+import { fieldError } from '../core/errors.ts';
+import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
+import {
+  assignedObjectField,
+  assignedObjectTypeField,
+  checkAddressStillPrimary,
+  containingPrefixField,
+  familyField,
+  routeDistinguisherError,
+} from './service.ts';
+
+/** The IP address roles of NetBox, which config templates branch on. */
+export const IP_ROLES: readonly ChoiceOption[] = [
+  { value: 'loopback', label: 'Loopback' },
+  { value: 'secondary', label: 'Secondary' },
+  { value: 'anycast', label: 'Anycast' },
+  { value: 'vip', label: 'VIP' },
+  { value: 'vrrp', label: 'VRRP' },
+  { value: 'hsrp', label: 'HSRP' },
+  { value: 'glbp', label: 'GLBP' },
+  { value: 'carp', label: 'CARP' },
+];
+
+const DNS_NAME_RE = /^([0-9A-Za-z_*-]{1,63}\.)*[0-9A-Za-z_*-]{1,63}\.?$|^$/;
+
+export const routeTargetModel = defineModel({
+  name: 'ipam.routetarget',
+  table: 'route_targets',
+  path: '/api/route-targets/',
+  label: 'route target',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 21, unique: true, help: 'ASN:NN or IPv4:NN, e.g. 65000:100.' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['name'],
+  hooks: {
+    async validate({ input }) {
+      if (typeof input.name === 'string') {
+        const problem = routeDistinguisherError(input.name);
+        if (problem) throw fieldError('name', problem);
+      }
+    },
+  },
+});
+
+export const vrfModel = defineModel({
+  name: 'ipam.vrf',
+  table: 'vrfs',
+  path: '/api/vrfs/',
+  label: 'VRF',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    rd: { kind: 'string', label: 'Route distinguisher', maxLength: 21, nullable: true, help: 'ASN:NN or IPv4:NN; null for none.' },
+    import_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_import_targets', from: 'vrf_id', to: 'route_target_id' } },
+    export_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_export_targets', from: 'vrf_id', to: 'route_target_id' } },
+    l3vni: { kind: 'integer', label: 'L3 VNI', nullable: true, min: 1, max: 16777214, help: 'The VXLAN network identifier of this VRF in EVPN.' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+  },
+  searchFields: ['name', 'rd', 'description'],
+  defaultOrdering: ['name'],
+  hooks: {
+    async validate({ input }) {
+      if (typeof input.rd === 'string') {
+        const problem = routeDistinguisherError(input.rd);
+        if (problem) throw fieldError('rd', problem);
+      }
+    },
+  },
+});
+
+export const vlanModel = defineModel({
+  name: 'ipam.vlan',
+  table: 'vlans',
+  path: '/api/vlans/',
+  label: 'VLAN',
+  tenantScoped: true,
+  fields: {
+    vid: { kind: 'integer', label: 'VLAN ID', min: 1, max: 4094, help: '802.1Q VLAN ID, 1 to 4094 (0 and 4095 are reserved).' },
+    name: { kind: 'string', maxLength: 64 },
+    site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['vid', 'name'],
+  hooks: {
+    async validate({ tx, ctx, input }) {
+      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.vlan', input.status);
+    },
+    afterCreate: (args) => applyDefaultStatus(args),
+  },
+});
+
+export const prefixModel = defineModel({
+  name: 'ipam.prefix',
+  table: 'prefixes',
+  path: '/api/prefixes/',
+  label: 'prefix',
+  labelPlural: 'prefixes',
+  tenantScoped: true,
+  displayField: 'prefix',
+  fields: {
+    prefix: { kind: 'cidr', help: 'Network/length with no host bits set, e.g. 10.0.0.0/24.' },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Null for the global table.' },
+    site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
+    vlan: { kind: 'fk', target: 'ipam.vlan', label: 'VLAN', nullable: true, onDelete: 'set_null' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    is_pool: { kind: 'boolean', label: 'Is a pool', help: 'Every address in a pool is usable (no network or broadcast address).' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+  },
+  computed: { family: familyField },
+  searchFields: ['description'],
+  defaultOrdering: ['vrf', 'prefix'],
+  hooks: {
+    async validate({ tx, ctx, input }) {
+      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.prefix', input.status);
+    },
+    afterCreate: (args) => applyDefaultStatus(args),
+  },
+});
+
+export const ipAddressModel = defineModel({
+  name: 'ipam.ipaddress',
+  table: 'ip_addresses',
+  path: '/api/ip-addresses/',
+  label: 'IP address',
+  labelPlural: 'IP addresses',
+  tenantScoped: true,
+  displayField: 'address',
+  fields: {
+    address: { kind: 'inet', help: 'Address with its mask length, e.g. 10.0.0.1/24 (no mask means /32 or /128).' },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Null for the global table.' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    role: { kind: 'choice', choices: IP_ROLES, nullable: true },
+    dns_name: {
+      kind: 'string',
+      label: 'DNS name',
+      maxLength: 255,
+      default: '',
+      pattern: DNS_NAME_RE,
+      patternMessage: 'Only letters, digits, hyphens, underscores, asterisks and dots between labels of at most 63 characters.',
+    },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    // The assignment is one of two interface kinds, stored as two nullable foreign keys so the database keeps
+    // referential integrity (a generic object_type/object_id pair could not). Write one of them; the read-only
+    // `assigned_object` / `assigned_object_type` show whichever is set.
+    assigned_interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'set_null', help: 'A device interface; leave assigned_vm_interface null.' },
+    assigned_vm_interface: {
+      kind: 'fk',
+      target: 'virtualization.vminterface',
+      label: 'Assigned VM interface',
+      nullable: true,
+      onDelete: 'set_null',
+      help: 'A virtual machine interface; leave assigned_interface null.',
+    },
+    tags: { kind: 'tags' },
+  },
+  computed: {
+    family: familyField,
+    assigned_object_type: assignedObjectTypeField,
+    assigned_object: assignedObjectField,
+    prefix: containingPrefixField,
+  },
+  searchFields: ['dns_name', 'description'],
+  defaultOrdering: ['vrf', 'address'],
+  hooks: {
+    async validate({ tx, ctx, input, existing }) {
+      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.ipaddress', input.status);
+      const pick = (key: string, column: string): string | null =>
+        key in input ? ((input[key] as string | null) ?? null) : ((existing?.[column] as string | null | undefined) ?? null);
+      const iface = pick('assigned_interface', 'assigned_interface_id');
+      const vmIface = pick('assigned_vm_interface', 'assigned_vm_interface_id');
+      if (iface && vmIface) {
+        const field = 'assigned_vm_interface' in input ? 'assigned_vm_interface' : 'assigned_interface';
+        throw fieldError(field, 'An address is assigned to one interface: set assigned_interface or assigned_vm_interface, and the other to null.');
+      }
+      if (existing) {
+        const address = typeof input.address === 'string' ? input.address : String(existing.address);
+        await checkAddressStillPrimary(tx, existing, { address, interfaceId: iface, vmInterfaceId: vmIface });
+      }
+    },
+    afterCreate: (args) => applyDefaultStatus(args),
+  },
+});

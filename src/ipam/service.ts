@@ -1,0 +1,252 @@
+// IPAM rules: route distinguishers, primary addresses, address assignment, VLAN modes, and the page loaders
+// of derived fields (an address's containing prefix, its assigned interface).
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import type { ComputedField } from '../core/registry.ts';
+import { requireModel } from '../core/registry.ts';
+import { ErrorCollector, fieldError } from '../core/errors.ts';
+import { scopeCondition } from '../core/access.ts';
+import { briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
+import { parseInet } from '../core/crud/field-values.ts';
+
+const RD_RE = /^(\d{1,10}|\d{1,3}(?:\.\d{1,3}){3}):(\d{1,10})$/;
+
+/**
+ * Route distinguishers and route targets share one grammar (RFC 4364 types 0, 1, 2): `ASN:NN` with a 2-byte
+ * ASN and 4-byte number, a 4-byte ASN and 2-byte number, or `IPv4:NN` with a 2-byte number.
+ * Returns the problem, or null when the value is good.
+ */
+export function routeDistinguisherError(text: string): string | null {
+  const m = RD_RE.exec(text);
+  const shape = `"${text}" is not a route distinguisher: use ASN:NN (65000:100, 4200000000:1) or IPv4:NN (192.0.2.1:100).`;
+  if (!m) return shape;
+  const admin = m[1]!;
+  const assigned = Number(m[2]);
+  if (admin.includes('.')) {
+    if (!parseInet(admin)) return shape;
+    return assigned <= 0xffff ? null : `In IPv4:NN form the number is at most 65535.`;
+  }
+  const asn = Number(admin);
+  if (asn > 0xffffffff) return 'The ASN part is at most 4294967295.';
+  if (asn > 0xffff) return assigned <= 0xffff ? null : 'With a 4-byte ASN the number is at most 65535.';
+  return assigned <= 0xffffffff ? null : 'The number part is at most 4294967295.';
+}
+
+export function familyOf(address: string): 4 | 6 {
+  return address.includes(':') ? 6 : 4;
+}
+
+function hostOf(address: string): string {
+  return address.split('/')[0]!;
+}
+
+/** Which of a device's or VM's address fields are being set. */
+export type PrimaryOwner = { kind: 'device' | 'vm'; id: string | null; label: string };
+
+/**
+ * "Setting a primary IP requires an address assigned to one of the owner's interfaces", and the IPv4 field takes
+ * only IPv4, the IPv6 field only IPv6. A missing or foreign id is left to the generic reference check (404-alike).
+ */
+export async function checkPrimaryIps(tx: Kysely<DB>, ctx: RequestContext, owner: PrimaryOwner, input: Record<string, unknown>): Promise<void> {
+  const wanted = (['primary_ip4', 'primary_ip6'] as const).filter((k) => typeof input[k] === 'string');
+  if (wanted.length === 0) return;
+  const ids = wanted.map((k) => input[k] as string);
+  const { rows } = await sql<{ id: string; address: string; device_id: string | null; virtual_machine_id: string | null }>`
+    SELECT a.id, a.address::text AS address, i.device_id, vi.virtual_machine_id
+    FROM ip_addresses a
+    LEFT JOIN interfaces i ON i.id = a.assigned_interface_id
+    LEFT JOIN vm_interfaces vi ON vi.id = a.assigned_vm_interface_id
+    WHERE a.id = ANY(${ids}::uuid[]) AND a.tenant_id = ${ctx.tenantId}`.execute(tx);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const errors = new ErrorCollector();
+  for (const key of wanted) {
+    const ip = byId.get(input[key] as string);
+    if (!ip) continue;
+    const family = familyOf(ip.address);
+    const wantFamily = key === 'primary_ip4' ? 4 : 6;
+    if (family !== wantFamily) {
+      errors.add(key, `${key} takes an IPv${wantFamily} address; ${ip.address} is IPv${family}.`);
+      continue;
+    }
+    const holder = owner.kind === 'device' ? ip.device_id : ip.virtual_machine_id;
+    if (owner.id === null || holder !== owner.id) {
+      errors.add(
+        key,
+        `${ip.address} is not assigned to an interface of this ${owner.label}: assign the address to one of its interfaces first` +
+          (owner.id === null ? ` (a new ${owner.label} has none yet; set ${key} after creating it).` : '.'),
+      );
+    }
+  }
+  errors.throwIfAny();
+}
+
+/**
+ * An address that is some device's or VM's primary IP must stay on that owner's interfaces and keep its family;
+ * otherwise the primary IP would silently point at an address elsewhere.
+ */
+export async function checkAddressStillPrimary(tx: Kysely<DB>, existing: Row, next: { address: string; interfaceId: string | null; vmInterfaceId: string | null }): Promise<void> {
+  const id = String(existing.id);
+  const { rows } = await sql<{ kind: string; name: string; slot: string; owner_id: string }>`
+    SELECT 'device' AS kind, d.name, CASE WHEN d.primary_ip4_id = ${id} THEN 'primary_ip4' ELSE 'primary_ip6' END AS slot, d.id AS owner_id
+      FROM devices d WHERE d.primary_ip4_id = ${id} OR d.primary_ip6_id = ${id}
+    UNION ALL
+    SELECT 'virtual machine', v.name, CASE WHEN v.primary_ip4_id = ${id} THEN 'primary_ip4' ELSE 'primary_ip6' END, v.id
+      FROM virtual_machines v WHERE v.primary_ip4_id = ${id} OR v.primary_ip6_id = ${id}`.execute(tx);
+  if (rows.length === 0) return;
+  let deviceOfInterface: string | null = null;
+  let vmOfInterface: string | null = null;
+  if (next.interfaceId) {
+    const r = await sql<{ device_id: string }>`SELECT device_id FROM interfaces WHERE id = ${next.interfaceId}`.execute(tx);
+    deviceOfInterface = r.rows[0]?.device_id ?? null;
+  }
+  if (next.vmInterfaceId) {
+    const r = await sql<{ virtual_machine_id: string }>`SELECT virtual_machine_id FROM vm_interfaces WHERE id = ${next.vmInterfaceId}`.execute(tx);
+    vmOfInterface = r.rows[0]?.virtual_machine_id ?? null;
+  }
+  for (const r of rows) {
+    const family = familyOf(next.address);
+    if ((r.slot === 'primary_ip4') !== (family === 4)) {
+      throw fieldError('address', `This address is the ${r.slot} of ${r.kind} ${r.name}; it cannot change family. Unset it there first.`);
+    }
+    const stays = r.kind === 'device' ? deviceOfInterface === r.owner_id : vmOfInterface === r.owner_id;
+    if (!stays) {
+      const field = r.kind === 'device' ? 'assigned_interface' : 'assigned_vm_interface';
+      throw fieldError(field, `This address is the ${r.slot} of ${r.kind} ${r.name}; it must stay on one of its interfaces. Unset ${r.slot} there first.`);
+    }
+  }
+}
+
+/**
+ * 802.1Q modes (NetBox's rule): an untagged VLAN needs a mode, tagged VLANs need mode `tagged`. Works on the
+ * merged state so a PATCH of one field is checked against the stored others.
+ */
+export async function checkVlanMode(
+  tx: Kysely<DB>,
+  input: Record<string, unknown>,
+  existing: Row | null,
+  joinTable: { table: string; from: string },
+): Promise<void> {
+  const mode = 'mode' in input ? input.mode : (existing?.mode ?? null);
+  const untagged = 'untagged_vlan' in input ? input.untagged_vlan : (existing?.untagged_vlan_id ?? null);
+  let taggedCount: number;
+  if ('tagged_vlans' in input) taggedCount = (input.tagged_vlans as string[]).length;
+  else if (existing) {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(joinTable.table)} WHERE ${sql.ref(joinTable.from)} = ${existing.id}`.execute(tx);
+    taggedCount = rows[0]!.n;
+  } else taggedCount = 0;
+  const errors = new ErrorCollector();
+  if (untagged && !mode) errors.add('untagged_vlan', 'An untagged VLAN needs an 802.1Q mode (access, tagged or tagged-all).');
+  if (taggedCount > 0 && mode !== 'tagged') {
+    errors.add('tagged_vlans', `Tagged VLANs need mode "tagged" (the mode is ${mode ? `"${String(mode)}"` : 'not set'}).`);
+  }
+  errors.throwIfAny();
+}
+
+/** The address's containing prefix: longest match in the same VRF (global table = no VRF), one query per page. */
+export const containingPrefixField: ComputedField = {
+  label: 'Prefix',
+  kind: 'object',
+  schema: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] },
+  async load({ db, ctx, rows, origin }) {
+    const out = new Map<string, unknown>();
+    if (rows.length === 0) return out;
+    const prefixModel = requireModel('ipam.prefix');
+    const ids = rows.map((r) => String(r.id));
+    // host(address)::inet: containment of the address itself, whatever mask length the address carries.
+    const { rows: found } = await sql<Row>`SELECT DISTINCT ON (a.id) a.id AS owner, p.*
+      FROM ip_addresses a
+      JOIN prefixes p ON p.tenant_id = a.tenant_id AND p.vrf_id IS NOT DISTINCT FROM a.vrf_id AND p.prefix >>= host(a.address)::inet
+      WHERE a.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, prefixModel, 'p')}
+      ORDER BY a.id, masklen(p.prefix) DESC`.execute(db);
+    for (const r of found) out.set(String(r.owner), briefObject(prefixModel, r, origin));
+    return out;
+  },
+};
+
+export const familyField: ComputedField = {
+  label: 'Family',
+  kind: 'number',
+  schema: { type: 'integer', enum: [4, 6] },
+  async load({ rows }) {
+    const out = new Map<string, unknown>();
+    for (const r of rows) {
+      const v = r.address ?? r.prefix;
+      if (typeof v === 'string') out.set(String(r.id), familyOf(v));
+    }
+    return out;
+  },
+};
+
+/** `dcim.interface`, `virtualization.vminterface` or null: which of the two assignment columns is set. */
+export const assignedObjectTypeField: ComputedField = {
+  label: 'Assigned object type',
+  kind: 'string',
+  schema: { type: ['string', 'null'], enum: ['dcim.interface', 'virtualization.vminterface', null] },
+  async load({ rows }) {
+    const out = new Map<string, unknown>();
+    for (const r of rows) {
+      if (r.assigned_interface_id) out.set(String(r.id), 'dcim.interface');
+      else if (r.assigned_vm_interface_id) out.set(String(r.id), 'virtualization.vminterface');
+    }
+    return out;
+  },
+};
+
+/** The assigned interface with its parent device or VM: one query per kind for the page. */
+export const assignedObjectField: ComputedField = {
+  label: 'Assigned object',
+  kind: 'object',
+  schema: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] },
+  async load({ db, ctx, rows, origin }) {
+    const out = new Map<string, unknown>();
+    const ifaceIds = [...new Set(rows.map((r) => r.assigned_interface_id).filter((v): v is string => typeof v === 'string'))];
+    const vmIfaceIds = [...new Set(rows.map((r) => r.assigned_vm_interface_id).filter((v): v is string => typeof v === 'string'))];
+    const briefs = new Map<string, unknown>();
+    if (ifaceIds.length) {
+      const ifModel = requireModel('dcim.interface');
+      const devModel = requireModel('dcim.device');
+      const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
+        SELECT i.id, i.name, d.id AS parent_id, d.name AS parent_name FROM interfaces i JOIN devices d ON d.id = i.device_id
+        WHERE i.id = ANY(${ifaceIds}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
+      for (const f of found) {
+        briefs.set(f.id, {
+          id: f.id,
+          url: objectUrl(ifModel, f.id, origin),
+          display: f.name,
+          name: f.name,
+          device: { id: f.parent_id, url: objectUrl(devModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
+        });
+      }
+    }
+    if (vmIfaceIds.length) {
+      const ifModel = requireModel('virtualization.vminterface');
+      const vmModel = requireModel('virtualization.virtualmachine');
+      const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
+        SELECT i.id, i.name, v.id AS parent_id, v.name AS parent_name FROM vm_interfaces i JOIN virtual_machines v ON v.id = i.virtual_machine_id
+        WHERE i.id = ANY(${vmIfaceIds}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
+      for (const f of found) {
+        briefs.set(f.id, {
+          id: f.id,
+          url: objectUrl(ifModel, f.id, origin),
+          display: f.name,
+          name: f.name,
+          virtual_machine: { id: f.parent_id, url: objectUrl(vmModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
+        });
+      }
+    }
+    for (const r of rows) {
+      const target = (r.assigned_interface_id ?? r.assigned_vm_interface_id) as string | null;
+      if (target && briefs.has(target)) out.set(String(r.id), briefs.get(target));
+    }
+    return out;
+  },
+};
+
+export function hostOnlyError(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const parsed = parseInet(value);
+  if (!parsed) return null;
+  const max = parsed.addr.kind() === 'ipv4' ? 32 : 128;
+  return parsed.len === max ? null : `Give a host address without a mask (e.g. ${hostOf(value)}).`;
+}

@@ -1,0 +1,84 @@
+// Virtualisation: clusters, virtual machines and their interfaces. A VM is rendered like a device (config
+// template, primary IPs, routing), so its fields follow the device's.
+import { defineModel } from '../core/registry.ts';
+import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
+import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
+import { primaryIpField } from '../dcim/service.ts';
+
+const MAC_RE = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
+
+export const clusterModel = defineModel({
+  name: 'virtualization.cluster',
+  table: 'clusters',
+  path: '/api/clusters/',
+  label: 'cluster',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    type: { kind: 'string', maxLength: 100, default: '', help: 'Hypervisor or platform, e.g. VMware vSphere, Proxmox, KVM.' },
+    site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    tags: { kind: 'tags' },
+  },
+  searchFields: ['name', 'type', 'description'],
+  defaultOrdering: ['name'],
+});
+
+export const virtualMachineModel = defineModel({
+  name: 'virtualization.virtualmachine',
+  table: 'virtual_machines',
+  path: '/api/virtual-machines/',
+  label: 'virtual machine',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 64, unique: true },
+    cluster: { kind: 'fk', target: 'virtualization.cluster', nullable: true, onDelete: 'protect' },
+    site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
+    role: { kind: 'fk', target: 'dcim.devicerole', nullable: true, onDelete: 'protect' },
+    platform: { kind: 'fk', target: 'dcim.platform', nullable: true, onDelete: 'set_null' },
+    status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this VM\'s interfaces.' },
+    primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this VM\'s interfaces.' },
+    config_template: { kind: 'uuid', nullable: true, help: 'The export template that renders this VM\'s configuration.' },
+    comments: { kind: 'text', default: '' },
+    tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
+  },
+  computed: { primary_ip: primaryIpField },
+  searchFields: ['name', 'comments'],
+  defaultOrdering: ['name'],
+  hooks: {
+    async validate({ tx, ctx, input, existing }) {
+      await checkStatusAvailable(tx, ctx.tenantId, 'virtualization.virtualmachine', input.status);
+      await checkPrimaryIps(tx, ctx, { kind: 'vm', id: existing ? String(existing.id) : null, label: 'virtual machine' }, input);
+    },
+    afterCreate: (args) => applyDefaultStatus(args),
+  },
+});
+
+export const vmInterfaceModel = defineModel({
+  name: 'virtualization.vminterface',
+  table: 'vm_interfaces',
+  path: '/api/vm-interfaces/',
+  label: 'VM interface',
+  tenantScoped: true,
+  fields: {
+    virtual_machine: { kind: 'fk', target: 'virtualization.virtualmachine', onDelete: 'cascade' },
+    name: { kind: 'string', maxLength: 64 },
+    enabled: { kind: 'boolean', default: true },
+    mtu: { kind: 'integer', label: 'MTU', nullable: true, min: 1, max: 65536 },
+    mac_address: { kind: 'string', label: 'MAC address', maxLength: 17, nullable: true, pattern: MAC_RE, patternMessage: 'Enter a MAC address like 00:1a:2b:3c:4d:5e.' },
+    description: { kind: 'string', maxLength: 200, default: '' },
+    mode: { kind: 'choice', label: '802.1Q mode', vocabulary: 'interface_modes', nullable: true },
+    untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },
+    tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id', to: 'vlan_id' } },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['virtual_machine', 'name'],
+  hooks: {
+    async validate({ tx, input, existing }) {
+      await checkVlanMode(tx, input, existing, { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id' });
+    },
+  },
+});
