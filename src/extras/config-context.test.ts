@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+import { createDevice, created, inventoryBasics } from '../../test/helpers/inventory.ts';
+import { deepMerge, renderConfigContexts } from './config-context.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('deepMerge', () => {
+  it('merges mappings key by key and replaces everything else with a copy', () => {
+    const layer = { ntp: { servers: ['b'] }, snmp: { community: 'x' }, list: [1] };
+    const out = deepMerge({ ntp: { servers: ['a'], prefer: true }, snmp: 'off', keep: 1 }, layer);
+    expect(out).toEqual({ ntp: { servers: ['b'], prefer: true }, snmp: { community: 'x' }, list: [1], keep: 1 });
+    (out.list as number[]).push(2);
+    expect(layer.list).toEqual([1]);
+  });
+});
+
+describe('config contexts', () => {
+  it('refuses data that is not an object', async () => {
+    const alice = h.as('alice');
+    for (const data of [[1, 2], 'text', 3, null]) {
+      const res = await alice.post('/api/config-contexts/', { name: 'bad', data });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toHaveProperty('data');
+    }
+    expect((await alice.get('/api/config-contexts/?name=bad')).json().count).toBe(0);
+  });
+
+  it('merges matching contexts by weight then name, with region ancestors', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const europe = await created(alice, '/api/regions/', { name: 'Europe', slug: 'europe' });
+    const france = await created(alice, '/api/regions/', { name: 'France', slug: 'france', parent: europe.id });
+    const paris = await created(alice, '/api/regions/', { name: 'Paris', slug: 'paris', parent: france.id });
+    const asia = await created(alice, '/api/regions/', { name: 'Asia', slug: 'asia' });
+    expect((await alice.patch(`/api/sites/${b.site}/`, { region: paris.id })).statusCode).toBe(200);
+    const device = await createDevice(alice, b, 'cc-1', { platform: b.platform });
+    const otherRole = await created(alice, '/api/device-roles/', { name: 'Other', slug: 'other' });
+
+    await created(alice, '/api/config-contexts/', { name: 'zz-base', weight: 100, data: { ntp: { servers: ['10.0.0.1'], prefer: true }, dns: ['1.1.1.1'] } });
+    await created(alice, '/api/config-contexts/', { name: 'aa-base', weight: 100, data: { ntp: { servers: ['10.0.0.2'] }, banner: 'first' } });
+    await created(alice, '/api/config-contexts/', { name: 'europe', weight: 500, regions: [europe.id], data: { dns: ['9.9.9.9'], ntp: { tz: 'CET' } } });
+    await created(alice, '/api/config-contexts/', { name: 'asia', regions: [asia.id], data: { dns: ['8.8.8.8'] } });
+    await created(alice, '/api/config-contexts/', { name: 'role-match', roles: [b.role], platforms: [b.platform], data: { banner: 'role' } });
+    await created(alice, '/api/config-contexts/', { name: 'role-miss', roles: [otherRole.id], data: { banner: 'nope' } });
+    await created(alice, '/api/config-contexts/', { name: 'and-miss', roles: [b.role], sites: [], regions: [asia.id], data: { banner: 'nope' } });
+    await created(alice, '/api/config-contexts/', { name: 'inactive', is_active: false, weight: 9999, data: { banner: 'off' } });
+
+    const res = await alice.get(`/api/devices/${device.id}/config-context/`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      applied: ['aa-base', 'zz-base', 'europe', 'role-match'],
+      rendered: { ntp: { servers: ['10.0.0.1'], prefer: true, tz: 'CET' }, dns: ['9.9.9.9'], banner: 'role' },
+    });
+    // Moving the site out of the region tree drops the regional context.
+    await alice.patch(`/api/sites/${b.site}/`, { region: null });
+    expect((await alice.get(`/api/devices/${device.id}/config-context/`)).json().applied).toEqual(['aa-base', 'zz-base', 'role-match']);
+  });
+
+  it('evaluates many devices with a constant number of queries', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const region = await created(alice, '/api/regions/', { name: 'Bulk', slug: 'bulk' });
+    await alice.patch(`/api/sites/${b.site}/`, { region: region.id });
+    const subjects = [];
+    for (let i = 0; i < 5; i++) {
+      const d = await createDevice(alice, b, `bulk-${i}`);
+      subjects.push({ id: d.id, siteId: b.site, roleId: b.role, platformId: null });
+    }
+    await created(alice, '/api/config-contexts/', { name: 'bulk-region', regions: [region.id], data: { x: 1 } });
+    const before = h.database.queryCount();
+    const out = await renderConfigContexts(h.database.db, h.tenants.a, subjects);
+    expect(h.database.queryCount() - before).toBe(2);
+    for (const s of subjects) expect(out.get(s.id)!.rendered.x).toBe(1);
+  });
+
+  it('keeps tenants apart', async () => {
+    const alice = h.as('alice');
+    const bob = h.as('bob');
+    const b = await inventoryBasics(alice);
+    const res = await bob.post('/api/config-contexts/', { name: 'steal', sites: [b.site], data: {} });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toHaveProperty('sites');
+    const bobBasics = await inventoryBasics(bob);
+    const bobDevice = await createDevice(bob, bobBasics, 'bob-1');
+    expect((await bob.get(`/api/devices/${bobDevice.id}/config-context/`)).json().applied).toEqual([]);
+  });
+
+  it('refuses a region placed under its own child', async () => {
+    const alice = h.as('alice');
+    const top = await created(alice, '/api/regions/', { name: 'Top', slug: 'top' });
+    const child = await created(alice, '/api/regions/', { name: 'Child', slug: 'child', parent: top.id });
+    const res = await alice.patch(`/api/regions/${top.id}/`, { parent: child.id });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toHaveProperty('parent');
+    expect((await alice.patch(`/api/regions/${top.id}/`, { parent: top.id })).statusCode).toBe(400);
+    const del = await alice.delete(`/api/regions/${top.id}/`);
+    expect(del.statusCode).toBe(409);
+  });
+});
