@@ -1,7 +1,7 @@
 // Binds positional and keyword arguments to a built-in's declared parameters, Python style.
 import { typeError } from './errors.ts';
 import type { FilterImpl, RenderState } from './state.ts';
-import type { Kwargs } from './values.ts';
+import { EMPTY_KWARGS, type Kwargs } from './values.ts';
 
 export const REQUIRED: unique symbol = Symbol('required');
 export type ParamSpec = (string | [string, unknown])[];
@@ -31,8 +31,25 @@ export function builtin(
 ): FilterImpl {
   if (spec.length === 0)
     return (state, value, args, kwargs) => {
-      if (args.length || Object.keys(kwargs).length) bindArgs(name, spec, args, kwargs);
+      if (args.length || kwargs !== EMPTY_KWARGS) bindArgs(name, spec, args, kwargs);
       return impl(state, value);
+    };
+  const n = spec.length;
+  const defaults = spec.map((p) => (typeof p === 'string' ? REQUIRED : p[1]));
+  const required = defaults.some((d) => d === REQUIRED);
+  if (n <= 4 && !required)
+    // Hot path for the common filters: positional arguments only, no array spread, no binding tables.
+    return (state, value, args, kwargs) => {
+      if (kwargs !== EMPTY_KWARGS || args.length > n) return impl(state, value, ...bindArgs(name, spec, args, kwargs));
+      const a = args.length;
+      return impl(
+        state,
+        value,
+        a > 0 ? args[0] : defaults[0],
+        a > 1 ? args[1] : defaults[1],
+        a > 2 ? args[2] : defaults[2],
+        a > 3 ? args[3] : defaults[3],
+      );
     };
   return (state, value, args, kwargs) => impl(state, value, ...bindArgs(name, spec, args, kwargs));
 }

@@ -112,15 +112,29 @@ function annotate(err: unknown, line: number, name: string | undefined): Templat
 
 /** Wraps an evaluator so any error it raises carries this line. */
 function lined(ev: Ev, line: number, name: string | undefined): Ev {
+  const onReject = (e: unknown): never => {
+    throw annotate(e, line, name);
+  };
   return (f) => {
     try {
       const v = ev(f);
-      if (v instanceof Promise) return v.catch((e: unknown) => Promise.reject(annotate(e, line, name)));
+      // Annotating a rejection costs one more Promise: only done for expressions that really went async.
+      if (v instanceof Promise) return v.then(undefined, onReject);
       return v;
     } catch (e) {
       throw annotate(e, line, name);
     }
   };
+}
+
+/** Applies fn to a and b, awaiting only those that are Promises (Promise.all only when both are). */
+function then2<R>(a: unknown, b: unknown, fn: (x: unknown, y: unknown) => R): R | Promise<R> {
+  if (a instanceof Promise) {
+    if (b instanceof Promise) return Promise.all([a, b]).then(([x, y]) => fn(x, y));
+    return a.then((x) => fn(x, b));
+  }
+  if (b instanceof Promise) return b.then((y) => fn(a, y));
+  return fn(a, b);
 }
 
 function allMaybe(vals: unknown[]): unknown[] | Promise<unknown[]> {
@@ -186,7 +200,18 @@ export class Compiler {
         };
       }
       case 'Print': {
-        const ev = lined(this.expr(s.expr), s.line, name);
+        const raw = this.expr(s.expr);
+        const line = s.line;
+        const onReject = (e: unknown): never => {
+          throw annotate(e, line, name);
+        };
+        const ev: Ev = (f) => {
+          try {
+            return raw(f);
+          } catch (e) {
+            throw annotate(e, line, name);
+          }
+        };
         if (this.autoescape)
           return (f, out) => {
             const v = ev(f);
@@ -194,7 +219,7 @@ export class Compiler {
               return v.then((x) => {
                 out.write(escape(x).s);
                 return undefined;
-              });
+              }, onReject);
             out.write(escape(v).s);
             return undefined;
           };
@@ -203,20 +228,32 @@ export class Compiler {
           if (typeof v === 'string') out.write(v);
           else if (v instanceof Promise)
             return v.then((x) => {
-              out.write(toStr(x));
+              out.write(typeof x === 'string' ? x : toStr(x));
               return undefined;
-            });
+            }, onReject);
           else out.write(toStr(v));
           return undefined;
         };
       }
       case 'If': {
-        const test = lined(this.expr(s.test), s.line, name);
+        const rawTest = this.expr(s.test);
+        const line = s.line;
+        const test: Ev = (f) => {
+          try {
+            return rawTest(f);
+          } catch (e) {
+            throw annotate(e, line, name);
+          }
+        };
+        const onReject = (e: unknown): never => {
+          throw annotate(e, line, name);
+        };
         const body = this.compileBody(s.body);
         const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
         return (f, out) => {
           const t = test(f);
-          if (t instanceof Promise) return t.then((x) => (truthy(x) ? body(f, out) : orelse ? orelse(f, out) : undefined));
+          if (t instanceof Promise)
+            return t.then((x) => (truthy(x) ? body(f, out) : orelse ? orelse(f, out) : undefined), onReject);
           return truthy(t) ? body(f, out) : orelse ? orelse(f, out) : undefined;
         };
       }
@@ -252,7 +289,7 @@ export class Compiler {
       case 'Macro': {
         const macro = this.macroFactory(s.name, s.args, s.defaults, s.body);
         return (f) => {
-          f.vars.set(s.name, macro(f));
+          f.set(s.name, macro(f));
           return undefined;
         };
       }
@@ -371,7 +408,7 @@ export class Compiler {
     if (t.type === 'Name') {
       const n = t.name;
       return (f, v) => {
-        f.vars.set(n, v === undefined ? new Undefined(null) : v);
+        f.set(n, v === undefined ? new Undefined(null) : v);
       };
     }
     if (t.type === 'NSRef') {
@@ -394,83 +431,19 @@ export class Compiler {
 
   private forLoop(s: Extract<Stmt, { type: 'For' }>): Ex {
     const name = this.templateName;
-    const iterEv = lined(this.expr(s.iter), s.line, name);
-    const filterEv = s.filter ? lined(this.expr(s.filter), s.line, name) : null;
-    const body = this.compileBody(s.body);
-    const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
-    const assign = this.assigner(s.target);
-    const assignLine = s.line;
-    const usesLoop = usesName(s.body, 'loop') || s.recursive;
-    const locals = assignedNames(s.body);
-    const recursive = s.recursive;
-
-    // Runs one loop over `value` in a child of `outer`, writing to `out`; returns whether it iterated.
-    const run = (outer: Frame, value: unknown, out: Out, depth0: number): boolean | Promise<boolean> => {
-      const state = outer.state;
-      const frame = outer.child();
-      const loop = usesLoop
-        ? new LoopContext(
-            depth0,
-            recursive
-              ? (v: unknown) => {
-                  const buf = new Out(state.limits.maxOutputBytes);
-                  if (state.depth >= state.limits.maxRecursionDepth)
-                    throw new TemplateError('limit', `maximum recursion depth of ${state.limits.maxRecursionDepth} exceeded in recursive loop`);
-                  state.depth++;
-                  const r = run(outer, v, buf, depth0 + 1);
-                  const done = (): string => {
-                    state.depth--;
-                    return buf.take();
-                  };
-                  if (r instanceof Promise)
-                    return r.then(done, (e: unknown) => {
-                      state.depth--;
-                      throw e;
-                    });
-                  return done();
-                }
-              : null,
-          )
-        : null;
-      const setItem = (item: unknown): void => {
-        if (locals.length) for (const n of locals) frame.vars.delete(n);
-        try {
-          assign(frame, item);
-        } catch (e) {
-          throw annotate(e, assignLine, name);
-        }
-        if (loop) frame.vars.set('loop', loop);
-      };
-      const src = iterable(value);
-      if (Array.isArray(src)) {
-        const prepared = filterEv ? prefilter(outer, src, assign, filterEv) : src;
-        const go = (arr: unknown[]): boolean | Promise<boolean> => {
-          if (loop) loop.arr = arr;
-          const r = runArray(frame, out, arr, 0, loop, setItem, body);
-          if (r instanceof Promise) return r.then(() => arr.length > 0);
-          return arr.length > 0;
-        };
-        return prepared instanceof Promise ? prepared.then(go) : go(prepared);
-      }
-      return runStream(frame, outer, out, src, loop, setItem, body, filterEv ? { assign, ev: filterEv } : null);
-    };
-
-    return (f, out) => {
-      const v = iterEv(f);
-      const start = (x: unknown): Flow => {
-        let iterated: boolean | Promise<boolean>;
-        try {
-          iterated = run(f, x, out, 0);
-        } catch (e) {
-          throw annotate(e, s.line, name);
-        }
-        if (iterated instanceof Promise)
-          return iterated.then((it) => (!it && orelse ? stripFlow(orelse(f.child(), out)) : undefined));
-        if (!iterated && orelse) return stripFlow(orelse(f.child(), out));
-        return undefined;
-      };
-      return v instanceof Promise ? v.then(start) : start(v);
-    };
+    const runner = new LoopRunner(
+      lined(this.expr(s.iter), s.line, name),
+      s.filter ? lined(this.expr(s.filter), s.line, name) : null,
+      this.compileBody(s.body),
+      s.orelse.length ? this.compileBody(s.orelse) : null,
+      this.assigner(s.target),
+      usesName(s.body, 'loop') || s.recursive,
+      assignedNames(s.body),
+      s.recursive,
+      s.line,
+      name,
+    );
+    return (f, out) => runner.exec(f, out);
   }
 
   // ---------------------------------------------------------------- expressions
@@ -484,7 +457,7 @@ export class Compiler {
       case 'Name': {
         const n = e.name;
         return (f) => {
-          const v = f.vars.get(n);
+          const v = f.get(n);
           return v !== undefined ? v : lookup(f, n);
         };
       }
@@ -566,6 +539,7 @@ export class Compiler {
         const attr = e.attr;
         if (isUnsafeName(attr) || attr === 'items' || attr === 'keys' || attr === 'values' || attr === 'get')
           return (f) => then1(obj(f), (o) => getAttr(o, attr));
+        const shadowed = DICT_METHOD_NAMES.has(attr);
         return (f) => {
           const o = obj(f);
           // Fast path: an own data key of a plain JSON-like object (never a host object).
@@ -577,7 +551,7 @@ export class Compiler {
             hasOwn.call(o, attr)
           ) {
             const v = (o as Record<string, unknown>)[attr];
-            if (v !== undefined && typeof v !== 'function' && !DICT_METHOD_NAMES.has(attr)) return v;
+            if (v !== undefined && typeof v !== 'function' && !shadowed) return v;
           }
           return o instanceof Promise ? o.then((x) => getAttr(x, attr)) : getAttr(o, attr);
         };
@@ -596,8 +570,7 @@ export class Compiler {
         return (f) => {
           const o = obj(f);
           const k = key(f);
-          if (o instanceof Promise || k instanceof Promise)
-            return Promise.all([o, k]).then(([x, y]) => getItem(x, y));
+          if (o instanceof Promise || k instanceof Promise) return then2(o, k, getItem);
           return getItem(o, k);
         };
       }
@@ -642,7 +615,7 @@ export class Compiler {
     return (f) => {
       const a = l(f);
       const b = r(f);
-      if (a instanceof Promise || b instanceof Promise) return Promise.all([a, b]).then(([x, y]) => fn(x, y, f));
+      if (a instanceof Promise || b instanceof Promise) return then2(a, b, (x, y) => fn(x, y, f));
       return fn(a, b, f);
     };
   }
@@ -686,7 +659,7 @@ export class Compiler {
       return (f) => {
         const a = first(f);
         const b = ev(f);
-        if (a instanceof Promise || b instanceof Promise) return Promise.all([a, b]).then(([x, y]) => cmp(op, x, y));
+        if (a instanceof Promise || b instanceof Promise) return then2(a, b, (x, y) => cmp(op, x, y));
         return cmp(op, a, b);
       };
     }
@@ -743,7 +716,7 @@ export class Compiler {
         const o = objEv(f);
         const a = argsEv(f);
         if (o instanceof Promise || a instanceof Promise)
-          return Promise.all([o, a]).then(([obj, [args, kwargs]]) => callMethod(obj, name, args, withCaller(f, kwargs), f.state));
+          return then2(o, a, (obj, y) => callMethod(obj, name, (y as [unknown[], Kwargs])[0], withCaller(f, (y as [unknown[], Kwargs])[1]), f.state));
         return callMethod(o, name, a[0], withCaller(f, a[1]), f.state);
       };
     }
@@ -752,7 +725,7 @@ export class Compiler {
       const fn = fnEv(f);
       const a = argsEv(f);
       if (fn instanceof Promise || a instanceof Promise)
-        return Promise.all([fn, a]).then(([x, [args, kwargs]]) => callValue(x, args, withCaller(f, kwargs), f.state));
+        return then2(fn, a, (x, y) => callValue(x, (y as [unknown[], Kwargs])[0], withCaller(f, (y as [unknown[], Kwargs])[1]), f.state));
       return callValue(fn, a[0], withCaller(f, a[1]), f.state);
     };
   }
@@ -766,7 +739,7 @@ export class Compiler {
       const v = inner(f);
       const a = argsEv(f);
       if (v instanceof Promise || a instanceof Promise)
-        return Promise.all([v, a]).then(([x, [args, kwargs]]) => impl(f.state, x, args, kwargs));
+        return then2(v, a, (x, y) => impl(f.state, x, (y as [unknown[], Kwargs])[0], (y as [unknown[], Kwargs])[1]));
       return impl(f.state, v, a[0], a[1]);
     };
   }
@@ -802,7 +775,7 @@ export class Compiler {
       const v = inner(f);
       const a = argsEv(f);
       if (v instanceof Promise || a instanceof Promise)
-        return Promise.all([v, a]).then(([x, [args, kwargs]]) => then1(impl(f.state, x, args, kwargs), truthy));
+        return then2(v, a, (x, y) => then1(impl(f.state, x, (y as [unknown[], Kwargs])[0], (y as [unknown[], Kwargs])[1]), truthy));
       return then1(impl(f.state, v, a[0], a[1]), truthy);
     };
   }
@@ -879,65 +852,161 @@ function prefilter(
   return out;
 }
 
-function runArray(
-  frame: Frame,
-  out: Out,
-  arr: unknown[],
-  start: number,
-  loop: LoopContext | null,
-  setItem: (item: unknown) => void,
-  body: Ex,
-): Flow {
+/**
+ * One compiled for statement. Written as a class with methods rather than closures made per run: a nested loop
+ * runs once per outer row, and closure creation (plus the name bookkeeping transpilers add to named closures)
+ * showed up as a large share of render time.
+ */
+class LoopRunner {
+  constructor(
+    private readonly iterEv: Ev,
+    private readonly filterEv: Ev | null,
+    private readonly body: Ex,
+    private readonly orelse: Ex | null,
+    private readonly assign: (f: Frame, v: unknown) => void,
+    private readonly usesLoop: boolean,
+    private readonly locals: string[],
+    private readonly recursive: boolean,
+    private readonly line: number,
+    private readonly name: string | undefined,
+  ) {}
+
+  exec(f: Frame, out: Out): Flow {
+    const v = this.iterEv(f);
+    if (v instanceof Promise) return v.then((x) => this.start(f, out, x));
+    return this.start(f, out, v);
+  }
+
+  private start(f: Frame, out: Out, value: unknown): Flow {
+    let iterated: boolean | Promise<boolean>;
+    try {
+      iterated = this.run(f, value, out, 0);
+    } catch (e) {
+      throw annotate(e, this.line, this.name);
+    }
+    if (iterated instanceof Promise)
+      return iterated.then(
+        (it) => (!it && this.orelse ? stripFlow(this.orelse(f.child(), out)) : undefined),
+        (e: unknown) => Promise.reject(annotate(e, this.line, this.name)),
+      );
+    if (!iterated && this.orelse) return stripFlow(this.orelse(f.child(), out));
+    return undefined;
+  }
+
+  /** Runs the loop over `value` in a child scope of `outer`; answers whether the body ran at least once. */
+  run(outer: Frame, value: unknown, out: Out, depth0: number): boolean | Promise<boolean> {
+    const frame = outer.child();
+    const loop = this.usesLoop ? new LoopContext(depth0, this.recursive ? new Recursion(this, outer, depth0) : null) : null;
+    const src = iterable(value);
+    if (Array.isArray(src)) {
+      const prepared = this.filterEv ? prefilter(outer, src, this.assign, this.filterEv) : src;
+      if (prepared instanceof Promise) return prepared.then((arr) => this.runPrepared(frame, out, arr, loop));
+      return this.runPrepared(frame, out, prepared, loop);
+    }
+    return runStream(this, frame, outer, out, src, loop, this.filterEv ? { assign: this.assign, ev: this.filterEv } : null);
+  }
+
+  private runPrepared(frame: Frame, out: Out, arr: unknown[], loop: LoopContext | null): boolean | Promise<boolean> {
+    if (loop) loop.arr = arr;
+    const r = runArray(this, frame, out, arr, 0, loop);
+    if (r instanceof Promise) return r.then(() => arr.length > 0);
+    return arr.length > 0;
+  }
+
+  setItem(frame: Frame, loop: LoopContext | null, item: unknown): void {
+    const locals = this.locals;
+    for (let i = 0; i < locals.length; i++) frame.delete(locals[i]);
+    try {
+      this.assign(frame, item);
+    } catch (e) {
+      throw annotate(e, this.line, this.name);
+    }
+    if (loop) frame.set('loop', loop);
+  }
+
+  runBody(frame: Frame, out: Out): Flow {
+    return this.body(frame, out);
+  }
+}
+
+/** `loop(children)` of a recursive loop: renders the same loop one level deeper and returns the text. */
+class Recursion {
+  constructor(
+    private readonly runner: LoopRunner,
+    private readonly outer: Frame,
+    private readonly depth0: number,
+  ) {}
+  call(v: unknown): unknown {
+    const state = this.outer.state;
+    if (state.depth >= state.limits.maxRecursionDepth)
+      throw new TemplateError('limit', `maximum recursion depth of ${state.limits.maxRecursionDepth} exceeded in recursive loop`);
+    const buf = new Out(state.limits.maxOutputBytes);
+    state.depth++;
+    let r: boolean | Promise<boolean>;
+    try {
+      r = this.runner.run(this.outer, v, buf, this.depth0 + 1);
+    } catch (e) {
+      state.depth--;
+      throw e;
+    }
+    if (r instanceof Promise)
+      return r.then(
+        () => {
+          state.depth--;
+          return buf.take();
+        },
+        (e: unknown) => {
+          state.depth--;
+          throw e;
+        },
+      );
+    state.depth--;
+    return buf.take();
+  }
+}
+
+function runArray(runner: LoopRunner, frame: Frame, out: Out, arr: unknown[], start: number, loop: LoopContext | null): Flow {
   const state = frame.state;
   const n = arr.length;
   for (let i = start; i < n; i++) {
     if (loop) loop.index0 = i;
-    setItem(arr[i]);
-    const r = body(frame, out);
+    runner.setItem(frame, loop, arr[i]);
+    const r = runner.runBody(frame, out);
     if (r !== undefined) {
       if (r === BREAK) return undefined;
       if (r instanceof Promise) {
         const next = i + 1;
-        return r.then((x) => (x === BREAK ? undefined : afterIteration(frame, out, arr, next, loop, setItem, body)));
+        return r.then((x) => (x === BREAK ? undefined : afterIteration(runner, frame, out, arr, next, loop)));
       }
     }
     const t = state.tick();
-    if (t) {
+    if (t !== undefined) {
       const next = i + 1;
-      return t.then(() => runArray(frame, out, arr, next, loop, setItem, body));
+      return t.then(() => runArray(runner, frame, out, arr, next, loop));
     }
     if (out.wantFlush) {
       const next = i + 1;
-      return out.flush().then(() => runArray(frame, out, arr, next, loop, setItem, body));
+      return out.flush().then(() => runArray(runner, frame, out, arr, next, loop));
     }
   }
   return undefined;
 }
 
-function afterIteration(
-  frame: Frame,
-  out: Out,
-  arr: unknown[],
-  next: number,
-  loop: LoopContext | null,
-  setItem: (item: unknown) => void,
-  body: Ex,
-): Flow {
+function afterIteration(runner: LoopRunner, frame: Frame, out: Out, arr: unknown[], next: number, loop: LoopContext | null): Flow {
   const t = frame.state.tick();
-  if (t) return t.then(() => runArray(frame, out, arr, next, loop, setItem, body));
-  if (out.wantFlush) return out.flush().then(() => runArray(frame, out, arr, next, loop, setItem, body));
-  return runArray(frame, out, arr, next, loop, setItem, body);
+  if (t) return t.then(() => runArray(runner, frame, out, arr, next, loop));
+  if (out.wantFlush) return out.flush().then(() => runArray(runner, frame, out, arr, next, loop));
+  return runArray(runner, frame, out, arr, next, loop);
 }
 
 /** A for loop over an async iterable: items are pulled one at a time (plus one look-ahead when `loop` is used). */
 async function runStream(
+  runner: LoopRunner,
   frame: Frame,
   outer: Frame,
   out: Out,
   src: AsyncIterable<unknown>,
   loop: LoopContext | null,
-  setItem: (item: unknown) => void,
-  body: Ex,
   filter: { assign: (f: Frame, v: unknown) => void; ev: Ev } | null,
 ): Promise<boolean> {
   const state = frame.state;
@@ -984,8 +1053,8 @@ async function runStream(
           return seen + 1 + (loop.next === NO_ITEM ? 0 : 1) + buffered.length;
         };
       }
-      setItem(cur);
-      let r: unknown = body(frame, out);
+      runner.setItem(frame, loop, cur);
+      let r: unknown = runner.runBody(frame, out);
       if (r instanceof Promise) r = await (r as Promise<unknown>);
       if (r === BREAK) break;
       const t = state.tick();

@@ -218,13 +218,13 @@ export class Template {
     const limits: Limits = this.env.options;
     const state = new RenderState({ filters: this.env.filters, tests: this.env.tests }, limits, opts.signal, this.name);
     const globals = new Frame(null, state);
-    for (const [k, v] of this.env.globals) globals.vars.set(k, v);
+    for (const [k, v] of this.env.globals) globals.set(k, v);
     const ctxFrame = new Frame(globals, state);
     if (context && typeof context === 'object') {
       for (const k of Object.keys(context)) {
         const v = context[k];
         if (v === undefined) continue;
-        ctxFrame.vars.set(k, typeof v === 'function' ? new Undefined(`'${k}' is a function and not available`, 'security') : v);
+        ctxFrame.set(k, typeof v === 'function' ? new Undefined(`'${k}' is a function and not available`, 'security') : v);
       }
     }
     const frame = new Frame(ctxFrame, state);

@@ -12,9 +12,15 @@ export type Flow = undefined | typeof BREAK | typeof CONTINUE | Promise<Flow>;
 export type Ev = (f: Frame) => unknown;
 export type Ex = (f: Frame, out: Out) => Flow;
 
-/** A scope. Lookups walk the parent chain up to the context and the environment's globals. */
+/**
+ * A scope. Lookups walk the parent chain up to the context and the environment's globals. The first name bound
+ * lives in a slot and a Map is only made for a second one: most loop scopes hold just the loop variable, and a
+ * nested loop runs once per outer row.
+ */
 export class Frame {
-  readonly vars = new Map<string, unknown>();
+  private k: string | null = null;
+  private v: unknown = undefined;
+  private m: Map<string, unknown> | null = null;
   constructor(
     readonly parent: Frame | null,
     readonly state: RenderState,
@@ -22,12 +28,34 @@ export class Frame {
   child(): Frame {
     return new Frame(this, this.state);
   }
+  /** JS undefined when not bound here. */
+  get(name: string): unknown {
+    if (name === this.k) return this.v;
+    return this.m === null ? undefined : this.m.get(name);
+  }
+  set(name: string, value: unknown): void {
+    if (this.k === null || this.k === name) {
+      this.k = name;
+      this.v = value;
+      return;
+    }
+    (this.m ??= new Map()).set(name, value);
+  }
+  has(name: string): boolean {
+    return name === this.k || (this.m !== null && this.m.has(name));
+  }
+  delete(name: string): void {
+    if (name === this.k) {
+      this.k = null;
+      this.v = undefined;
+    } else this.m?.delete(name);
+  }
 }
 
 export function lookup(f: Frame, name: string): unknown {
   let fr: Frame | null = f;
   do {
-    const v = fr.vars.get(name);
+    const v = fr.get(name);
     if (v !== undefined) return v;
     fr = fr.parent;
   } while (fr !== null);
@@ -80,7 +108,7 @@ export class LoopContext extends PyObject {
 
   constructor(
     readonly depth0: number,
-    readonly recurse: ((v: unknown) => unknown) | null,
+    readonly recurse: { call(v: unknown): unknown } | null,
   ) {
     super();
   }
@@ -150,7 +178,7 @@ export class LoopContext extends PyObject {
   override call(args: unknown[]): unknown {
     if (!this.recurse) throw typeError("Tried to call non recursive loop. Maybe you forgot the 'recursive' modifier.");
     if (args.length !== 1) throw typeError(`loop() takes exactly one argument (${args.length} given)`);
-    return this.recurse(args[0]);
+    return this.recurse.call(args[0]);
   }
 }
 
@@ -221,7 +249,7 @@ export class Macro extends PyObject {
     const extra = newDict();
     for (const k of Object.keys(kwargs)) {
       if (k === 'caller' && this.usesCaller && !this.args.includes('caller')) {
-        f.vars.set('caller', kwargs[k]);
+        f.set('caller', kwargs[k]);
         continue;
       }
       const i = this.args.indexOf(k);
@@ -230,52 +258,53 @@ export class Macro extends PyObject {
         extra.set(k, kwargs[k]);
       } else if (i < args.length) throw typeError(`macro '${this.name}' got multiple values for argument '${k}'`);
     }
-    if (this.usesCaller && !f.vars.has('caller')) f.vars.set('caller', new Undefined('No caller defined'));
-    if (this.catchVarargs) f.vars.set('varargs', tuple(args.slice(nargs)));
-    if (this.catchKwargs) f.vars.set('kwargs', extra);
+    if (this.usesCaller && !f.has('caller')) f.set('caller', new Undefined('No caller defined'));
+    if (this.catchVarargs) f.set('varargs', tuple(args.slice(nargs)));
+    if (this.catchKwargs) f.set('kwargs', extra);
     const firstDefault = nargs - this.defaults.length;
     let pending: Promise<unknown> | null = null;
     for (let i = 0; i < nargs; i++) {
       const name = this.args[i];
-      if (i < args.length) f.vars.set(name, args[i]);
-      else if (Object.prototype.hasOwnProperty.call(kwargs, name)) f.vars.set(name, kwargs[name]);
+      if (i < args.length) f.set(name, args[i]);
+      else if (Object.prototype.hasOwnProperty.call(kwargs, name)) f.set(name, kwargs[name]);
       else if (i >= firstDefault) {
         const d = this.defaults[i - firstDefault];
-        if (pending) pending = pending.then(async () => f.vars.set(name, await d(f)));
+        if (pending) pending = pending.then(async () => f.set(name, await d(f)));
         else {
           const v = d(f);
-          if (v instanceof Promise) pending = v.then((x) => f.vars.set(name, x));
-          else f.vars.set(name, v);
+          if (v instanceof Promise) pending = v.then((x) => f.set(name, x));
+          else f.set(name, v);
         }
-      } else f.vars.set(name, new Undefined(`parameter '${name}' was not provided`));
+      } else f.set(name, new Undefined(`parameter '${name}' was not provided`));
     }
-    const run = (): unknown => {
-      const out = new Out(state.limits.maxOutputBytes);
-      state.depth++;
-      let r: Flow;
-      try {
-        r = this.body(f, out);
-      } catch (err) {
-        state.depth--;
-        throw err;
-      }
-      if (r instanceof Promise)
-        return r.then(
-          () => {
-            state.depth--;
-            return out.take();
-          },
-          (err: unknown) => {
-            state.depth--;
-            throw err;
-          },
-        );
-      state.depth--;
-      return out.take();
-    };
     const t = state.tick();
-    if (pending || t) return Promise.all([pending, t]).then(run);
-    return run();
+    if (pending || t) return Promise.all([pending, t]).then(() => this.runBody(f, state));
+    return this.runBody(f, state);
+  }
+
+  private runBody(f: Frame, state: RenderState): unknown {
+    const out = new Out(state.limits.maxOutputBytes);
+    state.depth++;
+    let r: Flow;
+    try {
+      r = this.body(f, out);
+    } catch (err) {
+      state.depth--;
+      throw err;
+    }
+    if (r instanceof Promise)
+      return r.then(
+        () => {
+          state.depth--;
+          return out.take();
+        },
+        (err: unknown) => {
+          state.depth--;
+          throw err;
+        },
+      );
+    state.depth--;
+    return out.take();
   }
 }
 

@@ -315,6 +315,8 @@ export function typeName(v: unknown): string {
       return 'Undefined';
     case 'function':
       return 'function';
+    case 'symbol':
+      return 'Undefined';
   }
   if (v === null) return 'NoneType';
   if (v instanceof Markup) return 'Markup';
@@ -343,6 +345,7 @@ export function truthy(v: unknown): boolean {
     case 'number':
       return v !== 0;
     case 'undefined':
+    case 'symbol':
       return false;
   }
   if (v === null || v instanceof Undefined) return false;
