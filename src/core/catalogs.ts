@@ -149,8 +149,8 @@ export function listFields(model: ModelDef): ListField[] {
     const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
     out.push({ key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' });
   }
-  if (!excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields' });
-  if (!excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields' });
+  if (model.timestamps && !excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields' });
+  if (model.timestamps && !excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields' });
   return out;
 }
 

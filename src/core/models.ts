@@ -161,6 +161,7 @@ export const changeModel = defineModel({
   label: 'change',
   tenantScoped: true,
   displayField: 'object_repr',
+  timestamps: false,
   operations: { create: false, update: false, delete: false },
   fields: {
     time: { kind: 'datetime', readOnly: true },

@@ -105,6 +105,8 @@ export interface ModelDef {
   label: string;
   labelPlural: string;
   fields: Record<string, FieldDef>;
+  /** The table has `created` and `last_updated` (shown after the fields). */
+  timestamps: boolean;
   /** Derived read-only values shown after the fields. */
   computed: Record<string, ComputedField>;
   tenantScoped: boolean;
@@ -130,9 +132,9 @@ export interface ModelDef {
 
 export type ModelInput = Omit<
   ModelDef,
-  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField' | 'computed'
+  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps'
 > &
-  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField' | 'computed'>> & {
+  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps'>> & {
     operations?: Partial<ModelDef['operations']>;
   };
 
@@ -148,6 +150,7 @@ export function defineModel(input: ModelInput): ModelDef {
     listColumnsExclude: [],
     hooks: {},
     computed: {},
+    timestamps: true,
     labelPlural: `${input.label}s`,
     displayField: 'name' in input.fields ? 'name' : 'id',
     ...input,

@@ -42,8 +42,13 @@ const AUDIT_FIELDS: Record<string, FieldDef> = {
   last_updated: { kind: 'datetime' },
 };
 
+function auditField(model: ModelDef, key: string): FieldDef | undefined {
+  if (!model.timestamps && (key === 'created' || key === 'last_updated')) return undefined;
+  return AUDIT_FIELDS[key];
+}
+
 function filterableField(model: ModelDef, key: string): FieldDef | undefined {
-  const field = model.fields[key] ?? AUDIT_FIELDS[key];
+  const field = model.fields[key] ?? auditField(model, key);
   if (!field || field.secret || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return undefined;
   return field;
 }
@@ -247,7 +252,7 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
   for (const item of keys) {
     const desc = item.startsWith('-');
     const key = desc ? item.slice(1) : item;
-    const field = model.fields[key] ?? AUDIT_FIELDS[key];
+    const field = model.fields[key] ?? auditField(model, key);
     if (!field || !isColumnField(field) || field.secret || field.writeOnly || field.kind === 'json') {
       errors.add('ordering', `Cannot order by "${key}".`);
       continue;

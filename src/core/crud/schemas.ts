@@ -78,8 +78,10 @@ export function outputSchema(model: ModelDef): Schema {
     properties[key] = { ...nullable(valueSchema(field, false), field), description: field.help ?? fieldLabel(key, field) };
   }
   for (const [key, c] of Object.entries(model.computed)) properties[key] = { ...c.schema, readOnly: true, description: c.label ?? key };
-  properties.created = { type: 'string', format: 'date-time' };
-  properties.last_updated = { type: 'string', format: 'date-time' };
+  if (model.timestamps) {
+    properties.created = { type: 'string', format: 'date-time' };
+    properties.last_updated = { type: 'string', format: 'date-time' };
+  }
   return { type: 'object', properties };
 }
 
