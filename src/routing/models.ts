@@ -581,7 +581,7 @@ export const ospfInterfaceModel = defineModel({
     vm_interface: vmInterfaceRef,
     cost: { kind: 'integer', nullable: true, min: 1, max: 65535 },
     network_type: { kind: 'choice', choices: opts('broadcast', 'point-to-point', 'non-broadcast', 'point-to-multipoint'), nullable: true },
-    passive: { kind: 'boolean', nullable: true, help: 'Null follows the instance\'s passive_by_default.' },
+    passive: { kind: 'boolean', nullable: true, default: null, help: 'Null follows the instance\'s passive_by_default.' },
     priority: { kind: 'integer', nullable: true, min: 0, max: 255 },
     hello: { kind: 'integer', label: 'Hello interval (s)', nullable: true, min: 1, max: 65535 },
     dead: { kind: 'integer', label: 'Dead interval (s)', nullable: true, min: 1, max: 65535 },
