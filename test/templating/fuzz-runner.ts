@@ -4,6 +4,7 @@
 //   { t: 'start', id }                        before each case (the parent's watchdog uses it to spot hangs
 //                                             that block this process's event loop)
 //   { t: 'problem', id, problem, detail }     a case that broke a rule
+//   { t: 'end', id, ok }                      after each case: rendered (true) or failed cleanly
 //   { t: 'done', count, rendered, errors }    at the end
 // Rules checked here: a case renders to a string or fails with a TemplateError; a TemplateError of kind
 // 'runtime' wrapping a native JavaScript error is an engine bug in disguise (no host objects are
@@ -15,6 +16,12 @@ import { buildFuzzCases, type FuzzCase } from './fuzz-cases.ts';
 export interface StartMsg {
   t: 'start';
   id: number;
+}
+export interface EndMsg {
+  t: 'end';
+  id: number;
+  /** Rendered (true) or failed with an error (false). */
+  ok: boolean;
 }
 export interface ProblemMsg {
   t: 'problem';
@@ -28,7 +35,7 @@ export interface DoneMsg {
   rendered: number;
   errors: number;
 }
-export type RunnerMsg = StartMsg | ProblemMsg | DoneMsg;
+export type RunnerMsg = StartMsg | EndMsg | ProblemMsg | DoneMsg;
 
 const NATIVE_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError, EvalError, URIError];
 
@@ -105,6 +112,7 @@ for (let i = from; i < cases.length; i++) {
   if (r.ok) rendered += 1;
   else errors += 1;
   if (r.problem) await send({ t: 'problem', id: c.id, ...r.problem });
+  await send({ t: 'end', id: c.id, ok: r.ok });
 }
 await send({ t: 'done', count: cases.length - from, rendered, errors });
 process.exit(0);
