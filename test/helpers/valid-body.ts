@@ -26,6 +26,11 @@ export interface Override {
  * - core.journalentry: `object_type` + `object_id` name any tenant object (a plain uuid field, not an fk); the
  *   hook refuses ids that do not exist in the tenant, so we point it at a tag of the same tenant.
  * - users.permission: the grant string has a `<model>.<action>` grammar no generic string satisfies.
+ * - extras.status / extras.customfield: object types must name real models (with a status / custom fields),
+ *   and a custom field's default must fit its type.
+ * - dcim.interface: a MAC address has its own grammar; a physical type so cables may use it.
+ * - dcim.cable: each end needs its own, not yet cabled, physical interface.
+ * - dcim.devicetypeservice: protocol_ports maps protocols to port lists.
  */
 export const OVERRIDES: Record<string, Override> = {
   'core.journalentry': {
@@ -34,6 +39,24 @@ export const OVERRIDES: Record<string, Override> = {
   },
   'users.permission': {
     build: async (gen) => ({ permission: `generated${gen.next()}.view` }),
+  },
+  'extras.status': {
+    build: async () => ({ available_to: ['dcim.device'], default_for: [] }),
+  },
+  'extras.customfield': {
+    build: async () => ({ type: 'text', object_types: ['dcim.device'], default: null, choices: [] }),
+  },
+  'dcim.interface': {
+    build: async (gen) => ({ type: '1000base-t', mac_address: `02:00:00:00:${((gen.next() >> 8) & 255).toString(16).padStart(2, '0')}:${(gen.next() & 255).toString(16).padStart(2, '0')}` }),
+  },
+  'dcim.cable': {
+    build: async (gen, who) => ({
+      a_terminations: [await gen.ensureRow('dcim.interface', who, true)],
+      b_terminations: [await gen.ensureRow('dcim.interface', who, true)],
+    }),
+  },
+  'dcim.devicetypeservice': {
+    build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
   },
 };
 
