@@ -26,7 +26,9 @@ export function registerHealthRoutes(app: FastifyInstance): void {
       let maintenance = false;
       try {
         await sql`SELECT 1`.execute(db);
-        if (!migrations || Date.now() - migrations.at > MIGRATION_CACHE_MS) migrations = { state: await migrationState(db), at: Date.now() };
+        // A clock that stepped back (now < at) must not stretch the cache either.
+        const age = migrations ? Date.now() - migrations.at : Infinity;
+        if (!migrations || age > MIGRATION_CACHE_MS || age < 0) migrations = { state: await migrationState(db), at: Date.now() };
         maintenance = (await readMaintenance(db)).active;
       } catch {
         database = false;

@@ -17,7 +17,9 @@ function active(state: MaintenanceState): boolean {
 }
 
 export async function readMaintenance(db: Kysely<DB>, fresh = false): Promise<MaintenanceState & { active: boolean }> {
-  if (!fresh && cached && Date.now() - cached.at < CACHE_MS) return { ...cached.state, active: active(cached.state) };
+  const age = cached ? Date.now() - cached.at : Infinity;
+  // age < 0: the clock stepped back; re-read rather than trust a cache from the "future".
+  if (!fresh && cached && age >= 0 && age < CACHE_MS) return { ...cached.state, active: active(cached.state) };
   const { rows } = await sql<{ value: MaintenanceState }>`SELECT value FROM system_state WHERE key = 'maintenance'`.execute(db);
   const state = rows[0]?.value ?? { enabled: false, until: null, reason: '' };
   cached = { state, at: Date.now() };
