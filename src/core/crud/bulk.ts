@@ -13,7 +13,7 @@ import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { checkInput } from './input.ts';
 import { displayOf, type Row } from './serialize.ts';
-import { checkReferences, inUseMessage, protectedBy } from './write.ts';
+import { checkReferences, inUseMessage, mergeCustomFields, protectedBy, runCustomFieldsCheck } from './write.ts';
 import { translateDbError } from './db-errors.ts';
 
 export const MAX_BULK_IDS = 1000;
@@ -135,6 +135,12 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
   }
 }
 
+/** A 400 about one of many rows, with the row's name in each message so the caller knows which failed. */
+function namingRow(err: unknown, model: ModelDef, row: Row): unknown {
+  if (!(err instanceof ApiError) || err.status !== 400) return err;
+  return badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map((m) => `${displayOf(model, row)}: ${String(m)}`)])));
+}
+
 export interface BulkUpdateResult {
   updated: number;
   ids: string[];
@@ -184,15 +190,25 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
           try {
             await model.hooks.validate({ tx, ctx, model, input: patch, existing });
           } catch (err) {
-            // Name the row, so the caller knows which of many failed.
-            if (err instanceof ApiError && err.status === 400) {
-              throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [k, (Array.isArray(v) ? v : [v]).map((m) => `${displayOf(model, existing)}: ${String(m)}`)])));
-            }
-            throw err;
+            throw namingRow(err, model, existing);
           }
         }
       }
       await checkReferences(tx, ctx, model, [{ ...input, tags: [...addTags, ...removeTags] }]);
+      // Custom fields are checked as each row would store them (merged), naming the row that fails; this costs
+      // a query per row, and only when the call changes custom fields.
+      for (const [key, field] of Object.entries(model.fields)) {
+        const col = columnOf(key, field);
+        if (field.kind !== 'custom_fields' || input.columns[col] === undefined) continue;
+        for (const existing of before) {
+          const values = mergeCustomFields(existing[col], input.columns[col] as Record<string, unknown>);
+          try {
+            await runCustomFieldsCheck({ tx, ctx, model, key, values, creating: false });
+          } catch (err) {
+            throw namingRow(err, model, existing);
+          }
+        }
+      }
       const tagsBefore = await tagSlugsOf(tx, model, rowIds);
       let after = before;
       const names = Object.keys(input.columns);

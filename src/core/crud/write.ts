@@ -110,6 +110,11 @@ export function setCustomFieldsCheck(check: CustomFieldsCheck): void {
   customFieldsCheck = check;
 }
 
+/** Runs the installed custom-field check (the values as they would be stored), if a domain installed one. */
+export async function runCustomFieldsCheck(args: Parameters<CustomFieldsCheck>[0]): Promise<Record<string, unknown>> {
+  return customFieldsCheck ? customFieldsCheck(args) : args.values;
+}
+
 /** PATCH semantics for custom fields: sent keys replace stored ones, a key sent as null is removed. */
 export function mergeCustomFields(stored: unknown, sent: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {}) };
