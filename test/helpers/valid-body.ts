@@ -50,10 +50,10 @@ export const OVERRIDES: Record<string, Override> = {
     build: async (gen) => ({ type: '1000base-t', mac_address: `02:00:00:00:${((gen.next() >> 8) & 255).toString(16).padStart(2, '0')}:${(gen.next() & 255).toString(16).padStart(2, '0')}` }),
   },
   'dcim.cable': {
-    build: async (gen, who) => ({
-      a_terminations: [await gen.ensureRow('dcim.interface', who, true)],
-      b_terminations: [await gen.ensureRow('dcim.interface', who, true)],
-    }),
+    build: async (gen, who) => {
+      const [a, b] = await uncabledInterfaces(gen, who, 2);
+      return { a_terminations: [a!], b_terminations: [b!] };
+    },
   },
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
@@ -61,6 +61,31 @@ export const OVERRIDES: Record<string, Override> = {
 };
 
 let counter = 0;
+
+const interfacePools = new WeakMap<BodyGenerator, Map<Creator, string[]>>();
+
+/**
+ * Interfaces of `who`'s tenant that no cable uses. Built in batches and reused while free, so building a cable
+ * body (which the suites do between "before" and "after" snapshots) normally writes nothing.
+ */
+async function uncabledInterfaces(gen: BodyGenerator, who: Creator, n: number): Promise<string[]> {
+  const pools = interfacePools.get(gen) ?? new Map<Creator, string[]>();
+  interfacePools.set(gen, pools);
+  const pool = pools.get(who) ?? [];
+  pools.set(who, pool);
+  const { rows } = await sql<{ id: string }>`SELECT interface_id AS id FROM cable_a_terminations WHERE interface_id = ANY(${pool}::uuid[])
+    UNION SELECT interface_id FROM cable_b_terminations WHERE interface_id = ANY(${pool}::uuid[])`.execute(gen.h.database.db);
+  const cabled = new Set(rows.map((r) => r.id));
+  const free = pool.filter((id) => !cabled.has(id));
+  while (free.length < n) {
+    for (let i = 0; i < 16; i++) {
+      const id = await gen.create(requireModel('dcim.interface'), who);
+      pool.push(id);
+      free.push(id);
+    }
+  }
+  return free.slice(0, n);
+}
 
 export function isCreatable(model: ModelDef): boolean {
   return model.operations.create;

@@ -117,7 +117,8 @@ function relationCondition(col: RawBuilder<unknown>, field: FieldDef, text: stri
   if (isUuid(text)) return sql`${col} = ${text.toLowerCase()}`;
   const target = getModel(field.target!)!;
   const by = 'slug' in target.fields ? 'slug' : target.displayField;
-  return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)} = ${text})`;
+  // Compared as text: a display field may be typed (an address is inet), and a malformed value then matches nothing.
+  return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)}::text = ${text})`;
 }
 
 export function parseListQuery(model: ModelDef, query: QueryValues, alias: string, custom: Record<string, CustomFilter> = {}, extraReserved: ReadonlySet<string> = new Set()): ListQuery {

@@ -115,6 +115,8 @@ export async function runCustomFieldsCheck(args: Parameters<CustomFieldsCheck>[0
   return customFieldsCheck ? customFieldsCheck(args) : args.values;
 }
 
+const customFieldsSent = new WeakMap<CheckedInput, Record<string, unknown>>();
+
 /** PATCH semantics for custom fields: sent keys replace stored ones, a key sent as null is removed. */
 export function mergeCustomFields(stored: unknown, sent: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...(typeof stored === 'object' && stored !== null ? (stored as Record<string, unknown>) : {}) };
@@ -130,10 +132,14 @@ export function mergeCustomFields(stored: unknown, sent: Record<string, unknown>
  * create and on any update that sends them (so a newly required field does not block unrelated edits).
  */
 async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, input: CheckedInput, before: Row | null, mode: WriteMode): Promise<void> {
+  // A bulk update applies one checked input to many rows: merge each row with what was sent, not with the
+  // previous row's merged values.
+  const sentColumns = customFieldsSent.get(input) ?? { ...input.columns };
+  customFieldsSent.set(input, sentColumns);
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.kind !== 'custom_fields') continue;
     const col = columnOf(key, field);
-    const sent = input.columns[col] as Record<string, unknown> | undefined;
+    const sent = sentColumns[col] as Record<string, unknown> | undefined;
     if (before && sent === undefined) continue;
     let values = mode === 'patch' ? mergeCustomFields(before?.[col], sent ?? {}) : mergeCustomFields({}, sent ?? {});
     if (customFieldsCheck) values = await customFieldsCheck({ tx, ctx, model, key, values, creating: before === null });
