@@ -17,7 +17,7 @@ interface Parsed {
 }
 
 function parseAddress(text: string, fallbackLen: number | null): Parsed | null {
-  const s = text.trim();
+  const s = text;
   const slash = s.indexOf('/');
   const ip = slash === -1 ? s : s.slice(0, slash);
   let addr: ipaddr.IPv4 | ipaddr.IPv6;

@@ -149,11 +149,22 @@ function then1(v: unknown, f: (x: unknown) => unknown): unknown {
 
 export class Compiler {
   private autoescape = false;
+  // Jinja2 reports an unknown filter or test inside an `if` only when that code runs (the if may be guarding it).
+  private ifDepth = 0;
 
   constructor(
     private readonly registry: Registry,
     private readonly templateName: string | undefined,
   ) {}
+
+  /** An unknown filter/test: a syntax error, or (inside an if) a runtime error raised only if reached. */
+  private missing(what: 'filter' | 'test', name: string, line: number): (...a: unknown[]) => never {
+    if (this.ifDepth === 0) return this.fail(`No ${what} named '${name}'.`, line);
+    const tname = this.templateName;
+    return () => {
+      throw new TemplateError('type', `No ${what} named '${name}' found.`, { lineno: line, templateName: tname });
+    };
+  }
 
   private fail(msg: string, line: number): never {
     throw new TemplateSyntaxError(msg, line, 1, this.templateName);
@@ -236,6 +247,7 @@ export class Compiler {
         };
       }
       case 'If': {
+        this.ifDepth++;
         const rawTest = this.expr(s.test);
         const line = s.line;
         const test: Ev = (f) => {
@@ -250,6 +262,7 @@ export class Compiler {
         };
         const body = this.compileBody(s.body);
         const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
+        this.ifDepth--;
         return (f, out) => {
           const t = test(f);
           if (t instanceof Promise)
@@ -731,8 +744,7 @@ export class Compiler {
   }
 
   private filter(e: Extract<Expr, { type: 'Filter' }>, input: Ev | null): Ev {
-    const impl = this.registry.filters.get(e.name);
-    if (!impl) return this.fail(`No filter named '${e.name}'.`, e.line);
+    const impl = this.registry.filters.get(e.name) ?? this.missing('filter', e.name, e.line);
     const inner = input ?? (() => new Undefined(null));
     const argsEv = this.args(e);
     return (f) => {
@@ -753,8 +765,7 @@ export class Compiler {
       cur = cur.node;
     }
     const compiled = steps.map((s) => {
-      const impl = this.registry.filters.get(s.name);
-      if (!impl) return this.fail(`No filter named '${s.name}'.`, s.line);
+      const impl = this.registry.filters.get(s.name) ?? this.missing('filter', s.name, s.line);
       return [impl, this.args(s)] as const;
     });
     return (f, v) => {
@@ -767,8 +778,7 @@ export class Compiler {
   }
 
   private test(e: Extract<Expr, { type: 'Test' }>): Ev {
-    const impl = this.registry.tests.get(e.name);
-    if (!impl) return this.fail(`No test named '${e.name}'.`, e.line);
+    const impl = this.registry.tests.get(e.name) ?? this.missing('test', e.name, e.line);
     const inner = this.expr(e.node);
     const argsEv = this.args(e);
     return (f) => {
@@ -832,7 +842,9 @@ function prefilter(
 ): unknown[] | Promise<unknown[]> {
   const fr = outer.child();
   const out: unknown[] = [];
+  const state = outer.state;
   for (let i = 0; i < src.length; i++) {
+    state.work(1);
     assign(fr, src[i]);
     const c = ev(fr);
     if (c instanceof Promise) {
@@ -906,11 +918,14 @@ class LoopRunner {
     return runStream(this, frame, outer, out, src, loop, this.filterEv ? { assign: this.assign, ev: this.filterEv } : null);
   }
 
+  // Jinja2 runs a for's else block unless some iteration reached the end of the body: an iteration left by
+  // break or continue does not count (its `iterated` flag is set last in the body).
   private runPrepared(frame: Frame, out: Out, arr: unknown[], loop: LoopContext | null): boolean | Promise<boolean> {
     if (loop) loop.arr = arr;
-    const r = runArray(this, frame, out, arr, 0, loop);
-    if (r instanceof Promise) return r.then(() => arr.length > 0);
-    return arr.length > 0;
+    const st: Completion = { done: false };
+    const r = runArray(this, frame, out, arr, 0, loop, st);
+    if (r instanceof Promise) return r.then(() => st.done);
+    return st.done;
   }
 
   setItem(frame: Frame, loop: LoopContext | null, item: unknown): void {
@@ -965,38 +980,63 @@ class Recursion {
   }
 }
 
-function runArray(runner: LoopRunner, frame: Frame, out: Out, arr: unknown[], start: number, loop: LoopContext | null): Flow {
+interface Completion {
+  done: boolean;
+}
+
+function runArray(
+  runner: LoopRunner,
+  frame: Frame,
+  out: Out,
+  arr: unknown[],
+  start: number,
+  loop: LoopContext | null,
+  st: Completion,
+): Flow {
   const state = frame.state;
   const n = arr.length;
   for (let i = start; i < n; i++) {
     if (loop) loop.index0 = i;
     runner.setItem(frame, loop, arr[i]);
     const r = runner.runBody(frame, out);
-    if (r !== undefined) {
+    if (r === undefined) st.done = true;
+    else {
       if (r === BREAK) return undefined;
       if (r instanceof Promise) {
         const next = i + 1;
-        return r.then((x) => (x === BREAK ? undefined : afterIteration(runner, frame, out, arr, next, loop)));
+        return r.then((x) => {
+          if (x === BREAK) return undefined;
+          if (x === undefined) st.done = true;
+          return afterIteration(runner, frame, out, arr, next, loop, st);
+        });
       }
     }
     const t = state.tick();
     if (t !== undefined) {
       const next = i + 1;
-      return t.then(() => runArray(runner, frame, out, arr, next, loop));
+      return t.then(() => runArray(runner, frame, out, arr, next, loop, st));
     }
     if (out.wantFlush) {
       const next = i + 1;
-      return out.flush().then(() => runArray(runner, frame, out, arr, next, loop));
+      return out.flush().then(() => runArray(runner, frame, out, arr, next, loop, st));
     }
   }
   return undefined;
 }
 
-function afterIteration(runner: LoopRunner, frame: Frame, out: Out, arr: unknown[], next: number, loop: LoopContext | null): Flow {
+function afterIteration(
+  runner: LoopRunner,
+  frame: Frame,
+  out: Out,
+  arr: unknown[],
+  next: number,
+  loop: LoopContext | null,
+  st: Completion,
+): Flow {
   const t = frame.state.tick();
-  if (t) return t.then(() => runArray(runner, frame, out, arr, next, loop));
-  if (out.wantFlush) return out.flush().then(() => runArray(runner, frame, out, arr, next, loop));
-  return runArray(runner, frame, out, arr, next, loop);
+  if (t) return t.then(() => runArray(runner, frame, out, arr, next, loop, st));
+  if (out.wantFlush) return out.flush().then(() => runArray(runner, frame, out, arr, next, loop, st));
+  return runArray(runner, frame, out, arr, next, loop, st);
 }
 
 /** A for loop over an async iterable: items are pulled one at a time (plus one look-ahead when `loop` is used). */
@@ -1030,13 +1070,12 @@ async function runStream(
     }
     return NO_ITEM;
   };
-  let iterated = false;
+  let iterated = false; // some iteration reached the end of the body (see runPrepared)
   let finished = false;
   try {
     let cur = await pull();
     let i = 0;
     while (cur !== NO_ITEM) {
-      iterated = true;
       let nx: unknown = NO_ITEM;
       if (loop) {
         nx = await pull();
@@ -1057,6 +1096,7 @@ async function runStream(
       let r: unknown = runner.runBody(frame, out);
       if (r instanceof Promise) r = await (r as Promise<unknown>);
       if (r === BREAK) break;
+      if (r === undefined) iterated = true;
       const t = state.tick();
       if (t) await t;
       if (out.wantFlush) await out.flush();

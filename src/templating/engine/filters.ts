@@ -52,7 +52,10 @@ function mapMaybe(items: unknown[], fn: (x: unknown) => unknown): unknown[] | Pr
 }
 /** Runs `fn` on the materialized list of `value` (awaiting async host iterables only when needed). */
 function withList(value: unknown, state: RenderState, fn: (items: unknown[]) => unknown): unknown {
-  return then(toList(value, state), (l) => fn(l as unknown[]));
+  return then(toList(value, state), (l) => {
+    state.work((l as unknown[]).length);
+    return fn(l as unknown[]);
+  });
 }
 
 /** Jinja2's make_attrgetter: "a.b.0" walks items/attributes; case-insensitive variants lower strings. */
@@ -210,7 +213,8 @@ function urlQuote(v: unknown, forQs: boolean): string {
 }
 
 function jsonDump(v: unknown, indent: string | null, level: number, seen: unknown[]): string {
-  if (v === null || isUndefined(v)) return 'null';
+  if (v === null) return 'null';
+  if (isUndefined(v)) throw typeError('Object of type Undefined is not JSON serializable');
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (typeof v === 'number' || v instanceof PyFloat) {
     const n = toNumber(v);
@@ -263,6 +267,58 @@ function jsonDump(v: unknown, indent: string | null, level: number, seen: unknow
     return '{' + nl + entries.map(([k, x]) => `${jsonDump(k, indent, level + 1, inner)}: ${jsonDump(x, indent, level + 1, inner)}`).join(sep + nl) + close + '}';
   }
   throw typeError(`Object of type ${typeName(v)} is not JSON serializable`);
+}
+
+const DICT_METHOD_NAMES = new Set(['items', 'keys', 'values', 'get', 'update', 'pop', 'setdefault', 'copy', 'clear', 'popitem']);
+function hasDictMethod(n: string): boolean {
+  return DICT_METHOD_NAMES.has(n);
+}
+
+/** Python's pprint.pformat (width 80, dict keys sorted) for the data shapes templates print. */
+function sortedRepr(v: unknown): string {
+  if (isDict(v)) {
+    const entries = dictEntries(v).sort((a, b) => safeCompare(a[0], b[0]));
+    return `{${entries.map(([k, x]) => `${repr(k)}: ${sortedRepr(x)}`).join(', ')}}`;
+  }
+  if (Array.isArray(v) && !TUPLES.has(v)) return `[${v.map(sortedRepr).join(', ')}]`;
+  if (Array.isArray(v)) return v.length === 1 ? `(${sortedRepr(v[0])},)` : `(${v.map(sortedRepr).join(', ')})`;
+  return repr(v);
+}
+function safeCompare(a: unknown, b: unknown): number {
+  try {
+    return pyCompare(a, b);
+  } catch {
+    return 0;
+  }
+}
+function pformat(v: unknown, indent: number): string {
+  const flat = sortedRepr(v);
+  if (flat.length + indent <= 80) return flat;
+  if (Array.isArray(v) && v.length) {
+    const [open, close] = TUPLES.has(v) ? ['(', ')'] : ['[', ']'];
+    const pad = ' '.repeat(indent + 1);
+    return open + v.map((x, i) => (i ? pad : '') + pformat(x, indent + 1)).join(',\n') + (TUPLES.has(v) && v.length === 1 ? ',' : '') + close;
+  }
+  if (isDict(v) && dictEntries(v).length) {
+    const pad = ' '.repeat(indent + 1);
+    const entries = dictEntries(v).sort((a, b) => safeCompare(a[0], b[0]));
+    return '{' + entries.map(([k, x], i) => { const kr = repr(k) + ': '; return (i ? pad : '') + kr + pformat(x, indent + 1 + kr.length); }).join(',\n') + '}';
+  }
+  if (isStr(v) && flat.length + indent > 80) {
+    const s = strValue(v);
+    const parts = s.match(/\S*\s*/g)?.filter(Boolean) ?? [s];
+    const lines: string[] = [];
+    let cur = '';
+    for (const p of parts) {
+      if (cur && repr(cur + p).length + indent > 80) {
+        lines.push(repr(cur));
+        cur = p;
+      } else cur += p;
+    }
+    if (cur) lines.push(repr(cur));
+    if (lines.length > 1) return '(' + lines.join('\n' + ' '.repeat(indent + 1)) + ')';
+  }
+  return flat;
 }
 
 function striptags(s: string): string {
@@ -338,10 +394,15 @@ export function builtinFilters(): Map<string, FilterImpl> {
     if (typeof v === 'number') return Math.abs(v);
     if (typeof v === 'boolean') return v ? 1 : 0;
     if (v instanceof PyFloat) return new PyFloat(Math.abs(v.value));
-    if (isUndefined(v)) throw undefinedFail(v);
     throw typeError(`bad operand type for abs(): '${typeName(v)}'`);
   });
-  def('attr', ['name'], (_s, v, name) => getAttr(v, toStr(name)));
+  // Attribute only (no item fallback), through the sandbox: a dict's keys are not attributes.
+  def('attr', ['name'], (_s, v, name) => {
+    const n = toStr(name);
+    if (isUndefined(v)) return new Undefined(`'${n}' is undefined`);
+    if (isDict(v) && !isUndefined(v)) return hasDictMethod(n) ? getAttr(v, n) : new Undefined(`dict object has no attribute '${n}'`);
+    return getAttr(v, n);
+  });
   def('batch', ['linecount', ['fill_with', null]], (s, v, n, fill) =>
     withList(v, s, (items) => {
       const size = intOf(n, 'linecount');
@@ -376,6 +437,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   m.set('default', dflt);
   m.set('d', dflt);
   def('dictsort', [['case_sensitive', false], ['by', 'key'], ['reverse', false]], (_s, v, cs, by, reverse) => {
+    if (isUndefined(v)) throw undefinedFail(v);
     if (!isDict(v)) throw typeError('You can only sort by either "key" or "value"');
     let pos: number;
     if (by === 'key') pos = 0;
@@ -398,7 +460,10 @@ export function builtinFilters(): Map<string, FilterImpl> {
     }
     return withList(v, s, (items) => (items.length ? items[0] : new Undefined('No first item, sequence was empty.')));
   });
-  def('float', [['default', new PyFloat(0)]], (_s, v, d) => floatOf(v, d));
+  def('float', [['default', new PyFloat(0)]], (_s, v, d) => {
+    if (isUndefined(v)) throw undefinedFail(v);
+    return floatOf(v, d);
+  });
   m.set('format', (state, v, args, kwargs) => {
     const hasKw = Object.keys(kwargs).length > 0;
     if (args.length && hasKw) throw typeError("can't handle positional and keyword arguments at the same time");
@@ -445,6 +510,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
     return v instanceof Markup ? new Markup(rv) : rv;
   });
   def('int', [['default', 0], ['base', 10]], (_s, v, d, base) => {
+    if (isUndefined(v)) throw undefinedFail(v);
     if (isStr(v)) {
       const b = intOf(base, 'base');
       const n = parseIntPy(strValue(v), b);
@@ -504,7 +570,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   );
   def('max', [['case_sensitive', false], ['attribute', null]], (s, v, cs, a) => minMax(s, v, cs, a, 1));
   def('min', [['case_sensitive', false], ['attribute', null]], (s, v, cs, a) => minMax(s, v, cs, a, -1));
-  def('pprint', [], (_s, v) => repr(v));
+  def('pprint', [], (_s, v) => pformat(v, 0));
   def('random', [], (s, v) =>
     withList(v, s, (items) => {
       if (!items.length) throw typeError('Cannot choose from an empty sequence');
@@ -527,7 +593,6 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('round', [['precision', 0], ['method', 'common']], (_s, v, precision, method) => {
     if (method !== 'common' && method !== 'ceil' && method !== 'floor') throw typeError('method must be common, ceil or floor');
     if (!isNumeric(v)) {
-      if (isUndefined(v)) throw undefinedFail(v);
       throw typeError(`type ${typeName(v)} doesn't define __round__ method`);
     }
     const p = intOf(precision, 'precision');

@@ -4,7 +4,7 @@ import { limitError, typeError } from './errors.ts';
 import { NativeFunction } from './ops.ts';
 import { Cycler, Joiner, makeNamespace } from './runtime.ts';
 import type { RenderState } from './state.ts';
-import { Markup, OWNED, VIEWS, newDict, toNumber, toStr, truthy, typeName, type Kwargs } from './values.ts';
+import { EMPTY_KWARGS, Markup, OWNED, VIEWS, dictEntries, isDict, newDict, toNumber, toStr, truthy, typeName, type Kwargs } from './values.ts';
 
 function intArg(v: unknown): number {
   if ((typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean') return toNumber(v);
@@ -46,7 +46,7 @@ function lipsum(args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (count * hi > state.limits.maxOutputBytes) throw limitError('lipsum output exceeds the output limit');
   const paras: string[] = [];
   for (let p = 0; p < count; p++) {
-    const len = lo + Math.floor(Math.random() * (hi - lo + 1));
+    const len = lo + Math.floor(Math.random() * Math.max(1, hi - lo));
     const words: string[] = [];
     for (let i = 0; i < len; i++) words.push(LIPSUM_WORDS[Math.floor(Math.random() * LIPSUM_WORDS.length)]);
     let text = words.join(' ');
@@ -63,8 +63,11 @@ export function builtinGlobals(): Map<string, unknown> {
   g.set(
     'dict',
     new NativeFunction('dict', (args, kwargs) => {
-      if (args.length) throw typeError('dict() in templates takes keyword arguments only');
-      return newDict(Object.entries(kwargs));
+      if (args.length > 1) throw typeError(`dict expected at most 1 argument, got ${args.length}`);
+      const m = args.length ? makeNamespace(args, EMPTY_KWARGS).vars : new Map<string, unknown>();
+      const out = newDict(args.length && isDict(args[0]) ? dictEntries(args[0]) : m.entries());
+      for (const k of Object.keys(kwargs)) out.set(k, kwargs[k]);
+      return out;
     }),
   );
   g.set('lipsum', new NativeFunction('lipsum', lipsum));

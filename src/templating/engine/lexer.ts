@@ -129,6 +129,11 @@ export function tokenize(source: string, options: LexOptions, templateName?: str
         let content = src.slice(RAW_BEGIN_RE.lastIndex, e.index);
         if (raw[2] === '-') content = content.replace(/^\s+/, '');
         if (e[1] === '-') content = content.trimEnd();
+        else if (options.lstripBlocks) {
+          // lstrip_blocks applies to the endraw tag too: indentation before it on its own line goes
+          const lpos = content.lastIndexOf('\n') + 1;
+          if (lpos > 0 && ONLY_SPACE.test(content.slice(lpos))) content = content.slice(0, lpos);
+        }
         if (content) push('data', content, RAW_BEGIN_RE.lastIndex);
         pos = afterTagEnd(e.index + e[0].length, e[2] === '-', e[2] === '+', true);
         continue;

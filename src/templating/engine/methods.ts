@@ -43,6 +43,7 @@ import {
   truthy,
   tuple,
   typeName,
+  Undefined,
   undefinedFail,
 } from './values.ts';
 
@@ -249,8 +250,9 @@ function mappingToKwargs(m: unknown): Kwargs {
 
 // str.format field access ({0.name}, {0[key]}): data only, sandboxed like attribute access.
 function fieldAccess(obj: unknown, key: string | number, isAttr: boolean): unknown {
+  if (obj instanceof Undefined) throw obj.fail();
   if (typeof key === 'string' && (key.startsWith('_') || key === 'constructor' || key === 'prototype'))
-    throw securityError(`access to attribute '${key}' of '${typeName(obj)}' object is unsafe.`);
+    return new Undefined(`access to attribute '${key}' of '${typeName(obj)}' object is unsafe.`, 'security');
   let v: unknown;
   if (isDict(obj) && !isAttr) v = dictGet(obj, key);
   else if (isDict(obj)) v = dictGet(obj, key);

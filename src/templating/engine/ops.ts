@@ -39,15 +39,20 @@ import {
 } from './values.ts';
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const OBJECT_DUNDERS = new Set(['__class__', '__init__', '__dict__', '__doc__', '__module__', '__repr__', '__str__', '__hash__', '__eq__', '__ne__', '__getattribute__', '__setattr__', '__delattr__', '__dir__', '__reduce__', '__reduce_ex__', '__sizeof__', '__subclasshook__', '__init_subclass__', '__format__', '__new__', '__lt__', '__le__', '__gt__', '__ge__', '__iter__', '__len__', '__bool__', '__call__', '__getattr__', '__getitem__', '__weakref__']);
 const BLOCKED = new Set(['constructor', 'prototype', 'caller', 'callee', 'arguments', 'mro']);
 
 export function isUnsafeName(name: string): boolean {
   return name.charCodeAt(0) === 95 /* _ */ || BLOCKED.has(name);
 }
+/** Python attributes a sandbox refuses (they exist on every object); JS-only names simply do not exist. */
+function isPrivateName(name: string): boolean {
+  return name.charCodeAt(0) === 95;
+}
 
 /** A method of a value taken without calling it (`{% set f = s.upper %}`); calling it dispatches the method. */
 export class BoundMethod extends PyObject {
-  readonly typeName = 'builtin_function_or_method';
+  readonly typeName = 'builtin_method';
   constructor(
     readonly self: unknown,
     readonly name: string,
@@ -67,7 +72,7 @@ export class BoundMethod extends PyObject {
 
 /** A function the environment registered (globals, cycler.next...): the only JS functions a template can call. */
 export class NativeFunction extends PyObject {
-  readonly typeName = 'function';
+  readonly typeName = 'builtin';
   constructor(
     readonly name: string,
     readonly fn: (args: unknown[], kwargs: Kwargs, state: RenderState) => unknown,
@@ -75,7 +80,7 @@ export class NativeFunction extends PyObject {
     super();
   }
   override repr(): string {
-    return `<function ${this.name}>`;
+    return `<built-in ${this.name}>`;
   }
   override isCallable(): boolean {
     return true;
@@ -123,8 +128,25 @@ export function hostError(err: unknown): TemplateError {
 
 /** `obj.name`: Jinja2's getattr with item fallback, sandboxed. May return a Promise (host objects only). */
 export function getAttr(obj: unknown, name: string): unknown {
-  if (obj instanceof Undefined || obj === undefined || obj === UNDEFINED) throw undefinedFail(obj);
-  if (isUnsafeName(name)) return new Undefined(`access to attribute '${name}' of ${objectTypeRepr(obj)} is unsafe.`, 'security');
+  if (obj instanceof Undefined || obj === undefined || obj === UNDEFINED) {
+    // A blocked attribute stays blocked further down the chain; Python attributes every object has (__class__...)
+    // are refused quietly by Jinja2's sandbox, anything else on an undefined value raises.
+    if (obj instanceof Undefined && obj.kind === 'security') throw obj.fail();
+    if (OBJECT_DUNDERS.has(name)) return new Undefined(`access to attribute '${name}' of 'Undefined' object is unsafe.`, 'security');
+    throw undefinedFail(obj);
+  }
+  if (typeof obj === 'object' && obj !== null && (obj instanceof Map || isPlainObject(obj))) {
+    // A dict's data keys are data, whatever their name (Jinja2 falls back to the item); only methods are attributes.
+    if (!isUnsafeName(name) && hasBuiltinMethod(obj, name)) return new BoundMethod(obj, name);
+    if (obj instanceof Map) {
+      const v = obj.get(name);
+      return v === undefined ? missingAttr(obj, name) : v;
+    }
+    if (hasOwn.call(obj, name)) return fromHost(obj[name], () => `${objectTypeRepr(obj)} has no attribute '${name}'`);
+    return missingAttr(obj, name);
+  }
+  if (isPrivateName(name)) return new Undefined(`access to attribute '${name}' of ${objectTypeRepr(obj)} is unsafe.`, 'security');
+  if (isUnsafeName(name)) return missingAttr(obj, name);
   if (typeof obj === 'object' && obj !== null) {
     if ((obj as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true) return hostAttr(obj as TemplateObject, name);
     if (obj instanceof PyObject) {
@@ -254,8 +276,7 @@ export function callValue(fn: unknown, args: unknown[], kwargs: Kwargs, state: R
 /** `obj.name(args)` without allocating a bound method. */
 export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (obj instanceof Undefined || obj === undefined || obj === UNDEFINED) throw undefinedFail(obj);
-  if (isUnsafeName(name))
-    throw securityError(`access to attribute '${name}' of ${objectTypeRepr(obj)} is unsafe.`);
+  if (isUnsafeName(name)) return then(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
   if (typeof obj === 'object' && obj !== null) {
     if ((obj as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true) {
       const o = obj as TemplateObject;

@@ -184,10 +184,6 @@ class Parser {
           this.next();
           return [{ type: 'Print', line: t.line, expr: this.parseTuple({ withCondexpr: true }) }];
         }
-        case 'do': {
-          this.next();
-          return [{ type: 'Do', line: t.line, expr: this.parseTuple({ withCondexpr: true }) }];
-        }
         case 'break':
         case 'continue':
           this.next();

@@ -24,7 +24,7 @@ export function pySplit(s: string, sep: string | null, maxsplit: number): string
       while (i < n && isPyWhitespace(s[i])) i++;
       if (i >= n) break;
       if (maxsplit >= 0 && out.length >= maxsplit) {
-        out.push(pyStrip(s.slice(i), null, false, true));
+        out.push(s.slice(i));
         break;
       }
       let j = i;
@@ -56,7 +56,7 @@ export function pyRsplit(s: string, sep: string | null, maxsplit: number): strin
       while (j > 0 && isPyWhitespace(s[j - 1])) j--;
       if (j <= 0) break;
       if (out.length >= maxsplit) {
-        out.push(pyStrip(s.slice(0, j), null, true, false));
+        out.push(s.slice(0, j));
         break;
       }
       let i = j;

@@ -18,14 +18,15 @@ export interface Registry {
   readonly tests: Map<string, TestImpl>;
 }
 
-// How often loops look at the clock: a power of two minus one, so the check is a mask on a counter.
-const TICK_MASK = 1023;
+// How many units of work (loop iterations, items a filter walks) pass between two looks at the clock.
+const CHECK_EVERY = 1024;
 // A synchronous render longer than this gives the event loop a turn, so AbortSignal and timers can fire.
 const YIELD_AFTER_MS = 25;
 
 export class RenderState {
   ticks = 0;
   depth = 0;
+  private nextCheck = CHECK_EVERY;
   private readonly deadline: number;
   private lastYield: number;
 
@@ -42,8 +43,18 @@ export class RenderState {
 
   /** Cheap per-iteration hook: every TICK_MASK+1 calls it checks budget and signal; may return a yield Promise. */
   tick(): Promise<void> | undefined {
-    if ((++this.ticks & TICK_MASK) !== 0) return undefined;
+    if (++this.ticks < this.nextCheck) return undefined;
+    this.nextCheck = this.ticks + CHECK_EVERY;
     return this.check();
+  }
+
+  /** Accounts for `n` units of synchronous work (a filter walking a list): checks budget and signal when due. */
+  work(n: number): void {
+    this.ticks += n;
+    if (this.ticks >= this.nextCheck) {
+      this.nextCheck = this.ticks + CHECK_EVERY;
+      void this.check();
+    }
   }
 
   check(): Promise<void> | undefined {

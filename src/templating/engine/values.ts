@@ -246,7 +246,7 @@ export function toStr(v: unknown): string {
     case 'symbol':
       return '';
     case 'function':
-      return '<function>';
+      return '';
   }
   if (v === null) return 'None';
   if (v instanceof Markup) return v.s;
@@ -271,7 +271,7 @@ export function repr(v: unknown, seen?: unknown[]): string {
     case 'symbol':
       return 'Undefined';
     case 'function':
-      return '<function>';
+      return 'Undefined';
   }
   if (v === null) return 'None';
   if (v instanceof Markup) return `Markup(${strRepr(v.s)})`;
@@ -314,7 +314,7 @@ export function typeName(v: unknown): string {
     case 'undefined':
       return 'Undefined';
     case 'function':
-      return 'function';
+      return 'Undefined';
     case 'symbol':
       return 'Undefined';
   }
