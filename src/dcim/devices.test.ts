@@ -76,18 +76,39 @@ describe('devices', () => {
     await created(bob, '/api/devices/', { name: 'secret-box', device_type: bobBasics.deviceType, role: bobBasics.role, site: bobBasics.site });
   });
 
+  it('shows the primary IP, IPv4 first', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['eth0']);
+    const d = await createDevice(alice, b, 'pip-1');
+    const eth0 = (await alice.get(`/api/interfaces/?device=${d.id}`)).json().results[0];
+    const v6 = await created(alice, '/api/ip-addresses/', { address: '2001:db8::1/64', assigned_interface: eth0.id });
+    const v4 = await created(alice, '/api/ip-addresses/', { address: '192.0.2.1/24', assigned_interface: eth0.id });
+    const only6 = await alice.patch(`/api/devices/${d.id}/`, { primary_ip6: v6.id });
+    expect(only6.statusCode, only6.body).toBe(200);
+    expect(only6.json().primary_ip).toMatchObject({ id: v6.id });
+    const both = await alice.patch(`/api/devices/${d.id}/`, { primary_ip4: v4.id });
+    expect(both.json().primary_ip).toMatchObject({ id: v4.id });
+  });
+
   it('lists a thousand devices with a constant number of queries', async () => {
     const alice = h.as('alice');
-    const b = await inventoryBasics(alice);
+    const b = await inventoryBasics(alice, ['eth0']);
     const count = async () => {
       const before = h.database.queryCount();
       const res = await alice.get('/api/devices/?limit=1000');
       expect(res.statusCode).toBe(200);
       return h.database.queryCount() - before;
     };
-    await createDevice(alice, b, 'qc-1', { platform: b.platform });
+    const tag = await created(alice, '/api/tags/', { name: 'qc', slug: 'qc' });
+    const withIp = async (name: string) => {
+      const d = await createDevice(alice, b, name, { platform: b.platform, tags: [tag.id], custom_fields: {} });
+      const eth0 = (await alice.get(`/api/interfaces/?device=${d.id}`)).json().results[0];
+      const ip = await created(alice, '/api/ip-addresses/', { address: `198.51.100.${name.slice(3)}/24`, assigned_interface: eth0.id });
+      expect((await alice.patch(`/api/devices/${d.id}/`, { primary_ip4: ip.id })).statusCode).toBe(200);
+    };
+    await withIp('qc-1');
     const few = await count();
-    for (let i = 2; i <= 30; i++) await createDevice(alice, b, `qc-${i}`, { platform: b.platform });
+    for (let i = 2; i <= 30; i++) await withIp(`qc-${i}`);
     expect(await count()).toBe(few);
   });
 
