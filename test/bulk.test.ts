@@ -117,3 +117,37 @@ describe('bulk calls', () => {
     expect((await h.as('viewer').post('/api/tags/bulk-update/', { ids, fields: { description: 'x' } })).statusCode).toBe(403);
   });
 });
+
+describe('NetBox list forms', () => {
+  it('PATCH <list> with [{id, ...}] updates each row with its own values, atomically', async () => {
+    const ids = await makeTags('alice', 2, 'nb');
+    const res = await h.as('alice').patch('/api/tags/', [
+      { id: ids[0], description: 'first' },
+      { id: ids[1], description: 'second' },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().map((t: { description: string }) => t.description)).toEqual(['first', 'second']);
+    const before = await tagTableChecksum();
+    const bad = await h.as('alice').patch('/api/tags/', [
+      { id: ids[0], description: 'changed' },
+      { id: ids[1], color: 'nope' },
+    ]);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty(['[1].color']);
+    const other = await h.as('bob').patch('/api/tags/', [{ id: ids[0], description: 'x' }]);
+    expect(other.statusCode).toBe(404);
+    expect(await tagTableChecksum()).toBe(before);
+  });
+
+  it('DELETE <list> with [{id}] deletes all or none', async () => {
+    const ids = await makeTags('alice', 2, 'nd');
+    const before = await tagTableChecksum();
+    const missing = await h.as('alice').delete('/api/tags/', [{ id: ids[0] }, { id: '018f0000-0000-7000-8000-000000000000' }]);
+    expect(missing.statusCode).toBe(404);
+    expect(await tagTableChecksum()).toBe(before);
+    expect((await h.as('alice').delete('/api/tags/', [{ id: 'nope' }])).statusCode).toBe(400);
+    const ok = await h.as('alice').delete('/api/tags/', ids.map((id) => ({ id })));
+    expect(ok.statusCode, ok.body).toBe(204);
+    expect((await h.as('alice').get(`/api/tags/${ids[1]}/`)).statusCode).toBe(404);
+  });
+});

@@ -7,13 +7,13 @@ import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
 import { allModels, columnOf } from '../registry.ts';
-import { ApiError, ErrorCollector, badRequest, conflict } from '../errors.ts';
+import { ApiError, ErrorCollector, badRequest, conflict, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { checkInput } from './input.ts';
 import { displayOf, type Row } from './serialize.ts';
-import { checkReferences, inUseMessage, mergeCustomFields, protectedBy, runCustomFieldsCheck } from './write.ts';
+import { checkReferences, inTransaction, inUseMessage, mergeCustomFields, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
 import { translateDbError } from './db-errors.ts';
 
 export const MAX_BULK_IDS = 1000;
@@ -73,7 +73,8 @@ class DryRun extends Error {
   }
 }
 
-export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<BulkDeleteResult> {
+/** `allOrNothing`: a skipped row or an id not found refuses the whole call (the NetBox list form). */
+export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown, allOrNothing = false): Promise<BulkDeleteResult> {
   const ids = checkIds(body);
   const dryRun = (body as { dry_run?: unknown }).dry_run;
   if (dryRun !== undefined && typeof dryRun !== 'boolean') throw badRequest({ dry_run: ['Must be true or false.'] });
@@ -105,6 +106,8 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
         doomed.push(row);
       }
       const doomedIds = doomed.map((r) => String(r.id));
+      if (allOrNothing && skipped.length) throw conflict({ detail: 'Nothing was deleted: some rows are still in use.', skipped } as unknown as Record<string, string[]>);
+      if (allOrNothing && rows.length !== ids.length) throw notFound('Nothing was deleted: one or more ids do not exist.');
       if (dryRun === true) {
         throw new DryRun({ deleted: 0, deleted_ids: doomedIds, skipped, dry_run: true, impact: doomedIds.length ? await cascadeImpact(tx, model, doomedIds) : [] });
       }
@@ -280,4 +283,45 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
     }
     throw translated;
   }
+}
+
+/** NetBox-style list bodies: `[{id, ...}]`. Validates every item before anything is touched. */
+function checkItems(body: unknown): Array<Record<string, unknown> & { id: string }> {
+  if (!Array.isArray(body) || body.length === 0) throw badRequest({ non_field_errors: ['Send a non-empty JSON list of objects, each with an "id".'] });
+  if (body.length > MAX_BULK_IDS) throw badRequest({ ids: [`At most ${MAX_BULK_IDS} ids per call.`] });
+  const seen = new Set<string>();
+  body.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw badRequest({ [`[${i}]`]: ['Expected an object with an "id".'] });
+    const id = (item as { id?: unknown }).id;
+    if (!isUuid(id)) throw badRequest({ ids: [`${shown(id)} is not an id.`] });
+    if (seen.has(id.toLowerCase())) throw badRequest({ ids: [`${id} is listed twice.`] });
+    seen.add(id.toLowerCase());
+  });
+  return body as Array<Record<string, unknown> & { id: string }>;
+}
+
+/** `PATCH <list>` with `[{id, ...fields}]`: each row its own values, all in one transaction. */
+export async function patchList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<Row[]> {
+  const items = checkItems(body);
+  const prepared: Array<{ id: string; input: Awaited<ReturnType<typeof prepareUpdate>> }> = [];
+  for (const [i, item] of items.entries()) {
+    const { id, ...fields } = item;
+    try {
+      prepared.push({ id: id.toLowerCase(), input: await prepareUpdate(model, fields, 'patch') });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
+      throw err;
+    }
+  }
+  return inTransaction(db, async (tx) => {
+    const rows: Row[] = [];
+    for (const p of prepared) rows.push(await updateRowInTx(tx, ctx, model, p.id, p.input, 'patch'));
+    return rows;
+  });
+}
+
+/** `DELETE <list>` with `[{id}]`: all rows or none; a row still in use refuses the whole call with 409. */
+export async function deleteList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<void> {
+  const ids = checkItems(body).map((item) => item.id);
+  await bulkDelete(db, ctx, model, { ids }, true);
 }

@@ -5,7 +5,8 @@ import { requireModelPermission } from '../access.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
 import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
-import { bulkDelete, bulkUpdate, MAX_BULK_IDS } from './bulk.ts';
+import { bulkDelete, bulkUpdate, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
+import { serializeRows } from './serialize.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
 
@@ -133,7 +134,29 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
       },
     });
   }
+  // The NetBox list forms, for clients written against it: `[{id, ...fields}]` and `[{id}]`.
+  const itemsSchema = { type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'], additionalProperties: true }, minItems: 1, maxItems: MAX_BULK_IDS };
+  if (model.operations.update) {
+    app.patch(model.path, {
+      ...registryValidated,
+      schema: { tags, summary: `Update many ${model.labelPlural}, each with its own values (NetBox form)`, body: itemsSchema, response: { 200: { type: 'array', items: one } } },
+      handler: async (req) => {
+        requireModelPermission(req.ctx, model, 'change');
+        const rows = await patchList(dbOf(req), req.ctx, model, req.body);
+        return serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req) });
+      },
+    });
+  }
   if (model.operations.delete) {
+    app.delete(model.path, {
+      ...registryValidated,
+      schema: { tags, summary: `Delete many ${model.labelPlural} (NetBox form): all or none`, body: itemsSchema, response: { 204: { type: 'null', description: 'Deleted.' } } },
+      handler: async (req, reply) => {
+        requireModelPermission(req.ctx, model, 'delete');
+        await deleteList(dbOf(req), req.ctx, model, req.body);
+        reply.code(204).send();
+      },
+    });
     app.delete(detail, {
       ...registryValidated,
       schema: { tags, summary: `Delete a ${model.label}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted.' } } },

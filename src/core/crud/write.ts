@@ -148,7 +148,7 @@ async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: Mo
   }
 }
 
-async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
   try {
     return await db.transaction().execute(work);
   } catch (err) {
@@ -191,38 +191,47 @@ function tenantOf(model: ModelDef, row: Row, ctx: RequestContext): string | null
 }
 
 export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, body: unknown, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
+  const input = await prepareUpdate(model, body, mode);
+  return inTransaction(db, (tx) => updateRowInTx(tx, ctx, model, id, input, mode));
+}
+
+/** Checks a request body for an update (no database access): the first half of updateObject. */
+export async function prepareUpdate(model: ModelDef, body: unknown, mode: Exclude<WriteMode, 'create'>): Promise<CheckedInput> {
   const input = checkInput(model, body, mode);
   await applyTransforms(model, input);
-  return inTransaction(db, async (tx) => {
-    const before = await loadScopedRow(tx, ctx, model, id, true);
-    await settleCustomFields(tx, ctx, model, input, before, mode);
-    await checkReferences(tx, ctx, model, [input]);
-    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
-    const tagsBefore = await tagSlugs(tx, model, id);
-    const names = Object.keys(input.columns);
-    let row = before;
-    if (names.length) {
-      const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, input.columns[n])}`);
-      sets.push(sql`last_updated = now()`);
-      const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx);
-      row = rows[0]!;
-    }
-    await writeRelations(tx, ctx, model, id, input, true);
-    await model.hooks.afterUpdate?.({ tx, ctx, model, before, row });
-    const tagsAfter = await tagSlugs(tx, model, id);
-    await recordChanges(tx, ctx, [
-      {
-        model,
-        action: 'update',
-        objectId: id,
-        repr: displayOf(model, row),
-        before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
-        after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
-        tenantId: tenantOf(model, row, ctx),
-      },
-    ]);
-    return row;
-  });
+  return input;
+}
+
+/** Applies a checked update to one row inside the caller's transaction: the second half of updateObject. */
+export async function updateRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
+  const before = await loadScopedRow(tx, ctx, model, id, true);
+  await settleCustomFields(tx, ctx, model, input, before, mode);
+  await checkReferences(tx, ctx, model, [input]);
+  await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
+  const tagsBefore = await tagSlugs(tx, model, id);
+  const names = Object.keys(input.columns);
+  let row = before;
+  if (names.length) {
+    const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, input.columns[n])}`);
+    sets.push(sql`last_updated = now()`);
+    const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx);
+    row = rows[0]!;
+  }
+  await writeRelations(tx, ctx, model, id, input, true);
+  await model.hooks.afterUpdate?.({ tx, ctx, model, before, row });
+  const tagsAfter = await tagSlugs(tx, model, id);
+  await recordChanges(tx, ctx, [
+    {
+      model,
+      action: 'update',
+      objectId: id,
+      repr: displayOf(model, row),
+      before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
+      after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
+      tenantId: tenantOf(model, row, ctx),
+    },
+  ]);
+  return row;
 }
 
 /** Models whose foreign keys point at `model` with on-delete protect: they must be empty first. */
