@@ -72,7 +72,8 @@ for (const [file, fileCases] of byFile) {
         }
         if (problem === undefined) results.passed += 1;
         else results.failed.push(c.name);
-        expect(problem, `${c.name}\n  template ${JSON.stringify(c.template)}`).toBeUndefined();
+        if (problem !== undefined)
+          throw new Error(`${c.name}: ${problem}\n template ${JSON.stringify(c.template)}\n context ${JSON.stringify(c.context)}`);
       });
     }
   });

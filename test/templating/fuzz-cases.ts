@@ -248,6 +248,37 @@ function mutate(r: Rand, src: string, corpus: readonly string[]): string {
   return toks.join('');
 }
 
+const IDENT_SWAPS: readonly string[] = [
+  'upper', 'lower', 'length', 'first', 'last', 'sort', 'reverse', 'unique', 'list', 'string', 'int', 'float', 'join',
+  'sum', 'max', 'min', 'tojson', 'pprint', 'trim', 'title', 'capitalize', 'items', 'dictsort', 'batch', 'slice',
+  'host', 'cidr', 'network', 'netmask', 'wildcard', 'prefixlen', 'ipv4', 'ipv6', 'odd', 'even', 'defined',
+  'undefined', 'none', 'string', 'mapping', 'iterable', 'loop', 'caller', 'varargs', 'kwargs', 'x', 'y', 'n', 'd',
+  'items', 'missing', 'true', 'false', 'range', 'namespace', 'cycler', 'joiner', 'lipsum', 'dict', 'index',
+  'revindex', 'cycle', 'changed', 'previtem', 'nextitem', 'depth', 'name', 'address', 'vlan', 'append', 'pop',
+  'get', 'keys', 'values', 'split', 'replace', 'format', 'center', 'indent', 'wordwrap', 'truncate', 'urlize',
+  'xmlattr', 'groupby', 'map', 'select', 'reject', 'selectattr', 'rejectattr', 'attr', 'default', 'abs', 'round',
+];
+const NUMBER_SWAPS: readonly string[] = ['0', '1', '2', '-1', '3.5', '0.0', '100000', '1e308', '99999999999999999999', '7'];
+const STRING_SWAPS: readonly string[] = ["''", "'a'", "'10.0.0.1/24'", "'2001:db8::1'", "'%s'", "'{}'", "'\\'", "'🙂'", "'<b>'", "'x y z'"];
+
+const KEYWORDS = new Set(['if', 'elif', 'else', 'endif', 'for', 'endfor', 'in', 'is', 'not', 'and', 'or', 'set', 'endset', 'macro', 'endmacro', 'call', 'endcall', 'filter', 'endfilter', 'with', 'endwith', 'raw', 'endraw', 'recursive', 'block', 'endblock', 'include', 'import', 'from', 'extends', 'as', 'break', 'continue']);
+
+/** One small change that usually keeps the template syntactically valid, so the runtime gets exercised. */
+function gentleMutate(r: Rand, src: string): string {
+  const toks = tokenize(src);
+  const rounds = 1 + int(r, 3);
+  for (let k = 0; k < rounds; k++) {
+    const candidates = toks.map((t, i) => [t, i] as const).filter(([t]) => !KEYWORDS.has(t) && /^(?:[A-Za-z_]\w*|\d+(?:\.\d+)?|'[^']*'|"[^"]*")$/.test(t));
+    if (candidates.length === 0) break;
+    const [tok, i] = pick(r, candidates);
+    if (/^\d/.test(tok)) toks[i] = pick(r, NUMBER_SWAPS);
+    else if (/^['"]/.test(tok)) toks[i] = pick(r, STRING_SWAPS);
+    else if (r() < 0.1) toks[i] = pick(r, NUMBER_SWAPS);
+    else toks[i] = pick(r, IDENT_SWAPS);
+  }
+  return toks.join('');
+}
+
 function randomExpr(r: Rand, depth: number): string {
   if (depth <= 0 || r() < 0.3)
     return pick(r, ['x', 'y', 'n', 'd', 'd.a', 'd.b.c', 'items', 'missing', '1', '2.5', "'s'", 'none', 'true', '[1, 2]', "{'k': 1}", 'range(3)', 'loop', "'10.0.0.1/24'"]);
@@ -323,7 +354,7 @@ export function buildFuzzCases(seed: number, total: number): FuzzCase[] {
     const roll = r();
     if (roll < 0.8) {
       const base = pick(r, corpusCases);
-      const template = mutate(r, base.template, corpus);
+      const template = r() < 0.45 ? gentleMutate(r, base.template) : mutate(r, base.template, corpus);
       cases.push({ id: cases.length, family: 'mutation', strictMarkers: false, template, context: { ...CONTEXT, ...base.context } });
     } else {
       cases.push({ id: cases.length, family: 'random', strictMarkers: false, template: randomTemplate(r), context: CONTEXT });
