@@ -347,7 +347,8 @@ export const staticRouteModel = defineModel({
     next_hop_vrf: { kind: 'fk', target: 'ipam.vrf', label: 'Next-hop VRF', nullable: true, onDelete: 'set_null', help: 'For route leaking: the VRF the next hop is in.' },
     distance: { kind: 'integer', label: 'Administrative distance', min: 1, max: 255, default: 1 },
     metric: { kind: 'integer', nullable: true, min: 0, max: 4294967295 },
-    tag: { kind: 'integer', nullable: true, min: 0, max: 4294967295 },
+    // Not `tag`: that list parameter is the tag-slug filter of every model.
+    route_tag: { kind: 'integer', label: 'Route tag', column: 'tag', nullable: true, min: 0, max: 4294967295 },
     bfd: { kind: 'boolean', label: 'BFD' },
     description,
   },

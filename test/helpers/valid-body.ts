@@ -55,6 +55,23 @@ export const OVERRIDES: Record<string, Override> = {
       return { a_terminations: [a!], b_terminations: [b!] };
     },
   },
+  // IPAM / routing (src/ipam, src/routing): grammars (route targets, communities, IS-IS NETs, OSPF areas), one
+  // routing instance per device and VRF (so a fresh device each), and interfaces that must sit on the
+  // instance's device.
+  'ipam.routetarget': { build: async (gen) => ({ name: `65000:${gen.next()}` }) },
+  'routing.community': { build: async (gen) => ({ value: `65000:${gen.next() % 65536}`, kind: 'standard' }) },
+  'routing.communitylistentry': { build: async () => ({ communities: ['65000:1'] }) },
+  'routing.staticroute': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), next_hop: '10.255.255.1', kind: 'unicast' }) },
+  'routing.bgpinstance': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who) }) },
+  'routing.bgpsession': { build: async (gen) => ({ remote_address: `10.254.${(gen.next() >> 8) & 255}.${gen.next() & 255}`, remote_asn: 65001 }) },
+  'routing.ospfinstance': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who) }) },
+  'routing.ospfarea': { build: async (gen) => ({ area_id: String(gen.next()), kind: 'normal' }) },
+  'routing.ospfinterface': { build: async (gen, who) => routerInterfaceBody(gen, who, 'routing.ospfinstance', true) },
+  'routing.isisinstance': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), net: '49.0001.1921.6800.1001.00' }) },
+  'routing.isisinterface': { build: async (gen, who) => ({ ...(await routerInterfaceBody(gen, who, 'routing.isisinstance', false)), families: ['ipv4'] }) },
+  'routing.vtep': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who) }) },
+  'routing.vni': { build: async (gen, who) => ({ kind: 'l2', vlan: await gen.ensureRow('ipam.vlan', who) }) },
+  'extras.webhook': { build: async () => ({ object_types: ['dcim.device'], events: ['create'] }) },
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
   },
@@ -85,6 +102,23 @@ async function uncabledInterfaces(gen: BodyGenerator, who: Creator, n: number): 
     }
   }
   return free.slice(0, n);
+}
+
+/**
+ * The tenant's routing instance, an interface on its device (and for OSPF an area of the instance), created
+ * once per instance: bodies built during "nothing changed" checks must not create rows.
+ */
+const routerParts = new Map<string, Body>();
+async function routerInterfaceBody(gen: BodyGenerator, who: Creator, instanceModel: string, withArea: boolean): Promise<Body> {
+  const instance = await gen.ensureRow(instanceModel, who);
+  const cached = routerParts.get(instance);
+  if (cached) return { ...cached };
+  const { rows } = await sql<{ device_id: string }>`SELECT device_id FROM ${sql.table(requireModel(instanceModel).table)} WHERE id = ${instance}`.execute(gen.h.database.db);
+  const iface = await gen.create(requireModel('dcim.interface'), who, { device: rows[0]!.device_id, name: `rt${gen.next()}` });
+  const body: Body = { instance, interface: iface, vm_interface: null };
+  if (withArea) body.area = await gen.create(requireModel('routing.ospfarea'), who, { instance });
+  routerParts.set(instance, body);
+  return { ...body };
 }
 
 export function isCreatable(model: ModelDef): boolean {
