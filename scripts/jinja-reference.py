@@ -13,7 +13,9 @@ case applied, Cairn's address filters and tests added) and either
 Only the standard library and jinja2 are used.
 
 Error kinds recorded in the corpus (see test/templating/corpus.test.ts):
-  syntax       TemplateSyntaxError
+  syntax       TemplateSyntaxError (including TemplateAssertionError, e.g. an
+               unknown filter), or Python's SyntaxError raised while Jinja2
+               compiles the template (`{% break %}` outside a loop)
   undefined    UndefinedError
   security     SecurityError
   unavailable  any template using include/import/from/extends (by design a

@@ -15,7 +15,7 @@ import type { RunnerMsg } from './fuzz-runner.ts';
 import { REPO_ROOT } from './corpus-cases.ts';
 
 const SEED = 0x5eed_c41e;
-const TOTAL = 10_500;
+const TOTAL = 15_000;
 const BUDGET_MS = 200;
 const MARGIN_MS = 2_000;
 /** Silence from the child for this long while a case runs means the case hangs. */
