@@ -37,6 +37,10 @@ describe('cables', () => {
     const after = await interfacesOf('alice', leaf.id);
     expect(after.swp1!.link_peer).toEqual({ device: 'spine1', interface: 'swp2', description: 'to leaf1', custom_fields: {} });
     expect(after.swp2!.link_peer).toBeNull();
+    const cabledList = (await alice.get(`/api/interfaces/?device=${leaf.id}&cabled=true`)).json();
+    expect(cabledList.results.map((i: { name: string }) => i.name)).toEqual(['swp1']);
+    expect((await alice.get(`/api/interfaces/?device=${leaf.id}&cabled=false`)).json().count).toBe(1);
+    expect((await alice.get('/api/interfaces/?cabled=maybe')).json()).toHaveProperty('cabled');
     expect((await interfacesOf('alice', spine.id)).swp2!.link_peer).toMatchObject({ device: 'leaf1', interface: 'swp1' });
 
     // One interface, one cable.

@@ -6,6 +6,7 @@ import { statusHooks } from '../extras/statuses.ts';
 import { checkCableTerminations, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import './choices.ts';
+import './filters.ts';
 
 const MAC_RE = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
 

@@ -58,6 +58,11 @@ describe('config contexts', () => {
       applied: ['aa-base', 'zz-base', 'europe', 'role-match'],
       rendered: { ntp: { servers: ['10.0.0.1'], prefer: true, tz: 'CET' }, dns: ['9.9.9.9'], banner: 'role' },
     });
+    // Devices filter by region, its ancestors included.
+    expect((await alice.get('/api/devices/?region=europe')).json().results.map((d: { name: string }) => d.name)).toEqual(['cc-1']);
+    expect((await alice.get(`/api/devices/?region=${france.id}`)).json().count).toBe(1);
+    expect((await alice.get('/api/devices/?region=asia')).json().count).toBe(0);
+    expect((await alice.get(`/api/devices/?manufacturer=${b.manufacturer}&has_primary_ip=false`)).json().count).toBe(1);
     // Moving the site out of the region tree drops the regional context.
     await alice.patch(`/api/sites/${b.site}/`, { region: null });
     expect((await alice.get(`/api/devices/${device.id}/config-context/`)).json().applied).toEqual(['aa-base', 'zz-base', 'role-match']);
