@@ -139,6 +139,7 @@ export type ModelInput = Omit<
   };
 
 const models = new Map<string, ModelDef>();
+const RESERVED_KEYS = new Set(['id', 'numid', 'url', 'display', 'created', 'last_updated']);
 
 export function defineModel(input: ModelInput): ModelDef {
   if (models.has(input.name)) throw new Error(`Model ${input.name} is defined twice.`);
@@ -157,6 +158,8 @@ export function defineModel(input: ModelInput): ModelDef {
     operations: { list: true, create: true, update: true, delete: true, ...input.operations },
   };
   for (const [key, field] of Object.entries(def.fields)) {
+    // These keys belong to every answer (the object's own API url, its display text…): a field may not shadow them.
+    if (RESERVED_KEYS.has(key) || key in def.computed) throw new Error(`${def.name}.${key}: "${key}" is reserved for every API object; name the field otherwise.`);
     if ((field.kind === 'fk' || field.kind === 'm2m') && !field.target) throw new Error(`${def.name}.${key}: a relation needs a target.`);
     if (field.kind === 'm2m' && !field.through) throw new Error(`${def.name}.${key}: m2m needs a join table.`);
   }

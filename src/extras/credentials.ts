@@ -28,7 +28,7 @@ export const webhookModel = defineModel({
   tenantScoped: true,
   fields: {
     name: { kind: 'string', maxLength: 100, unique: true },
-    url: { kind: 'url', label: 'URL', maxLength: 500 },
+    payload_url: { kind: 'url', column: 'url', label: 'Payload URL', maxLength: 500 },
     secret: {
       kind: 'string',
       maxLength: 255,
@@ -53,7 +53,7 @@ export const webhookModel = defineModel({
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   computed: { secret_set: secretSetField('secret', 'Secret set'), additional_headers_set: secretSetField('additional_headers', 'Additional headers set') },
-  searchFields: ['name', 'url', 'description'],
+  searchFields: ['name', 'payload_url', 'description'],
   defaultOrdering: ['name'],
   hooks: {
     async validate({ input }) {
@@ -95,12 +95,12 @@ export const automationTargetModel = defineModel({
         { value: 'webhook', label: 'Generic webhook' },
       ],
     },
-    url: { kind: 'url', label: 'URL', maxLength: 500 },
+    base_url: { kind: 'url', column: 'url', label: 'Base URL', maxLength: 500 },
     token: { kind: 'string', maxLength: 1000, nullable: true, secret: true, writeOnly: true, transform: secretTransform('token'), help: 'Write-only API token. Stored encrypted.' },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   computed: { token_set: secretSetField('token', 'Token set') },
-  searchFields: ['name', 'url', 'description'],
+  searchFields: ['name', 'base_url', 'description'],
   defaultOrdering: ['name'],
 });
 

@@ -96,7 +96,7 @@ describe('credential-bearing types', () => {
     const alice = h.as('alice');
     const hook = await alice.post('/api/webhooks/', {
       name: 'hook',
-      url: 'https://hooks.example.com/x',
+      payload_url: 'https://hooks.example.com/x',
       secret: 'hmac-secret',
       additional_headers: { Authorization: 'Bearer tok-123' },
       object_types: ['dcim.device'],
@@ -109,16 +109,16 @@ describe('credential-bearing types', () => {
     const rawHeaders = await rawColumn('webhooks', 'additional_headers', hook.json().id);
     expect(JSON.stringify(rawHeaders)).not.toContain('tok-123');
     expect(JSON.parse(decryptSecret(rawHeaders as string))).toEqual({ Authorization: 'Bearer tok-123' });
-    const badHook = await alice.post('/api/webhooks/', { name: 'h2', url: 'https://x.example', object_types: ['nope.model'], events: ['explode'] });
+    const badHook = await alice.post('/api/webhooks/', { name: 'h2', payload_url: 'https://x.example', object_types: ['nope.model'], events: ['explode'] });
     expect(badHook.statusCode).toBe(400);
     expect(badHook.json()).toHaveProperty('object_types');
     expect(badHook.json()).toHaveProperty('events');
 
-    const target = await alice.post('/api/automation-targets/', { name: 'awx', kind: 'awx', url: 'https://awx.example.com', token: 'awx-token-1' });
+    const target = await alice.post('/api/automation-targets/', { name: 'awx', kind: 'awx', base_url: 'https://awx.example.com', token: 'awx-token-1' });
     expect(target.statusCode, target.body).toBe(201);
     expect(target.body).not.toContain('awx-token-1');
     expect(isEncryptedSecret(await rawColumn('automation_targets', 'token', target.json().id))).toBe(true);
-    expect((await alice.post('/api/automation-targets/', { name: 'x', kind: 'ftp', url: 'https://x.example' })).statusCode).toBe(400);
+    expect((await alice.post('/api/automation-targets/', { name: 'x', kind: 'ftp', base_url: 'https://x.example' })).statusCode).toBe(400);
 
     const b = await inventoryBasics(alice);
     const dev = await createDevice(alice, b, 'cred-dev');

@@ -16,6 +16,8 @@ export interface TestDatabase extends Database {
 export async function openTestDatabase(): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
+    // PostgreSQL deployments must bring their own key for secrets at rest; tests use a fixed throw-away one.
+    process.env.CAIRN_SECRET_KEY ??= 'a'.repeat(64);
     const name = `cairn_t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
