@@ -9,12 +9,13 @@ import { DataDirLockedError } from './db/lock.ts';
 import { migrateToLatest, migrationState, MigrationError } from './db/migrator.ts';
 import { AccountError, createTenant, createToken, createUser, defaultTenantId } from './core/accounts.ts';
 import { setMaintenance } from './system/maintenance.ts';
+import { DemoDataError, generateDemoData, MAX_DEMO_DEVICES } from './system/demo-data.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 
 /** Failures a user can act on: printed as one line, exit code 1. */
-const USER_ERRORS = [ConfigError, DatabaseOpenError, DataDirLockedError, MigrationError, AccountError];
+const USER_ERRORS = [ConfigError, DatabaseOpenError, DataDirLockedError, MigrationError, AccountError, DemoDataError];
 
 function fail(message: string): never {
   process.stderr.write(`cairn: ${message}\n`);
@@ -172,6 +173,21 @@ maintenance.command('off').action(async (_opts, cmd: Command) => {
     console.log('Maintenance mode off.');
   });
 });
+
+program
+  .command('demo-data')
+  .description('Load a deterministic demo network (sites, devices, interfaces, cables, addresses, BGP) into an empty tenant.')
+  .requiredOption('--devices <n>', `number of devices, 1 to ${MAX_DEMO_DEVICES}`)
+  .option('--seed <n>', 'seed of the generator: same seed, same network', '1')
+  .option('--tenant <slug>', 'tenant to load into (created if missing)', 'default')
+  .action(async (opts: { devices: string; seed: string; tenant: string }, cmd: Command) => {
+    const devices = Number(opts.devices);
+    if (!/^\d+$/.test(opts.devices) || devices < 1 || devices > MAX_DEMO_DEVICES) fail(`--devices takes a whole number from 1 to ${MAX_DEMO_DEVICES}.`);
+    if (!/^\d+$/.test(opts.seed)) fail('--seed takes a whole number.');
+    await withDatabase(cmd, async (database) => {
+      await generateDemoData(database.db, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant, onProgress: (line) => console.log(line) });
+    });
+  });
 
 registerTemplateCommands(program);
 
