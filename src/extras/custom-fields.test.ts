@@ -96,4 +96,21 @@ describe('custom field values', () => {
     expect((await alice.delete(`/api/custom-fields/${units.id}/`)).statusCode).toBe(204);
     expect((await alice.get(`/api/devices/${d.id}/`)).json().custom_fields).toEqual({ tier: 'silver' });
   });
+
+  it('does not blame a PATCH for stored values it did not send', async () => {
+    const alice = h.as('alice');
+    const note = await created(alice, '/api/custom-fields/', { name: 'note', type: 'text', object_types: ['dcim.device', 'dcim.interface'] });
+    const d = await createDevice(alice, b, 'cf-5', { custom_fields: { note: 'hello' } });
+    const iface = await created(alice, '/api/interfaces/', { device: d.id, name: 'e9', type: 'virtual', custom_fields: { note: 'if' } });
+    // The type changes under a stored value: an unrelated PATCH still works and keeps it.
+    expect((await alice.patch(`/api/custom-fields/${note.id}/`, { type: 'integer' })).statusCode).toBe(200);
+    const ok = await alice.patch(`/api/devices/${d.id}/`, { custom_fields: { tier: 'gold' } });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().custom_fields).toEqual({ note: 'hello', tier: 'gold' });
+    expect((await alice.patch(`/api/devices/${d.id}/`, { custom_fields: { note: 'again' } })).json()).toHaveProperty(['custom_fields.note']);
+    // Narrowing the object types removes the values from the models left out.
+    expect((await alice.patch(`/api/custom-fields/${note.id}/`, { object_types: ['dcim.device'] })).statusCode).toBe(200);
+    expect((await alice.get(`/api/interfaces/${iface.id}/`)).json().custom_fields).toEqual({ tier: 'silver' });
+    expect((await alice.get(`/api/devices/${d.id}/`)).json().custom_fields).toEqual({ note: 'hello', tier: 'gold' });
+  });
 });

@@ -91,6 +91,7 @@ export async function checkCustomFieldValues(
   key: string,
   values: Record<string, unknown>,
   creating: boolean,
+  sentKeys?: ReadonlySet<string>,
 ): Promise<Record<string, unknown>> {
   const defs = await definitionsFor(tx, tenantId, model.name);
   const byName = new Map(defs.map((d) => [d.name, d]));
@@ -98,12 +99,15 @@ export async function checkCustomFieldValues(
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) {
     const def = byName.get(name);
+    // A stored value the request did not touch is not the caller's error: a key whose definition no longer
+    // applies is dropped, a value that predates a change of type is kept as it is.
+    const sent = !sentKeys || sentKeys.has(name);
     if (!def) {
-      errors.add(`${key}.${name}`, `Unknown custom field "${name}" for ${model.labelPlural}.`);
+      if (sent) errors.add(`${key}.${name}`, `Unknown custom field "${name}" for ${model.labelPlural}.`);
       continue;
     }
     const problem = customFieldValueError(def, value);
-    if (problem) errors.add(`${key}.${name}`, problem);
+    if (problem && sent) errors.add(`${key}.${name}`, problem);
     else out[name] = value;
   }
   for (const def of defs) {
@@ -115,4 +119,4 @@ export async function checkCustomFieldValues(
   return out;
 }
 
-setCustomFieldsCheck(({ tx, ctx, model, key, values, creating }) => checkCustomFieldValues(tx, ctx.tenantId, model, key, values, creating));
+setCustomFieldsCheck(({ tx, ctx, model, key, values, creating, sentKeys }) => checkCustomFieldValues(tx, ctx.tenantId, model, key, values, creating, sentKeys));

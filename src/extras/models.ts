@@ -113,6 +113,13 @@ export const customFieldModel = defineModel({
       errors.throwIfAny();
     },
     async afterUpdate({ tx, before, row }) {
+      // Object types the field no longer applies to lose its values, as if it had been deleted for them.
+      const kept = new Set(Array.isArray(row.object_types) ? (row.object_types as string[]) : []);
+      const dropped = (Array.isArray(before.object_types) ? (before.object_types as string[]) : []).filter((t) => !kept.has(t));
+      for (const m of modelsOfTypes(dropped)) {
+        await sql`UPDATE ${sql.table(m.table)} SET custom_fields = custom_fields - ${String(before.name)}::text
+          WHERE tenant_id = ${row.tenant_id} AND custom_fields ? ${String(before.name)}::text`.execute(tx);
+      }
       // Renaming a field carries the stored values along, so objects keep their data under the new key.
       if (before.name === row.name) return;
       for (const m of modelsOfTypes(row.object_types)) {

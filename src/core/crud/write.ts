@@ -102,6 +102,8 @@ export type CustomFieldsCheck = (args: {
   key: string;
   values: Record<string, unknown>;
   creating: boolean;
+  /** Keys the request sent (PATCH); stored keys outside it are not the caller's doing. Absent: every key. */
+  sentKeys?: ReadonlySet<string>;
 }) => Promise<Record<string, unknown>>;
 
 let customFieldsCheck: CustomFieldsCheck | null = null;
@@ -142,7 +144,8 @@ async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: Mo
     const sent = sentColumns[col] as Record<string, unknown> | undefined;
     if (before && sent === undefined) continue;
     let values = mode === 'patch' ? mergeCustomFields(before?.[col], sent ?? {}) : mergeCustomFields({}, sent ?? {});
-    if (customFieldsCheck) values = await customFieldsCheck({ tx, ctx, model, key, values, creating: before === null });
+    const sentKeys = mode === 'patch' ? new Set(Object.keys(sent ?? {})) : undefined;
+    if (customFieldsCheck) values = await customFieldsCheck({ tx, ctx, model, key, values, creating: before === null, sentKeys });
     input.columns[col] = values;
     input.values[key] = values;
   }
