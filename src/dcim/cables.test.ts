@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics } from '../../test/helpers/inventory.ts';
@@ -101,5 +102,13 @@ describe('statuses', () => {
     expect((d.status as { slug: string }).slug).toBe('staged');
     expect((await alice.patch(`/api/sites/${b.site}/`, { status: staged.id })).statusCode).toBe(200);
     expect((await alice.delete(`/api/statuses/${staged.id}/`)).statusCode).toBe(409);
+  });
+
+  it('gives a tenant created through the API its default statuses', async () => {
+    const res = await h.as('admin').post('/api/tenants/', { name: 'Gamma', slug: 'gamma' });
+    expect(res.statusCode, res.body).toBe(201);
+    const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
+    expect(rows.map((r) => r.slug)).toEqual(['active', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
+    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress']);
   });
 });

@@ -85,6 +85,18 @@ describe('config contexts', () => {
     for (const s of subjects) expect(out.get(s.id)!.rendered.x).toBe(1);
   });
 
+  it('serves virtual machines the same way', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    await created(alice, '/api/config-contexts/', { name: 'vm-role', roles: [b.role], data: { vm: true } });
+    const vm = await created(alice, '/api/virtual-machines/', { name: 'vm-1', site: b.site, role: b.role });
+    const res = await alice.get(`/api/virtual-machines/${vm.id}/config-context/`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().applied).toContain('vm-role');
+    expect(res.json().rendered.vm).toBe(true);
+    expect((await h.as('bob').get(`/api/virtual-machines/${vm.id}/config-context/`)).statusCode).toBe(404);
+  });
+
   it('keeps tenants apart', async () => {
     const alice = h.as('alice');
     const bob = h.as('bob');
