@@ -8,3 +8,4 @@ import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
+import './templating/models.ts';

@@ -3,8 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
+import { registerTemplatingRoutes } from './templating/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerDcimRoutes(app);
   registerExtrasRoutes(app);
+  registerTemplatingRoutes(app);
 }

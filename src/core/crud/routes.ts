@@ -1,5 +1,5 @@
 // The generic routes every registry model gets: list, create, retrieve, update, partial update, delete.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelDef } from '../registry.ts';
 import { requireModelPermission } from '../access.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
@@ -9,6 +9,17 @@ import { bulkDelete, bulkUpdate, deleteList, patchList, MAX_BULK_IDS } from './b
 import { serializeRows } from './serialize.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
+
+/**
+ * Answers `GET <list>?export=<name or id>` (NetBox's export parameter) with a rendered file instead of a page.
+ * Installed by the templating domain, so the core never imports it.
+ */
+export type ListExporter = (req: FastifyRequest, reply: FastifyReply, model: ModelDef, exportRef: string) => Promise<unknown>;
+let listExporter: ListExporter | null = null;
+
+export function setListExporter(exporter: ListExporter): void {
+  listExporter = exporter;
+}
 
 export function tagOf(model: ModelDef): string {
   return model.name.split('.')[0]!;
@@ -34,8 +45,10 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.get(model.path, {
       ...registryValidated,
       schema: { tags, summary: `List ${model.labelPlural}`, querystring: listQuerySchema(model), response: { 200: pageSchema(one) } },
-      handler: async (req) => {
+      handler: async (req, reply) => {
         requireModelPermission(req.ctx, model, 'view');
+        const exportRef = (req.query as QueryValues).export;
+        if (exportRef !== undefined && listExporter) return listExporter(req, reply, model, String(Array.isArray(exportRef) ? exportRef[0] : exportRef));
         return listPage(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req));
       },
     });

@@ -114,6 +114,7 @@ export function listQuerySchema(model: ModelDef): Schema {
     offset: { type: 'integer', minimum: 0 },
     ordering: { type: 'string', description: 'Comma-separated field names; prefix with - for descending.' },
     q: { type: 'string', description: `Search ${model.searchFields.join(', ') || model.displayField}.` },
+    export: { type: 'string', description: `Name or id of an export template of type ${model.name}: answers the rendered file of the filtered rows instead of a page.` },
   };
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.writeOnly || field.secret || field.kind === 'json' || field.kind === 'custom_fields') continue;

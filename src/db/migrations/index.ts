@@ -3,9 +3,11 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_inventory.ts';
 import * as m0003 from './0003_ipam_routing.ts';
+import * as m0004 from './0004_export_templates.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_inventory': m0002,
   '0003_ipam_routing': m0003,
+  '0004_export_templates': m0004,
 };

@@ -1,0 +1,247 @@
+// Rendering export templates over whole lists: the rows a list page would show (same tenant fence, permission
+// and filters), fetched in chunks so memory stays flat, through row proxies so relations load once per chunk.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import type { ModelDef } from '../core/registry.ts';
+import { requireModelPermission } from '../core/access.ts';
+import { ApiError, badRequest, fieldError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { listConditions } from '../core/crud/read.ts';
+import { loadScopedRow } from '../core/crud/write.ts';
+import type { QueryValues } from '../core/crud/list-query.ts';
+import type { Row } from '../core/crud/serialize.ts';
+import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type Template, type TemplateObject } from './engine/index.ts';
+import { describeTemplateError, templateEnvironment } from './environment.ts';
+import { RenderSession, RowGroup } from './proxies.ts';
+import { checkSubjectType } from './subjects.ts';
+import { exportTemplateModel } from './models.ts';
+
+/** Tunables; an object so tests can lower the cap without inserting 50,001 rows. */
+export const exportLimits = {
+  /** Rows one render may take (SPEC Limits); beyond, the render is refused with the count. */
+  maxRows: 50_000,
+  /** Rows a preview renders; `count` still states the real total. */
+  previewRows: 200,
+  /** Rows fetched and proxied at a time: relations load once per chunk. */
+  chunkRows: 1000,
+};
+
+/** Query parameters of a render that are not list filters. */
+const RENDER_PARAMS: ReadonlySet<string> = new Set(['export']);
+
+/** Inert types served as declared; anything else (text/html included) is served as text/plain. */
+const INERT_TYPES = new Set([
+  'text/plain',
+  'text/csv',
+  'text/tab-separated-values',
+  'text/markdown',
+  'application/json',
+  'application/xml',
+  'text/xml',
+  'application/yaml',
+  'application/x-yaml',
+  'text/yaml',
+  'text/x-yaml',
+]);
+
+export function safeMimeType(declared: unknown): string {
+  const base = typeof declared === 'string' ? declared.split(';')[0]!.trim().toLowerCase() : '';
+  return INERT_TYPES.has(base) ? base : 'text/plain';
+}
+
+/** `attachment; filename="…"` with quotes escaped, plus an RFC 5987 form for names beyond ASCII. */
+export function contentDisposition(template: Row): string {
+  const ext = String(template.file_extension || 'txt').replace(/^\./, '');
+  const file = `${String(template.name)}.${ext}`;
+  const ascii = file.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, (c) => `\\${c}`);
+  const kind = template.as_attachment === false ? 'inline' : 'attachment';
+  const extended = /[^\x20-\x7e]/.test(file) ? `; filename*=UTF-8''${encodeURIComponent(file)}` : '';
+  return `${kind}; filename="${ascii}"${extended}`;
+}
+
+export function renderHeaders(template: Row): Record<string, string> {
+  return {
+    'content-type': `${safeMimeType(template.mime_type)}; charset=utf-8`,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "sandbox; default-src 'none'",
+    'content-disposition': contentDisposition(template),
+  };
+}
+
+/** A render refused or failed because of the template: 400 with the message and its line. */
+export function templateFailure(err: TemplateError): ApiError {
+  return new ApiError(400, { detail: describeTemplateError(err), ...(err.lineno !== undefined ? { line: err.lineno } : {}), kind: err.kind });
+}
+
+/**
+ * `objects` of a list render: iterates the rows chunk by chunk (each chunk one query by id, in list order),
+ * so a 50,000-row render holds one chunk of rows and their loaded relations at a time.
+ */
+class ObjectList implements TemplateObject {
+  readonly [TEMPLATE_OBJECT] = true as const;
+  private firstGroup: RowGroup | null = null;
+  private lastGroup: { start: number; group: RowGroup } | null = null;
+
+  constructor(
+    private readonly session: RenderSession,
+    private readonly model: ModelDef,
+    private readonly firstRows: Row[],
+    private readonly ids: readonly string[],
+  ) {}
+
+  private async chunk(start: number): Promise<RowGroup> {
+    if (start === 0) return (this.firstGroup ??= new RowGroup(this.session, this.model, this.firstRows));
+    if (this.lastGroup?.start === start) return this.lastGroup.group;
+    const ids = this.ids.slice(start, start + exportLimits.chunkRows);
+    const { rows } = await sql<Row>`SELECT t.* FROM ${sql.table(this.model.table)} t
+      WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
+    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    // A row deleted since the list was read is left out, as a list page read a moment later would.
+    const ordered = ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
+    const group = new RowGroup(this.session, this.model, ordered);
+    this.lastGroup = { start, group };
+    return group;
+  }
+
+  getAttr(): unknown {
+    return UNDEFINED;
+  }
+
+  async getItem(key: unknown): Promise<unknown> {
+    if (typeof key !== 'number' || !Number.isInteger(key)) return UNDEFINED;
+    const i = key < 0 ? this.ids.length + key : key;
+    if (i < 0 || i >= this.ids.length) return UNDEFINED;
+    const start = i - (i % exportLimits.chunkRows);
+    const group = await this.chunk(start);
+    return group.proxies.find((p) => String(p.row.id) === this.ids[i]) ?? UNDEFINED;
+  }
+
+  iterate(): AsyncIterable<unknown> {
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for (let start = 0; start < self.ids.length; start += exportLimits.chunkRows) {
+          const group = await self.chunk(start);
+          yield* group.proxies;
+        }
+      },
+    };
+  }
+
+  length(): number {
+    return this.ids.length;
+  }
+
+  truthy(): boolean {
+    return this.ids.length > 0;
+  }
+
+  toTemplateString(): string {
+    return `<${this.ids.length} ${this.model.labelPlural}>`;
+  }
+}
+
+/** The tenant fence, plus: the tenant type covers only the tenant the render runs in. */
+function fenceOf(ctx: RequestContext, model: ModelDef, alias = 't'): RawBuilder<unknown> {
+  const base = listConditions(ctx, model, {}, alias).where;
+  if (model.name === 'tenancy.tenant') return ctx.tenantId ? sql`${base} AND ${sql.ref(`${alias}.id`)} = ${ctx.tenantId}` : sql`false`;
+  return base;
+}
+
+export interface PreparedRender {
+  template: Template;
+  context: Record<string, unknown>;
+  count: number;
+  rendered: number;
+}
+
+export interface RenderRequest {
+  objectType: string;
+  templateCode: string;
+  query: QueryValues;
+  preview: boolean;
+}
+
+/**
+ * Checks the subject type and the caller's view permission, compiles, reads the first chunk with the total
+ * (one query), and refuses a render beyond the row cap before anything is rendered.
+ */
+export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req: RenderRequest): Promise<PreparedRender> {
+  const subject = checkSubjectType(req.objectType);
+  if (!subject.ok) throw fieldError('object_type', subject.message);
+  const model = subject.model;
+  requireModelPermission(ctx, model, 'view');
+  let template: Template;
+  try {
+    template = templateEnvironment().compile(req.templateCode, 'template_code');
+  } catch (err) {
+    if (err instanceof TemplateError) throw fieldError('template_code', describeTemplateError(err));
+    throw err;
+  }
+  const { where, orderBy } = listConditions(ctx, model, req.query, 't', RENDER_PARAMS);
+  const fence = model.name === 'tenancy.tenant' ? (ctx.tenantId ? sql`t.id = ${ctx.tenantId}` : sql`false`) : sql`true`;
+  const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
+  const chunk = Math.min(exportLimits.chunkRows, cap);
+  // One query: the ordered ids of every row (the count comes with them) and the full rows of the first chunk.
+  // Beyond the cap only one row comes back, so a refused render costs a count, not a transfer.
+  const { rows } = await sql<Row & { __rid: string; __total: number }>`
+    WITH ids AS (
+      SELECT t.id, row_number() OVER (ORDER BY ${orderBy}) AS rn, count(*) OVER () AS total
+      FROM ${sql.table(model.table)} t WHERE ${where} AND ${fence}
+    )
+    SELECT ids.id AS __rid, ids.total::int AS __total, r.*
+    FROM ids LEFT JOIN ${sql.table(model.table)} r ON r.id = ids.id AND ids.rn <= ${chunk}
+    WHERE ids.rn <= CASE WHEN ${req.preview ? sql`true` : sql`false`} OR ids.total <= ${cap} THEN ${cap} ELSE 1 END
+    ORDER BY ids.rn`.execute(db);
+  const total = rows[0]?.__total ?? 0;
+  if (!req.preview && total > cap) {
+    throw badRequest(
+      `${total} ${model.labelPlural} is more than one render can take (${cap.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
+    );
+  }
+  const ids: string[] = new Array<string>(rows.length);
+  const first: Row[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    ids[i] = r.__rid;
+    if (r.id !== null && r.id !== undefined) {
+      delete (r as Partial<typeof r>).__rid;
+      delete (r as Partial<typeof r>).__total;
+      first.push(r);
+    }
+  }
+  const session = new RenderSession(db, ctx);
+  const objects = new ObjectList(session, model, first, ids);
+  return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: ids.length };
+}
+
+/** Loads a stored template inside the caller's tenant (another tenant's id is a 404) after the view check. */
+export async function loadExportTemplate(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<Row> {
+  requireModelPermission(ctx, exportTemplateModel, 'view');
+  return loadScopedRow(db, ctx, exportTemplateModel, id);
+}
+
+/** `?export=<name or id>` on a list: the template of that list's type, by id or by name. */
+export async function findExportTemplate(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, ref: string): Promise<Row> {
+  requireModelPermission(ctx, exportTemplateModel, 'view');
+  const byId = isUuid(ref) ? sql`t.id = ${ref.toLowerCase()}` : sql`false`;
+  const { rows } = await sql<Row>`SELECT t.* FROM export_templates t
+    WHERE t.tenant_id = ${ctx.tenantId} AND (${byId} OR t.name = ${ref}) ORDER BY (t.name = ${ref}) LIMIT 1`.execute(db);
+  const row = rows[0];
+  if (!row) throw fieldError('export', `No export template "${ref.slice(0, 128)}" exists.`);
+  if (row.object_type !== model.name) throw fieldError('export', `"${String(row.name)}" is a template for ${String(row.object_type)}, not ${model.name}.`);
+  return row;
+}
+
+/** Renders a preview: the first rows, the output as one string, and the real total. */
+export async function renderPreview(db: Kysely<DB>, ctx: RequestContext, objectType: string, templateCode: string, query: QueryValues): Promise<{ output: string; count: number; truncated: boolean }> {
+  const prepared = await prepareListRender(db, ctx, { objectType, templateCode, query, preview: true });
+  try {
+    const output = await prepared.template.render(prepared.context);
+    return { output, count: prepared.count, truncated: prepared.count > prepared.rendered };
+  } catch (err) {
+    if (err instanceof TemplateError) throw templateFailure(err);
+    throw err;
+  }
+}

@@ -1,0 +1,656 @@
+// Row proxies: what a template sees of registry rows. A proxy answers only through the engine's host-object
+// protocol and only with what the registry allows (fields minus secrets, listed computed values, relations inside
+// the caller's tenant and view permission, `get_<field>_display()`); there is no JavaScript object behind an
+// attribute for a template to walk.
+//
+// Data without N+1: rows come in groups (a chunk of the list, or every row one relation loaded for a chunk).
+// Touching a foreign key, a computed value or a related list on one row of a group loads it for the whole group
+// in one query, and the rows that load returns form the next group, so a template's query count depends on the
+// relations it walks, not on the number of rows.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import type { FieldDef, ModelDef } from '../core/registry.ts';
+import { allModels, columnOf, isColumnField, requireModel } from '../core/registry.ts';
+import { modelAllows, scopeCondition } from '../core/access.ts';
+import { displayOf, type Row } from '../core/crud/serialize.ts';
+import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
+import { isUuid } from '../core/ids.ts';
+import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type TemplateObject } from './engine/index.ts';
+import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
+
+/** Who renders, against which database: the fence every query of a render carries. */
+export class RenderSession {
+  private readonly viewable = new Map<string, boolean>();
+  private tenantProxy: NameProxy | null | undefined;
+
+  constructor(
+    readonly db: Kysely<DB>,
+    readonly ctx: RequestContext,
+  ) {}
+
+  /** Whether related rows of `model` may be read at all: view permission, and never a closed model's rows. */
+  canView(model: ModelDef): boolean {
+    let ok = this.viewable.get(model.name);
+    if (ok === undefined) {
+      ok = !isClosedModel(model) && modelAllows(this.ctx, model, 'view');
+      this.viewable.set(model.name, ok);
+    }
+    return ok;
+  }
+
+  /** The active tenant, name only (the one a render runs in; any other tenant reads as nothing). */
+  async activeTenant(): Promise<NameProxy | null> {
+    if (this.tenantProxy !== undefined) return this.tenantProxy;
+    if (!this.ctx.tenantId) return (this.tenantProxy = null);
+    const { rows } = await sql<{ name: string }>`SELECT name FROM tenants WHERE id = ${this.ctx.tenantId}`.execute(this.db);
+    this.tenantProxy = rows[0] ? new NameProxy('name', rows[0].name) : null;
+    return this.tenantProxy;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ relations
+
+/** A related list reachable from a row: a reverse foreign key, a many-to-many field or the row's tags. */
+export interface Relation {
+  name: string;
+  target: ModelDef;
+  via: { kind: 'reverse'; column: string } | { kind: 'm2m'; table: string; from: string; to: string } | { kind: 'tags'; ownerType: string };
+}
+
+const relationCache = new Map<string, ReadonlyMap<string, Relation>>();
+
+/** Last path segment of a list path, as an attribute name: `/api/routing/static-routes/` → `static_routes`. */
+function segmentName(model: ModelDef): string {
+  const parts = model.path.split('/').filter(Boolean);
+  return parts[parts.length - 1]!.replace(/-/g, '_');
+}
+
+/**
+ * Related lists of `model`. A reverse relation is named by the FieldDef's `relatedName`, else by the list path of
+ * the model holding the foreign key (`interface.device` → `device.interfaces`); when one model has two foreign
+ * keys to the same target (a device's primary_ip4 and primary_ip6) each becomes `<list>_as_<field>`.
+ */
+export function relationsOf(model: ModelDef): ReadonlyMap<string, Relation> {
+  const cached = relationCache.get(model.name);
+  if (cached) return cached;
+  const out = new Map<string, Relation>();
+  const taken = (name: string) => name in model.fields || name in model.computed || out.has(name) || RESERVED_ATTRS.has(name);
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.kind === 'm2m' && field.through) {
+      out.set(key, { name: key, target: requireModel(field.target!), via: { kind: 'm2m', ...field.through } });
+    } else if (field.kind === 'tags') {
+      out.set(key, { name: key, target: requireModel('extras.tag'), via: { kind: 'tags', ownerType: model.name } });
+    }
+  }
+  for (const source of allModels()) {
+    if (isClosedModel(source)) continue;
+    const fks = Object.entries(source.fields).filter(([, f]) => f.kind === 'fk' && f.target === model.name);
+    for (const [key, field] of fks) {
+      const explicit = (field as FieldDef & { relatedName?: string }).relatedName;
+      const name = explicit ?? (fks.length > 1 ? `${segmentName(source)}_as_${key}` : segmentName(source));
+      if (taken(name)) continue;
+      out.set(name, { name, target: source, via: { kind: 'reverse', column: columnOf(key, field) } });
+    }
+  }
+  relationCache.set(model.name, out);
+  return out;
+}
+
+const RESERVED_ATTRS = new Set(['id', 'pk', 'numid', 'created', 'last_updated', 'tenant']);
+
+// ------------------------------------------------------------------------------------------ value helpers
+
+function fieldValue(field: FieldDef, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (field.kind === 'decimal' && typeof value === 'string') return Number(value);
+  return value;
+}
+
+function notAllowed(message: string): TemplateError {
+  return new TemplateError('security', message);
+}
+
+function typeProblem(message: string): TemplateError {
+  return new TemplateError('type', message);
+}
+
+/** Loads once per key and then answers synchronously: later rows of a group read the loaded value without a Promise hop. */
+class Batches<T> {
+  private readonly done = new Map<string, T>();
+  private readonly pending = new Map<string, Promise<T>>();
+
+  get(key: string, load: () => Promise<T>): T | Promise<T> {
+    const d = this.done.get(key);
+    if (d !== undefined) return d;
+    let p = this.pending.get(key);
+    if (!p) {
+      p = load().then((v) => {
+        this.done.set(key, v);
+        this.pending.delete(key);
+        return v;
+      });
+      this.pending.set(key, p);
+    }
+    return p;
+  }
+}
+
+function then<T, U>(v: T | Promise<T>, f: (x: T) => U): U | Promise<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
+
+// ------------------------------------------------------------------------------------------ proxies
+
+/** An account, group or the tenant reached through a relation: one name, nothing else. */
+export class NameProxy implements TemplateObject {
+  readonly [TEMPLATE_OBJECT] = true as const;
+  constructor(
+    private readonly attr: string,
+    private readonly value: string,
+  ) {}
+  getAttr(name: string): unknown {
+    return name === this.attr ? this.value : UNDEFINED;
+  }
+  callMethod(name: string): never {
+    throw notAllowed(`'${name}' cannot be called here.`);
+  }
+  toTemplateString(): string {
+    return this.value;
+  }
+}
+
+/** Rows of one model loaded together; relations touched on one of them load for all of them. */
+export class RowGroup {
+  readonly proxies: RowProxy[];
+  private readonly fks = new Batches<Map<string, TemplateObject>>();
+  private readonly computed = new Batches<Map<string, unknown>>();
+  private readonly setRows = new Batches<Map<string, RowProxy[]>>();
+  private readonly setCounts = new Batches<Map<string, number>>();
+
+  constructor(
+    readonly session: RenderSession,
+    readonly model: ModelDef,
+    rows: Row[],
+  ) {
+    this.proxies = rows.map((r) => new RowProxy(this, r));
+  }
+
+  get rows(): Row[] {
+    return this.proxies.map((p) => p.row);
+  }
+
+  attr(proxy: RowProxy, name: string): unknown {
+    const model = this.model;
+    const row = proxy.row;
+    if (name.startsWith('_')) return UNDEFINED;
+    if (name === 'id' || name === 'pk') return row.id;
+    if (name === 'numid') return row.numid ?? UNDEFINED;
+    if ((name === 'created' || name === 'last_updated') && model.timestamps) return fieldValue({ kind: 'datetime' }, row[name]);
+    const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
+    if (field) {
+      if (field.secret || field.writeOnly) return UNDEFINED;
+      if (field.kind === 'fk') return this.foreignKey(row, name, field);
+      if (field.kind === 'm2m' || field.kind === 'tags') {
+        const rel = relationsOf(model).get(name);
+        return rel ? new RelatedSet(this, proxy, rel, EMPTY_SPEC) : UNDEFINED;
+      }
+      if (!isColumnField(field)) return UNDEFINED;
+      return fieldValue(field, row[columnOf(name, field)]);
+    }
+    if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return this.computedValue(row, name);
+    if (name === 'tenant' && model.tenantScoped) {
+      // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
+      return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+    }
+    const rel = relationsOf(model).get(name);
+    if (rel) return new RelatedSet(this, proxy, rel, EMPTY_SPEC);
+    return UNDEFINED;
+  }
+
+  call(proxy: RowProxy, name: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
+    const m = /^get_(\w+)_display$/.exec(name);
+    const key = m?.[1];
+    const field = key !== undefined && Object.hasOwn(this.model.fields, key) ? this.model.fields[key] : undefined;
+    if (!field || field.kind !== 'choice' || field.secret || field.writeOnly) {
+      throw notAllowed(`'${name}' cannot be called on a ${this.model.label}: rows offer only get_<field>_display() for choice fields.`);
+    }
+    if (args.length || Object.keys(kwargs).length) throw typeProblem(`${name}() takes no arguments`);
+    const value = proxy.row[columnOf(key!, field)];
+    if (value === null || value === undefined) return null;
+    return choiceOptions(field).find((o) => o.value === value)?.label ?? String(value);
+  }
+
+  private foreignKey(row: Row, key: string, field: FieldDef): unknown {
+    const id = row[columnOf(key, field)];
+    if (typeof id !== 'string') return null;
+    const target = requireModel(field.target!);
+    const nameField = CLOSED_NAME_FIELDS[target.name];
+    if (isClosedModel(target) || target.name === 'tenancy.tenant') {
+      if (!nameField) return null;
+      if (target.name === 'tenancy.tenant') return id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+      return then(this.fks.get(key, () => this.loadNames(target, nameField, key, field)), (m) => m.get(id) ?? null);
+    }
+    if (!this.session.canView(target)) return null;
+    return then(this.fks.get(key, () => this.loadRelated(target, key, field)), (m) => m.get(id) ?? null);
+  }
+
+  private idsOf(key: string, field: FieldDef): string[] {
+    const col = columnOf(key, field);
+    const ids = new Set<string>();
+    for (const p of this.proxies) {
+      const v = p.row[col];
+      if (typeof v === 'string') ids.add(v);
+    }
+    return [...ids];
+  }
+
+  private async loadRelated(target: ModelDef, key: string, field: FieldDef): Promise<Map<string, TemplateObject>> {
+    const ids = this.idsOf(key, field);
+    const out = new Map<string, TemplateObject>();
+    if (!ids.length) return out;
+    const { rows } = await sql<Row>`SELECT r.* FROM ${sql.table(target.table)} r
+      WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
+    const group = new RowGroup(this.session, target, rows);
+    for (const p of group.proxies) out.set(String(p.row.id), p);
+    return out;
+  }
+
+  /** Accounts and groups show one name; no permission is needed for that, and nothing else is read. */
+  private async loadNames(target: ModelDef, nameField: string, key: string, field: FieldDef): Promise<Map<string, TemplateObject>> {
+    const ids = this.idsOf(key, field);
+    const out = new Map<string, TemplateObject>();
+    if (!ids.length) return out;
+    const { rows } = await sql<{ id: string; n: string }>`SELECT r.id, ${sql.ref(`r.${nameField}`)} AS n FROM ${sql.table(target.table)} r
+      WHERE r.id = ANY(${ids}::uuid[])`.execute(this.session.db);
+    for (const r of rows) out.set(r.id, new NameProxy(nameField, r.n));
+    return out;
+  }
+
+  private computedValue(row: Row, key: string): unknown {
+    const loaded = this.computed.get(key, () =>
+      this.model.computed[key]!.load({ db: this.session.db, ctx: this.session.ctx, rows: this.rows, origin: '' }),
+    );
+    return then(loaded, (m) => plainValue(m.get(String(row.id)) ?? null));
+  }
+
+  relatedRows(rel: Relation, spec: SetSpec): Map<string, RowProxy[]> | Promise<Map<string, RowProxy[]>> {
+    return this.setRows.get(`${rel.name}|${spec.sig}`, async () => {
+      const out = new Map<string, RowProxy[]>();
+      const ids = this.proxies.map((p) => String(p.row.id));
+      if (spec.none || !ids.length || !this.session.canView(rel.target)) return out;
+      const { from, owner, where } = setSource(this.session, rel, ids, spec);
+      const { rows } = await sql<Row>`SELECT ${owner} AS __owner, r.* FROM ${from} WHERE ${where} ORDER BY ${setOrder(rel.target, spec)}`.execute(this.session.db);
+      const group = new RowGroup(this.session, rel.target, rows);
+      for (const p of group.proxies) {
+        const o = String(p.row.__owner);
+        delete p.row.__owner;
+        const list = out.get(o);
+        if (list) list.push(p);
+        else out.set(o, [p]);
+      }
+      return out;
+    });
+  }
+
+  relatedCounts(rel: Relation, spec: SetSpec): Map<string, number> | Promise<Map<string, number>> {
+    return this.setCounts.get(`${rel.name}|${spec.sig}`, async () => {
+      const out = new Map<string, number>();
+      const ids = this.proxies.map((p) => String(p.row.id));
+      if (spec.none || !ids.length || !this.session.canView(rel.target)) return out;
+      const { from, owner, where } = setSource(this.session, rel, ids, spec);
+      const { rows } = await sql<{ o: string; n: number }>`SELECT ${owner} AS o, count(*)::int AS n FROM ${from} WHERE ${where} GROUP BY 1`.execute(this.session.db);
+      for (const r of rows) out.set(String(r.o), r.n);
+      return out;
+    });
+  }
+}
+
+/** Computed values are API-shaped JSON (brief objects, strings); Dates become strings like every other value. */
+function plainValue(v: unknown): unknown {
+  if (v instanceof Date) return v.toISOString();
+  return v;
+}
+
+export class RowProxy implements TemplateObject {
+  readonly [TEMPLATE_OBJECT] = true as const;
+  constructor(
+    readonly group: RowGroup,
+    readonly row: Row,
+  ) {}
+  getAttr(name: string): unknown {
+    return this.group.attr(this, name);
+  }
+  callMethod(name: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
+    return this.group.call(this, name, args, kwargs);
+  }
+  toTemplateString(): string {
+    return displayOf(this.group.model, this.row);
+  }
+  truthy(): boolean {
+    return true;
+  }
+}
+
+// ------------------------------------------------------------------------------------------ related lists
+
+interface Condition {
+  key: string;
+  build: (alias: string) => RawBuilder<unknown>;
+}
+
+interface SetSpec {
+  filters: readonly Condition[];
+  excludes: readonly Condition[];
+  order: readonly string[] | null;
+  reversed: boolean;
+  none: boolean;
+  sig: string;
+}
+
+function withSig(s: Omit<SetSpec, 'sig'>): SetSpec {
+  const sig = JSON.stringify([s.filters.map((c) => c.key), s.excludes.map((c) => c.key), s.order, s.reversed, s.none]);
+  return { ...s, sig };
+}
+
+const EMPTY_SPEC: SetSpec = withSig({ filters: [], excludes: [], order: null, reversed: false, none: false });
+
+function setSource(session: RenderSession, rel: Relation, ownerIds: string[], spec: SetSpec): { from: RawBuilder<unknown>; owner: RawBuilder<unknown>; where: RawBuilder<unknown> } {
+  const target = rel.target;
+  const conds: RawBuilder<unknown>[] = [scopeCondition(session.ctx, target, 'r')];
+  for (const c of spec.filters) conds.push(c.build('r'));
+  for (const c of spec.excludes) conds.push(sql`NOT COALESCE((${c.build('r')}), false)`);
+  const via = rel.via;
+  let from: RawBuilder<unknown>;
+  let owner: RawBuilder<unknown>;
+  if (via.kind === 'reverse') {
+    from = sql`${sql.table(target.table)} r`;
+    owner = sql.ref(`r.${via.column}`);
+    conds.unshift(sql`${owner} = ANY(${ownerIds}::uuid[])`);
+  } else if (via.kind === 'm2m') {
+    from = sql`${sql.table(via.table)} j JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${via.to}`)}`;
+    owner = sql.ref(`j.${via.from}`);
+    conds.unshift(sql`${owner} = ANY(${ownerIds}::uuid[])`);
+  } else {
+    from = sql`tagged_items j JOIN ${sql.table(target.table)} r ON r.id = j.tag_id`;
+    owner = sql`j.object_id`;
+    conds.unshift(sql`j.object_type = ${via.ownerType} AND j.object_id = ANY(${ownerIds}::uuid[])`);
+  }
+  return { from, owner, where: sql.join(conds, sql` AND `) };
+}
+
+function setOrder(target: ModelDef, spec: SetSpec): RawBuilder<unknown> {
+  const keys = spec.order ?? target.defaultOrdering;
+  const parts: RawBuilder<unknown>[] = [];
+  for (const item of keys) {
+    const desc = item.startsWith('-') !== spec.reversed;
+    const col = orderColumn(target, item.replace(/^-/, ''));
+    if (col) parts.push(desc ? sql`${sql.ref(`r.${col}`)} DESC NULLS LAST` : sql`${sql.ref(`r.${col}`)} ASC NULLS FIRST`);
+  }
+  parts.push(spec.reversed ? sql`r.id DESC` : sql`r.id ASC`);
+  return sql.join(parts);
+}
+
+function orderColumn(model: ModelDef, key: string): string | null {
+  if (key === 'pk' || key === 'id') return 'id';
+  if (key === 'numid') return 'numid';
+  if ((key === 'created' || key === 'last_updated') && model.timestamps) return key;
+  const field = Object.hasOwn(model.fields, key) ? model.fields[key] : undefined;
+  if (!field || field.secret || field.writeOnly || !isColumnField(field) || field.kind === 'json' || field.kind === 'custom_fields') return null;
+  return columnOf(key, field);
+}
+
+const LOOKUPS = new Set(['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull']);
+const TEXT_KINDS = new Set(['string', 'text', 'slug', 'url', 'choice', 'color', 'inet', 'cidr']);
+const ORDERED_KINDS = new Set(['integer', 'decimal', 'date', 'datetime', 'string', 'text', 'slug', 'url', 'choice', 'color', 'inet', 'cidr', 'uuid']);
+
+interface LookupField {
+  column: string;
+  kind: FieldDef['kind'];
+}
+
+/** The head of a lookup: a field of this row (or pk / id / numid / created / last_updated / `<fk>_id`). */
+function lookupField(model: ModelDef, head: string, whole: string): LookupField {
+  if (head === 'pk' || head === 'id') return { column: 'id', kind: 'uuid' };
+  if (head === 'numid') return { column: 'numid', kind: 'integer' };
+  if ((head === 'created' || head === 'last_updated') && model.timestamps) return { column: head, kind: 'datetime' };
+  let key = head;
+  if (!Object.hasOwn(model.fields, key) && key.endsWith('_id') && model.fields[key.slice(0, -3)]?.kind === 'fk') key = key.slice(0, -3);
+  const field = Object.hasOwn(model.fields, key) ? model.fields[key] : undefined;
+  if (!field) throw notAllowed(`'${whole}' is not a field of this row.`);
+  if (field.secret || field.writeOnly) throw notAllowed(`'${whole}' cannot be read.`);
+  if (!isColumnField(field) || field.kind === 'json' || field.kind === 'custom_fields') throw notAllowed(`'${whole}' cannot be used in a lookup.`);
+  return { column: columnOf(key, field), kind: field.kind };
+}
+
+/** A template value as a lookup operand: a row stands for its id. */
+function operand(v: unknown, whole: string): string | number | boolean | null {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw typeProblem(`'${whole}': not a usable number.`);
+    return v;
+  }
+  if (v instanceof Markup) return v.s;
+  if (v instanceof PyFloat) return v.value;
+  if (v instanceof RowProxy) return String(v.row.id);
+  throw typeProblem(`'${whole}' takes a string, a number, a boolean, None or a row.`);
+}
+
+/** A typed SQL parameter for a comparison with the column, or null when the value can match nothing. */
+function typedParam(f: LookupField, raw: string | number | boolean, whole: string): RawBuilder<unknown> | null {
+  switch (f.kind) {
+    case 'uuid':
+    case 'fk':
+      return typeof raw === 'string' && isUuid(raw) ? sql`${raw.toLowerCase()}::uuid` : null;
+    case 'integer':
+    case 'integer_list': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isInteger(n)) throw typeProblem(`'${whole}' expects a whole number.`);
+      return sql`${n}::bigint`;
+    }
+    case 'decimal': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+      if (Number.isNaN(n)) throw typeProblem(`'${whole}' expects a number.`);
+      return sql`${String(n)}::numeric`;
+    }
+    case 'boolean':
+      if (typeof raw !== 'boolean') throw typeProblem(`'${whole}' expects True or False.`);
+      return sql`${raw}::boolean`;
+    case 'date':
+    case 'datetime': {
+      const checked = checkFieldValue(whole, { kind: f.kind }, String(raw));
+      if (!checked.ok) throw typeProblem(`'${whole}': ${checked.message}`);
+      return f.kind === 'date' ? sql`${String(checked.value)}::date` : sql`${String(checked.value instanceof Date ? checked.value.toISOString() : checked.value)}::timestamptz`;
+    }
+    case 'inet':
+    case 'cidr':
+      return typeof raw === 'string' && parseInet(raw) ? sql`${raw}::inet` : null;
+    default:
+      return sql`${String(raw)}::text`;
+  }
+}
+
+function likePattern(value: string, lookup: string): string {
+  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`);
+  if (lookup.endsWith('contains')) return `%${escaped}%`;
+  if (lookup.endsWith('startswith')) return `${escaped}%`;
+  return `%${escaped}`;
+}
+
+/** Compiles `key=value` of filter/exclude/get into SQL on one field of the row; a path into another table is refused. */
+function compileLookup(model: ModelDef, key: string, value: unknown): Condition {
+  const parts = key.split('__');
+  const head = parts[0]!;
+  const lookup = parts.length === 2 && LOOKUPS.has(parts[1]!) ? parts[1]! : parts.length === 1 ? 'exact' : null;
+  if (lookup === null) throw notAllowed(`'${key}' walks a relation: lookups name one field of this row (e.g. name__startswith).`);
+  const f = lookupField(model, head, key);
+  const sigValue = JSON.stringify(value instanceof RowProxy ? String(value.row.id) : value instanceof Markup ? value.s : value instanceof PyFloat ? value.value : value);
+  const sig = `${f.column}__${lookup}=${sigValue}`;
+  const colAt = (alias: string) => sql.ref(`${alias}.${f.column}`);
+  const isList = f.kind === 'string_list' || f.kind === 'integer_list';
+
+  if (lookup === 'isnull') {
+    if (typeof value !== 'boolean') throw typeProblem(`'${key}' expects True or False.`);
+    return { key: sig, build: (a) => (value ? sql`${colAt(a)} IS NULL` : sql`${colAt(a)} IS NOT NULL`) };
+  }
+  if (lookup === 'in') {
+    if (!Array.isArray(value)) throw typeProblem(`'${key}' expects a list.`);
+    if (value.length > 10_000) throw new TemplateError('limit', `'${key}' takes at most 10,000 values.`);
+    const params = value
+      .map((v) => operand(v, key))
+      .filter((v): v is string | number | boolean => v !== null)
+      .map((v) => typedParam(f, v, key))
+      .filter((p): p is RawBuilder<unknown> => p !== null);
+    if (!params.length) return { key: sig, build: () => sql`false` };
+    if (isList) return { key: sig, build: (a) => sql`(${sql.join(params.map((p) => sql`${p} = ANY(${colAt(a)})`), sql` OR `)})` };
+    return { key: sig, build: (a) => sql`${colAt(a)} IN (${sql.join(params)})` };
+  }
+  const v = operand(value, key);
+  if (lookup === 'exact') {
+    if (v === null) return { key: sig, build: (a) => sql`${colAt(a)} IS NULL` };
+    const p = typedParam(f, v, key);
+    if (!p) return { key: sig, build: () => sql`false` };
+    if (isList) return { key: sig, build: (a) => sql`${p} = ANY(${colAt(a)})` };
+    return { key: sig, build: (a) => sql`${colAt(a)} = ${p}` };
+  }
+  if (v === null) throw typeProblem(`'${key}' cannot compare with None; use ${head}__isnull.`);
+  if (isList) throw notAllowed(`'${key}': list fields take exact and in lookups only.`);
+  if (lookup === 'iexact' || lookup.endsWith('contains') || lookup.endsWith('startswith') || lookup.endsWith('endswith')) {
+    if (!TEXT_KINDS.has(f.kind)) throw typeProblem(`'${key}': the ${lookup} lookup applies to text fields only.`);
+    const text = String(v);
+    if (lookup === 'iexact') return { key: sig, build: (a) => sql`lower(${colAt(a)}::text) = lower(${text})` };
+    const pattern = likePattern(text, lookup);
+    const op = lookup.startsWith('i') ? sql`ILIKE` : sql`LIKE`;
+    return { key: sig, build: (a) => sql`${colAt(a)}::text ${op} ${pattern}` };
+  }
+  // gt, gte, lt, lte
+  if (!ORDERED_KINDS.has(f.kind)) throw typeProblem(`'${key}': the ${lookup} lookup applies to numbers, dates and text only.`);
+  const p = typedParam(f, v, key);
+  if (!p) return { key: sig, build: () => sql`false` };
+  const op = { gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=` }[lookup as 'gt'];
+  return { key: sig, build: (a) => sql`${colAt(a)} ${op} ${p}` };
+}
+
+const SET_METHODS = 'all, count, exists, first, last, filter, exclude, get, order_by, reverse, distinct and none';
+
+/** A related list (`device.interfaces`): a lazily built query; terminal calls load it for the owner's whole group. */
+export class RelatedSet implements TemplateObject {
+  readonly [TEMPLATE_OBJECT] = true as const;
+  constructor(
+    private readonly group: RowGroup,
+    private readonly owner: RowProxy,
+    private readonly rel: Relation,
+    private readonly spec: SetSpec,
+  ) {}
+
+  private with(change: Partial<Omit<SetSpec, 'sig'>>): RelatedSet {
+    const { sig: _sig, ...rest } = this.spec;
+    return new RelatedSet(this.group, this.owner, this.rel, withSig({ ...rest, ...change }));
+  }
+
+  private rows(): RowProxy[] | Promise<RowProxy[]> {
+    return then(this.group.relatedRows(this.rel, this.spec), (m) => m.get(String(this.owner.row.id)) ?? []);
+  }
+
+  private count(): number | Promise<number> {
+    return then(this.group.relatedCounts(this.rel, this.spec), (m) => m.get(String(this.owner.row.id)) ?? 0);
+  }
+
+  getAttr(): unknown {
+    return UNDEFINED;
+  }
+
+  getItem(key: unknown): unknown {
+    if (typeof key !== 'number' || !Number.isInteger(key)) return UNDEFINED;
+    return then(this.rows(), (rows) => rows[key < 0 ? rows.length + key : key] ?? UNDEFINED);
+  }
+
+  iterate(): AsyncIterable<unknown> {
+    const self = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for (const r of await self.rows()) yield r;
+      },
+    };
+  }
+
+  length(): number | Promise<number> {
+    return this.count();
+  }
+
+  truthy(): boolean {
+    return true;
+  }
+
+  toTemplateString(): string {
+    return `${this.rel.target.labelPlural} of ${displayOf(this.group.model, this.owner.row)}`;
+  }
+
+  callMethod(name: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
+    const kwKeys = Object.keys(kwargs);
+    const noArgs = () => {
+      if (args.length || kwKeys.length) throw typeProblem(`${name}() takes no arguments`);
+    };
+    const lookups = (): Condition[] => {
+      if (args.length) throw notAllowed(`${name}() takes field=value lookups only.`);
+      if (kwKeys.length > 20) throw new TemplateError('limit', `${name}() takes at most 20 lookups.`);
+      return kwKeys.map((k) => compileLookup(this.rel.target, k, kwargs[k]));
+    };
+    switch (name) {
+      case 'all':
+        noArgs();
+        return this;
+      case 'distinct':
+        // Rows of a related list are distinct already; the fields Django takes here would name other tables.
+        if (kwKeys.length) throw notAllowed('distinct() takes no lookups.');
+        return this;
+      case 'none':
+        noArgs();
+        return this.with({ none: true });
+      case 'reverse':
+        noArgs();
+        return this.with({ reversed: !this.spec.reversed });
+      case 'filter':
+        return this.with({ filters: [...this.spec.filters, ...lookups()] });
+      case 'exclude':
+        return this.with({ excludes: [...this.spec.excludes, ...lookups()] });
+      case 'order_by': {
+        if (kwKeys.length) throw notAllowed('order_by() takes field names only.');
+        if (args.length > 10) throw new TemplateError('limit', 'order_by() takes at most 10 fields.');
+        const order = args.map((a) => {
+          const text = typeof a === 'string' ? a : a instanceof Markup ? a.s : null;
+          if (text === null) throw typeProblem('order_by() takes field names.');
+          const key = text.replace(/^-/, '');
+          if (key.includes('__')) throw notAllowed(`order_by('${text}') walks a relation.`);
+          if (!orderColumn(this.rel.target, key)) throw notAllowed(`order_by('${text}'): '${key}' is not a field of this row that can be ordered by.`);
+          return text;
+        });
+        return this.with({ order, reversed: false });
+      }
+      case 'count':
+        noArgs();
+        return this.count();
+      case 'exists':
+        noArgs();
+        return then(this.count(), (n) => n > 0);
+      case 'first':
+        noArgs();
+        return then(this.rows(), (rows) => rows[0] ?? null);
+      case 'last':
+        noArgs();
+        return then(this.rows(), (rows) => rows[rows.length - 1] ?? null);
+      case 'get': {
+        const narrowed = this.with({ filters: [...this.spec.filters, ...lookups()] });
+        return then(narrowed.rows(), (rows) => {
+          if (rows.length === 1) return rows[0];
+          const label = this.rel.target.label;
+          if (rows.length === 0) throw typeProblem(`${label.charAt(0).toUpperCase()}${label.slice(1)} matching query does not exist.`);
+          throw typeProblem(`get() returned more than one ${label} -- it returned ${rows.length}!`);
+        });
+      }
+      default:
+        throw notAllowed(`'${name}' is not available on a related list; use ${SET_METHODS}.`);
+    }
+  }
+}
