@@ -61,6 +61,8 @@ export interface FieldDef {
   onDelete?: 'cascade' | 'protect' | 'set_null';
   /** m2m: the join table and its two columns. */
   through?: { table: string; from: string; to: string };
+  /** Order by this text field naturally: runs of digits as numbers, so `eth2` sorts before `eth10`. */
+  naturalOrder?: boolean;
   /** Unique within the tenant (or globally for models without a tenant). */
   unique?: boolean;
   /** json fields that must hold a JSON object. */

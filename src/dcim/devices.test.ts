@@ -25,6 +25,16 @@ describe('devices', () => {
     expect(changes.count).toBeGreaterThanOrEqual(3);
   });
 
+  it('orders interfaces naturally (eth2 before eth10)', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['eth10', 'eth2', 'eth1/10', 'eth1/2', 'lo0']);
+    const d = await createDevice(alice, b, 'nat-leaf10');
+    const names = (await alice.get(`/api/interfaces/?device=${d.id}`)).json().results.map((i: { name: string }) => i.name);
+    expect(names).toEqual(['eth1/2', 'eth1/10', 'eth2', 'eth10', 'lo0']);
+    const reversed = (await alice.get(`/api/interfaces/?device=${d.id}&ordering=-name`)).json().results.map((i: { name: string }) => i.name);
+    expect(reversed).toEqual(['lo0', 'eth10', 'eth2', 'eth1/10', 'eth1/2']);
+  });
+
   it('materialises idempotently and leaves devices alone when templates change', async () => {
     const alice = h.as('alice');
     const b = await inventoryBasics(alice, ['ge0', 'ge1']);

@@ -56,7 +56,7 @@ export const interfaceTemplateModel = defineModel({
   tenantScoped: true,
   fields: {
     device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
-    name: { kind: 'string', maxLength: 64 },
+    name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'interface_types' },
     enabled: { kind: 'boolean', default: true },
     mgmt_only: { kind: 'boolean', label: 'Management only' },
@@ -136,6 +136,7 @@ export const deviceModel = defineModel({
   label: 'device',
   tenantScoped: true,
   fields: {
+    // Plain order: a natural key per row would cost a full sort of every device on each list page.
     name: { kind: 'string', maxLength: 64, unique: true },
     device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'protect' },
     role: { kind: 'fk', target: 'dcim.devicerole', onDelete: 'protect' },
@@ -175,7 +176,7 @@ export const interfaceModel = defineModel({
   tenantScoped: true,
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
-    name: { kind: 'string', maxLength: 64 },
+    name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'interface_types' },
     enabled: { kind: 'boolean', default: true },
     mgmt_only: { kind: 'boolean', label: 'Management only' },

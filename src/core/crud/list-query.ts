@@ -247,6 +247,12 @@ function fieldCondition(
   return sql`(${sql.join(parsed.map((p) => sql`${col} ${op} ${p}${cast}`), sql` OR `)})`;
 }
 
+/** `eth2` before `eth10`: runs of digits compare as numbers (zero-padded to 20 places), the rest as text. */
+function naturalKey(col: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT string_agg(CASE WHEN x.m[1] ~ '^[0-9]' THEN lpad(x.m[1], 20, '0') ELSE x.m[1] END, '' ORDER BY x.n)
+    FROM regexp_matches(${col}, '([0-9]+|[^0-9]+)', 'g') WITH ORDINALITY AS x(m, n))`;
+}
+
 function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): RawBuilder<unknown> {
   const keys = raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : model.defaultOrdering;
   const parts: RawBuilder<unknown>[] = [];
@@ -258,7 +264,8 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
       errors.add('ordering', `Cannot order by "${key}".`);
       continue;
     }
-    const col = sql.ref(`${alias}.${columnOf(key, field)}`);
+    const ref = sql.ref(`${alias}.${columnOf(key, field)}`);
+    const col = field.naturalOrder ? naturalKey(ref) : ref;
     parts.push(desc ? sql`${col} DESC NULLS LAST` : sql`${col} ASC NULLS FIRST`);
   }
   // The id (time-ordered) breaks ties so pages never overlap.
