@@ -322,6 +322,30 @@ describe('bad input (generated)', () => {
       if (model.operations.delete) expectFieldError(await admin.delete(url), 'id', `DELETE ${url}`);
     }
     expect(await tableState(h, model)).toBe(state);
+    if (canCreate) {
+      const broken = await h.app.inject({ method: 'POST', url: model.path, headers: { authorization: `Token ${h.tokens.admin}`, 'content-type': 'application/json' }, payload: '{"name": ' });
+      expect(broken.statusCode).toBe(400);
+      expect(await tableState(h, model)).toBe(state);
+    }
+
+    // The boundary itself is accepted: a string of exactly the advertised maximum fits the column (a column
+    // shorter than the field's maxLength would answer 400 without naming the field, or 500).
+    for (const [key, field] of writableFields(model)) {
+      const max = maxLengthOf(field);
+      if (max === null || max > 10_000 || field.pattern) continue;
+      const base = gen.stringFor(model, key, field);
+      const value = field.kind === 'url' ? `${base}/${'x'.repeat(Math.max(0, max - base.length - 1))}` : `${base}${'x'.repeat(Math.max(0, max - base.length))}`;
+      if (value.length !== max || (field.pattern && !field.pattern.test(value))) continue;
+      const res = canCreate
+        ? await admin.post(model.path, { ...(await gen.body(model, 'admin')), [key]: value })
+        : rowA
+          ? await admin.patch(detailUrl(model, rowA), { [key]: value })
+          : null;
+      if (!res) continue;
+      // Domain rules (grammars, one-per-device) may still refuse the value, naming a field; the database may not.
+      expect(res.statusCode, `${key} of exactly ${max} characters: ${res.body}`).toBeLessThan(500);
+      expect(res.json(), `${key} of exactly ${max} characters`).not.toHaveProperty('non_field_errors');
+    }
   });
 
   it.each(listed.map((m) => [m.name, m] as const))('%s: malformed list filters and paging → 400 naming the parameter', async (_name, model) => {
