@@ -1,44 +1,296 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// Export templates through the API: records, rendering, preview, ?export=, headers, caps, permissions, tenants,
+// and the no-N+1 rule (query count of a 2,000-device render).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+import { startHarness, groupId, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
-import { exportLimits } from './export.ts';
+import { createToken, createUser } from '../../src/core/accounts.ts';
+import { systemContext } from '../../src/core/context.ts';
+import { exportLimits, prepareListRender } from './export.ts';
 
 let h: Harness;
 let basics: Basics;
+let customizeToken: string;
+const defaults = { ...exportLimits };
+
 beforeAll(async () => {
   h = await startHarness();
   basics = await inventoryBasics(h.as('alice'), ['eth0', 'eth1']);
-  await createDevice(h.as('alice'), basics, 'leaf1', { serial: 'S1', platform: basics.platform });
+  await createDevice(h.as('alice'), basics, 'leaf1', { serial: 'S1', platform: basics.platform, custom_fields: {} });
   await createDevice(h.as('alice'), basics, 'leaf2', { serial: 'S2' });
+  const customize = await groupId(h.database, 'Customize');
+  await createUser(h.database.db, { username: 'carol', password: 'carol-password', tenantIds: [h.tenants.a], groupIds: [customize] });
+  customizeToken = await createToken(h.database.db, { username: 'carol', tenantSlug: 'alpha' });
 });
 afterAll(async () => {
   await h?.close();
 });
+afterEach(() => {
+  Object.assign(exportLimits, defaults);
+});
 
 const csv = '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.platform.name if d.platform else "" }},{{ d.interfaces.count() }}\n{% endfor %}';
 
-async function template(body: Record<string, unknown>, who: 'alice' | 'admin' = 'alice') {
+async function template(body: Record<string, unknown>, who: 'alice' | 'admin' | 'bob' = 'alice') {
   return created(h.as(who), '/api/export-templates/', { object_type: 'dcim.device', ...body });
 }
 
+function asCarol(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) {
+  return h.app.inject({ method, url, headers: { authorization: `Token ${customizeToken}` }, ...(body === undefined ? {} : { payload: body as object }) });
+}
+
+async function countOf(table: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(h.database.db);
+  return rows[0]!.n;
+}
+
 describe('export template records', () => {
-  it('creates, reads computed fields, updates and deletes with change log', async () => {
+  it('creates, reads computed fields, updates and deletes, each in the change log', async () => {
     const alice = h.as('alice');
     const t = await template({ name: 'devices-csv', template_code: 'a\nb\n{{ count }}', file_extension: 'csv', mime_type: 'text/csv' });
-    expect(t).toMatchObject({ name: 'devices-csv', line_count: 3, bundle_path: 'devices-csv.csv', as_attachment: true, target_path: '' });
+    expect(t).toMatchObject({ name: 'devices-csv', object_type: 'dcim.device', line_count: 3, bundle_path: 'devices-csv.csv', as_attachment: true, target_path: '', description: '' });
     const patched = (await alice.patch(`/api/export-templates/${t.id}/`, { target_path: '/etc/x.conf' })).json();
     expect(patched.bundle_path).toBe('/etc/x.conf');
-    const changes = (await alice.get(`/api/changes/?object_type=extras.exporttemplate`)).json();
-    expect(changes.count).toBe(2);
     expect((await alice.delete(`/api/export-templates/${t.id}/`)).statusCode).toBe(204);
+    const changes = (await alice.get(`/api/changes/?object_type=extras.exporttemplate&object_id=${t.id}`)).json();
+    expect(changes.results.map((c: { action: string }) => c.action).sort()).toEqual(['create', 'delete', 'update']);
   });
 
-  it('renders a list', async () => {
-    const t = await template({ name: 'smoke', template_code: csv, mime_type: 'text/html' });
+  it('refuses bad input naming the field and writes nothing', async () => {
+    const alice = h.as('alice');
+    const before = await countOf('export_templates');
+    const changesBefore = await countOf('object_changes');
+    const cases: Array<[Record<string, unknown>, string, RegExp?]> = [
+      [{ name: 'x1', template_code: '{% for x in objects %}\n{{ x.name }', object_type: 'dcim.device' }, 'template_code', /^line 2: /],
+      [{ name: 'x2', template_code: '{{ x | nosuchfilter }}' }, 'template_code', /line 1/],
+      [{ name: 'x3', template_code: 'ok', object_type: 'dcim.nosuch' }, 'object_type', /Unknown object type/],
+      [{ name: 'x4', template_code: 'ok', object_type: 'extras.webhook' }, 'object_type', /^This type cannot be exported by template\.$/],
+      [{ name: 'x5', template_code: 'ok', object_type: 'automation.automationtarget' }, 'object_type', /cannot be exported/],
+      [{ name: 'x6', template_code: 'ok', object_type: 'dcim.devicecredential' }, 'object_type', /cannot be exported/],
+      [{ name: 'x7', template_code: 'ok', object_type: 'users.user' }, 'object_type', /cannot be exported/],
+      [{ name: 'x8', template_code: 'ok', object_type: 'users.group' }, 'object_type', /cannot be exported/],
+      [{ name: 'x9', template_code: 'ok', object_type: 'users.permission' }, 'object_type', /cannot be exported/],
+      [{ name: 'x10', template_code: 'ok', object_type: 'users.token' }, 'object_type', /cannot be exported/],
+      [{ name: 'x11', template_code: 'ok', object_type: 'core.objectchange' }, 'object_type', /cannot be exported/],
+      [{ name: 'x12', template_code: 'ok', mime_type: 'not a mime' }, 'mime_type'],
+      [{ name: 'x13', template_code: 'ok', file_extension: '../x' }, 'file_extension'],
+      [{ name: 'x14', template_code: 'ok', target_path: '/etc/../x' }, 'target_path'],
+      [{ name: 'x15', template_code: 'ok', bogus: 1 }, 'bogus'],
+      [{ name: 'x16', template_code: 'ok', line_count: 3 }, 'line_count'],
+      [{ template_code: 'ok' }, 'name'],
+      [{ name: 'x17' }, 'template_code'],
+      [{ name: 'a/b', template_code: 'ok' }, 'name'],
+      [{ name: 'x18', template_code: 5 }, 'template_code'],
+    ];
+    for (const [body, field, message] of cases) {
+      const res = await alice.post('/api/export-templates/', { object_type: 'dcim.device', ...body });
+      expect(res.statusCode, `${JSON.stringify(body)} → ${res.body}`).toBe(400);
+      const errors = res.json() as Record<string, string[]>;
+      expect(errors, res.body).toHaveProperty(field);
+      if (message) expect(errors[field]![0]).toMatch(message);
+    }
+    // The keychain (secret key hidden) and the tenant type are allowed subjects.
+    const kc = await template({ name: 'keychains', object_type: 'routing.keychain', template_code: '{{ count }}' });
+    const tn = await template({ name: 'tenant', object_type: 'tenancy.tenant', template_code: '{% for t in objects %}{{ t.name }};{% endfor %}' });
+    // A bad edit changes nothing either.
+    const bad = await alice.patch(`/api/export-templates/${kc.id}/`, { template_code: '{% if %}', name: 'renamed' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().template_code[0]).toMatch(/^line 1: /);
+    expect((await alice.get(`/api/export-templates/${kc.id}/`)).json().name).toBe('keychains');
+    const dup = await alice.post('/api/export-templates/', { object_type: 'dcim.device', name: 'keychains', template_code: 'x' });
+    expect(dup.statusCode).toBe(400);
+    expect(dup.json()).toHaveProperty('name');
+    expect(await countOf('export_templates')).toBe(before + 2);
+    expect(await countOf('object_changes')).toBe(changesBefore + 2);
+    // The tenant type covers only the tenant the render runs in (admin belongs to both).
+    const res = await h.as('admin').get(`/api/export-templates/${tn.id}/render/`);
+    expect(res.body).toBe('Alpha;');
+    await alice.delete(`/api/export-templates/${kc.id}/`);
+    await alice.delete(`/api/export-templates/${tn.id}/`);
+  });
+
+  it('keeps tenants apart', async () => {
+    const t = await template({ name: 'alpha-only', template_code: csv });
+    const bob = h.as('bob');
+    expect((await bob.get(`/api/export-templates/${t.id}/`)).statusCode).toBe(404);
+    expect((await bob.get(`/api/export-templates/${t.id}/render/`)).statusCode).toBe(404);
+    expect((await bob.get(`/api/export-templates/${t.id}/preview/`)).statusCode).toBe(404);
+    expect((await bob.patch(`/api/export-templates/${t.id}/`, { name: 'stolen' })).statusCode).toBe(404);
+    expect((await bob.get('/api/devices/?export=alpha-only')).statusCode).toBe(400);
+    expect((await bob.get(`/api/devices/?export=${t.id}`)).statusCode).toBe(400);
+    expect((await bob.get('/api/export-templates/?name=alpha-only')).json().count).toBe(0);
+    // Same name in another tenant; its render sees only that tenant's rows.
+    const bobBasics = await inventoryBasics(bob);
+    await createDevice(bob, bobBasics, 'beta-device');
+    const bt = await template({ name: 'alpha-only', template_code: csv }, 'bob');
+    const res = await bob.get(`/api/export-templates/${bt.id}/render/`);
+    expect(res.body).toMatch(/^beta-device,/);
+    expect(res.body).not.toContain('leaf1');
+    await h.as('alice').delete(`/api/export-templates/${t.id}/`);
+  });
+
+  it('lets the Customize group manage templates, Viewer render only, read-only tokens not save', async () => {
+    const res = await asCarol('POST', '/api/export-templates/', { name: 'carol', object_type: 'dcim.device', template_code: '{{ count }}' });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().id as string;
+    expect((await asCarol('PATCH', `/api/export-templates/${id}/`, { description: 'mine' })).statusCode).toBe(200);
+    // Carol may not view devices: the template is hers, the rows are not.
+    expect((await asCarol('GET', `/api/export-templates/${id}/render/`)).statusCode).toBe(403);
+    const viewer = h.as('viewer');
+    const r = await viewer.get(`/api/export-templates/${id}/render/`);
+    expect(r.statusCode).toBe(200);
+    expect(r.body).toBe('2');
+    expect((await viewer.patch(`/api/export-templates/${id}/`, { description: 'x' })).statusCode).toBe(403);
+    expect((await viewer.post('/api/export-templates/', { name: 'v', object_type: 'dcim.device', template_code: 'x' })).statusCode).toBe(403);
+    expect((await viewer.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: 'x' })).statusCode).toBe(403);
+    expect((await h.as('aliceRO').post('/api/export-templates/', { name: 'ro', object_type: 'dcim.device', template_code: 'x' })).statusCode).toBe(403);
+    expect((await h.as('aliceRO').get(`/api/export-templates/${id}/render/`)).statusCode).toBe(200);
+    expect((await h.as('nobody').get(`/api/export-templates/${id}/render/`)).statusCode).toBe(403);
+    expect((await h.as('anonymous').get(`/api/export-templates/${id}/render/`)).statusCode).toBe(401);
+    expect((await asCarol('DELETE', `/api/export-templates/${id}/`)).statusCode).toBe(204);
+  });
+});
+
+describe('rendering', () => {
+  it('streams the rows with inert headers', async () => {
+    const t = await template({ name: 'smoke "quoted"', template_code: csv, mime_type: 'text/html' });
     const res = await h.as('alice').get(`/api/export-templates/${t.id}/render/`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.body).toBe('leaf1,Site 1,Platform 1,2\nleaf2,Site 1,,2\n');
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['content-security-policy']).toBe("sandbox; default-src 'none'");
+    expect(res.headers['content-disposition']).toBe('attachment; filename="smoke \\"quoted\\".txt"');
+    const inline = await template({ name: 'inline', template_code: '{"n": {{ count }}}', mime_type: 'application/json', as_attachment: false, file_extension: 'json' });
+    const r2 = await h.as('alice').get(`/api/export-templates/${inline.id}/render/`);
+    expect(r2.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r2.headers['content-disposition']).toBe('inline; filename="inline.json"');
+    expect(r2.json()).toEqual({ n: 2 });
+    for (const [mime, served] of [['text/csv', 'text/csv'], ['application/xml', 'application/xml'], ['text/yaml', 'text/yaml'], ['image/svg+xml', 'text/plain'], ['application/javascript', 'text/plain']]) {
+      await h.as('alice').patch(`/api/export-templates/${inline.id}/`, { mime_type: mime });
+      expect((await h.as('alice').get(`/api/export-templates/${inline.id}/render/`)).headers['content-type']).toBe(`${served}; charset=utf-8`);
+    }
+  });
+
+  it('narrows rows with list filters, from the render and from ?export= on the list', async () => {
+    const t = await template({ name: 'names', template_code: '{{ count }}:{% for d in queryset %}{{ d.name }};{% endfor %}' });
+    const alice = h.as('alice');
+    expect((await alice.get(`/api/export-templates/${t.id}/render/?name=leaf2`)).body).toBe('1:leaf2;');
+    expect((await alice.get(`/api/export-templates/${t.id}/render/?ordering=-name`)).body).toBe('2:leaf2;leaf1;');
+    const bad = await alice.get(`/api/export-templates/${t.id}/render/?nosuch=1`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('nosuch');
+    const viaList = await alice.get('/api/devices/?export=names&serial=S1');
+    expect(viaList.statusCode).toBe(200);
+    expect(viaList.body).toBe('1:leaf1;');
+    expect(viaList.headers['content-disposition']).toBe('attachment; filename="names.txt"');
+    expect((await alice.get(`/api/devices/?export=${t.id}`)).body).toBe('2:leaf1;leaf2;');
+    const wrongType = await alice.get('/api/sites/?export=names');
+    expect(wrongType.statusCode).toBe(400);
+    expect(wrongType.json().export[0]).toMatch(/template for dcim\.device/);
+    expect((await alice.get('/api/devices/?export=nosuch')).json()).toHaveProperty('export');
+  });
+
+  it('refuses more rows than the cap before rendering, with the count', async () => {
+    const t = await template({ name: 'capped', template_code: '{{ count }}' });
+    exportLimits.maxRows = 1;
+    const res = await h.as('alice').get(`/api/export-templates/${t.id}/render/`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/^2 devices is more than one render can take \(1\)/);
+    expect((await h.as('alice').get(`/api/export-templates/${t.id}/render/?name=leaf1`)).body).toBe('1');
+    // The preview skips the cap.
+    expect((await h.as('alice').get(`/api/export-templates/${t.id}/preview/`)).json()).toEqual({ output: '2', count: 2, truncated: false });
+  });
+
+  it('previews the first rows with the real count', async () => {
+    exportLimits.previewRows = 1;
+    const res = await h.as('alice').post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: '{% for d in objects %}{{ d.name }}{% endfor %}/{{ count }}/{{ objects|length }}' });
+    expect(res.json()).toEqual({ output: 'leaf1/2/1', count: 2, truncated: true });
+    const bad = await h.as('alice').post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: '{% for %}', extra: 1 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('extra');
+    const syntax = await h.as('alice').post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: '\n{% for %}' });
+    expect(syntax.json().template_code[0]).toMatch(/^line 2: /);
+    const unknown = await h.as('alice').post('/api/export-templates/preview/', { object_type: 'users.user', template_code: 'x' });
+    expect(unknown.json().object_type[0]).toBe('This type cannot be exported by template.');
+  });
+
+  it('answers a template error with 400 and its line, and ends a started stream with the error', async () => {
+    const t = await template({ name: 'fails', template_code: 'ok\n{{ 1 / 0 }}' });
+    const res = await h.as('alice').get(`/api/export-templates/${t.id}/render/`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ line: 2 });
+    expect(res.json().detail).toMatch(/^line 2: .*division/);
+    const late = await template({ name: 'fails-late', template_code: '{% for i in range(5000) %}{{ "x" * 100 }}\n{% endfor %}{{ 1 / 0 }}' });
+    const r2 = await h.as('alice').get(`/api/export-templates/${late.id}/render/`);
+    expect(r2.statusCode).toBe(200);
+    expect(r2.body.slice(-200), r2.body.slice(-200)).toMatch(/\[Render failed: line \d+: .*division.*\]\n$/);
+  });
+
+  it('reads relations, choice labels, computed values and related lists', async () => {
+    const alice = h.as('alice');
+    const code = [
+      '{% set d = objects|first %}',
+      '{{ d.site.name }}|{{ d.role.name }}|{{ d.device_type.manufacturer.name }}|{{ d.status.name }}|{{ d.tenant.name }}',
+      '{{ d.interfaces.filter(name__startswith="eth").count() }}|{{ d.interfaces.exclude(name="eth0").first().name }}|{{ d.interfaces.order_by("-name").first().name }}',
+      '{{ d.interfaces.all().reverse().first().name }}|{{ d.interfaces.last().name }}|{{ d.interfaces.get(name="eth1").get_type_display() }}|{{ d.interfaces.none().exists() }}|{{ d.interfaces.exists() }}',
+      '{{ d.interfaces.filter(name__in=["eth0", "zz"]).count() }}|{{ d.interfaces.filter(mtu__isnull=True).count() }}|{{ d.interfaces.filter(name__iexact="ETH0").count() }}|{{ d.interfaces.distinct().count() }}',
+      '{% for i in d.interfaces.all() %}{{ i.name }}@{{ i.device.name }} {% endfor %}|{{ d.interfaces|length }}|{{ d.interfaces[1].name }}',
+      '{{ d.site.devices.count() }}|{{ d.interfaces.get(pk=d.interfaces.first().id).name }}',
+    ].join('\n');
+    const res = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: code });
+    expect(res.statusCode, res.body).toBe(200);
+    const lines = res.json().output.split('\n');
+    expect(lines[0]).toBe('Site 1|Role 1|Maker 1|Active|Alpha');
+    expect(lines[1]).toBe('2|eth1|eth1');
+    expect(lines[2]).toMatch(/^eth1\|eth1\|.+\|False\|True$/);
+    expect(lines[3]).toBe('1|2|1|2');
+    expect(lines[4]).toBe('eth0@leaf1 eth1@leaf1 |2|eth1');
+    expect(lines[5]).toBe('2|eth0');
+    const errors: Array<[string, RegExp]> = [
+      ['{{ (objects|first).interfaces.filter(device__name="x").count() }}', /'device__name' walks a relation/],
+      ['{{ (objects|first).interfaces.order_by("device__name").first() }}', /walks a relation/],
+      ['{{ (objects|first).interfaces.filter("name").count() }}', /takes field=value lookups only/],
+      ['{{ (objects|first).interfaces.get(name="nope") }}', /matching query does not exist/],
+      ['{{ (objects|first).interfaces.values_list("name") }}', /not available on a related list/],
+      ['{{ (objects|first).save() }}', /cannot be called/],
+      ['{{ (objects|first).get_name_display() }}', /cannot be called/],
+    ];
+    for (const [src, msg] of errors) {
+      const r = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: src });
+      expect(r.statusCode, `${src} → ${r.body}`).toBe(400);
+      expect(r.json().detail).toMatch(msg);
+    }
+  });
+});
+
+describe('no N+1', () => {
+  it('renders 2,000 devices through four relations and a related list in at most 12 queries', async () => {
+    const bob = h.as('bob');
+    const b = await inventoryBasics(bob, ['p0']);
+    const tenant = h.tenants.b;
+    await sql`INSERT INTO devices (id, numid, tenant_id, name, device_type_id, role_id, site_id, platform_id, serial)
+      SELECT gen_random_uuid(), 100000 + g, ${tenant}, 'bulk-' || lpad(g::text, 5, '0'), ${b.deviceType}, ${b.role}, ${b.site}, ${b.platform}, 'SN' || g
+      FROM generate_series(1, 2000) g`.execute(h.database.db);
+    await sql`INSERT INTO interfaces (id, numid, tenant_id, device_id, name, type)
+      SELECT gen_random_uuid(), 100000 + row_number() OVER (), d.tenant_id, d.id, 'if' || k, '1000base-t'
+      FROM devices d CROSS JOIN generate_series(1, 2) k WHERE d.name LIKE 'bulk-%'`.execute(h.database.db);
+    const code = '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.role.name }},{{ d.platform.name }},{{ d.device_type.model }},{{ d.interfaces.count() }}\n{% endfor %}';
+    // The render itself: 2 chunk reads (the first with the ids and the count) + 2 chunks × (4 relations + 1 related list).
+    const start = h.database.queryCount();
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.b), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'bulk-' }, preview: false });
+    const text = await prepared.template.render(prepared.context);
+    expect(h.database.queryCount() - start).toBeLessThanOrEqual(12);
+    expect(text.split('\n')).toHaveLength(2001);
+    // Through the API one more query reads the template record.
+    const t = await template({ name: 'n-plus-one', template_code: code }, 'bob');
+    const before = h.database.queryCount();
+    const res = await bob.get(`/api/export-templates/${t.id}/render/?name__isw=bulk-`);
+    const used = h.database.queryCount() - before;
+    expect(res.statusCode).toBe(200);
+    const lines = res.body.trimEnd().split('\n');
+    expect(lines).toHaveLength(2000);
+    expect(lines[1999]).toMatch(/^bulk-02000,Site \d+,Role \d+,Platform \d+,Model \d+,2$/);
+    expect(used, `queries: ${used}`).toBeLessThanOrEqual(13);
   });
 });
