@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { startHarness, type Client, type Harness } from '../../test/helpers/harness.ts';
+import { DemoDataError, generateDemoData, planDemoNetwork, SITE_SIZE, type DemoDataResult } from './demo-data.ts';
+
+type Obj = Record<string, unknown> & { id: string };
+const SEED = 7;
+const DEVICES = 50; // one full site and a partial one (4 spines, 2 borders, 2 firewalls, 2 leaves)
+
+let h: Harness;
+let result: DemoDataResult;
+beforeAll(async () => {
+  h = await startHarness();
+  result = await generateDemoData(h.database.db, { devices: DEVICES, seed: SEED, tenantSlug: 'alpha' });
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+async function all(client: Client, path: string): Promise<Obj[]> {
+  const out: Obj[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const res = await client.get(`${path}${path.includes('?') ? '&' : '?'}limit=1000&offset=${offset}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const page = res.json() as { results: Obj[]; next: string | null };
+    out.push(...page.results);
+    if (!page.next) return out;
+  }
+}
+
+const id = (v: unknown): string => (v as { id: string }).id;
+
+describe('demo data', () => {
+  const plan = planDemoNetwork(DEVICES, SEED);
+  const leavesAndBorders = plan.devices.filter((d) => d.role === 'leaf' || d.role === 'border').length;
+
+  it('writes the planned counts, visible through the API', async () => {
+    const admin = h.as('admin');
+    const count = async (path: string) => (await admin.get(`${path}?limit=1`)).json().count as number;
+    expect(await count('/api/devices/')).toBe(DEVICES);
+    expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/ip-addresses/')).toBe(DEVICES);
+    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4);
+    expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
+    expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
+    expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
+    expect(await count('/api/interfaces/')).toBe(result.rows.interfaces);
+    expect(await count('/api/config-contexts/')).toBeGreaterThanOrEqual(3);
+    expect((await h.as('adminB').get('/api/devices/?limit=1')).json().count).toBe(0);
+    // A bulk load, not API writes: no change-log entries.
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${h.tenants.a}
+      AND object_type IN ('dcim.device', 'dcim.interface', 'dcim.cable', 'ipam.ipaddress', 'organization.site')`.execute(h.database.db);
+    expect(rows[0]!.n).toBe(0);
+  });
+
+  it('gives every device its planned name, flags and a primary IPv4 on its own loopback', async () => {
+    const admin = h.as('admin');
+    const devices = await all(admin, '/api/devices/');
+    const byName = new Map(devices.map((d) => [d.name as string, d]));
+    const addresses = new Map((await all(admin, '/api/ip-addresses/')).map((a) => [a.id, a]));
+    const interfaces = new Map((await all(admin, '/api/interfaces/')).map((i) => [i.id, i]));
+    for (const p of plan.devices) {
+      const d = byName.get(p.name)!;
+      expect(d, p.name).toBeDefined();
+      expect(d.custom_fields).toEqual(p.customFields);
+      expect((d.role as { slug: string }).slug).toBe(p.role);
+      expect((d.status as { slug: string }).slug).toBe(p.status);
+      // The API shows a host address without its /32.
+      const host = p.loopback.replace(/\/32$/, '');
+      expect(d.primary_ip).toMatchObject({ address: host });
+      const ip = addresses.get(id(d.primary_ip4))!;
+      expect(ip.address).toBe(host);
+      expect(ip.assigned_object_type).toBe('dcim.interface');
+      const owner = (ip.assigned_object as { device: { id: string } }).device.id;
+      expect(owner).toBe(d.id);
+      expect(interfaces.get(id(ip.assigned_object))!.type).toBe('loopback');
+    }
+    // The flags split the devices: both values occur.
+    const ntp = devices.filter((d) => (d.custom_fields as { ntp_managed: boolean }).ntp_managed).length;
+    expect(ntp).toBeGreaterThan(0);
+    expect(ntp).toBeLessThan(DEVICES);
+    const filtered = (await admin.get('/api/devices/?limit=1&cf_ntp_managed=true')).json();
+    if (typeof filtered.count === 'number' && filtered.count !== DEVICES) expect(filtered.count).toBe(ntp);
+  });
+
+  it('cables every leaf and border to every spine of its site, and nothing else', async () => {
+    const admin = h.as('admin');
+    const devices = new Map((await all(admin, '/api/devices/')).map((d) => [d.id, d]));
+    const interfaces = new Map((await all(admin, '/api/interfaces/')).map((i) => [i.id, i]));
+    const roleOf = (ifaceId: string) => ((devices.get(id(interfaces.get(ifaceId)!.device))!.role) as { slug: string }).slug;
+    const siteOf = (ifaceId: string) => id(devices.get(id(interfaces.get(ifaceId)!.device))!.site);
+    const cables = await all(admin, '/api/cables/');
+    const pairs = new Set<string>();
+    for (const c of cables) {
+      const [a] = c.a_terminations as Obj[];
+      const [b] = c.b_terminations as Obj[];
+      expect(['leaf', 'border']).toContain(roleOf(a!.id));
+      expect(roleOf(b!.id)).toBe('spine');
+      expect(siteOf(a!.id)).toBe(siteOf(b!.id));
+      pairs.add(`${id(interfaces.get(a!.id)!.device)}>${id(interfaces.get(b!.id)!.device)}`);
+      expect(interfaces.get(a!.id)!.link_peer).toMatchObject({ interface: interfaces.get(b!.id)!.name });
+    }
+    expect(pairs.size).toBe(cables.length);
+  });
+
+  it('produces rows the API accepts back unchanged', async () => {
+    const admin = h.as('admin');
+    const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;
+    const body = {
+      name: device.name, device_type: id(device.device_type), role: id(device.role), platform: id(device.platform), site: id(device.site),
+      status: id(device.status), serial: device.serial, asset_tag: device.asset_tag, primary_ip4: id(device.primary_ip4), custom_fields: device.custom_fields,
+    };
+    const res = await admin.patch(`/api/devices/${device.id}/`, body);
+    expect(res.statusCode, res.body).toBe(200);
+    const ip = (await admin.get(`/api/ip-addresses/${id(device.primary_ip4)}/`)).json() as Obj;
+    const ipRes = await admin.patch(`/api/ip-addresses/${ip.id}/`, {
+      address: ip.address, status: id(ip.status), role: ip.role, dns_name: ip.dns_name, assigned_interface: id(ip.assigned_object),
+    });
+    expect(ipRes.statusCode, ipRes.body).toBe(200);
+    const session = (await admin.get('/api/routing/bgp-sessions/?limit=1')).json().results[0] as Obj;
+    const sRes = await admin.patch(`/api/routing/bgp-sessions/${session.id}/`, {
+      remote_address: session.remote_address, local_address: session.local_address, remote_asn: session.remote_asn, address_families: session.address_families,
+    });
+    expect(sRes.statusCode, sRes.body).toBe(200);
+    const cable = (await admin.get('/api/cables/?limit=1')).json().results[0] as Obj;
+    const cRes = await admin.patch(`/api/cables/${cable.id}/`, {
+      a_terminations: (cable.a_terminations as Obj[]).map((t) => t.id), b_terminations: (cable.b_terminations as Obj[]).map((t) => t.id),
+      type: cable.type, length: cable.length, length_unit: cable.length_unit,
+    });
+    expect(cRes.statusCode, cRes.body).toBe(200);
+  });
+
+  it('is deterministic: the same seed gives the same names, addresses and flags; another seed other serials', async () => {
+    const db = h.database.db;
+    await generateDemoData(db, { devices: DEVICES, seed: SEED, tenantSlug: 'gamma' });
+    await generateDemoData(db, { devices: DEVICES, seed: SEED + 1, tenantSlug: 'delta' });
+    const snapshot = async (slug: string) =>
+      (await sql<{ name: string; serial: string; cf: unknown; address: string; site: string }>`
+        SELECT d.name, d.serial, d.custom_fields AS cf, a.address::text AS address, s.name AS site
+        FROM devices d JOIN tenants t ON t.id = d.tenant_id JOIN ip_addresses a ON a.id = d.primary_ip4_id JOIN sites s ON s.id = d.site_id
+        WHERE t.slug = ${slug} ORDER BY d.name`.execute(db)).rows;
+    const alpha = await snapshot('alpha');
+    expect(await snapshot('gamma')).toEqual(alpha);
+    const delta = await snapshot('delta');
+    expect(delta.map((r) => r.name)).toEqual(alpha.map((r) => r.name));
+    expect(delta.map((r) => r.serial)).not.toEqual(alpha.map((r) => r.serial));
+    // A prefix of a bigger plan is the smaller plan.
+    expect(planDemoNetwork(500, SEED).devices.slice(0, DEVICES)).toEqual(plan.devices);
+  });
+
+  it('refuses a second load into a tenant with inventory and device counts out of range, writing nothing', async () => {
+    const db = h.database.db;
+    await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
+    await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
+    await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
+    expect((await h.as('admin').get('/api/devices/?limit=1')).json().count).toBe(DEVICES);
+  });
+
+  it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
+    await generateDemoData(h.database.db, { devices: 500, seed: SEED, tenantSlug: 'beta' });
+    const queries = async (client: Client) => {
+      await client.get('/api/devices/?limit=1'); // warm the token cache
+      const before = h.database.queryCount();
+      const res = await client.get('/api/devices/?limit=1000');
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { results: Obj[] };
+      expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });
+      return { n: h.database.queryCount() - before, rows: body.results.length };
+    };
+    const small = await queries(h.as('admin'));
+    const big = await queries(h.as('adminB'));
+    expect(small.rows).toBe(DEVICES);
+    expect(big.rows).toBe(500);
+    expect(big.n).toBe(small.n);
+  }, 120_000);
+});
