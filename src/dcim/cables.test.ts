@@ -64,6 +64,24 @@ describe('cables', () => {
     expect((await interfacesOf('alice', leaf.id)).swp1!.link_peer).toBeNull();
   });
 
+  it('removes cables left without an end when interfaces or devices go', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['p1', 'p2']);
+    const x = await createDevice(alice, b, 'del-x');
+    const y = await createDevice(alice, b, 'del-y');
+    const xi = await interfacesOf('alice', x.id);
+    const yi = await interfacesOf('alice', y.id);
+    const lag = await created(alice, '/api/cables/', { a_terminations: [xi.p1!.id, xi.p2!.id], b_terminations: [yi.p1!.id] });
+    // One of two A-side interfaces goes: the cable stays.
+    expect((await alice.delete(`/api/interfaces/${xi.p2!.id}/`)).statusCode).toBe(204);
+    expect((await alice.get(`/api/cables/${lag.id}/`)).json().a_terminations).toHaveLength(1);
+    // The whole B device goes: the cable goes with it, in the change log too.
+    expect((await alice.delete(`/api/devices/${y.id}/`)).statusCode).toBe(204);
+    expect((await alice.get(`/api/cables/${lag.id}/`)).statusCode).toBe(404);
+    expect((await alice.get(`/api/changes/?object_type=dcim.cable&object_id=${lag.id}&action=delete`)).json().count).toBe(1);
+    expect((await interfacesOf('alice', x.id)).p1!.link_peer).toBeNull();
+  });
+
   it('refuses a cable to another tenant\'s interface and virtual interfaces', async () => {
     const alice = h.as('alice');
     const bob = h.as('bob');

@@ -3,7 +3,7 @@
 import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
-import { checkCableTerminations, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
+import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevice, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import './choices.ts';
 import './filters.ts';
@@ -165,6 +165,7 @@ export const deviceModel = defineModel({
       await deviceStatus.afterCreate(args);
       await materializeDeviceComponents(args);
     },
+    beforeDelete: ({ tx, ctx, row }) => deleteCablesOfDevice(tx, ctx, String(row.id)),
   },
 });
 
@@ -198,6 +199,7 @@ export const interfaceModel = defineModel({
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
     },
+    beforeDelete: ({ tx, ctx, row }) => deleteCablesLosingAnEnd(tx, ctx, [String(row.id)]),
   },
 });
 

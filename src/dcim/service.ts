@@ -2,6 +2,7 @@
 // values (an interface's link peer, a device's primary IP) loaded for a whole page at once.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
@@ -9,6 +10,7 @@ import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
 import { scopeCondition } from '../core/access.ts';
+import { customFieldDefaults } from '../extras/custom-fields.ts';
 import { briefObject, displayOf, type Row } from '../core/crud/serialize.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
@@ -40,11 +42,12 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
     WHERE device_type_id = ${row.device_type_id} AND tenant_id = ${row.tenant_id} ORDER BY name`.execute(tx);
   if (templates.length === 0) return;
   const tenantId = String(row.tenant_id);
+  const customFields = await customFieldDefaults(tx, tenantId, 'dcim.interface');
   const first = await allocateNumids(tx, tenantId, 'interfaces', templates.length);
   const ids = templates.map(() => uuidv7());
   const numids = templates.map((_t, i) => first + i);
-  const { rows: created } = await sql<Row>`INSERT INTO interfaces (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, description)
-    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.description
+  const { rows: created } = await sql<Row>`INSERT INTO interfaces (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, description, custom_fields)
+    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.description, ${JSON.stringify(customFields)}::jsonb
     FROM unnest(${ids}::uuid[], ${numids}::bigint[], ${templates.map((t) => t.name)}::text[], ${templates.map((t) => t.type)}::text[],
       ${templates.map((t) => t.enabled)}::boolean[], ${templates.map((t) => t.mgmt_only)}::boolean[], ${templates.map((t) => t.description)}::text[])
       AS x(id, numid, name, type, enabled, mgmt_only, description)
@@ -55,6 +58,34 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
     ctx,
     created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: displayOf(model, r), before: null, after: snapshot(model, r), tenantId })),
   );
+}
+
+/**
+ * Deletes the cables that would be left with an empty end once `interfaceIds` are gone (an interface or a
+ * whole device being deleted), with their change-log rows. A cable to nowhere is not a cable.
+ */
+export async function deleteCablesLosingAnEnd(tx: Kysely<DB>, ctx: RequestContext, interfaceIds: string[]): Promise<void> {
+  if (interfaceIds.length === 0) return;
+  const { rows } = await sql<Row>`DELETE FROM cables c WHERE c.id IN (
+      SELECT t.cable_id FROM cable_a_terminations t WHERE t.interface_id = ANY(${interfaceIds}::uuid[])
+      UNION SELECT t.cable_id FROM cable_b_terminations t WHERE t.interface_id = ANY(${interfaceIds}::uuid[])
+    ) AND (
+      NOT EXISTS (SELECT 1 FROM cable_a_terminations a WHERE a.cable_id = c.id AND NOT (a.interface_id = ANY(${interfaceIds}::uuid[])))
+      OR NOT EXISTS (SELECT 1 FROM cable_b_terminations b WHERE b.cable_id = c.id AND NOT (b.interface_id = ANY(${interfaceIds}::uuid[])))
+    ) RETURNING *`.execute(tx);
+  if (rows.length === 0) return;
+  const model = requireModel('dcim.cable');
+  await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rows.map((r) => String(r.id))}::uuid[])`.execute(tx);
+  await recordChanges(
+    tx,
+    ctx,
+    rows.map((r) => ({ model, action: 'delete' as const, objectId: String(r.id), repr: displayOf(model, r), before: snapshot(model, r), after: null, tenantId: String(r.tenant_id) })),
+  );
+}
+
+export async function deleteCablesOfDevice(tx: Kysely<DB>, ctx: RequestContext, deviceId: string): Promise<void> {
+  const { rows } = await sql<{ id: string }>`SELECT id FROM interfaces WHERE device_id = ${deviceId}`.execute(tx);
+  await deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => r.id));
 }
 
 const VIRTUAL_TYPES = new Set(['virtual', 'bridge', 'lag', 'loopback', 'tunnel']);

@@ -43,6 +43,10 @@ describe('custom field values', () => {
     const alice = h.as('alice');
     const d = await createDevice(alice, b, 'cf-1', { custom_fields: { ansible_managed: true, roles: ['edge'] } });
     expect(d.custom_fields).toEqual({ ansible_managed: true, roles: ['edge'], tier: 'silver' });
+    // Interfaces materialised from templates start with the interface defaults too.
+    const withPorts = await inventoryBasics(alice, ['xe0']);
+    const d2 = await createDevice(alice, withPorts, 'cf-1b');
+    expect((await alice.get(`/api/interfaces/?device=${d2.id}`)).json().results[0].custom_fields).toEqual({ tier: 'silver' });
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ansible_managed: 'yes' }, 'custom_fields.ansible_managed'],
       [{ rack_unit: 1.5 }, 'custom_fields.rack_unit'],

@@ -80,6 +80,13 @@ async function definitionsFor(tx: Kysely<DB>, tenantId: string | null, modelName
   return rows;
 }
 
+/** The values a new row of `modelName` starts with: every definition's default (rows made in bulk use this). */
+export async function customFieldDefaults(tx: Kysely<DB>, tenantId: string, modelName: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const def of await definitionsFor(tx, tenantId, modelName)) if (def.default !== null && def.default !== undefined) out[def.name] = def.default;
+  return out;
+}
+
 /**
  * Validates a row's complete custom-field values (already merged for PATCH). On create, absent fields take
  * their default. Required fields must hold a value. Throws one 400 listing every bad key.
