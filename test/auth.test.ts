@@ -284,6 +284,19 @@ describe('permissions: 401, 403, 404', () => {
     expect((await withSession(s, 'GET', '/api/users/')).statusCode).toBe(200);
     const escalate = await withSession(s, 'POST', '/api/users/', { username: 'evil', password: 'evil-password', is_superuser: true });
     expect(escalate.statusCode).toBe(403);
+    // Nor take over a superuser's account: its password, its name, its existence.
+    const adminRow = (await withSession(s, 'GET', '/api/users/?username=admin')).json() as { results: Array<{ id: string }> };
+    const adminUrl = `/api/users/${adminRow.results[0]!.id}/`;
+    const hashBefore = await sql<{ h: string }>`SELECT password_hash AS h FROM users WHERE username = 'admin'`.execute(h.database.db);
+    expect((await withSession(s, 'PATCH', adminUrl, { password: 'taken-over-1' })).statusCode).toBe(403);
+    expect((await withSession(s, 'PATCH', adminUrl, { is_active: false })).statusCode).toBe(403);
+    expect((await withSession(s, 'DELETE', adminUrl)).statusCode).toBe(403);
+    const hashAfter = await sql<{ h: string }>`SELECT password_hash AS h FROM users WHERE username = 'admin'`.execute(h.database.db);
+    expect(hashAfter.rows).toEqual(hashBefore.rows);
+    expect((await login('admin', 'taken-over-1')).statusCode).toBe(401);
+    // Ordinary accounts remain theirs to manage.
+    const plain = (await withSession(s, 'POST', '/api/users/', { username: 'plain', password: 'plain-password' })).json() as { id: string };
+    expect((await withSession(s, 'PATCH', `/api/users/${plain.id}/`, { password: 'plain-password-2' })).statusCode).toBe(200);
   });
 });
 

@@ -68,10 +68,13 @@ export const userModel = defineModel({
       if (input.is_superuser === true && !(existing?.is_superuser === true) && !ctx.user?.isSuperuser) {
         throw forbidden('Only a superuser can grant superuser status.');
       }
+      // Nor may it take over a superuser's account (set its password, rename or deactivate it).
+      if (existing?.is_superuser === true && !ctx.user?.isSuperuser) throw forbidden('Only a superuser can change a superuser account.');
       if (typeof input.password === 'string' && input.password.length < 8) throw fieldError('password', 'Use at least 8 characters.');
     },
     async beforeDelete({ ctx, row }) {
       if (row.id === ctx.user?.id) throw badRequest('You cannot delete your own account.');
+      if (row.is_superuser === true && !ctx.user?.isSuperuser) throw forbidden('Only a superuser can delete a superuser account.');
     },
   },
 });
