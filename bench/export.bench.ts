@@ -1,0 +1,138 @@
+// Export-template render of 50,000 demo devices (name, site, role, platform, primary IP |host, serial, a custom
+// field) through the real API, against references measured in the same run:
+//  1. PostgreSQL `COPY (SELECT … the same joins …) TO STDOUT WITH CSV` through psql (target: render ≤ 3× COPY);
+//  2. Python Jinja2 (SandboxedEnvironment) rendering the same rows from preloaded dicts, for reference;
+//  3. RSS growth of the process while the render streams (target < 150 MB).
+// Run: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench export
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { createToken, createUser } from '../src/core/accounts.ts';
+import { generateDemoData } from '../src/system/demo-data.ts';
+import { openBenchDatabase, fmt } from './helpers.ts';
+
+const DEVICES = Number(process.env.BENCH_EXPORT_DEVICES ?? 50_000);
+const TEMPLATE =
+  '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.role.name }},{{ d.platform.name if d.platform else "" }},' +
+  '{{ d.primary_ip|host if d.primary_ip else "" }},{{ d.serial }},{{ d.custom_fields.support_tier }}\n{% endfor %}';
+
+function copyQuery(tenantId: string): string {
+  return `SELECT d.name, s.name, r.name, p.name, host(ip.address), d.serial, d.custom_fields->>'support_tier'
+    FROM devices d JOIN sites s ON s.id = d.site_id JOIN device_roles r ON r.id = d.role_id
+    LEFT JOIN platforms p ON p.id = d.platform_id
+    LEFT JOIN ip_addresses ip ON ip.id = coalesce(d.primary_ip4_id, d.primary_ip6_id)
+    WHERE d.tenant_id = '${tenantId}' ORDER BY d.name, d.id`;
+}
+
+const PYTHON = `
+import json, sys, time
+from jinja2.sandbox import SandboxedEnvironment
+rows = json.load(open(sys.argv[2]))
+env = SandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+env.filters['host'] = lambda v: str(v['address'] if isinstance(v, dict) else v).split('/')[0]
+t = env.from_string(sys.argv[1])
+t.render(objects=rows[:1000])
+best = None
+for _ in range(3):
+    start = time.perf_counter()
+    out = t.render(objects=rows, count=len(rows))
+    took = time.perf_counter() - start
+    best = took if best is None or took < best else best
+print(json.dumps({'seconds': best, 'length': len(out)}))
+`;
+
+export default async function run(): Promise<void> {
+  const database = await openBenchDatabase();
+  const tmp = mkdtempSync(join(tmpdir(), 'cairn-export-bench-'));
+  try {
+    const t0 = Date.now();
+    const demo = await generateDemoData(database.db, { devices: DEVICES, tenantSlug: 'bench' });
+    console.log(`${database.label}: ${DEVICES} demo devices in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await createUser(database.db, { username: 'bench', password: 'bench-password', isSuperuser: true, tenantIds: [demo.tenantId] });
+    const token = await createToken(database.db, { username: 'bench', tenantSlug: 'bench' });
+    const app = await buildApp({ database });
+    const address = await app.listen({ host: '127.0.0.1', port: 0 });
+    const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+    const created = await fetch(`${address}/api/export-templates/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'bench-csv', object_type: 'dcim.device', template_code: TEMPLATE, mime_type: 'text/csv', file_extension: 'csv' }),
+    });
+    if (created.status !== 201) throw new Error(`creating the template failed: ${await created.text()}`);
+    const id = ((await created.json()) as { id: string }).id;
+
+    // The render, streamed and discarded by the client; RSS sampled while it runs.
+    const renderOnce = async (): Promise<{ ms: number; bytes: number; rssGrowthMb: number }> => {
+      global.gc?.();
+      const base = process.memoryUsage().rss;
+      let peak = base;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 5);
+      const start = process.hrtime.bigint();
+      const res = await fetch(`${address}/api/export-templates/${id}/render/`, { headers });
+      if (res.status !== 200) throw new Error(`render failed: ${res.status} ${await res.text()}`);
+      let bytes = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.byteLength;
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      clearInterval(sampler);
+      peak = Math.max(peak, process.memoryUsage().rss);
+      return { ms, bytes, rssGrowthMb: (peak - base) / 1024 / 1024 };
+    };
+    await renderOnce();
+    const renders = [await renderOnce(), await renderOnce(), await renderOnce()].sort((a, b) => a.ms - b.ms);
+    const render = renders[1]!;
+    console.log(`API render (streamed): ${fmt(render.ms)} median of 3, ${(render.bytes / 1024 / 1024).toFixed(1)} MiB, RSS growth ${Math.max(...renders.map((r) => r.rssGrowthMb)).toFixed(1)} MB (target < 150 MB)`);
+
+    const url = process.env.BENCH_DATABASE_URL;
+    if (url) {
+      const u = new URL(url);
+      u.pathname = `/cairn_bench_${process.pid}`;
+      const copy = `\\copy (${copyQuery(demo.tenantId).replace(/\s+/g, ' ')}) TO STDOUT WITH CSV`;
+      const times: number[] = [];
+      let length = 0;
+      for (let i = 0; i < 4; i++) {
+        const start = process.hrtime.bigint();
+        const out = spawnSync('psql', [u.toString(), '-X', '-q', '-c', copy], { encoding: 'utf8', maxBuffer: 1 << 28 });
+        if (out.status !== 0) throw new Error(`psql COPY failed: ${out.stderr}`);
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+        length = out.stdout.length;
+      }
+      times.shift();
+      times.sort((a, b) => a - b);
+      const copyMs = times[1]!;
+      console.log(`PostgreSQL COPY … TO STDOUT WITH CSV (psql, incl. process start): ${fmt(copyMs)}, ${(length / 1024 / 1024).toFixed(1)} MiB`);
+      console.log(`ratio API render / COPY: ${(render.ms / copyMs).toFixed(2)}× (target ≤ 3×)`);
+    } else console.log('COPY reference needs BENCH_DATABASE_URL (PostgreSQL).');
+
+    // Python Jinja2 over the same rows as preloaded dicts.
+    const { rows } = await sql<Record<string, string | null>>`SELECT d.name, s.name AS site, r.name AS role, p.name AS platform,
+      host(ip.address) AS ip, d.serial, d.custom_fields AS cf
+      FROM devices d JOIN sites s ON s.id = d.site_id JOIN device_roles r ON r.id = d.role_id
+      LEFT JOIN platforms p ON p.id = d.platform_id LEFT JOIN ip_addresses ip ON ip.id = coalesce(d.primary_ip4_id, d.primary_ip6_id)
+      WHERE d.tenant_id = ${demo.tenantId} ORDER BY d.name, d.id`.execute(database.db);
+    const dicts = rows.map((r) => ({
+      name: r.name,
+      site: { name: r.site },
+      role: { name: r.role },
+      platform: r.platform === null ? null : { name: r.platform },
+      primary_ip: r.ip === null ? null : { address: r.ip },
+      serial: r.serial,
+      custom_fields: r.cf,
+    }));
+    const file = join(tmp, 'rows.json');
+    writeFileSync(file, JSON.stringify(dicts));
+    const py = spawnSync('python3', ['-c', PYTHON, TEMPLATE, file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    if (py.status === 0) {
+      const r = JSON.parse(py.stdout) as { seconds: number; length: number };
+      console.log(`Python Jinja2 sandbox from preloaded dicts: ${fmt(r.seconds * 1000)} (${(r.length / 1024 / 1024).toFixed(1)} MiB); API render / Jinja2: ${(render.ms / (r.seconds * 1000)).toFixed(2)}×`);
+    } else console.log(`Jinja2 reference unavailable: ${py.stderr.trim().split('\n').pop() ?? 'python3 failed'}`);
+    await app.close();
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await database.close();
+  }
+}
