@@ -90,6 +90,11 @@ export interface ModelHooks {
   afterCreate?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
   afterUpdate?(args: HookArgs & { before: Record<string, unknown>; row: Record<string, unknown> }): Promise<void>;
   beforeDelete?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
+  /**
+   * The set form of beforeDelete, used by bulk deletes instead of calling beforeDelete once per row, so a bulk
+   * call keeps a constant number of queries. It cannot skip single rows: an ApiError refuses the whole call.
+   */
+  beforeDeleteMany?(args: HookArgs & { rows: Record<string, unknown>[] }): Promise<void>;
 }
 
 export interface HookArgs {

@@ -60,6 +60,8 @@ export const interfaceTemplateModel = defineModel({
     type: { kind: 'choice', vocabulary: 'interface_types' },
     enabled: { kind: 'boolean', default: true },
     mgmt_only: { kind: 'boolean', label: 'Management only' },
+    poe_mode: { kind: 'choice', vocabulary: 'poe_modes', nullable: true, label: 'PoE mode' },
+    poe_type: { kind: 'choice', vocabulary: 'poe_types', nullable: true, label: 'PoE type' },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   searchFields: ['name', 'description'],
@@ -184,6 +186,10 @@ export const interfaceModel = defineModel({
     mtu: { kind: 'integer', nullable: true, min: 1, max: 65536, label: 'MTU' },
     mac_address: { kind: 'string', nullable: true, maxLength: 17, pattern: MAC_RE, patternMessage: 'Enter a MAC address as six hex pairs separated by colons.', label: 'MAC address' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    speed: { kind: 'integer', nullable: true, min: 0, max: 2_000_000_000, label: 'Speed (kbps)', help: 'Common values in the speeds vocabulary.' },
+    duplex: { kind: 'choice', vocabulary: 'duplex', nullable: true },
+    poe_mode: { kind: 'choice', vocabulary: 'poe_modes', nullable: true, label: 'PoE mode' },
+    poe_type: { kind: 'choice', vocabulary: 'poe_types', nullable: true, label: 'PoE type' },
     mode: { kind: 'choice', vocabulary: 'interface_modes', nullable: true, label: '802.1Q mode' },
     // Columns added by migration 0003 (IPAM). Mode rule in ipam/service.ts checkVlanMode.
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },
@@ -200,6 +206,8 @@ export const interfaceModel = defineModel({
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
     },
     beforeDelete: ({ tx, ctx, row }) => deleteCablesLosingAnEnd(tx, ctx, [String(row.id)]),
+    // Bulk deletes: one statement for all the interfaces' cables instead of one per interface.
+    beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => String(r.id))),
   },
 });
 

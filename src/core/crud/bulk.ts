@@ -94,7 +94,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
           skipped.push({ id, name: displayOf(model, row), reason: inUseMessage(inUse) });
           continue;
         }
-        if (model.hooks.beforeDelete) {
+        if (model.hooks.beforeDelete && !model.hooks.beforeDeleteMany) {
           try {
             await model.hooks.beforeDelete({ tx, ctx, model, row });
           } catch (err) {
@@ -112,6 +112,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
         throw new DryRun({ deleted: 0, deleted_ids: doomedIds, skipped, dry_run: true, impact: doomedIds.length ? await cascadeImpact(tx, model, doomedIds) : [] });
       }
       if (doomedIds.length) {
+        await model.hooks.beforeDeleteMany?.({ tx, ctx, model, rows: doomed });
         const tags = await tagSlugsOf(tx, model, doomedIds);
         await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
