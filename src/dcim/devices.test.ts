@@ -20,7 +20,11 @@ describe('devices', () => {
     expect((device.site as { id: string }).id).toBe(b.site);
     const ifaces = (await alice.get(`/api/interfaces/?device=${device.id}`)).json();
     expect(ifaces.results.map((i: { name: string }) => i.name)).toEqual(['eth0', 'eth1', 'mgmt0']);
-    expect(ifaces.results[0]).toMatchObject({ type: '10gbase-x-sfpp', enabled: true, link_peer: null });
+    expect(ifaces.results[0]).toMatchObject({ type: '10gbase-x-sfpp', enabled: true, link_peer: null, poe_mode: null });
+    expect(ifaces.results[1]).toMatchObject({ name: 'eth1', poe_mode: 'pse' });
+    const duplex = await alice.patch(`/api/interfaces/${ifaces.results[0].id}/`, { duplex: 'full', speed: 10_000_000 });
+    expect(duplex.json()).toMatchObject({ duplex: 'full', speed: 10_000_000 });
+    expect((await alice.patch(`/api/interfaces/${ifaces.results[0].id}/`, { duplex: 'sideways' })).json()).toHaveProperty('duplex');
     const changes = (await alice.get(`/api/changes/?object_type=dcim.interface`)).json();
     expect(changes.count).toBeGreaterThanOrEqual(3);
   });

@@ -37,8 +37,8 @@ export async function materializeDeviceComponents(args: AfterCreateArgs): Promis
  * interface that already exists is left as it is. Later changes to the templates never touch existing devices.
  */
 async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise<void> {
-  const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; description: string }>`
-    SELECT name, type, enabled, mgmt_only, description FROM interface_templates
+  const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; poe_mode: string | null; poe_type: string | null; description: string }>`
+    SELECT name, type, enabled, mgmt_only, poe_mode, poe_type, description FROM interface_templates
     WHERE device_type_id = ${row.device_type_id} AND tenant_id = ${row.tenant_id} ORDER BY name`.execute(tx);
   if (templates.length === 0) return;
   const tenantId = String(row.tenant_id);
@@ -46,11 +46,14 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
   const first = await allocateNumids(tx, tenantId, 'interfaces', templates.length);
   const ids = templates.map(() => uuidv7());
   const numids = templates.map((_t, i) => first + i);
-  const { rows: created } = await sql<Row>`INSERT INTO interfaces (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, description, custom_fields)
-    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.description, ${JSON.stringify(customFields)}::jsonb
-    FROM unnest(${ids}::uuid[], ${numids}::bigint[], ${templates.map((t) => t.name)}::text[], ${templates.map((t) => t.type)}::text[],
-      ${templates.map((t) => t.enabled)}::boolean[], ${templates.map((t) => t.mgmt_only)}::boolean[], ${templates.map((t) => t.description)}::text[])
-      AS x(id, numid, name, type, enabled, mgmt_only, description)
+  const column = <K extends keyof (typeof templates)[number]>(key: K) => templates.map((t) => t[key]);
+  const { rows: created } = await sql<Row>`INSERT INTO interfaces
+      (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, poe_mode, poe_type, description, custom_fields)
+    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.poe_mode, x.poe_type, x.description,
+      ${JSON.stringify(customFields)}::jsonb
+    FROM unnest(${ids}::uuid[], ${numids}::bigint[], ${column('name')}::text[], ${column('type')}::text[], ${column('enabled')}::boolean[],
+      ${column('mgmt_only')}::boolean[], ${column('poe_mode')}::text[], ${column('poe_type')}::text[], ${column('description')}::text[])
+      AS x(id, numid, name, type, enabled, mgmt_only, poe_mode, poe_type, description)
     ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
   const model = requireModel('dcim.interface');
   await recordChanges(

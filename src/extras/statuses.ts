@@ -54,9 +54,10 @@ export async function checkStatusAvailable(tx: Kysely<DB>, tenantId: string | nu
 export async function applyDefaultStatus(args: HookArgs & { row: Record<string, unknown> }, column = 'status_id'): Promise<void> {
   const { tx, model, row } = args;
   if (row[column] !== null && row[column] !== undefined) return;
-  const { rows } = await sql<Record<string, unknown>>`UPDATE ${sql.table(model.table)} SET ${sql.ref(column)} = (
-      SELECT s.id FROM statuses s WHERE s.tenant_id = ${row.tenant_id} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1)
-    WHERE id = ${row.id} RETURNING *`.execute(tx);
+  // Writes only when the tenant has a default for the model.
+  const { rows } = await sql<Record<string, unknown>>`UPDATE ${sql.table(model.table)} t SET ${sql.ref(column)} = d.id
+    FROM (SELECT s.id FROM statuses s WHERE s.tenant_id = ${row.tenant_id} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1) d
+    WHERE t.id = ${row.id} RETURNING t.*`.execute(tx);
   if (rows[0]) Object.assign(row, rows[0]);
 }
 

@@ -26,7 +26,7 @@ export async function inventoryBasics(client: Client, interfaces: string[] = [])
   const manufacturer = await created(client, '/api/manufacturers/', { name: `Maker ${n}`, slug: `maker-${n}` });
   const deviceType = await created(client, '/api/device-types/', { manufacturer: manufacturer.id, model: `Model ${n}`, slug: `model-${n}` });
   const platform = await created(client, '/api/platforms/', { name: `Platform ${n}`, slug: `platform-${n}` });
-  for (const name of interfaces) await created(client, '/api/interface-templates/', { device_type: deviceType.id, name, type: '10gbase-x-sfpp' });
+  for (const name of interfaces) await created(client, '/api/interface-templates/', { device_type: deviceType.id, name, type: '10gbase-x-sfpp', poe_mode: name === 'eth1' ? 'pse' : null });
   return { site: site.id, role: role.id, manufacturer: manufacturer.id, deviceType: deviceType.id, platform: platform.id };
 }
 

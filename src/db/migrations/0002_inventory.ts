@@ -59,7 +59,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       ${base},
       device_type_id uuid NOT NULL REFERENCES device_types(id) ON DELETE CASCADE,
       name varchar(64) NOT NULL, type varchar(50) NOT NULL, enabled boolean NOT NULL DEFAULT true,
-      mgmt_only boolean NOT NULL DEFAULT false, description varchar(200) NOT NULL DEFAULT '', ${audit},
+      mgmt_only boolean NOT NULL DEFAULT false, poe_mode varchar(10), poe_type varchar(50),
+      description varchar(200) NOT NULL DEFAULT '', ${audit},
       UNIQUE (device_type_id, name)
     );
     CREATE TABLE device_type_services (
@@ -106,6 +107,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       name varchar(64) NOT NULL, type varchar(50) NOT NULL, enabled boolean NOT NULL DEFAULT true,
       mgmt_only boolean NOT NULL DEFAULT false, mtu integer CHECK (mtu BETWEEN 1 AND 65536),
       mac_address varchar(17), description varchar(200) NOT NULL DEFAULT '', mode varchar(20),
+      speed integer, duplex varchar(10), poe_mode varchar(10), poe_type varchar(50),
       custom_fields jsonb NOT NULL DEFAULT '{}', ${audit},
       UNIQUE (device_id, name)
     );
