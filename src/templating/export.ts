@@ -81,7 +81,7 @@ export function templateFailure(err: TemplateError): ApiError {
 class ObjectList implements TemplateObject {
   readonly [TEMPLATE_OBJECT] = true as const;
   private firstGroup: RowGroup | null = null;
-  private lastGroup: { start: number; group: RowGroup } | null = null;
+  private lastGroup: { start: number; group: Promise<RowGroup> } | null = null;
 
   constructor(
     private readonly session: RenderSession,
@@ -90,18 +90,24 @@ class ObjectList implements TemplateObject {
     private readonly ids: readonly string[],
   ) {}
 
-  private async chunk(start: number): Promise<RowGroup> {
-    if (start === 0) return (this.firstGroup ??= new RowGroup(this.session, this.model, this.firstRows));
+  private chunk(start: number): Promise<RowGroup> {
+    if (start === 0) return Promise.resolve((this.firstGroup ??= new RowGroup(this.session, this.model, this.firstRows)));
     if (this.lastGroup?.start === start) return this.lastGroup.group;
+    const group = this.fetchChunk(start);
+    // Fetched ahead while the previous chunk renders; a failure surfaces when the render reaches this chunk.
+    group.catch(() => undefined);
+    this.lastGroup = { start, group };
+    return group;
+  }
+
+  private async fetchChunk(start: number): Promise<RowGroup> {
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
     const { rows } = await sql<Row>`SELECT t.* FROM ${sql.table(this.model.table)} t
       WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     // A row deleted since the list was read is left out, as a list page read a moment later would.
     const ordered = ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
-    const group = new RowGroup(this.session, this.model, ordered);
-    this.lastGroup = { start, group };
-    return group;
+    return new RowGroup(this.session, this.model, ordered);
   }
 
   getAttr(): unknown {
@@ -121,9 +127,17 @@ class ObjectList implements TemplateObject {
     const self = this;
     return {
       async *[Symbol.asyncIterator]() {
+        let previous: RowGroup | null = null;
         for (let start = 0; start < self.ids.length; start += exportLimits.chunkRows) {
-          const group = await self.chunk(start);
+          const group: RowGroup = await self.chunk(start);
+          // The relations the previous chunk walked are started now for this one, all at once.
+          previous?.warm(group);
+          const next = start + exportLimits.chunkRows;
+          // Warmed twice on purpose: when its rows arrive (overlapping this chunk's render) and when it starts
+          // (catching relations this chunk touched late); a load already started is not started again.
+          if (next < self.ids.length) void self.chunk(next).then((g) => group.warm(g), () => undefined);
           yield* group.proxies;
+          previous = group;
         }
       },
     };

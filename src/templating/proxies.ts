@@ -168,6 +168,10 @@ export class RowGroup {
   private readonly computed = new Batches<Map<string, unknown>>();
   private readonly setRows = new Batches<Map<string, RowProxy[]>>();
   private readonly setCounts = new Batches<Map<string, number>>();
+  /** Loads this group has started, replayable on the next chunk so its queries run while this chunk renders. */
+  private readonly touched = new Map<string, (next: RowGroup) => unknown>();
+
+  private readonly readable: ReadonlySet<string>;
 
   constructor(
     readonly session: RenderSession,
@@ -175,6 +179,23 @@ export class RowGroup {
     rows: Row[],
   ) {
     this.proxies = rows.map((r) => new RowProxy(this, r));
+    this.readable = new Set(readableComputed(model));
+  }
+
+  /**
+   * Starts on `next` every load this group needed. A list render walks the same relations on every row, so the
+   * next chunk's queries can overlap with rendering this one instead of waiting for its first row.
+   */
+  warm(next: RowGroup): void {
+    for (const replay of this.touched.values()) {
+      const r = replay(next);
+      // A prefetch nobody awaits must not become an unhandled rejection; the render that reads it sees the error.
+      if (r instanceof Promise) r.catch(() => undefined);
+    }
+  }
+
+  private touch(key: string, replay: (next: RowGroup) => unknown): void {
+    if (!this.touched.has(key)) this.touched.set(key, replay);
   }
 
   get rows(): Row[] {
@@ -199,7 +220,7 @@ export class RowGroup {
       if (!isColumnField(field)) return UNDEFINED;
       return fieldValue(field, row[columnOf(name, field)]);
     }
-    if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return this.computedValue(row, name);
+    if (Object.hasOwn(model.computed, name) && this.readable.has(name)) return this.computedValue(row, name);
     if (name === 'tenant' && model.tenantScoped) {
       // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
       return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
@@ -230,9 +251,11 @@ export class RowGroup {
     if (isClosedModel(target) || target.name === 'tenancy.tenant') {
       if (!nameField) return null;
       if (target.name === 'tenancy.tenant') return id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+      this.touch(`fk:${key}`, (g) => g.fks.get(key, () => g.loadNames(target, nameField, key, field)));
       return then(this.fks.get(key, () => this.loadNames(target, nameField, key, field)), (m) => m.get(id) ?? null);
     }
     if (!this.session.canView(target)) return null;
+    this.touch(`fk:${key}`, (g) => g.fks.get(key, () => g.loadRelated(target, key, field)));
     return then(this.fks.get(key, () => this.loadRelated(target, key, field)), (m) => m.get(id) ?? null);
   }
 
@@ -268,14 +291,18 @@ export class RowGroup {
     return out;
   }
 
+  private loadComputed(key: string): Map<string, unknown> | Promise<Map<string, unknown>> {
+    return this.computed.get(key, () => this.model.computed[key]!.load({ db: this.session.db, ctx: this.session.ctx, rows: this.rows, origin: '' }));
+  }
+
   private computedValue(row: Row, key: string): unknown {
-    const loaded = this.computed.get(key, () =>
-      this.model.computed[key]!.load({ db: this.session.db, ctx: this.session.ctx, rows: this.rows, origin: '' }),
-    );
+    this.touch(`computed:${key}`, (g) => g.loadComputed(key));
+    const loaded = this.loadComputed(key);
     return then(loaded, (m) => plainValue(m.get(String(row.id)) ?? null));
   }
 
   relatedRows(rel: Relation, spec: SetSpec): Map<string, RowProxy[]> | Promise<Map<string, RowProxy[]>> {
+    this.touch(`rows:${rel.name}|${spec.sig}`, (g) => g.relatedRows(rel, spec));
     return this.setRows.get(`${rel.name}|${spec.sig}`, async () => {
       const out = new Map<string, RowProxy[]>();
       const ids = this.proxies.map((p) => String(p.row.id));
@@ -295,6 +322,7 @@ export class RowGroup {
   }
 
   relatedCounts(rel: Relation, spec: SetSpec): Map<string, number> | Promise<Map<string, number>> {
+    this.touch(`count:${rel.name}|${spec.sig}`, (g) => g.relatedCounts(rel, spec));
     return this.setCounts.get(`${rel.name}|${spec.sig}`, async () => {
       const out = new Map<string, number>();
       const ids = this.proxies.map((p) => String(p.row.id));
