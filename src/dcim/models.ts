@@ -3,7 +3,7 @@
 import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
-import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevice, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
+import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import './choices.ts';
 import './filters.ts';
@@ -167,7 +167,8 @@ export const deviceModel = defineModel({
       await deviceStatus.afterCreate(args);
       await materializeDeviceComponents(args);
     },
-    beforeDelete: ({ tx, ctx, row }) => deleteCablesOfDevice(tx, ctx, String(row.id)),
+    beforeDelete: ({ tx, ctx, row }) => deleteCablesOfDevices(tx, ctx, [String(row.id)]),
+    beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesOfDevices(tx, ctx, rows.map((r) => String(r.id))),
   },
 });
 

@@ -86,8 +86,9 @@ export async function deleteCablesLosingAnEnd(tx: Kysely<DB>, ctx: RequestContex
   );
 }
 
-export async function deleteCablesOfDevice(tx: Kysely<DB>, ctx: RequestContext, deviceId: string): Promise<void> {
-  const { rows } = await sql<{ id: string }>`SELECT id FROM interfaces WHERE device_id = ${deviceId}`.execute(tx);
+/** Cables of devices about to be deleted (their interfaces go by cascade): one lookup for any number of devices. */
+export async function deleteCablesOfDevices(tx: Kysely<DB>, ctx: RequestContext, deviceIds: string[]): Promise<void> {
+  const { rows } = await sql<{ id: string }>`SELECT id FROM interfaces WHERE device_id = ANY(${deviceIds}::uuid[])`.execute(tx);
   await deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => r.id));
 }
 
