@@ -7,7 +7,7 @@
 // the invalid value; tests answer false.
 import ipaddr from 'ipaddr.js';
 import { TemplateError } from './errors.ts';
-import { getAttr, then } from './ops.ts';
+import { getAttr, thenMaybe } from './ops.ts';
 import type { FilterImpl, TestImpl } from './state.ts';
 import { dictGet, isDict, isStr, isTemplateObject, isUndefined, strValue, toNumber, isNumeric, repr, toStr } from './values.ts';
 
@@ -40,8 +40,8 @@ function resolve(v: unknown): Parsed | null | Promise<Parsed | null> {
   if (isStr(v)) return parseAddress(strValue(v), null);
   if (isTemplateObject(v) || isDict(v)) {
     const get = (name: string): unknown => (isDict(v) ? (dictGet(v, name) ?? null) : getAttr(v, name));
-    return then(get('address'), (a): unknown =>
-      then(get('prefix_length'), (pl) => {
+    return thenMaybe(get('address'), (a): unknown =>
+      thenMaybe(get('prefix_length'), (pl) => {
         if (!isStr(a)) return null;
         const fallback = isNumeric(pl) ? toNumber(pl) : null;
         return parseAddress(strValue(a), fallback);
@@ -59,7 +59,7 @@ function describe(v: unknown): string {
 
 function addressFilter(name: string, fn: (p: Parsed) => unknown): FilterImpl {
   return (_state, value) =>
-    then(resolve(value), (p) => {
+    thenMaybe(resolve(value), (p) => {
       if (!p) throw new TemplateError('type', `${name}: ${describe(value)} is not a valid IP address or network`);
       return fn(p as Parsed);
     });
@@ -99,7 +99,7 @@ export function addressTests(): Map<string, TestImpl> {
     (kind: 'ipv4' | 'ipv6'): TestImpl =>
     (_state, value) => {
       try {
-        return then(resolve(value), (p) => p !== null && (p as Parsed).addr.kind() === kind);
+        return thenMaybe(resolve(value), (p) => p !== null && (p as Parsed).addr.kind() === kind);
       } catch {
         return false;
       }

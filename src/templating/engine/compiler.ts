@@ -1054,8 +1054,8 @@ async function runStream(
   const filterFrame = filter ? outer.child() : null;
   const buffered: unknown[] = [];
   let exhausted = false;
-  const pull = async (): Promise<unknown> => {
-    if (buffered.length) return buffered.shift();
+  const pull = async (): Promise<unknown> => (buffered.length ? buffered.shift() : pullRaw());
+  const pullRaw = async (): Promise<unknown> => {
     while (!exhausted) {
       const r = await it.next();
       if (r.done) {
@@ -1084,7 +1084,7 @@ async function runStream(
         const seen = i;
         loop.streamLength = async () => {
           for (;;) {
-            const v = await pull();
+            const v = await pullRaw();
             if (v === NO_ITEM) break;
             buffered.push(v);
           }

@@ -5,7 +5,7 @@ import { REQUIRED, builtin } from './bind.ts';
 import { TemplateError, typeError } from './errors.ts';
 import { percentFormat } from './format.ts';
 import { roundPy, toFixedPy } from './numfmt.ts';
-import { callValue, escape, getAttr, getItem, lengthOf, sliceValue, then, toList } from './ops.ts';
+import { callValue, escape, getAttr, getItem, lengthOf, sliceValue, thenMaybe, toList } from './ops.ts';
 import { cpLength, pyCapitalize, pyCenter, pyReplace, pySplitlines, pyStrip } from './pystr.ts';
 import type { FilterImpl, RenderState } from './state.ts';
 import {
@@ -52,7 +52,7 @@ function mapMaybe(items: unknown[], fn: (x: unknown) => unknown): unknown[] | Pr
 }
 /** Runs `fn` on the materialized list of `value` (awaiting async host iterables only when needed). */
 function withList(value: unknown, state: RenderState, fn: (items: unknown[]) => unknown): unknown {
-  return then(toList(value, state), (l) => {
+  return thenMaybe(toList(value, state), (l) => {
     state.work((l as unknown[]).length);
     return fn(l as unknown[]);
   });
@@ -70,8 +70,8 @@ function attrGetter(attribute: unknown, lower = false, dflt: unknown = undefined
             .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
   return (item) => {
     let acc: unknown = item;
-    for (const p of parts) acc = then(acc, (x) => getItem(x, p));
-    return then(acc, (v) => {
+    for (const p of parts) acc = thenMaybe(acc, (x) => getItem(x, p));
+    return thenMaybe(acc, (v) => {
       if (dflt !== undefined && isUndefined(v)) v = dflt;
       return lower && isStr(v) ? strValue(v).toLowerCase() : v;
     });
@@ -125,7 +125,7 @@ function sortValues(state: RenderState, items: unknown[], reverse: unknown, case
   const attrs = attribute === null || attribute === undefined ? [null] : typeof attribute === 'string' ? attribute.split(',') : [attribute];
   const getters = attrs.map((a) => attrGetter(a, !truthy(caseSensitive)));
   const keys = mapMaybe(items, (x) => allMaybe(getters.map((g) => g(x))));
-  return then(keys, (ks) => {
+  return thenMaybe(keys, (ks) => {
     const idx = items.map((_, i) => i);
     const k = ks as unknown[][];
     const rev = truthy(reverse);
@@ -144,7 +144,7 @@ function minMax(state: RenderState, value: unknown, caseSensitive: unknown, attr
   return withList(value, state, (items) => {
     if (!items.length) return new Undefined('No aggregated item, sequence was empty.');
     const g = attrGetter(attribute, !truthy(caseSensitive));
-    return then(mapMaybe(items, g), (ks) => {
+    return thenMaybe(mapMaybe(items, g), (ks) => {
       const keys = ks as unknown[];
       let best = 0;
       for (let i = 1; i < items.length; i++) if (pyCompare(keys[i], keys[best]) * sign > 0) best = i;
@@ -170,8 +170,8 @@ function selectOrReject(state: RenderState, value: unknown, args: unknown[], kwa
       const targs = rest.slice(1);
       check = (x) => test(state, x, targs, kwargs);
     } else check = (x) => x;
-    const results = mapMaybe(items, (x) => then(getter(x), check));
-    return then(results, (rs) => owned(items.filter((_, i) => truthy((rs as unknown[])[i]) === select)));
+    const results = mapMaybe(items, (x) => thenMaybe(getter(x), check));
+    return thenMaybe(results, (rs) => owned(items.filter((_, i) => truthy((rs as unknown[])[i]) === select)));
   });
 }
 
@@ -474,7 +474,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
     withList(v, s, (items) => {
       const g = attrGetter(attribute, !truthy(cs), d === null ? undefined : d);
       const raw = attrGetter(attribute, false, d === null ? undefined : d);
-      return then(mapMaybe(items, g), (ks) => {
+      return thenMaybe(mapMaybe(items, g), (ks) => {
         const keys = ks as unknown[];
         const idx = items.map((_, i) => i).sort((a, b) => pyCompare(keys[a], keys[b]));
         const groups: { key: unknown; items: unknown[] }[] = [];
@@ -483,7 +483,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
           if (last && pyEquals(last.key, keys[i])) last.items.push(items[i]);
           else groups.push({ key: keys[i], items: [items[i]] });
         }
-        return then(mapMaybe(groups.map((gr) => gr.items[0]), raw), (grs) =>
+        return thenMaybe(mapMaybe(groups.map((gr) => gr.items[0]), raw), (grs) =>
           owned(
             groups.map((gr, i) => {
               const t = tuple([truthy(cs) ? gr.key : (grs as unknown[])[i], owned(gr.items)]);
@@ -532,7 +532,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   });
   def('join', [['d', ''], ['attribute', null]], (s, v, d, attribute) =>
     withList(v, s, (items) =>
-      then(attribute === null ? items : mapMaybe(items, attrGetter(attribute)), (vals) => {
+      thenMaybe(attribute === null ? items : mapMaybe(items, attrGetter(attribute)), (vals) => {
         const arr = vals as unknown[];
         const sep = toStr(d);
         if (arr.some((x) => x instanceof Markup) || d instanceof Markup)
@@ -559,13 +559,13 @@ export function builtinFilters(): Map<string, FilterImpl> {
         if (!Object.prototype.hasOwnProperty.call(kwargs, 'attribute')) return owned(items.slice());
         const d = kwargs.default;
         const g = attrGetter(kwargs.attribute, false, d);
-        return then(mapMaybe(items, g), (r) => owned(r as unknown[]));
+        return thenMaybe(mapMaybe(items, g), (r) => owned(r as unknown[]));
       }
       const fname = toStr(args[0]);
       const impl = state.registry.filters.get(fname);
       if (!impl) throw new TemplateError('type', `No filter named '${fname}'.`);
       const rest = args.slice(1);
-      return then(mapMaybe(items, (x) => impl(state, x, rest, kwargs)), (r) => owned(r as unknown[]));
+      return thenMaybe(mapMaybe(items, (x) => impl(state, x, rest, kwargs)), (r) => owned(r as unknown[]));
     }),
   );
   def('max', [['case_sensitive', false], ['attribute', null]], (s, v, cs, a) => minMax(s, v, cs, a, 1));
@@ -631,7 +631,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('striptags', [], (_s, v) => striptags(toStr(v)));
   def('sum', [['attribute', null], ['start', 0]], (s, v, attr, start) =>
     withList(v, s, (items) =>
-      then(attr === null ? items : mapMaybe(items, attrGetter(attr)), (vals) => {
+      thenMaybe(attr === null ? items : mapMaybe(items, attrGetter(attr)), (vals) => {
         let acc: unknown = start;
         for (const x of vals as unknown[]) {
           if (!isNumeric(x) || !isNumeric(acc)) {
@@ -682,7 +682,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('unique', [['case_sensitive', false], ['attribute', null]], (s, v, cs, attr) =>
     withList(v, s, (items) => {
       const g = attrGetter(attr, !truthy(cs));
-      return then(mapMaybe(items, g), (ks) => {
+      return thenMaybe(mapMaybe(items, g), (ks) => {
         const keys = ks as unknown[];
         const seen: unknown[] = [];
         const out: unknown[] = [];

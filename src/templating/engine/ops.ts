@@ -276,11 +276,11 @@ export function callValue(fn: unknown, args: unknown[], kwargs: Kwargs, state: R
 /** `obj.name(args)` without allocating a bound method. */
 export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (obj instanceof Undefined || obj === undefined || obj === UNDEFINED) throw undefinedFail(obj);
-  if (isUnsafeName(name)) return then(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
+  if (isUnsafeName(name)) return thenMaybe(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
   if (typeof obj === 'object' && obj !== null) {
     if ((obj as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true) {
       const o = obj as TemplateObject;
-      if (!o.callMethod) return then(hostAttr(o, name), (m) => callValue(m, args, kwargs, state));
+      if (!o.callMethod) return thenMaybe(hostAttr(o, name), (m) => callValue(m, args, kwargs, state));
       let v: unknown;
       try {
         v = o.callMethod(name, args, { ...kwargs });
@@ -297,10 +297,10 @@ export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: 
     }
   }
   if (hasBuiltinMethod(obj, name)) return callBuiltinMethod(obj, name, args, kwargs, state);
-  return then(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
+  return thenMaybe(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
 }
 
-export function then<T>(v: unknown, f: (x: unknown) => T): T | Promise<T> {
+export function thenMaybe<T>(v: unknown, f: (x: unknown) => T): T | Promise<T> {
   return v instanceof Promise ? v.then(f) : f(v);
 }
 
@@ -536,7 +536,7 @@ export function lengthOf(v: unknown): number | Promise<number> {
         throw hostError(err);
       }
     }
-    return then(toList(v), (l) => (l as unknown[]).length);
+    return thenMaybe(toList(v), (l) => (l as unknown[]).length);
   }
   if (isPlainObject(v)) return Object.keys(v).length;
   throw typeError(`object of type '${typeName(v)}' has no len()`);

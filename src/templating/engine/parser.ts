@@ -116,7 +116,10 @@ class Parser {
     try {
       for (;;) {
         const t = this.cur;
-        if (t.type === 'eof') break;
+        if (t.type === 'eof') {
+          if (endTokens) this.failEof('Unexpected end of template.');
+          break;
+        }
         if (t.type === 'data') {
           this.next();
           body.push({ type: 'Data', line: t.line, text: t.value });

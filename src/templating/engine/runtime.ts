@@ -2,7 +2,7 @@
 import { TemplateError, limitError, typeError } from './errors.ts';
 import type { RenderState } from './state.ts';
 import { Out } from './state.ts';
-import { then } from './ops.ts';
+import { thenMaybe } from './ops.ts';
 import { type Kwargs, PyObject, Undefined, newDict, pyEquals, repr, tuple, isDict, dictEntries, toStr } from './values.ts';
 
 export const BREAK: unique symbol = Symbol('break');
@@ -138,9 +138,9 @@ export class LoopContext extends PyObject {
       case 'length':
         return this.length();
       case 'revindex':
-        return then(this.length(), (n) => (n as number) - this.index0);
+        return thenMaybe(this.length(), (n) => (n as number) - this.index0);
       case 'revindex0':
-        return then(this.length(), (n) => (n as number) - this.index0 - 1);
+        return thenMaybe(this.length(), (n) => (n as number) - this.index0 - 1);
       case 'depth':
         return this.depth0 + 1;
       case 'depth0':

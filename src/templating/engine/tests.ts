@@ -1,6 +1,6 @@
 // Jinja2 3.1's built-in tests.
 import { builtin } from './bind.ts';
-import { contains, iterable, then, toList } from './ops.ts';
+import { contains, iterable, thenMaybe, toList } from './ops.ts';
 import type { TestImpl } from './state.ts';
 import {
   Markup,
@@ -68,6 +68,6 @@ export function builtinTests(): Map<string, TestImpl> {
       return false;
     }
   });
-  def(['in'], ['seq'], (s, v, seq) => (isTemplateObject(seq) ? then(toList(seq, s), (l) => contains(l, v)) : contains(seq, v)));
+  def(['in'], ['seq'], (s, v, seq) => (isTemplateObject(seq) ? thenMaybe(toList(seq, s), (l) => contains(l, v)) : contains(seq, v)));
   return m;
 }

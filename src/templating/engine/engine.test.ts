@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import {
+  Environment,
+  PyFloat,
+  TEMPLATE_OBJECT,
+  TemplateError,
+  TemplateSyntaxError,
+  UNDEFINED,
+  createEnvironment,
+  type TemplateObject,
+} from './index.ts';
+
+const env = createEnvironment();
+const render = (src: string, ctx: Record<string, unknown> = {}): Promise<string> => env.compile(src).render(ctx);
+async function failure(src: string, ctx: Record<string, unknown> = {}, e: Environment = env): Promise<TemplateError> {
+  try {
+    await e.compile(src).render(ctx);
+  } catch (err) {
+    expect(err).toBeInstanceOf(TemplateError);
+    return err as TemplateError;
+  }
+  throw new Error(`expected ${src} to fail`);
+}
+
+function host(fields: Record<string, unknown>, async = true): TemplateObject {
+  return {
+    [TEMPLATE_OBJECT]: true,
+    getAttr: (name) => {
+      const v = Object.hasOwn(fields, name) ? fields[name] : UNDEFINED;
+      return async ? Promise.resolve(v) : v;
+    },
+  };
+}
+
+describe('printing and expressions', () => {
+  it('prints values as Python does', async () => {
+    expect(await render("{{ none }} {{ true }} {{ 1.0 }} {{ 4 / 2 }} {{ ['a', 'b'] }} {{ {'a': 1} }} {{ (1,) }}")).toBe(
+      "None True 1.0 2.0 ['a', 'b'] {'a': 1} (1,)",
+    );
+    expect(await render('{{ 1e16 }} {{ 1e-5 }} {{ 0.1 + 0.2 }} {{ 7 // -2 }} {{ -7 % 3 }}')).toBe(
+      '1e+16 1e-05 0.30000000000000004 -4 2',
+    );
+    expect(await render('{{ x }}', { x: new PyFloat(3) })).toBe('3.0');
+    expect(await render(`{{ ["it's", 'a"b'] }}`)).toBe(`["it's", 'a"b']`);
+  });
+
+  it('formats with % and str.format', async () => {
+    expect(await render("{{ '%05.2f|%-5s|%d' % (3.14159, 'ab', 3.9) }}")).toBe('03.14|ab   |3');
+    expect(await render("{{ '{:>6}|{:,}'.format('x', 1234567) }}")).toBe('     x|1,234,567');
+  });
+
+  it('undefined prints empty, attributes of undefined raise', async () => {
+    expect(await render('[{{ missing }}]')).toBe('[]');
+    const err = await failure('\n{{ missing.attr }}');
+    expect(err.kind).toBe('undefined');
+    expect(err.lineno).toBe(2);
+  });
+});
+
+describe('statements', () => {
+  it('loops with the loop object, else, filters, recursion and break', async () => {
+    expect(await render('{% for x in [3,4,5] if x > 3 %}{{ loop.index }}/{{ loop.length }}{{ "," if not loop.last }}{% else %}-{% endfor %}')).toBe('1/2,2/2');
+    expect(await render('{% for i in range(9) %}{% if i == 3 %}{% break %}{% endif %}{{ i }}{% endfor %}')).toBe('012');
+    const tree = [{ n: 'a', c: [{ n: 'b', c: [] }] }];
+    expect(await render('{% for i in t recursive %}{{ i.n }}{{ loop.depth }}{% if i.c %}({{ loop(i.c) }}){% endif %}{% endfor %}', { t: tree })).toBe('a1(b2)');
+  });
+
+  it('follows Jinja2 scoping and namespace()', async () => {
+    expect(await render('{% set x = 0 %}{% for i in [1,2] %}{% set x = i %}{% endfor %}{{ x }}')).toBe('0');
+    expect(await render('{% set ns = namespace(n=0) %}{% for i in [1,2] %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}')).toBe('3');
+  });
+
+  it('macros, call blocks, filter blocks, with', async () => {
+    expect(await render('{% macro m(a, b=2) %}{{ a }}{{ b }}{{ varargs }}{% endmacro %}{{ m(1) }} {{ m(1, 3, 4) }}')).toBe('12() 13(4,)');
+    expect(await render('{% macro w() %}<{{ caller(1) }}>{% endmacro %}{% call(x) w() %}x={{ x }}{% endcall %}')).toBe('<x=1>');
+    expect(await render('{% filter upper %}a{{ 1 }}{% endfilter %}{% with y = 2 %}{{ y }}{% endwith %}')).toBe('A12');
+  });
+
+  it('applies whitespace control and options', async () => {
+    expect(await render('a {%- if true %} b {% endif -%} c')).toBe('a b c');
+    const trim = createEnvironment({ trimBlocks: true, lstripBlocks: true });
+    expect(await trim.compile('<ul>\n  {% for i in [1] %}\n  <li>{{ i }}</li>\n  {% endfor %}\n</ul>\n').render()).toBe('<ul>\n  <li>1</li>\n</ul>');
+    expect(await createEnvironment({ keepTrailingNewline: true }).compile('x\n').render()).toBe('x\n');
+  });
+
+  it('refuses include/import/extends when reached', async () => {
+    expect((await failure("{% include 'x' %}")).kind).toBe('unavailable');
+    expect(await render("{% if false %}{% include 'x' %}{% endif %}ok")).toBe('ok');
+  });
+});
+
+describe('syntax errors', () => {
+  it('carry line and column', () => {
+    try {
+      env.compile('ok\n{% for x in %}');
+      throw new Error('no error');
+    } catch (err) {
+      expect(err).toBeInstanceOf(TemplateSyntaxError);
+      expect((err as TemplateSyntaxError).lineno).toBe(2);
+      expect((err as TemplateSyntaxError).column).toBeGreaterThan(0);
+    }
+    expect(() => env.compile('{% if x %}')).toThrow(/endif/);
+    expect(() => env.compile('{{ x|nosuchfilter }}')).toThrow(TemplateSyntaxError);
+  });
+});
+
+describe('sandbox', () => {
+  it('hides JS internals and private names', async () => {
+    expect(await render("{{ ''.constructor }}{{ x.__proto__ }}{{ x.constructor }}", { x: { a: 1 } })).toBe('');
+    expect((await failure("{{ ''.constructor.constructor('return process')() }}")).kind).toBe('undefined');
+    expect((await failure("{{ ''.__class__.__mro__ }}")).kind).toBe('security');
+    expect((await failure('{{ f() }}', { f: () => 1 })).kind).toBe('security');
+  });
+
+  it('never reads a host object property by name', async () => {
+    const obj = { [TEMPLATE_OBJECT]: true as const, secret: 's', getAttr: (n: string) => (n === 'name' ? 'visible' : UNDEFINED) };
+    expect(await render('{{ o.name }}|{{ o.secret }}|{{ o.getAttr }}', { o: obj })).toBe('visible||');
+  });
+
+  it('keeps context data read-only', async () => {
+    expect((await failure('{% set _ = l.append(1) %}', { l: [] })).kind).toBe('security');
+    expect(await render('{% set l = [] %}{% set _ = l.append(1) %}{{ l }}')).toBe('[1]');
+  });
+
+  it('enforces limits', async () => {
+    expect((await failure('{{ range(100001)|length }}')).kind).toBe('limit');
+    const small = createEnvironment({ maxOutputBytes: 100 });
+    expect((await failure('{% for i in range(1000) %}xxxx{% endfor %}', {}, small)).kind).toBe('limit');
+    expect((await failure("{{ 'x' * 1000 }}", {}, small)).kind).toBe('limit');
+    expect((await failure('{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}')).kind).toBe('limit');
+    const quick = createEnvironment({ timeBudgetMs: 50 });
+    expect((await failure('{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}', {}, quick)).kind).toBe('timeout');
+  });
+
+  it('stops on an AbortSignal', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await expect(env.compile('x').render({}, { signal: ac.signal })).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+});
+
+describe('async data', () => {
+  it('awaits host attributes only where they are Promises', async () => {
+    const rows = [host({ name: 'a', n: 1 }), host({ name: 'b', n: 2 })];
+    expect(await render('{% for r in rows %}{{ r.name|upper }}{{ r.n + 1 }}{{ r.missing }};{% endfor %}', { rows })).toBe('A2;B3;');
+    expect(await render("{{ rows|map(attribute='name')|join(',') }} {{ rows|sort(attribute='n', reverse=true)|map(attribute='name')|first }}", { rows })).toBe('a,b b');
+  });
+
+  it('streams a for loop over an async iterable', async () => {
+    async function* gen(): AsyncGenerator<number> {
+      for (let i = 0; i < 3; i++) yield i;
+    }
+    const src: TemplateObject = { [TEMPLATE_OBJECT]: true, getAttr: () => UNDEFINED, iterate: () => gen() };
+    expect(await render('{% for i in s %}{{ i }}{% if not loop.last %},{% endif %}{% endfor %}', { s: src })).toBe('0,1,2');
+    expect(await render('{% for i in s %}{{ loop.length }}{% endfor %}', { s: src })).toBe('333');
+  });
+
+  it('renderStream yields the same text in chunks', async () => {
+    const t = env.compile('{% for i in range(20000) %}row {{ i }}\n{% endfor %}');
+    const chunks: string[] = [];
+    for await (const c of t.renderStream()) chunks.push(c);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join('')).toBe(await t.render());
+  });
+});
+
+describe('address filters and tests', () => {
+  it('answers the worked example', async () => {
+    expect(await render("{% set a = '10.0.0.5/24' %}{{ a|cidr }} {{ a|host }} {{ a|prefixlen }} {{ a|netmask }} {{ a|wildcard }} {{ a|network }}")).toBe(
+      '10.0.0.5/24 10.0.0.5 24 255.255.255.0 0.0.0.255 10.0.0.0/24',
+    );
+    expect(await render("{{ '10.0.0.5'|cidr }} {{ '2001:db8::1/64'|network }} {{ '2001:db8::1' is ipv6 }} {{ 'x' is ipv4 }}")).toBe(
+      '10.0.0.5/32 2001:db8::/64 True False',
+    );
+  });
+
+  it('takes address objects with a prefix length', async () => {
+    const ip = host({ address: '192.0.2.7', prefix_length: 26 });
+    expect(await render('{{ ip|cidr }} {{ ip|network }} {{ ip is ipv4 }}', { ip })).toBe('192.0.2.7/26 192.0.2.0/26 True');
+  });
+
+  it('names the invalid value', async () => {
+    const err = await failure("{{ 'nope'|host }}");
+    expect(err.kind).toBe('type');
+    expect(err.message).toContain("'nope'");
+  });
+});
+
+describe('registration', () => {
+  it('calls registered filters, tests and globals', async () => {
+    const e = new Environment();
+    e.addFilter('double', (v) => Number(v) * 2);
+    e.addTest('big', (v) => Number(v) > 10);
+    e.addGlobal('hello', (name: unknown) => `hi ${String(name)}`);
+    expect(await e.compile('{{ 4|double }} {{ 20 is big }} {{ hello("x") }}').render()).toBe('8 True hi x');
+    e.addFilter('boom', () => {
+      throw new Error('bad');
+    });
+    await expect(e.compile('{{ 1|boom }}').render()).rejects.toMatchObject({ kind: 'runtime', lineno: 1 });
+  });
+});
