@@ -686,7 +686,13 @@ export class Compiler {
     const dynA = c.dynArgs ? this.expr(c.dynArgs) : null;
     const dynK = c.dynKwargs ? this.expr(c.dynKwargs) : null;
     if (!kws.length && !dynA && !dynK) {
-      if (!pos.length) return () => [EMPTY_ARGS, EMPTY_KWARGS];
+      const none: [unknown[], Kwargs] = [EMPTY_ARGS, EMPTY_KWARGS];
+      if (!pos.length) return () => none;
+      if (c.args.every((a) => a.type === 'Const')) {
+        // Constant arguments (`default("none")`, `join(", ")`): evaluated once. Callees never mutate args.
+        const fixed: [unknown[], Kwargs] = [pos.map((p) => p(null as unknown as Frame)), EMPTY_KWARGS];
+        return () => fixed;
+      }
       return (f) => {
         const vals = allMaybe(pos.map((p) => p(f)));
         return vals instanceof Promise ? vals.then((v) => [v, EMPTY_KWARGS]) : [vals, EMPTY_KWARGS];

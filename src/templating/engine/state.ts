@@ -22,6 +22,7 @@ export interface Registry {
 const CHECK_EVERY = 1024;
 // A synchronous render longer than this gives the event loop a turn, so AbortSignal and timers can fire.
 const YIELD_AFTER_MS = 25;
+const PIECES_PER_CHUNK = 2048;
 
 export class RenderState {
   ticks = 0;
@@ -82,7 +83,10 @@ export class RenderState {
  * filter blocks) never flush. Sizes are counted in UTF-16 code units (= bytes for ASCII output).
  */
 export class Out {
-  buf = '';
+  // Pieces are collected in an array and joined every PIECES_PER_CHUNK writes: appending to one growing string
+  // allocates a rope node per write that lives until the end, which made the garbage collector the hot spot.
+  private parts: string[] = [];
+  private joined: string[] = [];
   size = 0;
   wantFlush = false;
   private pending = 0;
@@ -96,15 +100,22 @@ export class Out {
   write(s: string): void {
     const n = s.length;
     if (n === 0) return;
-    this.buf += s;
+    const parts = this.parts;
+    parts.push(s);
+    if (parts.length >= PIECES_PER_CHUNK) {
+      this.joined.push(parts.join(''));
+      parts.length = 0;
+    }
     this.size += n;
     if (this.size > this.limit) throw limitError(`output exceeds the limit of ${this.limit} bytes`);
     if ((this.pending += n) >= this.chunk) this.wantFlush = true;
   }
 
   take(): string {
-    const s = this.buf;
-    this.buf = '';
+    if (this.parts.length) this.joined.push(this.parts.join(''));
+    const s = this.joined.length === 1 ? this.joined[0] : this.joined.join('');
+    this.parts.length = 0;
+    this.joined = [];
     this.pending = 0;
     this.wantFlush = false;
     return s;
