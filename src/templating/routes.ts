@@ -16,10 +16,14 @@ import { exportTemplateModel } from './models.ts';
 
 const tags = ['extras'];
 const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+// Besides these, any filter of the list of the template's object type narrows the rows (the same names as on that list).
 const filtersQuery = {
   type: 'object',
+  properties: {
+    ordering: { type: 'string', description: 'Row order, as on the list of the template\'s type. Other filters of that list apply too.' },
+    q: { type: 'string', description: 'Search, as on the list of the template\'s type.' },
+  },
   additionalProperties: true,
-  description: 'Any filter of the list of the template\'s object type (the same names as on that list), plus ordering.',
 };
 const previewAnswer = {
   type: 'object',
