@@ -71,6 +71,8 @@ export const OVERRIDES: Record<string, Override> = {
   'routing.isisinterface': { build: async (gen, who) => ({ ...(await routerInterfaceBody(gen, who, 'routing.isisinstance', false)), families: ['ipv4'] }) },
   'routing.vtep': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who) }) },
   'routing.vni': { build: async (gen, who) => ({ kind: 'l2', vlan: await gen.ensureRow('ipam.vlan', who) }) },
+  // Export templates name the model whose rows feed them: an app.model name, checked on save.
+  'extras.exporttemplate': { build: async () => ({ object_type: 'extras.tag' }) },
   'extras.webhook': { build: async () => ({ object_types: ['dcim.device'], events: ['create'] }) },
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
