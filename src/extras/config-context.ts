@@ -100,13 +100,17 @@ export async function renderConfigContexts(db: Kysely<DB>, tenantId: string, sub
   return out;
 }
 
+/** The matching inputs of a stored row (a device or VM row as selected from its table). */
+export function configContextSubject(row: Record<string, unknown>): ConfigContextSubject {
+  const ref = (column: string) => (typeof row[column] === 'string' ? (row[column] as string) : null);
+  return { id: String(row.id), siteId: ref('site_id'), roleId: ref('role_id'), platformId: ref('platform_id') };
+}
+
 /**
  * The config context of one object of any model with `site`, `role` and `platform` foreign keys (devices,
  * virtual machines), read in the caller's scope: another tenant's id is a 404 like a missing one.
  */
 export async function configContextOf(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<RenderedConfigContext> {
   const row = await loadScopedRow(db, ctx, model, id);
-  const ref = (column: string) => (typeof row[column] === 'string' ? (row[column] as string) : null);
-  const subject = { id, siteId: ref('site_id'), roleId: ref('role_id'), platformId: ref('platform_id') };
-  return (await renderConfigContexts(db, String(row.tenant_id), [subject])).get(id)!;
+  return (await renderConfigContexts(db, String(row.tenant_id), [configContextSubject(row)])).get(String(row.id))!;
 }
