@@ -1,0 +1,29 @@
+// The default statuses reach tenants that existed before the inventory migration.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { openPGlite } from '../db/database.ts';
+import { migrations } from '../db/migrations/index.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+
+describe('migration 0002', () => {
+  it('seeds the default statuses of existing tenants', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-0002-'));
+    const database = await openPGlite(dir);
+    try {
+      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+      const first = await migrator.migrateTo('0001_foundation');
+      expect(first.error).toBeUndefined();
+      await sql`INSERT INTO tenants (id, numid, name, slug) VALUES ('01a1fd00-0000-7000-8000-000000000001', 1, 'Old', 'old')`.execute(database.db);
+      await migrateToLatest(database.db);
+      const { rows } = await sql<{ slug: string; available_to: string[] }>`SELECT slug, available_to FROM statuses ORDER BY numid`.execute(database.db);
+      expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated']);
+      expect(rows[0]!.available_to).toEqual(['dcim.device', 'ipam.ipaddress']);
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
