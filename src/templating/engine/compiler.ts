@@ -829,16 +829,18 @@ export function seq(stmts: Ex[]): Ex {
 
 /** The rest of a statement list once one statement went async: awaiting native Promises in one async function
  *  costs far less than a `.then` closure per statement. */
-async function seqAsync(stmts: Ex[], f: Frame, out: Out, start: number, pending: Promise<Flow>): Promise<Flow> {
+async function seqAsync(stmts: Ex[], f: Frame, out: Out, start: number, pending: Promise<Flow>): Promise<Signal> {
   const first: unknown = await (pending as Promise<unknown>);
-  if (first !== undefined) return first as Flow;
+  if (first !== undefined) return first as Signal;
   for (let i = start; i < stmts.length; i++) {
     let r: unknown = stmts[i](f, out);
     if (r instanceof Promise) r = await (r as Promise<unknown>);
-    if (r !== undefined) return r as Flow;
+    if (r !== undefined) return r as Signal;
   }
   return undefined;
 }
+
+type Signal = undefined | typeof BREAK | typeof CONTINUE;
 
 /** Python unpacking for `for a, b in ...` and `set a, b = ...`. */
 function unpack(v: unknown, n: number): unknown[] {
@@ -1043,11 +1045,11 @@ async function runArrayAsync(
   loop: LoopContext | null,
   st: Completion,
   pending: Promise<Flow>,
-): Promise<Flow> {
+): Promise<Signal> {
   const state = frame.state;
   const n = arr.length;
   let i = index;
-  let r: unknown = await pending;
+  let r: unknown = await (pending as Promise<unknown>);
   for (;;) {
     if (r === BREAK) return undefined;
     if (r === undefined) st.done = true;

@@ -87,6 +87,7 @@ export function toTemplateError(err: unknown, lineno?: number, templateName?: st
     te = new TemplateError('limit', 'template too deeply nested (stack exhausted)', { cause: err });
   else if (err instanceof RangeError && /string length|array length/i.test(err.message))
     te = new TemplateError('limit', 'value too large', { cause: err });
+  else if (err instanceof RangeError) te = new TemplateError('type', err.message, { cause: err });
   else if (err instanceof Error) te = new TemplateError('runtime', err.message, { cause: err });
   else te = new TemplateError('runtime', String(err));
   if (te.lineno === undefined && lineno !== undefined) te.lineno = lineno;

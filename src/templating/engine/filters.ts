@@ -5,7 +5,7 @@ import { REQUIRED, builtin } from './bind.ts';
 import { TemplateError, typeError } from './errors.ts';
 import { percentFormat } from './format.ts';
 import { roundPy, toFixedPy } from './numfmt.ts';
-import { callValue, escape, getAttr, getItem, lengthOf, sliceValue, thenMaybe, toList } from './ops.ts';
+import { add, callValue, escape, getAttr, getItem, lengthOf, sliceValue, thenMaybe, toList } from './ops.ts';
 import { cpLength, pyCapitalize, pyCenter, pyReplace, pySplitlines, pyStrip } from './pystr.ts';
 import type { FilterImpl, RenderState } from './state.ts';
 import {
@@ -262,7 +262,12 @@ function jsonDump(v: unknown, indent: string | null, level: number, seen: unknow
       else throw typeError(`keys must be str, int, float, bool or None, not ${typeName(k)}`);
       return [key, x] as const;
     });
-    entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    // json.dumps(sort_keys=True) compares the original keys: mixing str and int keys is a TypeError there too
+    const order = dictEntries(v).map((e) => e[0]);
+    const idx = order.map((_, i) => i).sort((a, b) => pyCompare(order[a], order[b]));
+    const sortedEntries = idx.map((i) => entries[i]);
+    entries.length = 0;
+    entries.push(...sortedEntries);
     if (!entries.length) return '{}';
     return '{' + nl + entries.map(([k, x]) => `${jsonDump(k, indent, level + 1, inner)}: ${jsonDump(x, indent, level + 1, inner)}`).join(sep + nl) + close + '}';
   }
@@ -323,6 +328,8 @@ function pformat(v: unknown, indent: number): string {
 
 function striptags(s: string): string {
   let t = s.replace(/<!--[\s\S]*?(-->|$)/g, '').replace(/<[^>]*>/g, '');
+  // MarkupSafe collapses whitespace before unescaping, so an &nbsp; survives as a character
+  t = t.split(/[ \t\n\r\f\v\x1c-\x1f\x85\u2028\u2029]+/).filter(Boolean).join(' ');
   t = t.replace(/&(#\d+|#x[0-9a-f]+|[a-z]+);/gi, (m, e: string) => {
     const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\xa0' };
     if (e[0] === '#') {
@@ -331,7 +338,7 @@ function striptags(s: string): string {
     }
     return named[e.toLowerCase()] ?? m;
   });
-  return t.split(/\s+/).filter(Boolean).join(' ');
+  return t;
 }
 
 function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown): string {
@@ -349,7 +356,7 @@ function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unk
       const [head, middle, tail] = m ? [m[1], m[2], m[3]] : ['', word, ''];
       let link: string | null = null;
       if (/^https?:\/\//.test(middle)) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
-      else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)$/.test(middle) && !middle.includes('@')))
+      else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)(\/\S*)?$/.test(middle) && !middle.includes('@')))
         link = `<a href="https://${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
       else if (/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle)) link = `<a href="mailto:${escape(middle).s}">${escape(middle).s}</a>`;
       return link ? escape(head).s + link + escape(tail).s : escape(word).s;
@@ -573,7 +580,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('pprint', [], (_s, v) => pformat(v, 0));
   def('random', [], (s, v) =>
     withList(v, s, (items) => {
-      if (!items.length) throw typeError('Cannot choose from an empty sequence');
+      if (!items.length) return new Undefined('No random item, sequence was empty.');
       return items[Math.floor(Math.random() * items.length)];
     }),
   );
@@ -633,14 +640,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
     withList(v, s, (items) =>
       thenMaybe(attr === null ? items : mapMaybe(items, attrGetter(attr)), (vals) => {
         let acc: unknown = start;
-        for (const x of vals as unknown[]) {
-          if (!isNumeric(x) || !isNumeric(acc)) {
-            if (isUndefined(x)) throw undefinedFail(x);
-            throw typeError(`unsupported operand type(s) for +: '${typeName(acc)}' and '${typeName(x)}'`);
-          }
-          const r = toNumber(acc) + toNumber(x);
-          acc = isFloat(acc) || isFloat(x) ? mkFloat(r) : r;
-        }
+        for (const x of vals as unknown[]) acc = add(acc, x);
         return acc;
       }),
     ),
@@ -656,7 +656,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
       .join(''),
   );
   def('tojson', [['indent', null]], (_s, v, indent) => {
-    const ind = indent === null ? null : isStr(indent) ? strValue(indent) : ' '.repeat(intOf(indent, 'indent'));
+    const ind = indent === null ? null : isStr(indent) ? strValue(indent) : ' '.repeat(Math.max(0, intOf(indent, 'indent')));
     const s = jsonDump(v, ind, 0, [])
       .replace(/</g, '\\u003c')
       .replace(/>/g, '\\u003e')

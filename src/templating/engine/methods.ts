@@ -214,7 +214,12 @@ function strMethod(self: string | Markup, name: string, args: unknown[], kwargs:
     case 'rfind':
     case 'rindex': {
       const sub = strArg(a(0, 'sub', undefined), 'must be str');
-      const [st, en] = window(s, a(1, 'start', null), a(2, 'end', null));
+      const rawStart = a(1, 'start', null);
+      if (rawStart !== null && intArg(rawStart, 'start') > s.length) {
+        if (name.endsWith('index')) throw typeError('substring not found');
+        return -1;
+      }
+      const [st, en] = window(s, rawStart, a(2, 'end', null));
       const w = s.slice(st, en);
       const k = name[0] === 'r' ? w.lastIndexOf(sub) : w.indexOf(sub);
       if (k === -1 || st > en) {
@@ -267,7 +272,11 @@ function listMethod(self: unknown[], name: string, args: unknown[], kwargs: Kwar
   switch (name) {
     case 'index': {
       const x = a(0, 'value', undefined);
-      for (let i = 0; i < self.length; i++) if (pyEquals(self[i], x)) return i;
+      let from = intArg(a(1, 'start', 0), 'start');
+      let to = intArg(a(2, 'stop', self.length), 'stop');
+      if (from < 0) from = Math.max(0, from + self.length);
+      if (to < 0) to = Math.max(0, to + self.length);
+      for (let i = from; i < Math.min(to, self.length); i++) if (pyEquals(self[i], x)) return i;
       throw typeError(`${repr(x)} is not in list`);
     }
     case 'count': {

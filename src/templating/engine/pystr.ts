@@ -182,7 +182,7 @@ export function pyIs(s: string, kind: string): boolean {
     case 'isdigit':
     case 'isdecimal':
     case 'isnumeric':
-      return /^\p{Nd}+$/u.test(s);
+      return /^[\p{Nd}\u00b2\u00b3\u00b9\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c\u2488-\u2490]+$/u.test(s);
     case 'isalpha':
       return /^\p{L}+$/u.test(s);
     case 'isalnum':
