@@ -66,6 +66,8 @@ describe('devices', () => {
     const bad = await alice.post('/api/devices/', { name: 'x1', device_type: b.deviceType, role: b.role, site: b.site, status: reserved.id });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toHaveProperty('status');
+    const blankTag = await alice.post('/api/devices/', { name: 'x3', device_type: b.deviceType, role: b.role, site: b.site, asset_tag: '' });
+    expect(blankTag.json()).toHaveProperty('asset_tag');
     const noSite = await alice.post('/api/devices/', { name: 'x2', device_type: b.deviceType, role: b.role });
     expect(noSite.json()).toHaveProperty('site');
     expect((await alice.get('/api/devices/?limit=1')).json().count).toBe(before);

@@ -146,7 +146,8 @@ export const deviceModel = defineModel({
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },
     serial: { kind: 'string', maxLength: 50, default: '', label: 'Serial number' },
-    asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true },
+    // Unique per tenant when set; "no tag" is null, so two untagged devices never clash on an empty string.
+    asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true, pattern: /\S/, patternMessage: 'Use null for a device without an asset tag.' },
     // Columns added by migration 0003 (IPAM). Rule in ipam/service.ts checkPrimaryIps.
     primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this device\'s interfaces.' },
     primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this device\'s interfaces.' },
