@@ -27,6 +27,13 @@ import { registerDomainRoutes } from './routes.ts';
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
 
+/** Errors that mean the database is gone (not that the request was wrong): answered 503, not 500. */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(e.code)) return true;
+  return /Connection terminated|Cannot use a pool after calling end|PGlite is closed|database is closed/i.test(e.message ?? '');
+}
+
 export interface BuildOptions {
   database: Database;
   config?: Config;
@@ -64,6 +71,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     genReqId: () => uuidv7(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     bodyLimit: 70 * 1024 * 1024,
+    // Behind a TLS proxy (CAIRN_TRUST_PROXY=1), take the scheme and client address from X-Forwarded-* so session
+    // cookies are marked Secure.
+    trustProxy: process.env.CAIRN_TRUST_PROXY === '1' || process.env.CAIRN_TRUST_PROXY === 'true',
     schemaController: {
       compilersFactory: {
         // Bodies are never coerced ("5" is not 5); query strings and params are.
@@ -99,6 +109,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       const detail = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? `The body is not valid JSON: ${err.message}` : err.message;
       reply.code(err.statusCode).send({ detail });
+      return;
+    }
+    if (isDatabaseUnavailable(err)) {
+      req.log.error({ err }, 'database unavailable');
+      reply.code(503).header('Retry-After', '30').send({ detail: 'The database is unavailable. Try again shortly.' });
       return;
     }
     req.log.error({ err }, 'request failed');

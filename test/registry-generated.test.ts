@@ -335,7 +335,7 @@ describe('bad input (generated)', () => {
       if (max === null || max > 10_000 || field.pattern) continue;
       const base = gen.stringFor(model, key, field);
       const value = field.kind === 'url' ? `${base}/${'x'.repeat(Math.max(0, max - base.length - 1))}` : `${base}${'x'.repeat(Math.max(0, max - base.length))}`;
-      if (value.length !== max || (field.pattern && !field.pattern.test(value))) continue;
+      if (value.length !== max) continue;
       const res = canCreate
         ? await admin.post(model.path, { ...(await gen.body(model, 'admin')), [key]: value })
         : rowA

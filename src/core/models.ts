@@ -93,6 +93,17 @@ export const groupModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  hooks: {
+    // Documentation and other features name the built-in groups: their grants may change, their names not.
+    async validate({ input, existing }) {
+      if (existing?.builtin === true && typeof input.name === 'string' && input.name !== existing.name) {
+        throw fieldError('name', 'A built-in group cannot be renamed.');
+      }
+    },
+    async beforeDelete({ row }) {
+      if (row.builtin === true) throw badRequest(`The built-in group ${String(row.name)} cannot be deleted.`);
+    },
+  },
 });
 
 export const permissionModel = defineModel({
