@@ -1,11 +1,13 @@
 // Routes beyond the generic model CRUD, one line per domain: each domain's routes.ts stays HTTP-only and calls
 // its services.
 import type { FastifyInstance } from 'fastify';
+import { registerAutomationRoutes } from './automation/routes.ts';
 import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
 import { registerTemplatingRoutes } from './templating/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
+  registerAutomationRoutes(app);
   registerDcimRoutes(app);
   registerExtrasRoutes(app);
   registerTemplatingRoutes(app);

@@ -1,0 +1,93 @@
+// Automation routes: the Ansible inventory and its per-host view. HTTP only; the rules are in inventory.ts.
+import type { FastifyInstance } from 'fastify';
+import { getModel } from '../core/registry.ts';
+import { unauthorized } from '../core/errors.ts';
+import { dbOf } from '../core/http.ts';
+import { buildAnsibleInventory, etagMatches, inventoryHost, type QueryValues } from './inventory.ts';
+
+const INVENTORY_DESCRIPTION = [
+  'The standard Ansible dynamic-inventory document for the devices and virtual machines of the active tenant that the caller may view',
+  '(device.view / virtualmachine.view): `{all: {children}, ungrouped: {hosts}, <group>: {hosts}, _meta: {hostvars}}`.',
+  '',
+  'Groups (lowercase; every run of characters outside [a-z0-9_] becomes `_`): `site_`, `region_` (the site\'s own region), `role_`, `platform_`,',
+  '`status_`, `tag_`, `device_type_` (slugs), `cluster_` (VMs, cluster name), and `cf_<name>` for every boolean custom field whose value is exactly true.',
+  '',
+  'Host variables: `ansible_host` (primary IPv4, else IPv6, without mask; absent when none) and a `cairn` block (id, kind, name, site, region, role,',
+  'platform, status, device_type, manufacturer, cluster, serial, asset_tag, tags, custom_fields with every field defined for the kind (null when unset),',
+  'interfaces with their addresses, config_context).',
+  '',
+  'Host names are unique: when a device and a VM share a name, the device is listed and the VM left out.',
+  '',
+  'Filters (repeat a parameter for OR, different parameters AND): site, role, platform, status, tag (slug or id), kind=device|vm, has_primary_ip,',
+  'cf_<name>=<value> (parsed by the field\'s type; for a boolean, false also matches hosts where the flag is unset). Unknown parameters are a 400.',
+  '`routing=1` is accepted but adds no `routing` block yet: no routing render context exists so far.',
+  '',
+  'Answers carry an ETag (sha256 of the document); send it back in If-None-Match to get a 304 when nothing changed.',
+].join('\n');
+
+const hostSchema = {
+  type: 'object',
+  properties: {
+    host: { type: 'string' },
+    ansible_host: { type: ['string', 'null'] },
+    groups: { type: 'array', items: { type: 'string' } },
+    hostvars: { type: 'object', additionalProperties: true },
+  },
+};
+
+const inventoryQuerySchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    site: { type: 'string', description: 'Site slug or id.' },
+    role: { type: 'string', description: 'Device role slug or id.' },
+    platform: { type: 'string', description: 'Platform slug or id.' },
+    status: { type: 'string', description: 'Status slug or id.' },
+    tag: { type: 'string', description: 'Tag slug or id.' },
+    kind: { type: 'string', enum: ['device', 'vm'] },
+    has_primary_ip: { type: 'string', description: 'true/false, 1/0, yes/no.' },
+    routing: { type: 'string', description: 'Accepted; no routing block yet.' },
+  },
+};
+
+export function registerAutomationRoutes(app: FastifyInstance): void {
+  app.get('/api/inventory/ansible/', {
+    schema: {
+      tags: ['automation'],
+      summary: 'Ansible dynamic inventory (groups, host variables, custom-field flags as cf_<name> groups)',
+      description: INVENTORY_DESCRIPTION,
+      querystring: inventoryQuerySchema,
+      response: {
+        200: { type: 'object', additionalProperties: true },
+        304: { type: 'null', description: 'Not modified: the If-None-Match ETag is current.' },
+      },
+    },
+    // The service checks every parameter itself (400 naming it); Fastify's coercion would hide repeated values.
+    validatorCompiler: () => () => true,
+    handler: async (req, reply) => {
+      if (!req.ctx.user) throw unauthorized();
+      const doc = await buildAnsibleInventory(dbOf(req), req.ctx, req.query as QueryValues);
+      reply.header('etag', doc.etag).header('cache-control', 'private, no-cache');
+      if (etagMatches(req.headers['if-none-match'], doc.etag)) return reply.code(304).send();
+      // Sent as the exact bytes the ETag was computed from.
+      return reply.type('application/json; charset=utf-8').send(doc.body);
+    },
+  });
+
+  for (const name of ['dcim.device', 'virtualization.virtualmachine']) {
+    const model = getModel(name);
+    if (!model) continue;
+    app.get(`${model.path}:id/inventory/`, {
+      schema: {
+        tags: ['automation'],
+        summary: `One ${model.label} as the Ansible inventory shows it: {host, ansible_host, groups, hostvars}`,
+        params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        response: { 200: hostSchema },
+      },
+      handler: async (req) => {
+        if (!req.ctx.user) throw unauthorized();
+        return inventoryHost(dbOf(req), req.ctx, model, (req.params as { id: string }).id);
+      },
+    });
+  }
+}
