@@ -1,0 +1,35 @@
+// Every foreign-key column has an index that leads with it (migration 0005 added the missing ones). Without
+// one, each delete of a referenced row scans the referencing table for its ON DELETE action or RESTRICT check,
+// so bulk deletes grow with table size. This keeps later migrations honest: a new FK needs its index.
+// Partial indexes count only when their predicate is `col IS NOT NULL` (the planner proves `col = $1` implies
+// it, so the referential-action queries use them).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { openTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await openTestDatabase();
+}, 60_000);
+afterAll(async () => {
+  await database?.close();
+});
+
+it('every foreign key has an index leading with its columns', async () => {
+  const { rows } = await sql<{ tbl: string; cols: string }>`
+    SELECT c.conrelid::regclass::text AS tbl, string_agg(a.attname, ',' ORDER BY k.ord) AS cols
+    FROM pg_constraint c
+    CROSS JOIN LATERAL unnest(c.conkey) WITH ORDINALITY AS k(attnum, ord)
+    JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.attnum
+    WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace
+      AND NOT EXISTS (
+        SELECT 1 FROM pg_index i
+        WHERE i.indrelid = c.conrelid
+          AND (i.indkey::int2[])[0:array_length(c.conkey, 1) - 1] @> c.conkey
+          AND (i.indkey::int2[])[0:array_length(c.conkey, 1) - 1] <@ c.conkey
+          AND (i.indpred IS NULL
+            OR (array_length(c.conkey, 1) = 1 AND pg_get_expr(i.indpred, i.indrelid) = format('(%s IS NOT NULL)', a.attname))))
+    GROUP BY c.conrelid, c.conname
+    ORDER BY 1, 2`.execute(database.db);
+  expect(rows.map((r) => `${r.tbl}(${r.cols})`)).toEqual([]);
+});
