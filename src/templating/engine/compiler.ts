@@ -49,6 +49,7 @@ import {
   isTemplateObject,
   isUndefined,
   newDict,
+  dictSet,
   pyCompare,
   pyEquals,
   toStr,
@@ -494,7 +495,7 @@ export class Compiler {
           return then1(allMaybe(flat), (xs) => {
             const arr = xs as unknown[];
             const m = newDict();
-            for (let i = 0; i < arr.length; i += 2) m.set(arr[i] instanceof Markup ? toStr(arr[i]) : normalizeKey(arr[i]), arr[i + 1]);
+            for (let i = 0; i < arr.length; i += 2) dictSet(m, normalizeKey(arr[i]), arr[i + 1]);
             return m;
           });
         };

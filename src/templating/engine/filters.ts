@@ -175,29 +175,55 @@ function selectOrReject(state: RenderState, value: unknown, args: unknown[], kwa
   });
 }
 
-function wrapLine(line: string, width: number, breakLong: boolean): string[] {
-  const words = line.split(/(\s+)/).filter((w) => w !== '');
+// A port of Python's textwrap.TextWrapper as Jinja2's wordwrap configures it (expand_tabs and
+// replace_whitespace off, drop_whitespace on), so chunking and hyphen breaks match byte for byte.
+// textwrap's whitespace is ASCII only, unlike \s; \w and "letter" ([^\d\W]) are Unicode as in Python's re.
+const TW_WS = '[\\t\\n\\x0b\\x0c\\r ]';
+const TW_NWS = '[^\\t\\n\\x0b\\x0c\\r ]';
+const TW_W = '[\\p{L}\\p{N}_]';
+const TW_WP = '[\\p{L}\\p{N}_!"\'&.,?]';
+const TW_LT = '[\\p{L}\\p{Nl}\\p{No}_]';
+const WORDSEP = new RegExp(
+  `(${TW_WS}+|(?<=${TW_WP})-{2,}(?=${TW_W})|${TW_NWS}+?(?:-(?:(?<=${TW_LT}{2}-)|(?<=${TW_LT}-${TW_LT}-))(?=${TW_LT}-?${TW_LT})|(?=${TW_WS}|$)|(?<=${TW_WP})(?=-{2,}${TW_W})))`,
+  'u',
+);
+const WORDSEP_SIMPLE = new RegExp(`(${TW_WS}+)`, 'u');
+
+function wrapLine(line: string, width: number, breakLong: boolean, breakOnHyphens: boolean): string[] {
+  // Chunks as code point arrays: textwrap measures and slices by code point.
+  const chunks = line
+    .split(breakOnHyphens ? WORDSEP : WORDSEP_SIMPLE)
+    .filter((c) => c !== '' && c !== undefined)
+    .map((c) => Array.from(c));
+  chunks.reverse();
+  const isBlank = (c: string[]): boolean => c.join('').trim() === '';
   const lines: string[] = [];
-  let cur = '';
-  for (let w of words) {
-    const isSpace = /^\s+$/.test(w);
-    if (isSpace) {
-      if (cur) cur += w;
-      continue;
+  while (chunks.length) {
+    const cur: string[][] = [];
+    let curLen = 0;
+    if (lines.length && isBlank(chunks[chunks.length - 1])) chunks.pop();
+    while (chunks.length) {
+      const l = chunks[chunks.length - 1].length;
+      if (curLen + l > width) break;
+      cur.push(chunks.pop() as string[]);
+      curLen += l;
     }
-    if (cur && cpLength(cur.trimEnd()) + cpLength(w) + (cur.length - cur.trimEnd().length) > width) {
-      lines.push(cur.trimEnd());
-      cur = '';
+    if (chunks.length && chunks[chunks.length - 1].length > width) {
+      const spaceLeft = width < 1 ? 1 : width - curLen;
+      if (breakLong) {
+        const chunk = chunks[chunks.length - 1];
+        let end = spaceLeft;
+        if (breakOnHyphens && chunk.length > spaceLeft) {
+          const hyphen = chunk.slice(0, spaceLeft).lastIndexOf('-');
+          if (hyphen > 0 && chunk.slice(0, hyphen).some((c) => c !== '-')) end = hyphen + 1;
+        }
+        cur.push(chunk.slice(0, end));
+        chunks[chunks.length - 1] = chunk.slice(end);
+      } else if (!cur.length) cur.push(chunks.pop() as string[]);
     }
-    while (breakLong && cpLength(cur) + cpLength(w) > width && width > 0) {
-      const room = width - cpLength(cur);
-      lines.push(cur + w.slice(0, room));
-      w = w.slice(room);
-      cur = '';
-    }
-    cur += w;
+    if (cur.length && isBlank(cur[cur.length - 1])) cur.pop();
+    if (cur.length) lines.push(cur.map((c) => c.join('')).join(''));
   }
-  if (cur.trimEnd()) lines.push(cur.trimEnd());
   return lines;
 }
 
@@ -705,12 +731,12 @@ export function builtinFilters(): Map<string, FilterImpl> {
     new Markup(urlize(toStr(v), lim, nf, target, rel)),
   );
   def('wordcount', [], (_s, v) => (str(v).match(/[\p{L}\p{N}_]+/gu) ?? []).length);
-  def('wordwrap', [['width', 79], ['break_long_words', true], ['wrapstring', null], ['break_on_hyphens', true]], (_s, v, width, bl, ws) => {
+  def('wordwrap', [['width', 79], ['break_long_words', true], ['wrapstring', null], ['break_on_hyphens', true]], (_s, v, width, bl, ws, boh) => {
     const sep = ws === null ? '\n' : toStr(ws);
     const w = intOf(width, 'width');
     if (w <= 0) throw typeError(`invalid width ${w} (must be > 0)`);
     return pySplitlines(str(v), false)
-      .map((line) => wrapLine(line, w, truthy(bl)).join(sep))
+      .map((line) => wrapLine(line, w, truthy(bl), truthy(boh)).join(sep))
       .join(sep);
   });
   def('xmlattr', [['autospace', true]], (_s, v, autospace) => {

@@ -4,7 +4,7 @@ import { limitError, typeError } from './errors.ts';
 import { NativeFunction } from './ops.ts';
 import { Cycler, Joiner, makeNamespace } from './runtime.ts';
 import type { RenderState } from './state.ts';
-import { EMPTY_KWARGS, Markup, OWNED, VIEWS, dictEntries, isDict, newDict, toNumber, toStr, truthy, typeName, type Kwargs } from './values.ts';
+import { EMPTY_KWARGS, Markup, OWNED, VIEWS, dictEntries, dictSet, isDict, newDict, toNumber, toStr, truthy, typeName, type Kwargs } from './values.ts';
 
 function intArg(v: unknown): number {
   if ((typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean') return toNumber(v);
@@ -38,6 +38,13 @@ const LIPSUM_WORDS =
     ' ',
   );
 
+function randrange(lo: number, hi: number): number {
+  // Python's randrange: hi is exclusive, an empty range is an error (not a silent fallback).
+  if (hi <= lo) throw typeError(`empty range in randrange(${lo}, ${hi})`);
+  return lo + Math.floor(Math.random() * (hi - lo));
+}
+
+/** Jinja2's generate_lorem_ipsum, step for step, so word counts and punctuation follow the same ranges. */
 function lipsum(args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   const [n, html, min, max] = bindArgs('lipsum', [['n', 5], ['html', true], ['min', 20], ['max', 100]], args, kwargs);
   const count = intArg(n);
@@ -46,11 +53,36 @@ function lipsum(args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (count * hi > state.limits.maxOutputBytes) throw limitError('lipsum output exceeds the output limit');
   const paras: string[] = [];
   for (let p = 0; p < count; p++) {
-    const len = lo + Math.floor(Math.random() * Math.max(1, hi - lo));
+    let nextCapitalized = true;
+    let lastComma = 0;
+    let lastFullstop = 0;
+    let last: string | null = null;
     const words: string[] = [];
-    for (let i = 0; i < len; i++) words.push(LIPSUM_WORDS[Math.floor(Math.random() * LIPSUM_WORDS.length)]);
+    const len = randrange(lo, hi);
+    for (let idx = 0; idx < len; idx++) {
+      let word: string;
+      do word = LIPSUM_WORDS[Math.floor(Math.random() * LIPSUM_WORDS.length)];
+      while (word === last);
+      last = word;
+      if (nextCapitalized) {
+        word = word[0].toUpperCase() + word.slice(1);
+        nextCapitalized = false;
+      }
+      if (idx - randrange(3, 8) > lastComma) {
+        lastComma = idx;
+        lastFullstop += 2;
+        word += ',';
+      }
+      if (idx - randrange(10, 20) > lastFullstop) {
+        lastComma = lastFullstop = idx;
+        word += '.';
+        nextCapitalized = true;
+      }
+      words.push(word);
+    }
     let text = words.join(' ');
-    text = text[0].toUpperCase() + text.slice(1) + '.';
+    if (text.endsWith(',')) text = text.slice(0, -1) + '.';
+    else if (!text.endsWith('.')) text += '.';
     paras.push(text);
   }
   if (truthy(html)) return new Markup(paras.map((p) => `<p>${p}</p>`).join('\n'));
@@ -66,7 +98,7 @@ export function builtinGlobals(): Map<string, unknown> {
       if (args.length > 1) throw typeError(`dict expected at most 1 argument, got ${args.length}`);
       const m = args.length ? makeNamespace(args, EMPTY_KWARGS).vars : new Map<string, unknown>();
       const out = newDict(args.length && isDict(args[0]) ? dictEntries(args[0]) : m.entries());
-      for (const k of Object.keys(kwargs)) out.set(k, kwargs[k]);
+      for (const k of Object.keys(kwargs)) dictSet(out, k, kwargs[k]);
       return out;
     }),
   );

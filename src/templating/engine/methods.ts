@@ -33,7 +33,9 @@ import {
   isPlainObject,
   isStr,
   isUndefined,
-  normKey,
+  dictDelete,
+  dictSet,
+  newDict,
   pyCompare,
   pyEquals,
   repr,
@@ -362,47 +364,41 @@ function dictMethod(self: Map<unknown, unknown> | Record<string, unknown>, name:
       return dictHas(self, k) ? dictGet(self, k) : (args.length > 1 ? args[1] : null);
     }
     case 'copy':
-      return new Map(dictEntries(self));
+      return newDict(dictEntries(self));
   }
   requireOwnedDict(self, name);
   switch (name) {
     case 'update': {
       const other = args[0];
       if (other !== undefined) {
-        if (isDict(other)) for (const [k, v] of dictEntries(other)) self.set(normKey(k), v);
+        if (isDict(other)) for (const [k, v] of dictEntries(other)) dictSet(self, k, v);
         else if (Array.isArray(other))
           for (const pair of other) {
             if (!Array.isArray(pair) || pair.length !== 2) throw typeError('dictionary update sequence element has wrong length');
-            self.set(normKey(pair[0]), pair[1]);
+            dictSet(self, pair[0], pair[1]);
           }
         else throw typeError(`'${typeName(other)}' object is not iterable`);
       }
-      for (const k of Object.keys(kwargs)) self.set(k, kwargs[k]);
+      for (const k of Object.keys(kwargs)) dictSet(self, k, kwargs[k]);
       return null;
     }
     case 'pop': {
-      const k = normKey(args[0]);
-      if (self.has(k)) {
-        const v = self.get(k);
-        self.delete(k);
-        return v;
-      }
+      const removed = dictDelete(self, args[0]);
+      if (removed) return removed[1];
       if (args.length > 1) return args[1];
-      throw typeError(`KeyError: ${repr(k)}`);
+      throw typeError(`KeyError: ${repr(args[0])}`);
     }
     case 'popitem': {
       if (!self.size) throw typeError("'popitem(): dictionary is empty'");
-      const last = Array.from(self.entries()).pop() as [unknown, unknown];
-      self.delete(last[0]);
-      return tuple(last);
+      const lastKey = Array.from(self.keys()).pop();
+      return tuple(dictDelete(self, lastKey) as [unknown, unknown]);
     }
     case 'setdefault': {
-      const k = normKey(args[0]);
-      if (!self.has(k)) self.set(k, args.length > 1 ? args[1] : null);
-      return self.get(k);
+      if (!dictHas(self, args[0])) dictSet(self, args[0], args.length > 1 ? args[1] : null);
+      return dictGet(self, args[0]);
     }
     case 'clear':
-      self.clear();
+      for (const k of Array.from(self.keys())) dictDelete(self, k);
       return null;
   }
   throw typeError(`'dict' object has no attribute '${name}'`);

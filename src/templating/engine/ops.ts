@@ -20,6 +20,7 @@ import {
   Undefined,
   dictGet,
   dictHas,
+  dictKeys,
   isDict,
   isFloat,
   isNumeric,
@@ -482,7 +483,7 @@ export function iterable(v: unknown): unknown[] | AsyncIterable<unknown> {
   if (Array.isArray(v)) return v;
   if (typeof v === 'string') return hasAstral(v) ? Array.from(v) : v.split('');
   if (v instanceof Markup) return Array.from(v.s);
-  if (v instanceof Map) return Array.from(v.keys());
+  if (v instanceof Map) return dictKeys(v);
   if (v instanceof Undefined || v === undefined || v === UNDEFINED) return [];
   if (isTemplateObject(v)) {
     if (!v.iterate) throw typeError(`'${hostName(v)}' object is not iterable`);

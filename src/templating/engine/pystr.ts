@@ -91,6 +91,24 @@ export function pySplitlines(s: string, keepends: boolean): string[] {
   return out;
 }
 
+// Python's str.title()/capitalize() use a character's *titlecase*, which differs from its uppercase for 135
+// characters (ß -> Ss, dž -> Dž, ᾳ -> ᾼ, Georgian Mkhedruli stays as is...). JS has no toTitleCase, so this table,
+// generated from Python 3 (`c.title() != c.upper()`), lists them as "codepoint:titlecase codepoints".
+const TITLE_CASE_DATA =
+  'df:53.73 1c4:1c5 1c5:1c5 1c6:1c5 1c7:1c8 1c8:1c8 1c9:1c8 1ca:1cb 1cb:1cb 1cc:1cb 1f1:1f2 1f2:1f2 1f3:1f2 587:535.582 10d0:10d0 10d1:10d1 10d2:10d2 10d3:10d3 10d4:10d4 10d5:10d5 10d6:10d6 10d7:10d7 10d8:10d8 10d9:10d9 10da:10da 10db:10db 10dc:10dc 10dd:10dd 10de:10de 10df:10df 10e0:10e0 10e1:10e1 10e2:10e2 10e3:10e3 10e4:10e4 10e5:10e5 10e6:10e6 10e7:10e7 10e8:10e8 10e9:10e9 10ea:10ea 10eb:10eb 10ec:10ec 10ed:10ed 10ee:10ee 10ef:10ef 10f0:10f0 10f1:10f1 10f2:10f2 10f3:10f3 10f4:10f4 10f5:10f5 10f6:10f6 10f7:10f7 10f8:10f8 10f9:10f9 10fa:10fa 10fd:10fd 10fe:10fe 10ff:10ff 1f80:1f88 1f81:1f89 1f82:1f8a 1f83:1f8b 1f84:1f8c 1f85:1f8d 1f86:1f8e 1f87:1f8f 1f88:1f88 1f89:1f89 1f8a:1f8a 1f8b:1f8b 1f8c:1f8c 1f8d:1f8d 1f8e:1f8e 1f8f:1f8f 1f90:1f98 1f91:1f99 1f92:1f9a 1f93:1f9b 1f94:1f9c 1f95:1f9d 1f96:1f9e 1f97:1f9f 1f98:1f98 1f99:1f99 1f9a:1f9a 1f9b:1f9b 1f9c:1f9c 1f9d:1f9d 1f9e:1f9e 1f9f:1f9f 1fa0:1fa8 1fa1:1fa9 1fa2:1faa 1fa3:1fab 1fa4:1fac 1fa5:1fad 1fa6:1fae 1fa7:1faf 1fa8:1fa8 1fa9:1fa9 1faa:1faa 1fab:1fab 1fac:1fac 1fad:1fad 1fae:1fae 1faf:1faf 1fb2:1fba.345 1fb3:1fbc 1fb4:386.345 1fb7:391.342.345 1fbc:1fbc 1fc2:1fca.345 1fc3:1fcc 1fc4:389.345 1fc7:397.342.345 1fcc:1fcc 1ff2:1ffa.345 1ff3:1ffc 1ff4:38f.345 1ff7:3a9.342.345 1ffc:1ffc fb00:46.66 fb01:46.69 fb02:46.6c fb03:46.66.69 fb04:46.66.6c fb05:53.74 fb06:53.74 fb13:544.576 fb14:544.565 fb15:544.56b fb16:54e.576 fb17:544.56d';
+let titleCase: Map<string, string> | null = null;
+/** Python's titlecase of one character (a code point string). */
+export function titleChar(ch: string): string {
+  if (titleCase === null) {
+    titleCase = new Map();
+    for (const pair of TITLE_CASE_DATA.split(' ')) {
+      const [from, to] = pair.split(':');
+      titleCase.set(String.fromCodePoint(parseInt(from, 16)), String.fromCodePoint(...to.split('.').map((h) => parseInt(h, 16))));
+    }
+  }
+  return titleCase.get(ch) ?? ch.toUpperCase();
+}
+
 export function pyTitle(s: string): string {
   let out = '';
   let prevCased = false;
@@ -98,7 +116,7 @@ export function pyTitle(s: string): string {
     const lower = ch.toLowerCase();
     const upper = ch.toUpperCase();
     const cased = lower !== upper;
-    if (cased) out += prevCased ? lower : upper;
+    if (cased) out += prevCased ? lower : titleChar(ch);
     else out += ch;
     prevCased = cased;
   }
@@ -108,7 +126,7 @@ export function pyTitle(s: string): string {
 export function pyCapitalize(s: string): string {
   if (!s) return s;
   const first = String.fromCodePoint(s.codePointAt(0) ?? 0);
-  return first.toUpperCase() + s.slice(first.length).toLowerCase();
+  return titleChar(first) + s.slice(first.length).toLowerCase();
 }
 
 export function pyCenter(s: string, width: number, fill: string): string {

@@ -116,18 +116,64 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function isDict(v: unknown): v is Dict {
   return v instanceof Map || isPlainObject(v);
 }
+// A Map dict stores values under a *hash key* so that keys Python considers equal (1, 1.0, True; a Markup and
+// its str) land on one entry, as in a Python dict. The key the template first wrote is what prints and iterates
+// ({1: 'a', 1.0: 'b', True: 'c'} is {1: 'c'}, {True: 1} still prints True), so when it differs from the hash
+// key it is remembered here; most dicts never need an entry.
+const DISPLAY_KEYS = new WeakMap<Map<unknown, unknown>, Map<unknown, unknown>>();
+function displayKey(m: Map<unknown, unknown>, hk: unknown): unknown {
+  const d = DISPLAY_KEYS.get(m);
+  if (d === undefined) return hk;
+  const k = d.get(hk);
+  return k === undefined ? hk : k;
+}
 /** Keys of a dict: Map keys in order, or own enumerable string keys of a plain object. */
 export function dictKeys(d: Dict): unknown[] {
-  return d instanceof Map ? Array.from(d.keys()) : Object.keys(d);
+  if (!(d instanceof Map)) return Object.keys(d);
+  if (!DISPLAY_KEYS.has(d)) return Array.from(d.keys());
+  return Array.from(d.keys(), (k) => displayKey(d, k));
 }
 export function dictSize(d: Dict): number {
   return d instanceof Map ? d.size : Object.keys(d).length;
 }
-/** Map keys are normalized so 1 and 1.0 are the same key, as in Python. */
+/** The hash key of a dict key: numbers and bools by numeric value (big integral floats as bigint, matching big
+ *  ints, which are bigint only outside the safe range), Markup as its string. */
 export function normKey(k: unknown): unknown {
-  if (k instanceof PyFloat) return k.value;
+  switch (typeof k) {
+    case 'string':
+    case 'number':
+    case 'bigint':
+      return k;
+    case 'boolean':
+      return k ? 1 : 0;
+  }
+  if (k instanceof PyFloat) {
+    const v = k.value;
+    return Number.isSafeInteger(v) || !Number.isFinite(v) ? v : BigInt(v);
+  }
   if (k instanceof Markup) return k.s;
   return k;
+}
+/** d[k] = v on a Map dict with Python key equality; the first spelling of a key is the one kept. */
+export function dictSet(m: Map<unknown, unknown>, k: unknown, v: unknown): void {
+  const hk = normKey(k);
+  if (!m.has(hk)) {
+    const d = DISPLAY_KEYS.get(m);
+    if (hk !== k) {
+      if (d === undefined) DISPLAY_KEYS.set(m, new Map([[hk, k]]));
+      else d.set(hk, k);
+    } else if (d !== undefined) d.delete(hk);
+  }
+  m.set(hk, v);
+}
+/** Removes k from a Map dict; returns the [key as written, value] pair, or undefined when absent. */
+export function dictDelete(m: Map<unknown, unknown>, k: unknown): [unknown, unknown] | undefined {
+  const hk = normKey(k);
+  if (!m.has(hk)) return undefined;
+  const pair: [unknown, unknown] = [displayKey(m, hk), m.get(hk)];
+  m.delete(hk);
+  DISPLAY_KEYS.get(m)?.delete(hk);
+  return pair;
 }
 const hasOwn = Object.prototype.hasOwnProperty;
 export function dictHas(d: Dict, k: unknown): boolean {
@@ -142,11 +188,13 @@ export function dictGet(d: Dict, k: unknown): unknown {
   return typeof key === 'string' && hasOwn.call(d, key) ? d[key] : undefined;
 }
 export function dictEntries(d: Dict): [unknown, unknown][] {
-  return d instanceof Map ? Array.from(d.entries()) : Object.entries(d);
+  if (!(d instanceof Map)) return Object.entries(d);
+  if (!DISPLAY_KEYS.has(d)) return Array.from(d.entries());
+  return Array.from(d.entries(), ([k, v]): [unknown, unknown] => [displayKey(d, k), v]);
 }
 export function newDict(entries?: Iterable<[unknown, unknown]>): Map<unknown, unknown> {
   const m = new Map<unknown, unknown>();
-  if (entries) for (const [k, v] of entries) m.set(normKey(k), v);
+  if (entries) for (const [k, v] of entries) dictSet(m, k, v);
   return m;
 }
 
@@ -291,7 +339,7 @@ export function repr(v: unknown, seen?: unknown[]): string {
   }
   if (v instanceof Map) {
     const parts: string[] = [];
-    for (const [k, x] of v) parts.push(`${repr(k, inner)}: ${repr(x, inner)}`);
+    for (const [k, x] of dictEntries(v)) parts.push(`${repr(k, inner)}: ${repr(x, inner)}`);
     return `{${parts.join(', ')}}`;
   }
   if (isPlainObject(v)) {
