@@ -9,3 +9,4 @@ import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
 import './templating/models.ts';
+import './monitoring/models.ts';

@@ -217,3 +217,20 @@ export function isRequired(field: FieldDef): boolean {
   if (field.required !== undefined) return field.required;
   return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'custom_fields';
 }
+
+type ListenerHook = 'afterCreate' | 'afterUpdate' | 'beforeDelete' | 'beforeDeleteMany';
+
+/**
+ * Adds a listener to another domain's model hook, after the hook the model declared (and after listeners added
+ * before): monitoring reacts to a device's primary IP changing without dcim importing monitoring.
+ */
+export function addModelHook<K extends ListenerHook>(modelName: string, kind: K, listener: NonNullable<ModelHooks[K]>): void {
+  const model = requireModel(modelName);
+  const previous = model.hooks[kind] as ((args: never) => Promise<void>) | undefined;
+  const next = listener as (args: never) => Promise<void>;
+  const chained = async (args: never): Promise<void> => {
+    if (previous) await previous(args);
+    await next(args);
+  };
+  model.hooks[kind] = chained as ModelHooks[K];
+}

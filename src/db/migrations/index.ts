@@ -4,6 +4,7 @@ import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_inventory.ts';
 import * as m0003 from './0003_ipam_routing.ts';
 import * as m0004 from './0004_export_templates.ts';
+import * as m0007 from './0007_monitoring.ts';
 import * as m0005 from './0005_foreign_key_indexes.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -11,5 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002_inventory': m0002,
   '0003_ipam_routing': m0003,
   '0004_export_templates': m0004,
+  '0007_monitoring': m0007,
   '0005_foreign_key_indexes': m0005,
 };

@@ -1,0 +1,391 @@
+// Monitoring rules: what a service's ports are, which IP it watches, and the reconciliation that turns
+// monitored services into per-IP check assignments. Set-based: any number of services costs a fixed handful of
+// statements per call, so device materialisation, primary-IP changes and the bench all go through one path.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { ComputedField, HookArgs } from '../core/registry.ts';
+import { requireModel } from '../core/registry.ts';
+import { ErrorCollector, fieldError } from '../core/errors.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { allocateNumids } from '../core/numids.ts';
+import { recordChanges, snapshot } from '../core/changelog.ts';
+import { displayOf, type Row } from '../core/crud/serialize.ts';
+
+export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
+export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
+export type PortMap = Partial<Record<CheckProtocol, number[]>>;
+export type CheckState = 'up' | 'down' | 'unknown';
+
+function isProtocol(value: unknown): value is CheckProtocol {
+  return value === 'tcp' || value === 'udp';
+}
+
+/**
+ * The one reader of a service's ports: the protocol_ports map (empty lists dropped) when it has any port, else
+ * the legacy single pair, so rows written before the split still resolve.
+ */
+export function portMapOf(row: { protocol?: unknown; ports?: unknown; protocol_ports?: unknown }): PortMap {
+  const out: PortMap = {};
+  const map = (row.protocol_ports ?? {}) as Record<string, unknown>;
+  for (const proto of CHECK_PROTOCOLS) {
+    const ports = map[proto];
+    if (Array.isArray(ports) && ports.length) out[proto] = ports.map(Number);
+  }
+  if (Object.keys(out).length) return out;
+  const legacy = Array.isArray(row.ports) ? row.ports.map(Number) : [];
+  if (isProtocol(row.protocol) && legacy.length) out[row.protocol] = legacy;
+  return out;
+}
+
+/** Ports 1–65535, whole numbers, each once: `where` names the field in the error. */
+function checkPortList(ports: unknown, field: string, what: string, errors: ErrorCollector): void {
+  if (!Array.isArray(ports)) {
+    errors.add(field, `${what} must be a list of port numbers.`);
+    return;
+  }
+  const seen = new Set<number>();
+  for (const p of ports) {
+    if (typeof p !== 'number' || !Number.isInteger(p) || p < 1 || p > 65535) {
+      errors.add(field, `${what}: ${JSON.stringify(p)} is not a port number 1–65535.`);
+      return;
+    }
+    if (seen.has(p)) {
+      errors.add(field, `${what}: port ${p} is listed twice.`);
+      return;
+    }
+    seen.add(p);
+  }
+}
+
+/**
+ * A service belongs to exactly one device or VM; its ports are tcp/udp lists without duplicates; its own
+ * ip_address, when set, is an address on one of the parent's interfaces.
+ */
+export async function validateService({ tx, ctx, input, existing }: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void> {
+  const errors = new ErrorCollector();
+  const pick = (key: string, column: string): unknown => (key in input ? input[key] : (existing?.[column] ?? null));
+  const device = pick('device', 'device_id');
+  const vm = pick('virtual_machine', 'virtual_machine_id');
+  if (device && vm) errors.add('virtual_machine', 'A service belongs to a device or to a virtual machine, not both: clear one of them.');
+  if (!device && !vm) errors.add('device', 'Set the device (or the virtual_machine) this service runs on.');
+  if ('protocol_ports' in input) {
+    const map = input.protocol_ports as Record<string, unknown>;
+    for (const [proto, ports] of Object.entries(map)) {
+      if (!isProtocol(proto)) errors.add('protocol_ports', `Unknown protocol "${proto}": use tcp or udp.`);
+      else checkPortList(ports, 'protocol_ports', `The ${proto} ports`, errors);
+    }
+  }
+  if ('ports' in input) checkPortList(input.ports, 'ports', 'Ports', errors);
+  errors.throwIfAny();
+  const ip = pick('ip_address', 'ip_address_id');
+  // Re-check the address when it or the parent changes: moving a service to another device must not keep an
+  // address of the old one.
+  if (typeof ip === 'string' && ('ip_address' in input || 'device' in input || 'virtual_machine' in input)) {
+    const { rows } = await sql<{ device_id: string | null; virtual_machine_id: string | null; address: string }>`
+      SELECT i.device_id, vi.virtual_machine_id, a.address::text AS address FROM ip_addresses a
+      LEFT JOIN interfaces i ON i.id = a.assigned_interface_id
+      LEFT JOIN vm_interfaces vi ON vi.id = a.assigned_vm_interface_id
+      WHERE a.id = ${ip} AND a.tenant_id = ${ctx.tenantId}`.execute(tx);
+    const r = rows[0];
+    // A missing or foreign id was already reported by the generic reference check.
+    if (r) {
+      const ok = device ? r.device_id === device : r.virtual_machine_id === vm;
+      if (!ok) throw fieldError('ip_address', `${r.address} is not assigned to an interface of this service's ${device ? 'device' : 'virtual machine'}.`);
+    }
+  }
+}
+
+function samePorts(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+/**
+ * Keeps the legacy pair and the map in step after a write: a map that changed (or any map on create) is the
+ * source and the pair mirrors its first block (tcp before udp); a pair written alone becomes that block of the
+ * map. Updates `row` in place so the answer shows the stored values.
+ */
+export async function mirrorLegacyPorts(tx: Kysely<DB>, before: Row | null, row: Row): Promise<void> {
+  const map = portMapOf({ protocol_ports: row.protocol_ports });
+  const mapChanged = !before || !samePorts(before.protocol_ports, row.protocol_ports);
+  const legacyChanged = !!before && (before.protocol !== row.protocol || !samePorts(before.ports, row.ports));
+  let protocol = String(row.protocol);
+  let ports = (row.ports as number[]) ?? [];
+  let protocolPorts: PortMap = map;
+  const first = CHECK_PROTOCOLS.find((p) => map[p]);
+  if (first && (mapChanged || !legacyChanged)) {
+    protocol = first;
+    ports = map[first]!;
+  } else if (isProtocol(protocol)) {
+    // The pair was written (or the map is empty): it becomes its protocol's block, other blocks kept.
+    protocolPorts = { ...map };
+    if (ports.length) protocolPorts[protocol] = ports;
+    else delete protocolPorts[protocol];
+  }
+  if (protocol === row.protocol && samePorts(ports, row.ports) && samePorts(protocolPorts, row.protocol_ports)) return;
+  const { rows } = await sql<Row>`UPDATE services SET protocol = ${protocol}, ports = ${ports}::int[], protocol_ports = ${JSON.stringify(protocolPorts)}::jsonb
+    WHERE id = ${row.id} RETURNING protocol, ports, protocol_ports`.execute(tx);
+  Object.assign(row, rows[0]);
+}
+
+/** The target IP of a service, in SQL: its own address, else the device's primary IP, else the VM's. */
+const targetIpSql = sql`COALESCE(s.ip_address_id, d.primary_ip4_id, d.primary_ip6_id, v.primary_ip4_id, v.primary_ip6_id)`;
+
+export interface ReconcileOutcome {
+  /** Ports requested on the target (including assignments shared with, and owned by, another service). */
+  monitored: number;
+  /** The target address (without prefix length), or null when none resolves. */
+  ip: string | null;
+}
+
+interface WantedRow {
+  service_id: string;
+  tenant_id: string;
+  ip_id: string | null;
+  ip: string | null;
+  kind: CheckProtocol | null;
+  port: number | null;
+}
+
+/** Splits items into groups by key, keeping order. */
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const item of items) {
+    const list = out.get(key(item));
+    if (list) list.push(item);
+    else out.set(key(item), [item]);
+  }
+  return out;
+}
+
+export const RECONCILE_BATCH = 2000;
+
+/**
+ * Reconciles the check assignments of `serviceIds` (any tenant; callers pass ids they already hold).
+ * Idempotent. For each service: when monitored, with a target IP and at least one port, missing templates
+ * (`tcp-443`) and assignments on the target are created stamped with the service, and the assignments it owns
+ * for other IPs or ports are removed; otherwise every assignment it owns is removed. An assignment that already
+ * exists on (template, IP), manual or owned by another service, is reused and never re-owned; among services
+ * reconciled together the earliest created wins. Assignments without a service are never touched.
+ * Statements per batch of RECONCILE_BATCH services: about eight, whatever the number of services or ports.
+ */
+export async function reconcileServiceChecks(tx: Kysely<DB>, serviceIds: string[]): Promise<Map<string, ReconcileOutcome>> {
+  const out = new Map<string, ReconcileOutcome>();
+  const unique = [...new Set(serviceIds)];
+  for (let i = 0; i < unique.length; i += RECONCILE_BATCH) {
+    const batch = unique.slice(i, i + RECONCILE_BATCH);
+    for (const [k, v] of await reconcileBatch(tx, batch)) out.set(k, v);
+  }
+  return out;
+}
+
+async function reconcileBatch(tx: Kysely<DB>, ids: string[]): Promise<Map<string, ReconcileOutcome>> {
+  const { rows } = await sql<WantedRow>`
+    SELECT s.id AS service_id, s.tenant_id, t.ip_id, host(a.address) AS ip, p.kind, p.port
+    FROM services s
+    LEFT JOIN devices d ON d.id = s.device_id
+    LEFT JOIN virtual_machines v ON v.id = s.virtual_machine_id
+    CROSS JOIN LATERAL (SELECT ${targetIpSql} AS ip_id) t
+    LEFT JOIN ip_addresses a ON a.id = t.ip_id
+    LEFT JOIN LATERAL (
+      SELECT kv.key AS kind, e.value::text::int AS port
+      FROM jsonb_each(s.protocol_ports) kv
+      CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(kv.value) = 'array' THEN kv.value ELSE '[]'::jsonb END) e
+      WHERE kv.key IN ('tcp', 'udp')
+      UNION ALL
+      SELECT s.protocol, x FROM unnest(s.ports) x
+      WHERE s.protocol IN ('tcp', 'udp')
+        AND NOT EXISTS (SELECT 1 FROM jsonb_each(s.protocol_ports) kv WHERE kv.key IN ('tcp', 'udp') AND jsonb_typeof(kv.value) = 'array' AND jsonb_array_length(kv.value) > 0)
+    ) p ON s.monitored AND t.ip_id IS NOT NULL
+    WHERE s.id = ANY(${ids}::uuid[])
+    ORDER BY s.created, s.id, p.kind, p.port`.execute(tx);
+
+  const out = new Map<string, ReconcileOutcome>();
+  const wanted = rows.filter((r): r is WantedRow & { ip_id: string; kind: CheckProtocol; port: number } => r.kind !== null && r.ip_id !== null);
+  for (const r of rows) {
+    const o = out.get(r.service_id) ?? { monitored: 0, ip: r.ip };
+    if (r.kind !== null && r.ip_id !== null) o.monitored++;
+    out.set(r.service_id, o);
+  }
+  const slugOf = (r: { kind: string; port: number }) => `${r.kind}-${r.port}`;
+
+  // Owned assignments no longer wanted: teardown, another IP, removed ports or a changed protocol, in one go.
+  await sql`DELETE FROM check_assignments ca USING check_templates ct
+    WHERE ct.id = ca.template_id AND ca.service_id = ANY(${ids}::uuid[])
+      AND NOT EXISTS (
+        SELECT 1 FROM unnest(${wanted.map((w) => w.service_id)}::uuid[], ${wanted.map((w) => w.ip_id)}::uuid[], ${wanted.map(slugOf)}::text[]) w(s, ip, slug)
+        WHERE w.s = ca.service_id AND w.ip = ca.ip_address_id AND w.slug = ct.slug)`.execute(tx);
+  if (wanted.length === 0) return out;
+
+  const templateIds = await ensureCheckTemplates(tx, wanted);
+
+  // First creator owns: rows are in service creation order, so the first service per (template, IP) is kept.
+  const candidates = new Map<string, { tenant: string; template: string; ip: string; service: string }>();
+  for (const w of wanted) {
+    const template = templateIds.get(`${w.tenant_id}/${slugOf(w)}`)!;
+    const key = `${template}/${w.ip_id}`;
+    if (!candidates.has(key)) candidates.set(key, { tenant: w.tenant_id, template, ip: w.ip_id, service: w.service_id });
+  }
+  const list = [...candidates.values()];
+  const { rows: existing } = await sql<{ template_id: string; ip_address_id: string }>`
+    SELECT ca.template_id, ca.ip_address_id FROM check_assignments ca
+    JOIN unnest(${list.map((c) => c.template)}::uuid[], ${list.map((c) => c.ip)}::uuid[]) w(template, ip)
+      ON ca.template_id = w.template AND ca.ip_address_id = w.ip`.execute(tx);
+  const present = new Set(existing.map((e) => `${e.template_id}/${e.ip_address_id}`));
+  const missing = list.filter((c) => !present.has(`${c.template}/${c.ip}`));
+  for (const [tenant, group] of groupBy(missing, (c) => c.tenant)) {
+    const first = await allocateNumids(tx, tenant, 'check_assignments', group.length);
+    await sql`INSERT INTO check_assignments (id, numid, tenant_id, template_id, ip_address_id, service_id, next_run)
+      SELECT x.id, x.numid, ${tenant}, x.template, x.ip, x.service, now()
+      FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_c, i) => first + i)}::bigint[], ${group.map((c) => c.template)}::uuid[],
+        ${group.map((c) => c.ip)}::uuid[], ${group.map((c) => c.service)}::uuid[]) AS x(id, numid, template, ip, service)
+      ON CONFLICT (template_id, ip_address_id) DO NOTHING`.execute(tx);
+  }
+  return out;
+}
+
+/**
+ * Get-or-create the check template `<kind>-<port>` of each wanted port in its tenant; an existing template with
+ * that slug is reused as it is, even if a user edited it. Returns `tenant/slug` → template id.
+ */
+async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant_id: string; kind: CheckProtocol; port: number }>): Promise<Map<string, string>> {
+  const distinct = new Map<string, { tenant: string; kind: CheckProtocol; port: number; slug: string }>();
+  for (const w of wanted) {
+    const slug = `${w.kind}-${w.port}`;
+    distinct.set(`${w.tenant_id}/${slug}`, { tenant: w.tenant_id, kind: w.kind, port: w.port, slug });
+  }
+  const all = [...distinct.values()];
+  const lookup = async (items: typeof all) => {
+    const { rows } = await sql<{ id: string; tenant_id: string; slug: string }>`
+      SELECT ct.id, ct.tenant_id, ct.slug FROM check_templates ct
+      JOIN unnest(${items.map((t) => t.tenant)}::uuid[], ${items.map((t) => t.slug)}::text[]) w(tenant, slug)
+        ON ct.tenant_id = w.tenant AND ct.slug = w.slug`.execute(tx);
+    return rows;
+  };
+  const ids = new Map<string, string>();
+  for (const r of await lookup(all)) ids.set(`${r.tenant_id}/${r.slug}`, r.id);
+  const missing = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));
+  for (const [tenant, group] of groupBy(missing, (t) => t.tenant)) {
+    const first = await allocateNumids(tx, tenant, 'check_templates', group.length);
+    const { rows } = await sql<{ id: string; slug: string }>`
+      INSERT INTO check_templates (id, numid, tenant_id, name, slug, kind, port)
+      SELECT x.id, x.numid, ${tenant}, upper(x.kind) || ' ' || x.port, x.slug, x.kind, x.port
+      FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_t, i) => first + i)}::bigint[], ${group.map((t) => t.slug)}::text[],
+        ${group.map((t) => t.kind)}::text[], ${group.map((t) => t.port)}::int[]) AS x(id, numid, slug, kind, port)
+      ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id, slug`.execute(tx);
+    for (const r of rows) ids.set(`${tenant}/${r.slug}`, r.id);
+  }
+  // A concurrent transaction may have created some between our lookup and insert: read those back.
+  const raced = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));
+  if (raced.length) for (const r of await lookup(raced)) ids.set(`${r.tenant_id}/${r.slug}`, r.id);
+  return ids;
+}
+
+/**
+ * Before services are deleted: drop the assignments they own, then reconcile the other monitored services that
+ * target the same IPs, in the same transaction, so a check they shared comes back at once owned by the next.
+ */
+export async function releaseChecksOfServices(tx: Kysely<DB>, serviceIds: string[]): Promise<void> {
+  if (serviceIds.length === 0) return;
+  const { rows: freed } = await sql<{ ip: string }>`DELETE FROM check_assignments WHERE service_id = ANY(${serviceIds}::uuid[])
+    RETURNING ip_address_id AS ip`.execute(tx);
+  if (freed.length === 0) return;
+  const ips = [...new Set(freed.map((r) => r.ip))];
+  const { rows } = await sql<{ id: string }>`SELECT s.id FROM services s
+    LEFT JOIN devices d ON d.id = s.device_id
+    LEFT JOIN virtual_machines v ON v.id = s.virtual_machine_id
+    WHERE s.monitored AND NOT (s.id = ANY(${serviceIds}::uuid[])) AND ${targetIpSql} = ANY(${ips}::uuid[])`.execute(tx);
+  await reconcileServiceChecks(tx, rows.map((r) => r.id));
+}
+
+/** After a device or VM update that changed a primary IP: reconcile its monitored services. */
+export async function reconcileParentServices(tx: Kysely<DB>, parent: 'device' | 'vm', before: Row, row: Row): Promise<void> {
+  if (before.primary_ip4_id === row.primary_ip4_id && before.primary_ip6_id === row.primary_ip6_id) return;
+  const column = parent === 'device' ? sql.ref('device_id') : sql.ref('virtual_machine_id');
+  const { rows } = await sql<{ id: string }>`SELECT id FROM services WHERE ${column} = ${row.id} AND monitored`.execute(tx);
+  await reconcileServiceChecks(tx, rows.map((r) => r.id));
+}
+
+/**
+ * Device creation: one service per service template of the device's type whose name the device lacks
+ * (idempotent by name), carrying `monitor` into `monitored`, in one insert; then the monitored ones reconciled.
+ */
+export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { row: Record<string, unknown> }): Promise<void> {
+  const { rows: templates } = await sql<{ name: string; protocol: string; ports: number[]; protocol_ports: Record<string, unknown>; monitor: boolean; description: string }>`
+    SELECT t.name, t.protocol, t.ports, t.protocol_ports, t.monitor, t.description FROM device_type_services t
+    WHERE t.device_type_id = ${row.device_type_id} AND t.tenant_id = ${row.tenant_id}
+      AND NOT EXISTS (SELECT 1 FROM services s WHERE s.device_id = ${row.id} AND s.name = t.name)
+    ORDER BY t.name`.execute(tx);
+  if (templates.length === 0) return;
+  const tenantId = String(row.tenant_id);
+  // Mirror here: the bulk insert bypasses the per-row write path that mirrors on save. Only tcp/udp are checked.
+  const shaped = templates.map((t) => {
+    const map = portMapOf(t);
+    const first = CHECK_PROTOCOLS.find((p) => map[p]);
+    return { ...t, protocol: first ?? (isProtocol(t.protocol) ? t.protocol : 'tcp'), ports: first ? map[first]! : [], protocol_ports: map };
+  });
+  const first = await allocateNumids(tx, tenantId, 'services', shaped.length);
+  const { rows: created } = await sql<Row>`INSERT INTO services (id, numid, tenant_id, device_id, name, protocol, ports, protocol_ports, monitored, description)
+    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.protocol, ARRAY(SELECT jsonb_array_elements_text(x.ports)::int), x.protocol_ports, x.monitored, x.description
+    FROM unnest(${shaped.map(() => uuidv7())}::uuid[], ${shaped.map((_t, i) => first + i)}::bigint[], ${shaped.map((t) => t.name)}::text[],
+      ${shaped.map((t) => t.protocol)}::text[], ${shaped.map((t) => JSON.stringify(t.ports))}::jsonb[], ${shaped.map((t) => JSON.stringify(t.protocol_ports))}::jsonb[],
+      ${shaped.map((t) => t.monitor)}::boolean[], ${shaped.map((t) => t.description)}::text[])
+      AS x(id, numid, name, protocol, ports, protocol_ports, monitored, description)
+    ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
+  const model = requireModel('monitoring.service');
+  await recordChanges(
+    tx,
+    ctx,
+    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: displayOf(model, r), before: null, after: snapshot(model, r), tenantId })),
+  );
+  await reconcileServiceChecks(tx, created.filter((r) => r.monitored).map((r) => String(r.id)));
+}
+
+/** The worst state first: a service is as healthy as its sickest check. */
+const STATE_RANK: Record<CheckState, number> = { down: 2, unknown: 1, up: 0 };
+
+async function loadServiceCheckSummary(db: Kysely<DB>, rows: Record<string, unknown>[]): Promise<Map<string, { count: number; status: CheckState }>> {
+  const out = new Map<string, { count: number; status: CheckState }>();
+  const ids = rows.map((r) => String(r.id));
+  if (ids.length === 0) return out;
+  const { rows: counts } = await sql<{ service_id: string; state: CheckState; n: number }>`
+    SELECT service_id, state, count(*)::int AS n FROM check_assignments WHERE service_id = ANY(${ids}::uuid[]) GROUP BY 1, 2`.execute(db);
+  for (const c of counts) {
+    const o = out.get(c.service_id) ?? { count: 0, status: 'up' as CheckState };
+    o.count += c.n;
+    const state: CheckState = c.state in STATE_RANK ? c.state : 'unknown';
+    if (STATE_RANK[state] > STATE_RANK[o.status]) o.status = state;
+    out.set(c.service_id, o);
+  }
+  return out;
+}
+
+/** Loaded once per page and shared by the two computed fields of the same rows. */
+const summaries = new WeakMap<Record<string, unknown>[], Promise<Map<string, { count: number; status: CheckState }>>>();
+function summaryOf(db: Kysely<DB>, rows: Record<string, unknown>[]) {
+  let p = summaries.get(rows);
+  if (!p) {
+    p = loadServiceCheckSummary(db, rows);
+    summaries.set(rows, p);
+  }
+  return p;
+}
+
+export const checkCountField: ComputedField = {
+  label: 'Checks',
+  kind: 'number',
+  schema: { type: 'integer', description: 'Check assignments this service owns; 0 while monitored means no target IP yet.' },
+  async load({ db, rows }) {
+    const s = await summaryOf(db, rows);
+    return new Map(rows.map((r) => [String(r.id), s.get(String(r.id))?.count ?? 0]));
+  },
+};
+
+export const serviceStatusField: ComputedField = {
+  label: 'Status',
+  kind: 'choice',
+  schema: { type: 'string', enum: ['up', 'down', 'unknown'], description: 'The worst state of the checks it owns, or unknown without checks.' },
+  async load({ db, rows }) {
+    const s = await summaryOf(db, rows);
+    return new Map(rows.map((r) => [String(r.id), s.get(String(r.id))?.status ?? 'unknown']));
+  },
+};
