@@ -12,7 +12,7 @@
 // compare names and addresses, never ids.
 //
 // Writes: one transaction, bulk `INSERT … SELECT FROM unnest(…)` in chunks, numids reserved per table in one
-// block. This is a bulk load, not a sequence of API writes: it writes no change-log entries (a 50,000-device
+// block, every row written once (devices carry their primary IP from the start: see the devices step). This is a bulk load, not a sequence of API writes: it writes no change-log entries (a 50,000-device
 // load would otherwise add a million object_changes rows nobody reads) and runs no per-row hooks; instead it
 // produces rows that already satisfy what those hooks enforce (statuses available to the model, primary IP on
 // one of the device's own interfaces, interfaces materialised from the device type's templates, cables only
@@ -501,6 +501,9 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
     if (busy[0]!.busy) {
       throw new DemoDataError(`tenant "${options.tenantSlug ?? 'default'}" already has inventory; demo data loads into an empty tenant (pass --tenant NEW-SLUG).`);
     }
+    // Demo data can be regenerated, so the commit need not wait for the WAL flush (a crash loses the whole load,
+    // never half of it: it is one transaction either way).
+    await sql`SET LOCAL synchronous_commit = off`.execute(tx);
     const w = new Writer(tx, tenantId, progress);
     await writeAll(tx, w, tenantId, plan);
     return w.rows;
@@ -639,53 +642,72 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   ], T);
   w.report('route targets, VRFs, VLANs, prefixes', rtNames.length + VRFS.length + 2 * withRt.length + vlanCount + pfx.prefix.length);
 
-  // --- devices (primary IP set once the addresses exist: the foreign key needs the address row first)
+  // --- devices, with their primary IPv4 in the same INSERT: the address ids are allocated here and the rows
+  // follow below. device → interface → address → device is a cycle, so the primary-IP foreign key is
+  // deferrable (migration 0008) and deferred for this transaction: it is checked at commit instead of needing
+  // a second UPDATE of every device (a full rewrite of the table and its indexes) once the addresses exist.
   w.begin();
+  await sql`SET CONSTRAINTS devices_primary_ip4_id_fkey DEFERRED`.execute(tx);
   const dv = await w.identities('devices', plan.devices.length);
+  const ip = await w.identities('ip_addresses', plan.devices.length);
   await w.insert('devices', [
     ['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['device_type_id', 'uuid'], ['role_id', 'uuid'], ['platform_id', 'uuid'], ['site_id', 'uuid'],
-    ['status_id', 'uuid'], ['serial', 'text'], ['asset_tag', 'text'], ['custom_fields', 'jsonb'],
+    ['status_id', 'uuid'], ['serial', 'text'], ['asset_tag', 'text'], ['custom_fields', 'jsonb'], ['primary_ip4_id', 'uuid'],
   ], [
     dv.ids, dv.numids, plan.devices.map((d) => d.name), plan.devices.map((d) => typeId.get(d.typeKey)!), plan.devices.map((d) => roleId.get(d.role)!),
     plan.devices.map((d) => platformId.get(d.platform)!), plan.devices.map((d) => siteIds.ids[d.site]!), plan.devices.map((d) => deviceStatus(d.status)),
-    plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)),
+    plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids,
   ], T);
   w.report('devices', plan.devices.length);
 
   // --- interfaces, materialised from each device's type like device creation does. Only the ids later steps
-  // need are kept (loopbacks, fabric ports), so memory stays proportional to devices, not interfaces.
+  // need are kept (loopbacks, fabric ports), so memory stays proportional to devices, not interfaces. The next
+  // chunk is built while the server writes the previous one (one connection queues them in order).
   w.begin();
   const loopbackIface = new Array<string>(plan.devices.length);
   const fabricIfaces = new Array<string[]>(plan.devices.length);
   const perDevice = plan.devices.map((d) => TYPE_BY_KEY.get(d.typeKey)!.interfaces.length);
   const ifaceTotal = perDevice.reduce((a, b) => a + b, 0);
   const firstIfaceNumid = await allocateNumids(tx, tenantId, 'interfaces', ifaceTotal);
+  // Per device type: which template is the loopback and which fabric port each template is (-1: none).
+  const fabricIndexOf = new Map(DEVICE_TYPES.map((t) => [t.key, t.interfaces.map((i) => t.fabricPorts.indexOf(i.name))]));
   let ifaceDone = 0;
   const deviceChunk = Math.max(1, Math.floor(CHUNK / 40));
+  let pending: Promise<void> | null = null;
   for (let start = 0; start < plan.devices.length; start += deviceChunk) {
     const cols: [string[], number[], string[], string[], string[], boolean[], string[]] = [[], [], [], [], [], [], []];
     for (let d = start; d < Math.min(plan.devices.length, start + deviceChunk); d++) {
       const device = plan.devices[d]!;
       const type = TYPE_BY_KEY.get(device.typeKey)!;
+      const fabricIndexes = fabricIndexOf.get(type.key)!;
       const fabric: string[] = [];
-      for (const t of type.interfaces) {
+      type.interfaces.forEach((t, k) => {
         const id = uuidv7();
+        const fabricIndex = fabricIndexes[k]!;
         cols[0].push(id);
         cols[1].push(firstIfaceNumid + ifaceDone++);
         cols[2].push(dv.ids[d]!);
         cols[3].push(t.name);
         cols[4].push(t.type);
         cols[5].push(t.mgmtOnly ?? false);
-        const fabricIndex = type.fabricPorts.indexOf(t.name);
         cols[6].push(fabricIndex >= 0 ? fabricDescription(plan, device, fabricIndex) : '');
         if (t.name === type.loopback) loopbackIface[d] = id;
         if (fabricIndex >= 0) fabric[fabricIndex] = id;
-      }
+      });
       fabricIfaces[d] = fabric;
     }
-    await w.insert('interfaces', [['id', 'uuid'], ['numid', 'int8'], ['device_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool'], ['description', 'text']], cols, T);
+    await pending;
+    pending = w.insert('interfaces', [['id', 'uuid'], ['numid', 'int8'], ['device_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool'], ['description', 'text']], cols, T);
   }
+  await pending;
   w.report('interfaces', ifaceTotal);
+
+  // --- one loopback address per device (the primary IPv4 the devices already point at), on its loopback.
+  w.begin();
+  await w.insert('ip_addresses', [['id', 'uuid'], ['numid', 'int8'], ['address', 'inet'], ['dns_name', 'text'], ['assigned_interface_id', 'uuid']], [
+    ip.ids, ip.numids, plan.devices.map((d) => d.loopback), plan.devices.map((d) => `${d.name}.${plan.sites[d.site]!.slug}.dc.example.net`), loopbackIface,
+  ], { ...T, status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
+  w.report('IP addresses (primary IPv4 on the loopback)', plan.devices.length);
 
   // --- cables: every leaf and border to every spine of its site (A side the leaf/border, B side the spine).
   w.begin();
@@ -706,19 +728,6 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('cable_a_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.a)]);
   await w.insert('cable_b_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.b)]);
   w.report('cables and terminations', links.length * 3);
-
-  // --- one loopback address per device, then each device's primary IPv4 pointing at it
-  w.begin();
-  const ip = await w.identities('ip_addresses', plan.devices.length);
-  await w.insert('ip_addresses', [['id', 'uuid'], ['numid', 'int8'], ['address', 'inet'], ['dns_name', 'text'], ['assigned_interface_id', 'uuid']], [
-    ip.ids, ip.numids, plan.devices.map((d) => d.loopback), plan.devices.map((d) => `${d.name}.${plan.sites[d.site]!.slug}.dc.example.net`), loopbackIface,
-  ], { ...T, status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
-  for (let start = 0; start < plan.devices.length; start += CHUNK) {
-    const end = Math.min(plan.devices.length, start + CHUNK);
-    await sql`UPDATE devices d SET primary_ip4_id = u.ip FROM unnest(${dv.ids.slice(start, end)}::uuid[], ${ip.ids.slice(start, end)}::uuid[]) AS u(id, ip)
-      WHERE d.id = u.id`.execute(tx);
-  }
-  w.report('IP addresses (primary IPv4 on the loopback)', plan.devices.length);
 
   // --- BGP: one instance per spine, leaf and border; a session on both ends of every fabric link.
   w.begin();

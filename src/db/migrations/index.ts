@@ -6,6 +6,7 @@ import * as m0003 from './0003_ipam_routing.ts';
 import * as m0004 from './0004_export_templates.ts';
 import * as m0007 from './0007_monitoring.ts';
 import * as m0005 from './0005_foreign_key_indexes.ts';
+import * as m0008 from './0008_bulk_load_constraints.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_export_templates': m0004,
   '0007_monitoring': m0007,
   '0005_foreign_key_indexes': m0005,
+  '0008_bulk_load_constraints': m0008,
 };
