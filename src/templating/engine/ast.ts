@@ -1,7 +1,7 @@
 // AST of a template. Every node carries the 1-based line it starts on, so runtime errors can name it.
 import type { PyFloat } from './values.ts';
 
-export type ConstValue = string | number | PyFloat | boolean | null;
+export type ConstValue = string | number | bigint | PyFloat | boolean | null;
 
 export interface CallArgs {
   args: Expr[];

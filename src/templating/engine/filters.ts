@@ -9,6 +9,10 @@ import { add, callValue, escape, getAttr, getItem, lengthOf, sliceValue, thenMay
 import { cpLength, pyCapitalize, pyCenter, pyReplace, pySplitlines, pyStrip } from './pystr.ts';
 import type { FilterImpl, RenderState } from './state.ts';
 import {
+  MAX_INT_STR_DIGITS,
+  bigOrNumber,
+  toBigInt,
+  truncToInt,
   EMPTY_KWARGS,
   GROUP_TUPLES,
   type Kwargs,
@@ -78,6 +82,19 @@ function attrGetter(attribute: unknown, lower = false, dflt: unknown = undefined
   };
 }
 
+/** Python's round(int, negative ndigits): exact, ties to even. */
+function roundIntHalfEven(x: bigint, p: number): number | bigint {
+  if (-p > MAX_INT_STR_DIGITS * 2) return 0;
+  const f = 10n ** BigInt(-p);
+  const neg = x < 0n;
+  const mag = neg ? -x : x;
+  let q = mag / f;
+  const r = mag % f;
+  if (r * 2n > f || (r * 2n === f && q % 2n === 1n)) q += 1n;
+  const out = q * f;
+  return bigOrNumber(neg ? -out : out);
+}
+
 function sortKeyCompare(a: unknown, b: unknown): number {
   return pyCompare(a, b);
 }
@@ -88,6 +105,8 @@ function str(v: unknown): string {
 
 function intOf(v: unknown, what: string): number {
   if ((typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean') return toNumber(v);
+  // A big int argument (width, precision...) would exceed every limit anyway; as a number it fails clearly there.
+  if (typeof v === 'bigint') return Number(v);
   if (isUndefined(v)) throw undefinedFail(v);
   throw typeError(`'${typeName(v)}' object cannot be interpreted as an integer (${what})`);
 }
@@ -100,7 +119,7 @@ function parseFloatPy(s: string): number | null {
   if (/^[+-]?nan$/i.test(t)) return NaN;
   return null;
 }
-function parseIntPy(s: string, base: number): number | null {
+function parseIntPy(s: string, base: number): number | bigint | null {
   let t = s.trim().replace(/(\w)_(?=\w)/g, '$1');
   let sign = 1;
   if (t.startsWith('-') || t.startsWith('+')) {
@@ -116,7 +135,14 @@ function parseIntPy(s: string, base: number): number | null {
   } else if (prefixes[pre] === base) t = t.slice(2);
   const digits = '0123456789abcdefghijklmnopqrstuvwxyz'.slice(0, base);
   if (!t || ![...t.toLowerCase()].every((c) => digits.includes(c))) return null;
-  return sign * parseInt(t, base);
+  const n = sign * parseInt(t, base);
+  if (Number.isSafeInteger(n)) return n === 0 ? 0 : n;
+  // Beyond the safe range: exact, and like Python refuse more than 4300 digits in a non power-of-2 base.
+  if ((base & (base - 1)) !== 0 && t.replace(/^0+/, '').length > MAX_INT_STR_DIGITS) return null;
+  let b = 0n;
+  const bb = BigInt(base);
+  for (const c of t.toLowerCase()) b = b * bb + BigInt(digits.indexOf(c));
+  return bigOrNumber(sign < 0 ? -b : b);
 }
 
 const TITLE_SPLIT = /([-\s({[<]+)/;
@@ -242,6 +268,7 @@ function jsonDump(v: unknown, indent: string | null, level: number, seen: unknow
   if (v === null) return 'null';
   if (isUndefined(v)) throw typeError('Object of type Undefined is not JSON serializable');
   if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number' || v instanceof PyFloat) {
     const n = toNumber(v);
     if (Number.isNaN(n)) return 'NaN';
@@ -425,6 +452,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
 
   def('abs', [], (_s, v) => {
     if (typeof v === 'number') return Math.abs(v);
+    if (typeof v === 'bigint') return v < 0n ? -v : v;
     if (typeof v === 'boolean') return v ? 1 : 0;
     if (v instanceof PyFloat) return new PyFloat(Math.abs(v.value));
     throw typeError(`bad operand type for abs(): '${typeName(v)}'`);
@@ -549,12 +577,13 @@ export function builtinFilters(): Map<string, FilterImpl> {
       const n = parseIntPy(strValue(v), b);
       if (n !== null) return n;
       const f = parseFloatPy(strValue(v));
-      if (f !== null && Number.isFinite(f)) return Math.trunc(f);
+      if (f !== null && Number.isFinite(f)) return truncToInt(f);
       return d;
     }
+    if (typeof v === 'bigint') return v;
     if (isNumeric(v)) {
       const n = toNumber(v);
-      return Number.isFinite(n) ? Math.trunc(n) : d;
+      return Number.isFinite(n) ? truncToInt(n) : d;
     }
     return d;
   });
@@ -631,7 +660,10 @@ export function builtinFilters(): Map<string, FilterImpl> {
     const p = intOf(precision, 'precision');
     const x = toNumber(v);
     if (method === 'common') {
-      if (!isFloat(v)) return p >= 0 ? x : roundPy(x, p);
+      if (!isFloat(v)) {
+        if (p >= 0) return typeof v === 'bigint' ? v : x;
+        return Number.isSafeInteger(x) && typeof v !== 'bigint' && p > -16 ? roundPy(x, p) : roundIntHalfEven(toBigInt(v), p);
+      }
       return mkFloat(roundPy(x, p));
     }
     const f = 10 ** p;

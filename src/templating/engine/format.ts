@@ -3,6 +3,9 @@ import { typeError } from './errors.ts';
 import { groupDigits, toExpPy, toFixedPy, toGeneralPy } from './numfmt.ts';
 import {
   PyFloat,
+  bigIntStr,
+  toBigInt,
+  truncToInt,
   TUPLES,
   dictGet,
   dictHas,
@@ -40,7 +43,15 @@ function requireNumber(v: unknown, conv: string): number {
   throw typeError(`%${conv} format: ${what}, not ${typeName(v)}`);
 }
 
-function signed(s: string, n: number, flags: string): string {
+/** The exact integer a %d/%x conversion prints: ints as they are, floats truncated (inf/nan raise as in Python). */
+function requireInt(v: unknown, conv: string): bigint {
+  if (typeof v === 'bigint') return v;
+  const n = requireNumber(v, conv);
+  if (isFloat(v)) return toBigInt(truncToInt(n));
+  return toBigInt(v);
+}
+
+function signed(s: string, n: number | bigint, flags: string): string {
   if (n < 0 || Object.is(n, -0) || s.startsWith('-')) return s;
   if (flags.includes('+')) return '+' + s;
   if (flags.includes(' ')) return ' ' + s;
@@ -96,8 +107,8 @@ export function percentFormat(fmt: string, values: unknown, maxLen: number): str
       case 'd':
       case 'i':
       case 'u': {
-        const n = Math.trunc(requireNumber(v, conv));
-        s = signed(Math.abs(n) >= 1e21 ? BigInt(n).toString() : String(n), n, flags);
+        const n = requireInt(v, conv);
+        s = signed(bigIntStr(n), n, flags);
         if (precision !== undefined) s = s.replace(/\d+/, (d) => d.padStart(precision ?? 0, '0'));
         return pad(s, width, left, zero);
       }
@@ -105,8 +116,8 @@ export function percentFormat(fmt: string, values: unknown, maxLen: number): str
       case 'x':
       case 'X': {
         if (isFloat(v)) throw typeError(`%${conv} format: an integer is required, not float`);
-        const n = Math.trunc(requireNumber(v, conv));
-        let body = Math.abs(n).toString(conv === 'o' ? 8 : 16);
+        const n = requireInt(v, conv);
+        let body = (n < 0n ? -n : n).toString(conv === 'o' ? 8 : 16);
         if (conv === 'X') body = body.toUpperCase();
         if (flags.includes('#')) body = (conv === 'o' ? '0o' : conv === 'x' ? '0x' : '0X') + body;
         s = signed((n < 0 ? '-' : '') + body, n, flags);
@@ -168,13 +179,15 @@ export function formatSpec(v: unknown, spec: string, maxLen: number): string {
     }
     if (intLike && (t === '' || t === 'd' || t === 'n' || 'bcoxX'.includes(t))) {
       if (precision !== undefined) throw typeError('Precision not allowed in integer format specifier');
-      const a = Math.abs(n);
+      // Exact for big ints; bools count as 0/1.
+      const big = toBigInt(v);
+      const a = big < 0n ? -big : big;
       if (t === 'c') s = String.fromCodePoint(n);
       else if (t === 'b' || t === 'o' || t === 'x' || t === 'X') {
         s = a.toString(t === 'b' ? 2 : t === 'o' ? 8 : 16);
         if (t === 'X') s = s.toUpperCase();
         if (alt) s = (t === 'b' ? '0b' : t === 'o' ? '0o' : t === 'x' ? '0x' : '0X') + s;
-      } else s = a >= 1e21 ? BigInt(a).toString() : String(a);
+      } else s = bigIntStr(a);
       if (grouping) s = groupDigits(s, grouping);
       s = (n < 0 ? '-' : sign === '+' ? '+' : sign === ' ' ? ' ' : '') + s;
     } else {

@@ -20,8 +20,9 @@ export type TokenType =
 export interface Token {
   type: TokenType;
   value: string;
-  /** For int/float tokens, the parsed value; for strings, the decoded text is in `value`. */
-  num?: number;
+  /** For int/float tokens, the parsed value (a bigint for an int literal beyond the safe range); for strings,
+   *  the decoded text is in `value`. */
+  num?: number | bigint;
   line: number;
   col: number;
 }
@@ -63,7 +64,7 @@ export function tokenize(source: string, options: LexOptions, templateName?: str
     throw new TemplateSyntaxError(msg, line, col, templateName);
   };
   const tokens: Token[] = [];
-  const push = (type: TokenType, value: string, pos: number, num?: number): void => {
+  const push = (type: TokenType, value: string, pos: number, num?: number | bigint): void => {
     const [line, col] = where(pos);
     tokens.push({ type, value, line, col, num });
   };
@@ -193,11 +194,13 @@ export function tokenize(source: string, options: LexOptions, templateName?: str
         const im = INT_RE.exec(src);
         if (im) {
           const t = im[0].replace(/_/g, '').toLowerCase();
-          let v: number;
+          let v: number | bigint;
           if (t.startsWith('0b')) v = parseInt(t.slice(2), 2);
           else if (t.startsWith('0o')) v = parseInt(t.slice(2), 8);
           else if (t.startsWith('0x')) v = parseInt(t.slice(2), 16);
           else v = Number(t);
+          // Python ints are exact: beyond the safe range the literal is a bigint (BigInt reads 0b/0o/0x too).
+          if (!Number.isSafeInteger(v)) v = BigInt(t);
           push('int', im[0], pos, v);
           pos = INT_RE.lastIndex;
           continue;

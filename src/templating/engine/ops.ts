@@ -1,7 +1,7 @@
 // The sandboxed operations every template expression goes through: attribute and item lookup, calls, arithmetic,
 // membership, iteration. Host objects are only reached through the TemplateObject protocol; plain objects only
 // through their own enumerable data keys; functions found in data never become callable values.
-import { TemplateError, securityError, typeError } from './errors.ts';
+import { TemplateError, limitError, securityError, typeError } from './errors.ts';
 import { callBuiltinMethod, hasBuiltinMethod } from './methods.ts';
 import { hasAstral } from './pystr.ts';
 import type { RenderState } from './state.ts';
@@ -22,7 +22,10 @@ import {
   dictHas,
   dictKeys,
   isDict,
+  bigOrNumber,
   isFloat,
+  isInt,
+  toBigInt,
   isNumeric,
   isPlainObject,
   isStr,
@@ -332,13 +335,22 @@ export function escape(v: unknown): Markup {
   return new Markup(escapeHtml(toStr(v)));
 }
 
+/** Both operands are ints (number, bigint or bool) and at least one is not a safe number: exact arithmetic. */
+function bigIntOperands(a: unknown, b: unknown): boolean {
+  return !isFloat(a) && !isFloat(b) && (typeof a === 'bigint' || typeof b === 'bigint' || !Number.isSafeInteger(toNumber(a)) || !Number.isSafeInteger(toNumber(b)));
+}
+
 export function add(a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a + b;
-    return Number.isInteger(a) && Number.isInteger(b) ? r : mkFloat(r);
+    if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? r : bigOrNumber(BigInt(a) + BigInt(b));
+    return mkFloat(r);
   }
   if (typeof a === 'string' && typeof b === 'string') return a + b;
-  if (isNumeric(a) && isNumeric(b)) return numResult(a, b, toNumber(a) + toNumber(b));
+  if (isNumeric(a) && isNumeric(b)) {
+    if (bigIntOperands(a, b)) return bigOrNumber(toBigInt(a) + toBigInt(b));
+    return numResult(a, b, toNumber(a) + toNumber(b));
+  }
   if (isStr(a) && isStr(b)) {
     if (a instanceof Markup || b instanceof Markup) return new Markup(escape(a).s + escape(b).s);
     return strValue(a) + strValue(b);
@@ -355,9 +367,13 @@ export function add(a: unknown, b: unknown): unknown {
 export function sub(a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a - b;
-    return Number.isInteger(a) && Number.isInteger(b) ? r : mkFloat(r);
+    if (Number.isInteger(a) && Number.isInteger(b)) return Number.isSafeInteger(r) ? r : bigOrNumber(BigInt(a) - BigInt(b));
+    return mkFloat(r);
   }
-  if (isNumeric(a) && isNumeric(b)) return numResult(a, b, toNumber(a) - toNumber(b));
+  if (isNumeric(a) && isNumeric(b)) {
+    if (bigIntOperands(a, b)) return bigOrNumber(toBigInt(a) - toBigInt(b));
+    return numResult(a, b, toNumber(a) - toNumber(b));
+  }
   throw binopError('-', a, b);
 }
 
@@ -381,10 +397,17 @@ function repeat(seq: unknown, n: number, state: RenderState): unknown {
 export function mul(a: unknown, b: unknown, state: RenderState): unknown {
   if (typeof a === 'number' && typeof b === 'number') {
     const r = a * b;
-    return Number.isInteger(a) && Number.isInteger(b) ? r : mkFloat(r);
+    if (Number.isInteger(a) && Number.isInteger(b)) {
+      if (Number.isSafeInteger(r)) return r === 0 ? 0 : r;
+      return bigOrNumber(BigInt(a) * BigInt(b));
+    }
+    return mkFloat(r);
   }
-  if (isNumeric(a) && isNumeric(b)) return numResult(a, b, toNumber(a) * toNumber(b));
-  const intLike = (v: unknown): boolean => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean';
+  if (isNumeric(a) && isNumeric(b)) {
+    if (bigIntOperands(a, b)) return bigOrNumber(toBigInt(a) * toBigInt(b));
+    return numResult(a, b, toNumber(a) * toNumber(b));
+  }
+  const intLike = (v: unknown): boolean => isInt(v) || typeof v === 'boolean';
   if ((isStr(a) || Array.isArray(a)) && intLike(b)) return repeat(a, toNumber(b), state);
   if ((isStr(b) || Array.isArray(b)) && intLike(a)) return repeat(b, toNumber(a), state);
   if ((isStr(a) || Array.isArray(a)) && isNumeric(b))
@@ -396,6 +419,7 @@ export function div(a: unknown, b: unknown): unknown {
   if (isNumeric(a) && isNumeric(b)) {
     const y = toNumber(b);
     if (y === 0) throw typeError('division by zero');
+    if (bigIntOperands(a, b)) return mkFloat(bigTrueDiv(toBigInt(a), toBigInt(b)));
     return mkFloat(toNumber(a) / y);
   }
   throw binopError('/', a, b);
@@ -406,6 +430,13 @@ export function floordiv(a: unknown, b: unknown): unknown {
     const y = toNumber(b);
     const float = isFloat(a) || isFloat(b);
     if (y === 0) throw typeError(float ? 'float floor division by zero' : 'integer division or modulo by zero');
+    if (bigIntOperands(a, b)) {
+      const x = toBigInt(a);
+      const d = toBigInt(b);
+      const q = x / d;
+      // BigInt division truncates; Python floors.
+      return bigOrNumber(q * d !== x && x < 0n !== d < 0n ? q - 1n : q);
+    }
     const r = Math.floor(toNumber(a) / y);
     return float ? mkFloat(r) : r;
   }
@@ -422,6 +453,13 @@ export function mod(a: unknown, b: unknown, state: RenderState): unknown {
     const y = toNumber(b);
     const float = isFloat(a) || isFloat(b);
     if (y === 0) throw typeError(float ? 'float modulo' : 'integer division or modulo by zero');
+    if (bigIntOperands(a, b)) {
+      const d = toBigInt(b);
+      let r = toBigInt(a) % d;
+      // BigInt remainder takes the dividend's sign; Python's takes the divisor's.
+      if (r !== 0n && r < 0n !== d < 0n) r += d;
+      return bigOrNumber(r);
+    }
     let r = x % y;
     if (r !== 0 && r < 0 !== y < 0) r += y;
     if (float && r === 0 && y < 0) r = -0;
@@ -430,23 +468,44 @@ export function mod(a: unknown, b: unknown, state: RenderState): unknown {
   throw binopError('%', a, b);
 }
 
+/** Largest int a template may build by `**`: Python would compute any size, but a result this size (about
+ *  1.2 million digits) is already beyond what a render should spend time on; past it the error is clear. */
+const MAX_POW_BITS = 4_000_000;
+function bigPow(x: bigint, y: bigint): number | bigint {
+  if (x === 0n || x === 1n) return Number(x);
+  if (x === -1n) return y % 2n === 0n ? 1 : -1;
+  const bits = (x < 0n ? -x : x).toString(2).length;
+  if (Number(y) * (bits - 1) > MAX_POW_BITS) throw limitError(`integer result of ** exceeds the limit of ${MAX_POW_BITS} bits`);
+  return bigOrNumber(x ** y);
+}
+/** a / b for big ints, correctly rounded like Python's int true division (for the common sizes). */
+function bigTrueDiv(a: bigint, b: bigint): number {
+  const q = a / b;
+  const r = a % b;
+  // The integer part converts with one rounding; the remainder adds the fraction where it is still visible.
+  return Number(q) + Number(r) / Number(b);
+}
+
 export function pow(a: unknown, b: unknown): unknown {
   if (isNumeric(a) && isNumeric(b)) {
     const x = toNumber(a);
     const y = toNumber(b);
     if (x === 0 && y < 0) throw typeError('0.0 cannot be raised to a negative power');
-    const r = Math.pow(x, y);
     if (isFloat(a) || isFloat(b) || y < 0) {
       if (x < 0 && !Number.isInteger(y)) throw typeError('complex results are not supported');
-      return mkFloat(r);
+      return mkFloat(Math.pow(x, y));
     }
-    return r;
+    const r = Math.pow(x, y);
+    // Math.pow is only trusted where every step is exact; anything larger is computed exactly.
+    if (typeof a !== 'bigint' && Math.abs(r) < 2 ** 31) return r;
+    return bigPow(toBigInt(a), toBigInt(b));
   }
   throw binopError('**', a, b);
 }
 
 export function neg(a: unknown): unknown {
   if (typeof a === 'number') return Number.isInteger(a) ? (a === 0 ? 0 : -a) : -a;
+  if (typeof a === 'bigint') return -a;
   if (typeof a === 'boolean') return a ? -1 : 0;
   if (a instanceof PyFloat) return new PyFloat(-a.value);
   if (isUndefined(a)) throw undefinedFail(a);

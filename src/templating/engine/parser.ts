@@ -535,7 +535,7 @@ class Parser {
         return { type: 'Const', line: t.line, value: t.num ?? 0 };
       case 'float': {
         this.next();
-        const v = t.num ?? 0;
+        const v = Number(t.num ?? 0);
         return { type: 'Const', line: t.line, value: Number.isInteger(v) ? new PyFloat(v) : v };
       }
       case 'op':

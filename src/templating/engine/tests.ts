@@ -44,7 +44,7 @@ export function builtinTests(): Map<string, TestImpl> {
   def(['filter'], [], (s, v) => isStr(v) && s.registry.filters.has(strValue(v)));
   def(['test'], [], (s, v) => isStr(v) && s.registry.tests.has(strValue(v)));
   def(['float'], [], (_s, v) => isFloat(v));
-  def(['integer'], [], (_s, v) => typeof v === 'number' && Number.isInteger(v));
+  def(['integer'], [], (_s, v) => (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint');
   def(['number'], [], (_s, v) => isNumeric(v));
   def(['lower'], [], (_s, v) => {
     const s = toStr(v);

@@ -62,18 +62,47 @@ export function mkFloat(n: number): number | PyFloat {
 export function isFloat(v: unknown): boolean {
   return v instanceof PyFloat || (typeof v === 'number' && !Number.isInteger(v));
 }
-export function isInt(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v);
+export function isInt(v: unknown): v is number | bigint {
+  return (typeof v === 'number' && Number.isInteger(v)) || typeof v === 'bigint';
 }
 /** int, float or bool (bool is an int in Python). */
 export function isNumeric(v: unknown): boolean {
-  return typeof v === 'number' || typeof v === 'boolean' || v instanceof PyFloat;
+  return typeof v === 'number' || typeof v === 'boolean' || v instanceof PyFloat || typeof v === 'bigint';
 }
+/** As a JS number (a big int rounds, as Python's float(n) does). */
 export function toNumber(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (v instanceof PyFloat) return v.value;
+  if (typeof v === 'bigint') return Number(v);
   return NaN;
+}
+
+// Python ints are unbounded. An int is a JS number while it is a safe integer (the hot path never sees
+// anything else) and a bigint only when a literal or an integer operation leaves the safe range; every
+// operation normalizes its result back with bigOrNumber, so a bigint is always outside the safe range and
+// 2**53 + 1 - 1 compares, hashes and prints like the number it equals.
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+export function bigOrNumber(b: bigint): number | bigint {
+  return b <= MAX_SAFE && b >= -MAX_SAFE ? Number(b) : b;
+}
+/** Exact numeric value for comparisons: JS compares bigint with number exactly. */
+export function numValue(v: unknown): number | bigint {
+  if (typeof v === 'bigint') return v;
+  return toNumber(v);
+}
+/** An int value (number, bigint or bool) as a bigint; integral JS numbers convert exactly. */
+export function toBigInt(v: unknown): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  return BigInt(toNumber(v));
+}
+/** Python's int(float): truncates; big results stay exact as bigint. Infinity and NaN raise as in Python. */
+export function truncToInt(n: number): number | bigint {
+  if (!Number.isFinite(n))
+    throw typeError(Number.isNaN(n) ? 'cannot convert float NaN to integer' : 'cannot convert float infinity to integer');
+  const t = Math.trunc(n);
+  return Number.isSafeInteger(t) ? (t === 0 ? 0 : t) : BigInt(t);
 }
 
 /** A string marked safe (Jinja2's Markup): escape() leaves it alone, `+` with a plain string escapes the other. */
@@ -230,6 +259,20 @@ export function intStr(n: number): string {
   return BigInt(n).toString();
 }
 
+/** Python 3.11+ refuses to convert an int of more than 4300 digits to text (sys.int_max_str_digits); the
+ *  reference does, so we do too, which also bounds the time a print of a huge int can take. */
+export const MAX_INT_STR_DIGITS = 4300;
+// 10**4300 needs 14285 bits: anything with more bits certainly has more digits, so it fails before toString.
+const MAX_INT_STR_BITS = 14286;
+export function bigIntStr(b: bigint): string {
+  const mag = b < 0n ? -b : b;
+  if (mag.toString(16).length * 4 - 3 > MAX_INT_STR_BITS || mag.toString().length > MAX_INT_STR_DIGITS)
+    throw typeError(
+      `Exceeds the limit (${MAX_INT_STR_DIGITS} digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit`,
+    );
+  return b.toString();
+}
+
 /** Python's repr(float). */
 export function floatRepr(n: number): string {
   if (Number.isNaN(n)) return 'nan';
@@ -290,7 +333,7 @@ export function toStr(v: unknown): string {
     case 'undefined':
       return '';
     case 'bigint':
-      return v.toString();
+      return bigIntStr(v);
     case 'symbol':
       return '';
     case 'function':
@@ -357,6 +400,8 @@ export function typeName(v: unknown): string {
       return 'str';
     case 'number':
       return Number.isInteger(v) ? 'int' : 'float';
+    case 'bigint':
+      return 'int';
     case 'boolean':
       return 'bool';
     case 'undefined':
@@ -392,6 +437,8 @@ export function truthy(v: unknown): boolean {
       return v.length > 0;
     case 'number':
       return v !== 0;
+    case 'bigint':
+      return v !== 0n;
     case 'undefined':
     case 'symbol':
       return false;
@@ -413,7 +460,8 @@ export function truthy(v: unknown): boolean {
 export function pyEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const ta = typeof a;
-  if ((ta === 'number' || ta === 'boolean' || a instanceof PyFloat) && isNumeric(b)) return toNumber(a) === toNumber(b);
+  if ((ta === 'number' || ta === 'boolean' || ta === 'bigint' || a instanceof PyFloat) && isNumeric(b))
+    return numValue(a) == numValue(b); // eslint-disable-line eqeqeq -- == is JS's exact bigint/number comparison
   if (isStr(a)) return isStr(b) && strValue(a) === strValue(b);
   if (isUndefined(a)) return isUndefined(b);
   if (Array.isArray(a)) {
@@ -435,8 +483,8 @@ export function pyEquals(a: unknown, b: unknown): boolean {
 export function pyCompare(a: unknown, b: unknown, op = '<'): number {
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0;
   if (isNumeric(a) && isNumeric(b)) {
-    const x = toNumber(a);
-    const y = toNumber(b);
+    const x = numValue(a);
+    const y = numValue(b);
     return x < y ? -1 : x > y ? 1 : 0;
   }
   if (isStr(a) && isStr(b)) {
@@ -464,5 +512,6 @@ export function mod0(v: unknown, n: unknown): boolean {
   }
   const y = toNumber(n);
   if (y === 0) throw typeError('integer division or modulo by zero');
+  if ((typeof v === 'bigint' || typeof n === 'bigint') && !isFloat(v) && !isFloat(n)) return toBigInt(v) % toBigInt(n) === 0n;
   return toNumber(v) % y === 0;
 }
