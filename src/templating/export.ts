@@ -102,7 +102,7 @@ class ObjectList implements TemplateObject {
 
   private async fetchChunk(start: number): Promise<RowGroup> {
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
-    const { rows } = await sql<Row>`SELECT t.* FROM ${sql.table(this.model.table)} t
+    const { rows } = await sql<Row>`SELECT ${this.session.selectList(this.model.table, 't')} FROM ${sql.table(this.model.table)} t
       WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     // A row deleted since the list was read is left out, as a list page read a moment later would.
@@ -195,6 +195,8 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   }
   const { where, orderBy } = listConditions(ctx, model, req.query, 't', RENDER_PARAMS);
   const fence = model.name === 'tenancy.tenant' ? (ctx.tenantId ? sql`t.id = ${ctx.tenantId}` : sql`false`) : sql`true`;
+  const session = new RenderSession(db, ctx);
+  await session.prepare();
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const chunk = Math.min(exportLimits.chunkRows, cap);
   // One query: the ordered ids of every row (the count comes with them) and the full rows of the first chunk.
@@ -204,7 +206,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
       SELECT t.id, row_number() OVER (ORDER BY ${orderBy}) AS rn, count(*) OVER () AS total
       FROM ${sql.table(model.table)} t WHERE ${where} AND ${fence}
     )
-    SELECT ids.id AS __rid, ids.total::int AS __total, r.*
+    SELECT ids.id AS __rid, ids.total::int AS __total, ${session.selectList(model.table, 'r')}
     FROM ids LEFT JOIN ${sql.table(model.table)} r ON r.id = ids.id AND ids.rn <= ${chunk}
     WHERE ids.rn <= CASE WHEN ${req.preview ? sql`true` : sql`false`} OR ids.total <= ${cap} THEN ${cap} ELSE 1 END
     ORDER BY ids.rn`.execute(db);
@@ -225,7 +227,6 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
       first.push(r);
     }
   }
-  const session = new RenderSession(db, ctx);
   const objects = new ObjectList(session, model, first, ids);
   return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: ids.length };
 }

@@ -8,6 +8,7 @@
 // in one query, and the rows that load returns form the next group, so a template's query count depends on the
 // relations it walks, not on the number of rows.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import pg from 'pg';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
@@ -19,15 +20,86 @@ import { isUuid } from '../core/ids.ts';
 import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
 
+/** timestamptz: read as text by render queries and parsed only when a template reads it (see selectList). */
+const TIMESTAMPTZ_OID = 1184;
+const parseTimestamptz = pg.types.getTypeParser(TIMESTAMPTZ_OID) as (text: string) => Date;
+
+interface TableColumns {
+  names: readonly string[];
+  /** Column names of type timestamptz. */
+  timestamps: ReadonlySet<string>;
+}
+
+/**
+ * Columns of every table, read once per database handle. Render queries name their columns instead of `t.*` so
+ * timestamptz columns come back as text: the pg type parsers are global, and parsing two timestamps per row into
+ * Dates nobody prints was a measured share of a 50,000-row render. Migrations run before a server starts
+ * serving, so a handle's catalog does not go stale; a table missing from it falls back to `*`.
+ */
+const catalogs = new WeakMap<Kysely<DB>, Promise<ReadonlyMap<string, TableColumns>>>();
+
+function loadCatalog(db: Kysely<DB>): Promise<ReadonlyMap<string, TableColumns>> {
+  let catalog = catalogs.get(db);
+  if (!catalog) {
+    catalog = sql<{ t: string; c: string; ty: number }>`SELECT c.relname AS t, a.attname AS c, a.atttypid::int AS ty
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY c.relname, a.attnum`
+      .execute(db)
+      .then(({ rows }) => {
+        const out = new Map<string, { names: string[]; timestamps: Set<string> }>();
+        for (const r of rows) {
+          let t = out.get(r.t);
+          if (!t) out.set(r.t, (t = { names: [], timestamps: new Set() }));
+          t.names.push(r.c);
+          if (r.ty === TIMESTAMPTZ_OID) t.timestamps.add(r.c);
+        }
+        return out;
+      });
+    // A failed read is not cached: the next render asks again.
+    catalog.catch(() => catalogs.delete(db));
+    catalogs.set(db, catalog);
+  }
+  return catalog;
+}
+
+/** A stored timestamp as the ISO text templates see, whether the row holds a Date or timestamptz text. */
+function isoTimestamp(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string') return parseTimestamptz(value).toISOString();
+  return value;
+}
+
 /** Who renders, against which database: the fence every query of a render carries. */
 export class RenderSession {
   private readonly viewable = new Map<string, boolean>();
   private tenantProxy: NameProxy | null | undefined;
+  private catalog: ReadonlyMap<string, TableColumns> | null = null;
+  private readonly selects = new Map<string, RawBuilder<unknown>>();
 
   constructor(
     readonly db: Kysely<DB>,
     readonly ctx: RequestContext,
   ) {}
+
+  /** Reads the column catalog (once per database handle); call before building queries with selectList. */
+  async prepare(): Promise<void> {
+    this.catalog ??= await loadCatalog(this.db);
+  }
+
+  /** `alias.col, …` of every column of `table`, timestamptz columns as text. */
+  selectList(table: string, alias: string): RawBuilder<unknown> {
+    const key = `${table} ${alias}`;
+    let list = this.selects.get(key);
+    if (!list) {
+      const cols = this.catalog?.get(table);
+      list = cols
+        ? sql.join(cols.names.map((c) => (cols.timestamps.has(c) ? sql`${sql.ref(`${alias}.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`${alias}.${c}`))))
+        : sql`${sql.ref(alias)}.*`;
+      this.selects.set(key, list);
+    }
+    return list;
+  }
 
   /** Whether related rows of `model` may be read at all: view permission, and never a closed model's rows. */
   canView(model: ModelDef): boolean {
@@ -98,12 +170,13 @@ export function relationsOf(model: ModelDef): ReadonlyMap<string, Relation> {
 }
 
 const RESERVED_ATTRS = new Set(['id', 'pk', 'numid', 'created', 'last_updated', 'tenant']);
+const DATETIME: FieldDef = { kind: 'datetime' };
 
 // ------------------------------------------------------------------------------------------ value helpers
 
 function fieldValue(field: FieldDef, value: unknown): unknown {
   if (value === undefined || value === null) return null;
-  if (value instanceof Date) return value.toISOString();
+  if (field.kind === 'datetime' || value instanceof Date) return isoTimestamp(value);
   if (field.kind === 'decimal' && typeof value === 'string') return Number(value);
   return value;
 }
@@ -118,7 +191,8 @@ function typeProblem(message: string): TemplateError {
 
 /** Loads once per key and then answers synchronously: later rows of a group read the loaded value without a Promise hop. */
 class Batches<T> {
-  private readonly done = new Map<string, T>();
+  /** Read directly by the hot paths: a loaded value costs one Map lookup, no closure and no Promise. */
+  readonly done = new Map<string, T>();
   private readonly pending = new Map<string, Promise<T>>();
 
   get(key: string, load: () => Promise<T>): T | Promise<T> {
@@ -161,6 +235,66 @@ export class NameProxy implements TemplateObject {
   }
 }
 
+/**
+ * What an attribute name means on a row of one model, worked out once per (model, name): a list render asks the
+ * same few names on every row, and the registry lookups, string tests and key building behind the answer were a
+ * measured share of render time when repeated per row.
+ */
+type Access =
+  | { k: 'none' }
+  | { k: 'id' }
+  | { k: 'numid' }
+  | { k: 'time'; column: string }
+  | { k: 'value'; field: FieldDef; column: string }
+  | { k: 'fk'; key: string; field: FieldDef; column: string; target: ModelDef; nameField: string | undefined; closed: boolean; touchKey: string }
+  | { k: 'set'; rel: Relation }
+  | { k: 'computed'; key: string; touchKey: string }
+  | { k: 'tenant' };
+
+const NO_ACCESS: Access = { k: 'none' };
+const accessTables = new Map<string, Map<string, Access>>();
+
+function accessOf(model: ModelDef, name: string): Access {
+  let table = accessTables.get(model.name);
+  if (!table) accessTables.set(model.name, (table = new Map()));
+  let a = table.get(name);
+  if (!a) {
+    a = resolveAccess(model, name);
+    // Names come from templates: only names that mean something are remembered, so the table stays bounded.
+    if (a !== NO_ACCESS) table.set(name, a);
+  }
+  return a;
+}
+
+function resolveAccess(model: ModelDef, name: string): Access {
+  if (name.startsWith('_')) return NO_ACCESS;
+  if (name === 'id' || name === 'pk') return { k: 'id' };
+  if (name === 'numid') return { k: 'numid' };
+  if ((name === 'created' || name === 'last_updated') && model.timestamps) return { k: 'time', column: name };
+  const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
+  if (field) {
+    if (field.secret || field.writeOnly) return NO_ACCESS;
+    if (field.kind === 'fk') {
+      const target = requireModel(field.target!);
+      const closed = isClosedModel(target) || target.name === 'tenancy.tenant';
+      return { k: 'fk', key: name, field, column: columnOf(name, field), target, nameField: CLOSED_NAME_FIELDS[target.name], closed, touchKey: `fk:${name}` };
+    }
+    if (field.kind === 'm2m' || field.kind === 'tags') {
+      const rel = relationsOf(model).get(name);
+      return rel ? { k: 'set', rel } : NO_ACCESS;
+    }
+    if (!isColumnField(field)) return NO_ACCESS;
+    return { k: 'value', field, column: columnOf(name, field) };
+  }
+  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}` };
+  if (name === 'tenant' && model.tenantScoped) return { k: 'tenant' };
+  const rel = relationsOf(model).get(name);
+  if (rel) return { k: 'set', rel };
+  return NO_ACCESS;
+}
+
+type FkAccess = Extract<Access, { k: 'fk' }>;
+
 /** Rows of one model loaded together; relations touched on one of them load for all of them. */
 export class RowGroup {
   readonly proxies: RowProxy[];
@@ -171,15 +305,14 @@ export class RowGroup {
   /** Loads this group has started, replayable on the next chunk so its queries run while this chunk renders. */
   private readonly touched = new Map<string, (next: RowGroup) => unknown>();
 
-  private readonly readable: ReadonlySet<string>;
-
   constructor(
     readonly session: RenderSession,
     readonly model: ModelDef,
     rows: Row[],
   ) {
-    this.proxies = rows.map((r) => new RowProxy(this, r));
-    this.readable = new Set(readableComputed(model));
+    const proxies = new Array<RowProxy>(rows.length);
+    for (let i = 0; i < rows.length; i++) proxies[i] = new RowProxy(this, rows[i]!);
+    this.proxies = proxies;
   }
 
   /**
@@ -194,8 +327,17 @@ export class RowGroup {
     }
   }
 
-  private touch(key: string, replay: (next: RowGroup) => unknown): void {
-    if (!this.touched.has(key)) this.touched.set(key, replay);
+  /**
+   * Records a load to replay on the next chunk. The replay records itself on the group it warms: that group's
+   * rows then find the load done and skip this bookkeeping, yet it still warms the chunk after it.
+   */
+  private touch(key: string, load: (g: RowGroup) => unknown): void {
+    if (this.touched.has(key)) return;
+    const replay = (g: RowGroup): unknown => {
+      if (!g.touched.has(key)) g.touched.set(key, replay);
+      return load(g);
+    };
+    this.touched.set(key, replay);
   }
 
   get rows(): Row[] {
@@ -203,31 +345,29 @@ export class RowGroup {
   }
 
   attr(proxy: RowProxy, name: string): unknown {
-    const model = this.model;
+    const a = accessOf(this.model, name);
     const row = proxy.row;
-    if (name.startsWith('_')) return UNDEFINED;
-    if (name === 'id' || name === 'pk') return row.id;
-    if (name === 'numid') return row.numid ?? UNDEFINED;
-    if ((name === 'created' || name === 'last_updated') && model.timestamps) return fieldValue({ kind: 'datetime' }, row[name]);
-    const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
-    if (field) {
-      if (field.secret || field.writeOnly) return UNDEFINED;
-      if (field.kind === 'fk') return this.foreignKey(row, name, field);
-      if (field.kind === 'm2m' || field.kind === 'tags') {
-        const rel = relationsOf(model).get(name);
-        return rel ? new RelatedSet(this, proxy, rel, EMPTY_SPEC) : UNDEFINED;
-      }
-      if (!isColumnField(field)) return UNDEFINED;
-      return fieldValue(field, row[columnOf(name, field)]);
+    switch (a.k) {
+      case 'value':
+        return fieldValue(a.field, row[a.column]);
+      case 'fk':
+        return this.foreignKey(row, a);
+      case 'computed':
+        return this.computedValue(row, a.key, a.touchKey);
+      case 'id':
+        return row.id;
+      case 'numid':
+        return row.numid ?? UNDEFINED;
+      case 'time':
+        return fieldValue(DATETIME, row[a.column]);
+      case 'set':
+        return new RelatedSet(this, proxy, a.rel, EMPTY_SPEC);
+      case 'tenant':
+        // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
+        return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+      default:
+        return UNDEFINED;
     }
-    if (Object.hasOwn(model.computed, name) && this.readable.has(name)) return this.computedValue(row, name);
-    if (name === 'tenant' && model.tenantScoped) {
-      // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
-      return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
-    }
-    const rel = relationsOf(model).get(name);
-    if (rel) return new RelatedSet(this, proxy, rel, EMPTY_SPEC);
-    return UNDEFINED;
   }
 
   call(proxy: RowProxy, name: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
@@ -243,20 +383,18 @@ export class RowGroup {
     return choiceOptions(field).find((o) => o.value === value)?.label ?? String(value);
   }
 
-  private foreignKey(row: Row, key: string, field: FieldDef): unknown {
-    const id = row[columnOf(key, field)];
+  private foreignKey(row: Row, a: FkAccess): unknown {
+    const id = row[a.column];
     if (typeof id !== 'string') return null;
-    const target = requireModel(field.target!);
-    const nameField = CLOSED_NAME_FIELDS[target.name];
-    if (isClosedModel(target) || target.name === 'tenancy.tenant') {
-      if (!nameField) return null;
-      if (target.name === 'tenancy.tenant') return id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
-      this.touch(`fk:${key}`, (g) => g.fks.get(key, () => g.loadNames(target, nameField, key, field)));
-      return then(this.fks.get(key, () => this.loadNames(target, nameField, key, field)), (m) => m.get(id) ?? null);
-    }
-    if (!this.session.canView(target)) return null;
-    this.touch(`fk:${key}`, (g) => g.fks.get(key, () => g.loadRelated(target, key, field)));
-    return then(this.fks.get(key, () => this.loadRelated(target, key, field)), (m) => m.get(id) ?? null);
+    if (a.closed) {
+      if (!a.nameField) return null;
+      if (a.target.name === 'tenancy.tenant') return id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+    } else if (!this.session.canView(a.target)) return null;
+    const loaded = this.fks.done.get(a.key);
+    if (loaded) return loaded.get(id) ?? null;
+    const load = (g: RowGroup) => g.fks.get(a.key, () => (a.closed ? g.loadNames(a.target, a.nameField!, a.key, a.field) : g.loadRelated(a.target, a.key, a.field)));
+    this.touch(a.touchKey, load);
+    return then(load(this), (m) => m.get(id) ?? null);
   }
 
   private idsOf(key: string, field: FieldDef): string[] {
@@ -273,7 +411,7 @@ export class RowGroup {
     const ids = this.idsOf(key, field);
     const out = new Map<string, TemplateObject>();
     if (!ids.length) return out;
-    const { rows } = await sql<Row>`SELECT r.* FROM ${sql.table(target.table)} r
+    const { rows } = await sql<Row>`SELECT ${this.session.selectList(target.table, 'r')} FROM ${sql.table(target.table)} r
       WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
     const group = new RowGroup(this.session, target, rows);
     for (const p of group.proxies) out.set(String(p.row.id), p);
@@ -295,20 +433,24 @@ export class RowGroup {
     return this.computed.get(key, () => this.model.computed[key]!.load({ db: this.session.db, ctx: this.session.ctx, rows: this.rows, origin: '' }));
   }
 
-  private computedValue(row: Row, key: string): unknown {
-    this.touch(`computed:${key}`, (g) => g.loadComputed(key));
-    const loaded = this.loadComputed(key);
-    return then(loaded, (m) => plainValue(m.get(String(row.id)) ?? null));
+  private computedValue(row: Row, key: string, touchKey: string): unknown {
+    const loaded = this.computed.done.get(key);
+    if (loaded) return plainValue(loaded.get(String(row.id)) ?? null);
+    this.touch(touchKey, (g) => g.loadComputed(key));
+    return then(this.loadComputed(key), (m) => plainValue(m.get(String(row.id)) ?? null));
   }
 
   relatedRows(rel: Relation, spec: SetSpec): Map<string, RowProxy[]> | Promise<Map<string, RowProxy[]>> {
-    this.touch(`rows:${rel.name}|${spec.sig}`, (g) => g.relatedRows(rel, spec));
-    return this.setRows.get(`${rel.name}|${spec.sig}`, async () => {
+    const key = `${rel.name}|${spec.sig}`;
+    const loaded = this.setRows.done.get(key);
+    if (loaded) return loaded;
+    this.touch(`rows:${key}`, (g) => g.relatedRows(rel, spec));
+    return this.setRows.get(key, async () => {
       const out = new Map<string, RowProxy[]>();
       const ids = this.proxies.map((p) => String(p.row.id));
       if (spec.none || !ids.length || !this.session.canView(rel.target)) return out;
       const { from, owner, where } = setSource(this.session, rel, ids, spec);
-      const { rows } = await sql<Row>`SELECT ${owner} AS __owner, r.* FROM ${from} WHERE ${where} ORDER BY ${setOrder(rel.target, spec)}`.execute(this.session.db);
+      const { rows } = await sql<Row>`SELECT ${owner} AS __owner, ${this.session.selectList(rel.target.table, 'r')} FROM ${from} WHERE ${where} ORDER BY ${setOrder(rel.target, spec)}`.execute(this.session.db);
       const group = new RowGroup(this.session, rel.target, rows);
       for (const p of group.proxies) {
         const o = String(p.row.__owner);
@@ -322,8 +464,11 @@ export class RowGroup {
   }
 
   relatedCounts(rel: Relation, spec: SetSpec): Map<string, number> | Promise<Map<string, number>> {
-    this.touch(`count:${rel.name}|${spec.sig}`, (g) => g.relatedCounts(rel, spec));
-    return this.setCounts.get(`${rel.name}|${spec.sig}`, async () => {
+    const key = `${rel.name}|${spec.sig}`;
+    const loaded = this.setCounts.done.get(key);
+    if (loaded) return loaded;
+    this.touch(`count:${key}`, (g) => g.relatedCounts(rel, spec));
+    return this.setCounts.get(key, async () => {
       const out = new Map<string, number>();
       const ids = this.proxies.map((p) => String(p.row.id));
       if (spec.none || !ids.length || !this.session.canView(rel.target)) return out;
