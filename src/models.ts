@@ -9,4 +9,6 @@ import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
 import './templating/models.ts';
+import './lifecycle/models.ts';
+import './compliance/models.ts';
 import './monitoring/models.ts';

@@ -5,10 +5,14 @@ import { registerAutomationRoutes } from './automation/routes.ts';
 import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
 import { registerTemplatingRoutes } from './templating/routes.ts';
+import { registerLifecycleRoutes } from './lifecycle/routes.ts';
+import { registerComplianceRoutes } from './compliance/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
   registerDcimRoutes(app);
   registerExtrasRoutes(app);
   registerTemplatingRoutes(app);
+  registerLifecycleRoutes(app);
+  registerComplianceRoutes(app);
 }

@@ -46,6 +46,8 @@ export const OVERRIDES: Record<string, Override> = {
   'extras.customfield': {
     build: async () => ({ type: 'text', object_types: ['dcim.device'], default: null, choices: [] }),
   },
+  // Compliance rules (src/compliance): settings must fit the check kind.
+  'compliance.rule': { build: async () => ({ object_type: 'dcim.device', check_kind: 'field_required', settings: { field: 'serial' } }) },
   'dcim.interface': {
     build: async (gen) => ({ type: '1000base-t', mac_address: `02:00:00:00:${((gen.next() >> 8) & 255).toString(16).padStart(2, '0')}:${(gen.next() & 255).toString(16).padStart(2, '0')}` }),
   },

@@ -40,12 +40,24 @@ function outputValue(value: unknown, kind: string): unknown {
   return value ?? null;
 }
 
+/**
+ * Adds values to the brief objects of one model wherever they are nested (a platform's `eol` inside a device),
+ * for a whole page at once. Installed by the domain that owns the value, so the core never imports it.
+ */
+export type BriefExtension = (args: { db: Kysely<DB>; ctx: RequestContext; briefs: Map<string, ApiObject> }) => Promise<void>;
+const briefExtensions = new Map<string, BriefExtension[]>();
+
+export function addBriefExtension(modelName: string, extension: BriefExtension): void {
+  briefExtensions.set(modelName, [...(briefExtensions.get(modelName) ?? []), extension]);
+}
+
 /** Loads brief objects of `target` rows by id, within the caller's scope. */
 async function loadBriefs(db: Kysely<DB>, ctx: RequestContext, target: ModelDef, ids: string[], origin: string): Promise<Map<string, ApiObject>> {
   const out = new Map<string, ApiObject>();
   if (ids.length === 0) return out;
   const { rows } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
   for (const row of rows) out.set(String(row.id), briefObject(target, row, origin));
+  for (const extension of briefExtensions.get(target.name) ?? []) await extension({ db, ctx, briefs: out });
   return out;
 }
 

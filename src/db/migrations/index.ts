@@ -4,8 +4,9 @@ import * as m0001 from './0001_foundation.ts';
 import * as m0002 from './0002_inventory.ts';
 import * as m0003 from './0003_ipam_routing.ts';
 import * as m0004 from './0004_export_templates.ts';
-import * as m0007 from './0007_monitoring.ts';
 import * as m0005 from './0005_foreign_key_indexes.ts';
+import * as m0006 from './0006_lifecycle_compliance.ts';
+import * as m0007 from './0007_monitoring.ts';
 import * as m0008 from './0008_bulk_load_constraints.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -13,7 +14,8 @@ export const migrations: Record<string, Migration> = {
   '0002_inventory': m0002,
   '0003_ipam_routing': m0003,
   '0004_export_templates': m0004,
-  '0007_monitoring': m0007,
   '0005_foreign_key_indexes': m0005,
+  '0006_lifecycle_compliance': m0006,
+  '0007_monitoring': m0007,
   '0008_bulk_load_constraints': m0008,
 };

@@ -1,0 +1,87 @@
+// Compliance rules as a registry model (generic CRUD at /api/compliance/rules/), the `compliance` summary on
+// device and VM rows, and re-evaluation when a device, a VM or end-of-life data changes.
+import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from '../core/registry.ts';
+import { deviceModel } from '../dcim/models.ts';
+import { virtualMachineModel } from '../virtualization/models.ts';
+import { onEolChange } from '../lifecycle/service.ts';
+import { evaluateObject, evaluateRule, evaluateRules, validateRule, violationCounts, type ObjectType, type RuleRow } from './service.ts';
+
+export const complianceRuleModel = defineModel({
+  name: 'compliance.rule',
+  table: 'compliance_rules',
+  path: '/api/compliance/rules/',
+  label: 'compliance rule',
+  tenantScoped: true,
+  fields: {
+    name: { kind: 'string', maxLength: 100, unique: true },
+    object_type: {
+      kind: 'choice',
+      choices: [
+        { value: 'dcim.device', label: 'Device' },
+        { value: 'virtualization.virtualmachine', label: 'Virtual machine' },
+      ],
+    },
+    enabled: { kind: 'boolean', default: true },
+    check_kind: {
+      kind: 'choice',
+      choices: [
+        { value: 'eol_status', label: 'End-of-life status' },
+        { value: 'field_required', label: 'Field required' },
+        { value: 'field_regex', label: 'Field matches pattern' },
+      ],
+    },
+    settings: {
+      kind: 'json',
+      jsonObject: true,
+      default: {},
+      help: 'eol_status: {fail_on: eol | ending | unknown}; field_required: {field}; field_regex: {field, pattern}. field is a field name or custom_fields.<name>.',
+    },
+    description: { kind: 'string', maxLength: 200, default: '' },
+  },
+  searchFields: ['name', 'description'],
+  defaultOrdering: ['name'],
+  hooks: {
+    async validate({ input, existing }) {
+      validateRule(input, existing);
+    },
+    afterCreate: async ({ tx, row }) => {
+      await evaluateRule(tx, row as unknown as RuleRow);
+    },
+    afterUpdate: async ({ tx, row }) => {
+      await evaluateRule(tx, row as unknown as RuleRow);
+    },
+  },
+});
+
+const complianceField: ComputedField = {
+  label: 'Compliance',
+  kind: 'object',
+  schema: { type: 'object', properties: { violations: { type: 'integer', description: 'Open violations of enabled rules.' } } },
+  async load({ db, rows }) {
+    const counts = await violationCounts(db, rows.map((r) => String(r.id)));
+    return new Map(rows.map((r) => [String(r.id), { violations: counts.get(String(r.id)) ?? 0 }]));
+  },
+};
+
+/** Re-checks an object after its own hooks ran, in the same transaction. */
+function evaluateAfterChange(model: ModelDef): void {
+  const hooks: ModelHooks = model.hooks;
+  const afterCreate = hooks.afterCreate;
+  const afterUpdate = hooks.afterUpdate;
+  hooks.afterCreate = async (args) => {
+    if (afterCreate) await afterCreate(args);
+    await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+  };
+  hooks.afterUpdate = async (args) => {
+    if (afterUpdate) await afterUpdate(args);
+    await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+  };
+}
+
+for (const model of [deviceModel, virtualMachineModel]) {
+  model.computed.compliance = complianceField;
+  evaluateAfterChange(model);
+}
+
+// A mapping, a refresh or an import can move a platform's status: end-of-life rules follow.
+onEolChange((db, tenantId) => evaluateRules(db, tenantId, 'eol_status').then(() => undefined));

@@ -1,0 +1,192 @@
+// The compliance engine: rules check devices or VMs (end-of-life status, a required field, a field matching a
+// pattern) and keep one violation row per failing object, with the time it started failing. Rules are evaluated
+// when a rule or an object changes, when end-of-life data changes, and on demand.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { ErrorCollector } from '../core/errors.ts';
+import { columnOf, isColumnField, requireModel } from '../core/registry.ts';
+import { uuidv7 } from '../core/ids.ts';
+import { readSettings, enabledSql } from '../lifecycle/settings.ts';
+import { statusSql } from '../lifecycle/status.ts';
+
+export const OBJECT_TYPES = ['dcim.device', 'virtualization.virtualmachine'] as const;
+export type ObjectType = (typeof OBJECT_TYPES)[number];
+export const CHECK_KINDS = ['eol_status', 'field_required', 'field_regex'] as const;
+const FAIL_ON: Record<string, string[]> = { eol: ['eol'], ending: ['ending', 'eol'], unknown: ['unknown'] };
+const STATUS_LABEL: Record<string, string> = { eol: 'End of life', ending: 'Support ending', unknown: 'Unknown', supported: 'Supported' };
+
+export interface RuleRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  object_type: string;
+  enabled: boolean;
+  check_kind: string;
+  settings: Record<string, unknown>;
+}
+
+const TABLES: Record<ObjectType, string> = { 'dcim.device': 'devices', 'virtualization.virtualmachine': 'virtual_machines' };
+
+/** `serial`, `platform` or `custom_fields.<name>` → the SQL text of that value on row `o`, or an error. */
+function fieldExpression(objectType: ObjectType, field: string): RawBuilder<unknown> | string {
+  const cf = /^custom_fields\.([A-Za-z0-9_]{1,50})$/.exec(field);
+  if (cf) return sql`(o.custom_fields ->> ${cf[1]!})`;
+  const model = requireModel(objectType);
+  const def = model.fields[field];
+  if (!def || !isColumnField(def) || def.secret || def.writeOnly || def.kind === 'custom_fields') {
+    return `"${field}" is not a field of ${model.labelPlural}; use a field name or custom_fields.<name>.`;
+  }
+  return sql`(${sql.ref(`o.${columnOf(field, def)}`)})::text`;
+}
+
+/** Checks a rule's settings for its kind and object type; every problem is named under `settings`/`object_type`. */
+export function validateRule(input: Record<string, unknown>, existing: Record<string, unknown> | null): void {
+  const errors = new ErrorCollector();
+  const objectType = String(input.object_type ?? existing?.object_type ?? '');
+  const kind = String(input.check_kind ?? existing?.check_kind ?? '');
+  const settings = (input.settings ?? existing?.settings ?? {}) as Record<string, unknown>;
+  if (!(OBJECT_TYPES as readonly string[]).includes(objectType)) errors.add('object_type', 'A rule applies to devices (dcim.device) or virtual machines (virtualization.virtualmachine).');
+  const allowed: Record<string, string[]> = { eol_status: ['fail_on'], field_required: ['field'], field_regex: ['field', 'pattern'] };
+  for (const key of Object.keys(settings)) if (!allowed[kind]?.includes(key)) errors.add('settings', `Unknown setting "${key}" for ${kind}.`);
+  if (kind === 'eol_status') {
+    if (typeof settings.fail_on !== 'string' || !(settings.fail_on in FAIL_ON)) errors.add('settings', 'Pick what the check fails on: fail_on = eol, ending or unknown.');
+  } else if (kind === 'field_required' || kind === 'field_regex') {
+    if (typeof settings.field !== 'string' || settings.field === '') errors.add('settings', 'Name the field to check (settings.field).');
+    else if ((OBJECT_TYPES as readonly string[]).includes(objectType)) {
+      const expr = fieldExpression(objectType as ObjectType, settings.field);
+      if (typeof expr === 'string') errors.add('settings', expr);
+    }
+    if (kind === 'field_regex') {
+      if (typeof settings.pattern !== 'string' || settings.pattern.length === 0 || settings.pattern.length > 500) errors.add('settings', 'Give a pattern (settings.pattern) of 1 to 500 characters.');
+      else {
+        try {
+          new RegExp(settings.pattern, 'u');
+        } catch (err) {
+          errors.add('settings', `The pattern does not compile: ${(err as Error).message}`);
+        }
+      }
+    }
+  }
+  errors.throwIfAny();
+}
+
+interface Failure {
+  id: string;
+  message: string;
+}
+
+async function failuresOf(db: Kysely<DB>, rule: RuleRow, objectIds: string[] | null, eolOn: boolean, warningDays: number): Promise<Failure[]> {
+  if (!rule.enabled || !(OBJECT_TYPES as readonly string[]).includes(rule.object_type)) return [];
+  const objectType = rule.object_type as ObjectType;
+  const table = sql.table(TABLES[objectType]);
+  const scope = sql`o.tenant_id = ${rule.tenant_id} ${objectIds ? sql`AND o.id = ANY(${objectIds}::uuid[])` : sql``}`;
+  const s = rule.settings;
+  if (rule.check_kind === 'eol_status') {
+    // Off means the rule reports nothing, not that everything is unknown.
+    if (!eolOn) return [];
+    const failOn = FAIL_ON[String(s.fail_on)] ?? [];
+    const { rows } = await sql<{ id: string; status: string }>`SELECT o.id, ${statusSql('m', warningDays)} AS status
+      FROM ${table} o LEFT JOIN eol_mappings m ON m.platform_id = o.platform_id WHERE ${scope}`.execute(db);
+    return rows.filter((r) => failOn.includes(r.status)).map((r) => ({ id: r.id, message: `Platform end-of-life status is ${STATUS_LABEL[r.status]} (fails on ${String(s.fail_on)}).` }));
+  }
+  const expr = fieldExpression(objectType, String(s.field));
+  if (typeof expr === 'string') return [];
+  if (rule.check_kind === 'field_required') {
+    const { rows } = await sql<{ id: string }>`SELECT o.id FROM ${table} o WHERE ${scope} AND (${expr} IS NULL OR ${expr} = '' OR ${expr} = '[]')`.execute(db);
+    return rows.map((r) => ({ id: r.id, message: `${String(s.field)} is empty.` }));
+  }
+  if (rule.check_kind === 'field_regex') {
+    // JavaScript semantics, the ones the rule was validated with (PostgreSQL's regex dialect differs).
+    const re = new RegExp(String(s.pattern), 'u');
+    const { rows } = await sql<{ id: string; value: string | null }>`SELECT o.id, ${expr} AS value FROM ${table} o WHERE ${scope}`.execute(db);
+    return rows.filter((r) => !re.test(r.value ?? '')).map((r) => ({ id: r.id, message: `${String(s.field)} does not match ${String(s.pattern)}.` }));
+  }
+  return [];
+}
+
+/** Brings a rule's violations in line with what fails now (for some objects, or all); `since` survives. */
+export async function evaluateRule(db: Kysely<DB>, rule: RuleRow, objectIds: string[] | null = null): Promise<number> {
+  const settings = await readSettings(db);
+  const failures = await failuresOf(db, rule, objectIds, settings.enabled, settings.warning_days);
+  const ids = failures.map((f) => f.id);
+  await sql`DELETE FROM compliance_violations WHERE rule_id = ${rule.id} ${objectIds ? sql`AND object_id = ANY(${objectIds}::uuid[])` : sql``}
+    AND NOT (object_id = ANY(${ids}::uuid[]))`.execute(db);
+  if (failures.length) {
+    await sql`INSERT INTO compliance_violations (id, tenant_id, rule_id, object_type, object_id, message)
+      SELECT u.id, ${rule.tenant_id}, ${rule.id}, ${rule.object_type}, u.object_id, u.message
+      FROM unnest(${failures.map(() => uuidv7())}::uuid[], ${ids}::uuid[], ${failures.map((f) => f.message)}::text[]) AS u(id, object_id, message)
+      ON CONFLICT (rule_id, object_id) DO UPDATE SET message = EXCLUDED.message WHERE compliance_violations.message <> EXCLUDED.message`.execute(db);
+  }
+  return failures.length;
+}
+
+async function rulesOf(db: Kysely<DB>, where: RawBuilder<unknown>): Promise<RuleRow[]> {
+  const { rows } = await sql<RuleRow>`SELECT id, tenant_id, name, object_type, enabled, check_kind, settings FROM compliance_rules WHERE ${where}`.execute(db);
+  return rows;
+}
+
+/** Every rule of a tenant (all tenants when null), optionally only one kind. */
+export async function evaluateRules(db: Kysely<DB>, tenantId: string | null, kind?: string): Promise<{ rules: number; violations: number }> {
+  const rules = await rulesOf(db, sql`${tenantId ? sql`tenant_id = ${tenantId}` : sql`true`} AND ${kind ? sql`check_kind = ${kind}` : sql`true`}`);
+  let violations = 0;
+  for (const rule of rules) violations += await evaluateRule(db, rule);
+  return { rules: rules.length, violations };
+}
+
+/** After one object changed: only its rows are re-checked. */
+export async function evaluateObject(db: Kysely<DB>, tenantId: string, objectType: ObjectType, objectId: string): Promise<void> {
+  const rules = await rulesOf(db, sql`tenant_id = ${tenantId} AND object_type = ${objectType}`);
+  for (const rule of rules) await evaluateRule(db, rule, [objectId]);
+}
+
+/** Violations readable now: end-of-life rules report nothing while that feature is off. */
+export const visibleViolation = sql`(r.check_kind <> 'eol_status' OR ${enabledSql})`;
+
+export interface ViolationAnswer {
+  id: string;
+  rule: { id: string; name: string; check_kind: string; fail_on?: string };
+  object_type: string;
+  object_id: string;
+  message: string;
+  since: string;
+}
+
+export async function listViolations(
+  db: Kysely<DB>,
+  tenantId: string,
+  filters: { rule?: string; objectType?: string; objectId?: string; limit: number; offset: number },
+): Promise<{ count: number; results: ViolationAnswer[] }> {
+  const where = sql`v.tenant_id = ${tenantId} AND ${visibleViolation}
+    ${filters.rule ? sql`AND v.rule_id = ${filters.rule}` : sql``}
+    ${filters.objectType ? sql`AND v.object_type = ${filters.objectType}` : sql``}
+    ${filters.objectId ? sql`AND v.object_id = ${filters.objectId}` : sql``}`;
+  const [count, page] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id WHERE ${where}`.execute(db),
+    sql<{ id: string; rule_id: string; name: string; check_kind: string; settings: Record<string, unknown>; object_type: string; object_id: string; message: string; since: Date | string }>`
+      SELECT v.id, v.rule_id, r.name, r.check_kind, r.settings, v.object_type, v.object_id, v.message, v.since
+      FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id WHERE ${where}
+      ORDER BY v.since, v.id LIMIT ${filters.limit} OFFSET ${filters.offset}`.execute(db),
+  ]);
+  return {
+    count: count.rows[0]!.n,
+    results: page.rows.map((v) => ({
+      id: v.id,
+      rule: { id: v.rule_id, name: v.name, check_kind: v.check_kind, ...(v.check_kind === 'eol_status' ? { fail_on: String(v.settings.fail_on) } : {}) },
+      object_type: v.object_type,
+      object_id: v.object_id,
+      message: v.message,
+      since: new Date(v.since).toISOString(),
+    })),
+  };
+}
+
+/** Violation counts of many objects in one query, for the `compliance` summary of list rows. */
+export async function violationCounts(db: Kysely<DB>, objectIds: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (objectIds.length === 0) return out;
+  const { rows } = await sql<{ object_id: string; n: number }>`SELECT v.object_id, count(*)::int AS n
+    FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
+    WHERE v.object_id = ANY(${objectIds}::uuid[]) AND ${visibleViolation} GROUP BY v.object_id`.execute(db);
+  for (const r of rows) out.set(r.object_id, r.n);
+  return out;
+}
