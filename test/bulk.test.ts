@@ -49,7 +49,11 @@ describe('bulk calls', () => {
       return h.database.queryCount() - before;
     };
     await count(few); // warm the token cache
-    expect(await count(many)).toBe(await count(few));
+    // The maintenance flag is re-read every 2 s, so one call in a pair may carry one extra query: compare the
+    // smallest of two calls each.
+    const fewest = Math.min(await count(few), await count(few));
+    const most = Math.min(await count(many), await count(many));
+    expect(most).toBe(fewest);
   });
 
   it('a uniqueness clash is a 409 naming the field, nothing changed', async () => {
