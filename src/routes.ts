@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAutomationRoutes } from './automation/routes.ts';
 import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
+import { registerMonitoringRoutes } from './monitoring/routes.ts';
 import { registerTemplatingRoutes } from './templating/routes.ts';
 import { registerLifecycleRoutes } from './lifecycle/routes.ts';
 import { registerComplianceRoutes } from './compliance/routes.ts';
@@ -12,6 +13,7 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
   registerDcimRoutes(app);
   registerExtrasRoutes(app);
+  registerMonitoringRoutes(app);
   registerTemplatingRoutes(app);
   registerLifecycleRoutes(app);
   registerComplianceRoutes(app);

@@ -10,6 +10,8 @@ import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
 import { displayOf, type Row } from '../core/crud/serialize.ts';
+import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
+import type { RequestContext } from '../core/context.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
 export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
@@ -389,3 +391,16 @@ export const serviceStatusField: ComputedField = {
     return new Map(rows.map((r) => [String(r.id), s.get(String(r.id))?.status ?? 'unknown']));
   },
 };
+
+/**
+ * The legacy `/monitor/` action: sets monitored (through the ordinary update, so it is change-logged and
+ * reconciled) and reports what is watched. The flag stays on even when no IP resolves yet.
+ */
+export async function monitorService(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<ReconcileOutcome> {
+  const model = requireModel('monitoring.service');
+  const input = await prepareUpdate(model, { monitored: true }, 'patch');
+  return inTransaction(db, async (tx) => {
+    await updateRowInTx(tx, ctx, model, id, input, 'patch');
+    return (await reconcileServiceChecks(tx, [id])).get(id) ?? { monitored: 0, ip: null };
+  });
+}

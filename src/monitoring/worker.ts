@@ -1,0 +1,94 @@
+// The monitoring worker: a pg-boss queue on the application database, fed by a croner tick. Each tick enqueues
+// one "run due checks" job (stately queue: at most one waiting), so with several processes the work is pulled
+// by whichever is free, and the claim in CheckRunner keeps a check from running twice.
+import PgBoss from 'pg-boss';
+import { Cron } from 'croner';
+import type { Database } from '../db/database.ts';
+import { CheckRunner, pruneCheckResults } from './runner.ts';
+import type { ManagedWorker, WorkerInfo } from './supervisor.ts';
+
+export const MONITORING_QUEUE = 'monitoring-run-checks';
+
+export interface MonitoringSettings {
+  concurrency: number;
+  retentionDays: number;
+  /** Cron pattern (seconds field) of the dispatch tick. */
+  tick: string;
+  /** Run the worker inside `cairn serve`. */
+  embedded: boolean;
+}
+
+function positiveInt(text: string | undefined, fallback: number, name: string): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1 (got "${text}").`);
+  return n;
+}
+
+export function monitoringSettings(env: NodeJS.ProcessEnv = process.env): MonitoringSettings {
+  return {
+    concurrency: positiveInt(env.CAIRN_CHECK_CONCURRENCY, 200, 'CAIRN_CHECK_CONCURRENCY'),
+    retentionDays: positiveInt(env.CAIRN_CHECK_RETENTION_DAYS, 7, 'CAIRN_CHECK_RETENTION_DAYS'),
+    tick: env.CAIRN_CHECK_TICK ?? '*/5 * * * * *',
+    embedded: env.CAIRN_EMBEDDED_WORKER !== '0',
+  };
+}
+
+export class MonitoringWorker implements ManagedWorker {
+  readonly key: string;
+  private boss: PgBoss | null = null;
+  private cron: Cron | null = null;
+  private lastPrune = 0;
+  private lastRun: { at: string; checks: number } | null = null;
+  readonly runner: CheckRunner;
+
+  constructor(
+    private readonly database: Database,
+    private readonly settings: MonitoringSettings,
+    key = 'monitoring',
+  ) {
+    this.key = key;
+    this.runner = new CheckRunner(database.db, { concurrency: settings.concurrency });
+  }
+
+  async start(): Promise<void> {
+    if (this.boss) return;
+    // One pool for everything: PGlite has a single connection, and pg-boss must queue behind our own queries.
+    const pool = this.database.pool;
+    const boss = new PgBoss({
+      db: { executeSql: async (text: string, values: unknown[]) => pool.query(text, values) },
+      supervise: true,
+      schedule: false,
+    });
+    boss.on('error', (err: Error) => console.error(`monitoring worker: ${err.message}`));
+    await boss.start();
+    await boss.createQueue(MONITORING_QUEUE, { name: MONITORING_QUEUE, policy: 'stately', retryLimit: 0, expireInSeconds: 300 });
+    await boss.work(MONITORING_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async () => {
+      const checks = await this.runner.runUntilIdle();
+      this.lastRun = { at: new Date().toISOString(), checks };
+      if (Date.now() - this.lastPrune > 3_600_000) {
+        this.lastPrune = Date.now();
+        await pruneCheckResults(this.database.db, this.settings.retentionDays);
+      }
+    });
+    this.boss = boss;
+    this.cron = new Cron(this.settings.tick, { protect: true }, async () => {
+      await boss.send(MONITORING_QUEUE, {}).catch(() => null);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.cron?.stop();
+    this.cron = null;
+    const boss = this.boss;
+    this.boss = null;
+    // close: false keeps the shared pool open for the web process.
+    if (boss) await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
+  }
+
+  async describe(): Promise<Omit<WorkerInfo, 'key' | 'kind'>> {
+    const queued = this.boss ? await this.boss.getQueueSize(MONITORING_QUEUE).catch(() => null) : null;
+    const last = this.lastRun ? `last run ${this.lastRun.at}: ${this.lastRun.checks} checks` : 'no run yet';
+    return { running: this.boss !== null, detail: `concurrency ${this.settings.concurrency}; ${last}`, queues: [{ name: MONITORING_QUEUE, queued }] };
+  }
+}
