@@ -150,6 +150,8 @@ function then1(v: unknown, f: (x: unknown) => unknown): unknown {
 
 export class Compiler {
   private autoescape = false;
+  /** The head/tail view of the statement being compiled, when it has one (see Split). */
+  private stmtSplit: Split | null = null;
   // Jinja2 reports an unknown filter or test inside an `if` only when that code runs (the if may be guarding it).
   private ifDepth = 0;
 
@@ -189,7 +191,10 @@ export class Compiler {
         });
         text = '';
       }
-      parts.push(this.stmt(s));
+      this.stmtSplit = null;
+      const ex = this.stmt(s);
+      if (this.stmtSplit !== null) SPLITS.set(ex, this.stmtSplit);
+      parts.push(ex);
     }
     if (text) {
       const t = text;
@@ -224,6 +229,36 @@ export class Compiler {
             throw annotate(e, line, name);
           }
         };
+        // Once a statement list is running asynchronously (host data), seqAsync evaluates the innermost
+        // non-filter expression (`row.name` of `row.name|upper`) and awaits *that* Promise itself, then applies
+        // the filters and writes synchronously: one await per printed host attribute instead of a `.then` for each
+        // filter, one for the print and one for the statement.
+        {
+          let inner: Expr = s.expr;
+          while (inner.type === 'Filter' && inner.node) inner = inner.node;
+          const chain = inner === s.expr ? null : this.filterChain(s.expr);
+          const esc = this.autoescape;
+          const write = (out: Out, x: unknown): undefined => {
+            out.write(esc ? escape(x).s : typeof x === 'string' ? x : toStr(x));
+            return undefined;
+          };
+          this.stmtSplit = {
+            head: inner === s.expr ? raw : this.expr(inner),
+            tail: (f, out, v) => {
+              if (chain === null) return write(out, v);
+              let r: unknown;
+              try {
+                r = chain(f, v);
+              } catch (e) {
+                throw annotate(e, line, name);
+              }
+              if (r instanceof Promise) return r.then((x) => write(out, x), onReject);
+              return write(out, r);
+            },
+            line,
+            name,
+          };
+        }
         if (this.autoescape)
           return (f, out) => {
             const v = ev(f);
@@ -264,6 +299,12 @@ export class Compiler {
         const body = this.compileBody(s.body);
         const orelse = s.orelse.length ? this.compileBody(s.orelse) : null;
         this.ifDepth--;
+        this.stmtSplit = {
+          head: rawTest,
+          tail: (f, out, x) => (truthy(x) ? body(f, out) : orelse ? orelse(f, out) : undefined),
+          line,
+          name,
+        };
         return (f, out) => {
           const t = test(f);
           if (t instanceof Promise)
@@ -457,6 +498,7 @@ export class Compiler {
       s.line,
       name,
     );
+    this.stmtSplit = { head: runner.iterEv, tail: (f, out, v) => runner.start(f, out, v), line: s.line, name };
     return (f, out) => runner.exec(f, out);
   }
 
@@ -815,11 +857,12 @@ export function seq(stmts: Ex[]): Ex {
   const n = stmts.length;
   if (n === 0) return () => undefined;
   if (n === 1) return stmts[0];
+  const splits = stmts.map((s) => SPLITS.get(s) ?? null);
   const runFrom = (f: Frame, out: Out, start: number): Flow => {
     for (let i = start; i < n; i++) {
       const r = stmts[i](f, out);
       if (r !== undefined) {
-        if (r instanceof Promise) return seqAsync(stmts, f, out, i + 1, r);
+        if (r instanceof Promise) return seqAsync(stmts, splits, f, out, i + 1, r);
         return r;
       }
     }
@@ -830,16 +873,48 @@ export function seq(stmts: Ex[]): Ex {
 
 /** The rest of a statement list once one statement went async: awaiting native Promises in one async function
  *  costs far less than a `.then` closure per statement. */
-async function seqAsync(stmts: Ex[], f: Frame, out: Out, start: number, pending: Promise<Flow>): Promise<Signal> {
+async function seqAsync(
+  stmts: Ex[],
+  splits: (Split | null)[],
+  f: Frame,
+  out: Out,
+  start: number,
+  pending: Promise<Flow>,
+): Promise<Signal> {
   const first: unknown = await (pending as Promise<unknown>);
   if (first !== undefined) return first as Signal;
   for (let i = start; i < stmts.length; i++) {
-    let r: unknown = stmts[i](f, out);
+    const sp = splits[i];
+    let r: unknown;
+    if (sp !== null) {
+      let v: unknown;
+      try {
+        v = sp.head(f);
+        if (v instanceof Promise) v = await (v as Promise<unknown>);
+      } catch (e) {
+        throw annotate(e, sp.line, sp.name);
+      }
+      r = sp.tail(f, out, v);
+    } else r = stmts[i](f, out);
     if (r instanceof Promise) r = await (r as Promise<unknown>);
     if (r !== undefined) return r as Signal;
   }
   return undefined;
 }
+
+/**
+ * A statement seen as `head` (an expression that may be a host Promise) then `tail` (what the statement does
+ * with its value): stmt(f, out) behaves as tail(f, out, await head(f)). seqAsync uses it to await host values
+ * directly; errors of head are annotated with `line` by the caller, tail annotates its own.
+ */
+interface Split {
+  head: Ev;
+  tail: (f: Frame, out: Out, v: unknown) => Flow;
+  line: number;
+  name: string | undefined;
+}
+const SPLITS = new WeakMap<Ex, Split>();
+
 
 type Signal = undefined | typeof BREAK | typeof CONTINUE;
 
@@ -890,7 +965,7 @@ function prefilter(
  */
 class LoopRunner {
   constructor(
-    private readonly iterEv: Ev,
+    readonly iterEv: Ev,
     private readonly filterEv: Ev | null,
     private readonly body: Ex,
     private readonly orelse: Ex | null,
@@ -908,7 +983,7 @@ class LoopRunner {
     return this.start(f, out, v);
   }
 
-  private start(f: Frame, out: Out, value: unknown): Flow {
+  start(f: Frame, out: Out, value: unknown): Flow {
     let iterated: boolean | Promise<boolean>;
     try {
       iterated = this.run(f, value, out, 0);
