@@ -49,6 +49,23 @@ describe('printing and expressions', () => {
     expect(await render("{{ '{:>6}|{:,}'.format('x', 1234567) }}")).toBe('     x|1,234,567');
   });
 
+  it('keeps Python int precision beyond 2^53', async () => {
+    expect(await render('{{ 2 ** 64 }} {{ 2 ** 53 + 1 }} {{ (10 ** 30) // 7 }} {{ -(2 ** 60) % 7 }} {{ (2 ** 64)|abs }}')).toBe(
+      '18446744073709551616 9007199254740993 142857142857142857142857142857 6 18446744073709551616',
+    );
+    expect(await render("{{ 2 ** 64 == 2.0 ** 64 }} {{ {2 ** 64: 'a'}[2.0 ** 64] }} {{ '%d|%x' % (2 ** 70, 2 ** 70) }}")).toBe(
+      'True a|1180591620717411303424|400000000000000000',
+    );
+    // Python 3.11 refuses to print ints of more than 4300 digits; ours fails the same way, typed, not with a RangeError.
+    expect((await failure("{{ '%d' % (10 ** 100000) }}")).message).toMatch(/4300 digits/);
+    expect((await failure('{{ 10 ** 5000 }}')).message).toMatch(/4300 digits/);
+    expect((await failure('{{ 10 ** 100000000 }}')).kind).toBe('limit');
+  });
+
+  it('uses Python key equality in dicts', async () => {
+    expect(await render("{{ {1: 'a', 1.0: 'b', true: 'c'} }} {{ {true: 1} }} {{ {1.0: 2}[1] }}")).toBe("{1: 'c'} {True: 1} 2");
+  });
+
   it('undefined prints empty, attributes of undefined raise', async () => {
     expect(await render('[{{ missing }}]')).toBe('[]');
     const err = await failure('\n{{ missing.attr }}');
@@ -144,6 +161,25 @@ describe('async data', () => {
     const rows = [host({ name: 'a', n: 1 }), host({ name: 'b', n: 2 })];
     expect(await render('{% for r in rows %}{{ r.name|upper }}{{ r.n + 1 }}{{ r.missing }};{% endfor %}', { rows })).toBe('A2;B3;');
     expect(await render("{{ rows|map(attribute='name')|join(',') }} {{ rows|sort(attribute='n', reverse=true)|map(attribute='name')|first }}", { rows })).toBe('a,b b');
+  });
+
+  it('renders host data the same whether attributes are Promises or plain values', async () => {
+    // Statements after the first async one take seqAsync's head/tail path: filters, escaping, if/else, nested
+    // loops, break/continue and error lines must behave exactly as on the synchronous path.
+    const make = (async: boolean): TemplateObject[] =>
+      [0, 1, 2, 3].map((i) => host({ id: i, name: `<n${i}>`, tags: ['x', 'y'].slice(0, i % 3), on: i % 2 === 0 }, async));
+    const src =
+      '{% for r in rows %}{{ r.id }}:{{ r.name|upper|replace("N", "m") }}:{{ r.name|e }}{% if r.on %}+{% else %}-{% endif %}' +
+      '{% for t in r.tags %}{{ t }}{% else %}none{% endfor %}{% if r.id == 2 %}{% continue %}{% endif %}{{ r.id * 2 }}' +
+      '{% if r.id == 3 %}{% break %}{% endif %};{% endfor %}';
+    expect(await render(src, { rows: make(true) })).toBe(await render(src, { rows: make(false) }));
+    const auto = new Environment({});
+    const escSrc = '{% autoescape true %}{% for r in rows %}{{ r.id }}{{ r.name }}{{ r.name|lower }}{% endfor %}{% endautoescape %}';
+    expect(await auto.compile(escSrc).render({ rows: make(true) })).toBe(await auto.compile(escSrc).render({ rows: make(false) }));
+    const err = await failure('{% for r in rows %}{{ r.id }}\n{{ r.name|int(1, 2, 3) }}{% endfor %}', { rows: make(true) });
+    expect(err.lineno).toBe(2);
+    const err2 = await failure('{% for r in rows %}{{ r.id }}\n\n{{ r.nope.deeper }}{% endfor %}', { rows: make(true) });
+    expect(err2.lineno).toBe(3);
   });
 
   it('streams a for loop over an async iterable', async () => {
