@@ -54,7 +54,7 @@ describe('printing and expressions', () => {
       '18446744073709551616 9007199254740993 142857142857142857142857142857 6 18446744073709551616',
     );
     expect(await render("{{ 2 ** 64 == 2.0 ** 64 }} {{ {2 ** 64: 'a'}[2.0 ** 64] }} {{ '%d|%x' % (2 ** 70, 2 ** 70) }}")).toBe(
-      'True a|1180591620717411303424|400000000000000000',
+      'True a 1180591620717411303424|400000000000000000',
     );
     // Python 3.11 refuses to print ints of more than 4300 digits; ours fails the same way, typed, not with a RangeError.
     expect((await failure("{{ '%d' % (10 ** 100000) }}")).message).toMatch(/4300 digits/);
