@@ -4,7 +4,7 @@ import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from 
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
-import { evaluateObject, evaluateRule, evaluateRules, validateRule, violationCounts, type ObjectType, type RuleRow } from './service.ts';
+import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, violationCounts, type ObjectType, type RuleRow } from './service.ts';
 
 export const complianceRuleModel = defineModel({
   name: 'compliance.rule',
@@ -74,7 +74,18 @@ function evaluateAfterChange(model: ModelDef): void {
   };
   hooks.afterUpdate = async (args) => {
     if (afterUpdate) await afterUpdate(args);
-    await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+    // A bulk update re-checks all its rows at once in afterUpdateMany (queries constant in the number of ids).
+    if (!args.inBulk) await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+  };
+  const afterUpdateMany = hooks.afterUpdateMany;
+  hooks.afterUpdateMany = async (args) => {
+    if (afterUpdateMany) await afterUpdateMany(args);
+    const byTenant = new Map<string, string[]>();
+    for (const { row } of args.rows) {
+      const tenant = String(row.tenant_id);
+      byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), String(row.id)]);
+    }
+    for (const [tenant, ids] of byTenant) await evaluateObjects(args.tx, tenant, model.name as ObjectType, ids);
   };
 }
 

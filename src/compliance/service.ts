@@ -135,8 +135,14 @@ export async function evaluateRules(db: Kysely<DB>, tenantId: string | null, kin
 
 /** After one object changed: only its rows are re-checked. */
 export async function evaluateObject(db: Kysely<DB>, tenantId: string, objectType: ObjectType, objectId: string): Promise<void> {
+  await evaluateObjects(db, tenantId, objectType, [objectId]);
+}
+
+/** After a bulk change: the rules are read once and each re-checks all the objects at once. */
+export async function evaluateObjects(db: Kysely<DB>, tenantId: string, objectType: ObjectType, objectIds: string[]): Promise<void> {
+  if (objectIds.length === 0) return;
   const rules = await rulesOf(db, sql`tenant_id = ${tenantId} AND object_type = ${objectType}`);
-  for (const rule of rules) await evaluateRule(db, rule, [objectId]);
+  for (const rule of rules) await evaluateRule(db, rule, objectIds);
 }
 
 /** Violations readable now: end-of-life rules report nothing while that feature is off. */

@@ -88,7 +88,14 @@ export interface ModelHooks {
   /** Domain validation beyond field types; throw ApiError. `existing` is the stored row on update. */
   validate?(args: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void>;
   afterCreate?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
-  afterUpdate?(args: HookArgs & { before: Record<string, unknown>; row: Record<string, unknown> }): Promise<void>;
+  /**
+   * After one row changed. Bulk updates call it for every row too, with `inBulk: true`: a hook that queries per
+   * row returns early then and does its work once for all rows in afterUpdateMany, so a bulk call keeps a
+   * constant number of queries.
+   */
+  afterUpdate?(args: HookArgs & { before: Record<string, unknown>; row: Record<string, unknown>; inBulk?: boolean }): Promise<void>;
+  /** Bulk updates: called once with every changed row, after afterUpdate ran for each. */
+  afterUpdateMany?(args: HookArgs & { rows: Array<{ before: Record<string, unknown>; row: Record<string, unknown> }> }): Promise<void>;
   beforeDelete?(args: HookArgs & { row: Record<string, unknown> }): Promise<void>;
   /**
    * The set form of beforeDelete, used by bulk deletes instead of calling beforeDelete once per row, so a bulk
@@ -218,7 +225,7 @@ export function isRequired(field: FieldDef): boolean {
   return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'custom_fields';
 }
 
-type ListenerHook = 'afterCreate' | 'afterUpdate' | 'beforeDelete' | 'beforeDeleteMany';
+type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany';
 
 /**
  * Adds a listener to another domain's model hook, after the hook the model declared (and after listeners added
