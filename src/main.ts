@@ -59,6 +59,14 @@ program
   });
 
 program
+  .command('worker')
+  .description('Run monitoring checks in this process (PostgreSQL deployments; `serve` runs them itself unless CAIRN_EMBEDDED_WORKER=0).')
+  .action(async (_opts, cmd: Command) => {
+    const { runWorkerProcess } = await import('./monitoring/process.ts');
+    await runWorkerProcess(loadConfig(globalOverrides(cmd)));
+  });
+
+program
   .command('migrate')
   .description('Apply pending database migrations.')
   .action(async (_opts, cmd: Command) => {

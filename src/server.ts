@@ -4,6 +4,7 @@ import { openConfiguredDatabase } from './db/open.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
+import { startEmbeddedWorker } from './monitoring/process.ts';
 
 export async function serve(config: Config): Promise<void> {
   const database = await openConfiguredDatabase(config);
@@ -12,9 +13,11 @@ export async function serve(config: Config): Promise<void> {
     await migrateToLatest(database.db);
     const first = await ensureInitialData(database.db, config.adminPassword);
     const app = await buildApp({ database, config, logger: { level: config.logLevel } });
+    let stopWorker: () => Promise<void> = async () => {};
     const stop = async () => {
       if (closing) return;
       closing = true;
+      await stopWorker();
       await app.close();
       await database.close();
       process.exit(0);
@@ -22,6 +25,8 @@ export async function serve(config: Config): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     await app.listen({ host: config.host, port: config.port });
+    // Checks run in this process unless CAIRN_EMBEDDED_WORKER=0 (then `cairn worker` processes run them).
+    stopWorker = await startEmbeddedWorker(database);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     console.log(`Cairn is serving on ${url} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
     if (first.adminCreated) {

@@ -1,0 +1,44 @@
+// Where the monitoring worker runs: inside `cairn serve` (the embedded default) or as `cairn worker`, a process
+// of its own for deployments on PostgreSQL that want checks off the web processes.
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import { openConfiguredDatabase } from '../db/open.ts';
+import { migrationState } from '../db/migrator.ts';
+import { MonitoringWorker, monitoringSettings } from './worker.ts';
+import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervisor.ts';
+
+/** Starts the worker in this process (unless CAIRN_EMBEDDED_WORKER=0) and returns how to stop it. */
+export async function startEmbeddedWorker(database: Database): Promise<() => Promise<void>> {
+  setSupervisor(supervisorFromEnv());
+  const settings = monitoringSettings();
+  if (!settings.embedded) return async () => {};
+  const worker = new MonitoringWorker(database, settings);
+  await worker.start();
+  inProcessSupervisor().register(worker);
+  return async () => {
+    inProcessSupervisor().unregister(worker.key);
+    await worker.stop();
+  };
+}
+
+/** `cairn worker`: runs checks until SIGINT/SIGTERM. The database must already be migrated by `cairn serve`/`migrate`. */
+export async function runWorkerProcess(config: Config): Promise<void> {
+  const database = await openConfiguredDatabase(config);
+  const state = await migrationState(database.db);
+  if (state.dbBehindCode.length) {
+    await database.close();
+    throw new Error(`The database is missing ${state.dbBehindCode.length} migration(s): run "cairn migrate" first.`);
+  }
+  const settings = monitoringSettings();
+  const worker = new MonitoringWorker(database, settings);
+  await worker.start();
+  inProcessSupervisor().register(worker);
+  console.log(`Cairn worker running checks (concurrency ${settings.concurrency}, retention ${settings.retentionDays} days).`);
+  const stop = async () => {
+    await worker.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
