@@ -9,6 +9,8 @@ import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
 import './templating/models.ts';
+import './templating/bundles.ts';
+import './templating/bindings.ts';
 import './lifecycle/models.ts';
 import './compliance/models.ts';
 import './monitoring/models.ts';

@@ -103,7 +103,7 @@ export const deviceRoleModel = defineModel({
     slug: { kind: 'slug', maxLength: 100, unique: true },
     color: { kind: 'color', default: '9e9e9e' },
     // Export templates arrive with config rendering; until then the id is kept without a foreign key.
-    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'A device export template (see templating/bindings.ts).' },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   searchFields: ['name', 'slug', 'description'],
@@ -120,7 +120,7 @@ export const platformModel = defineModel({
     name: { kind: 'string', maxLength: 100, unique: true },
     slug: { kind: 'slug', maxLength: 100, unique: true },
     manufacturer: { kind: 'fk', target: 'dcim.manufacturer', nullable: true, onDelete: 'set_null' },
-    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'A device export template (see templating/bindings.ts).' },
     end_of_sale: { kind: 'date', nullable: true },
     end_of_support: { kind: 'date', nullable: true },
     description: { kind: 'string', maxLength: 200, default: '' },
@@ -151,7 +151,8 @@ export const deviceModel = defineModel({
     // Columns added by migration 0003 (IPAM). Rule in ipam/service.ts checkPrimaryIps.
     primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this device\'s interfaces.' },
     primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this device\'s interfaces.' },
-    config_template: { kind: 'uuid', nullable: true, column: 'config_template_id' },
+    // Written by id; read as the computed `config_template` {own, resolved} (templating/bindings.ts).
+    config_template_id: { kind: 'fk', target: 'extras.exporttemplate', label: 'Config template', column: 'config_template_id', nullable: true, onDelete: 'set_null', writeOnly: true },
     comments: { kind: 'text', default: '' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },

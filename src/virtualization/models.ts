@@ -39,7 +39,7 @@ export const virtualMachineModel = defineModel({
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this VM\'s interfaces.' },
     primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this VM\'s interfaces.' },
-    config_template: { kind: 'uuid', nullable: true, help: 'The export template that renders this VM\'s configuration.' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders this VM\'s configuration (else its role\'s, else its platform\'s).' },
     comments: { kind: 'text', default: '' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },

@@ -8,6 +8,7 @@ import * as m0005 from './0005_foreign_key_indexes.ts';
 import * as m0006 from './0006_lifecycle_compliance.ts';
 import * as m0007 from './0007_monitoring.ts';
 import * as m0008 from './0008_bulk_load_constraints.ts';
+import * as m0009 from './0009_config_rendering.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0006_lifecycle_compliance': m0006,
   '0007_monitoring': m0007,
   '0008_bulk_load_constraints': m0008,
+  '0009_config_rendering': m0009,
 };

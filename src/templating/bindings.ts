@@ -1,0 +1,78 @@
+// Config-template binding (SPEC "Config-template binding"): a device template bound to a device, its role or its
+// platform; the first found in that order wins. VMs resolve the same way (VM, role, platform). The device API
+// shows `config_template: {own, resolved}`; bindings are checked to name a template of the right type.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { requireModel, type ComputedField, type ModelDef } from '../core/registry.ts';
+import { fieldError } from '../core/errors.ts';
+import { isUuid } from '../core/ids.ts';
+import { DEVICE_TEMPLATE_TYPE } from './bundles.ts';
+import type { SubjectKind } from './device-context.ts';
+
+const SUBJECT_TABLE: Record<SubjectKind, string> = { device: 'devices', vm: 'virtual_machines' };
+
+export interface Binding {
+  own: { id: string; name: string } | null;
+  resolved: { id: string; name: string } | null;
+}
+
+/** One query for any number of subjects: each one's own template and the one that applies. */
+export async function resolveBindings(db: Kysely<DB>, kind: SubjectKind, ids: string[]): Promise<Map<string, Binding>> {
+  const out = new Map<string, Binding>();
+  if (ids.length === 0) return out;
+  const { rows } = await sql<{ id: string; own_id: string | null; own_name: string | null; res_id: string | null; res_name: string | null }>`
+    SELECT s.id, o.id AS own_id, o.name AS own_name, t.id AS res_id, t.name AS res_name
+    FROM ${sql.table(SUBJECT_TABLE[kind])} s
+    LEFT JOIN device_roles r ON r.id = s.role_id
+    LEFT JOIN platforms p ON p.id = s.platform_id
+    LEFT JOIN export_templates o ON o.id = s.config_template_id
+    LEFT JOIN export_templates t ON t.id = COALESCE(s.config_template_id, r.config_template_id, p.config_template_id)
+    WHERE s.id = ANY(${ids}::uuid[])`.execute(db);
+  for (const r of rows) {
+    out.set(r.id, {
+      own: r.own_id ? { id: r.own_id, name: r.own_name! } : null,
+      resolved: r.res_id ? { id: r.res_id, name: r.res_name! } : null,
+    });
+  }
+  return out;
+}
+
+const bindingField: ComputedField = {
+  label: 'Config template',
+  kind: 'object',
+  schema: {
+    type: 'object',
+    description: 'own: the template bound to this device; resolved: the one a render uses (device, then role, then platform). Write config_template_id.',
+    properties: {
+      own: { type: ['object', 'null'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+      resolved: { type: ['object', 'null'], properties: { id: { type: 'string' }, name: { type: 'string' } } },
+    },
+  },
+  async load({ db, rows }) {
+    const bindings = await resolveBindings(db, 'device', rows.map((r) => String(r.id)));
+    return new Map([...bindings].map(([id, b]) => [id, b as unknown]));
+  },
+};
+
+/** Wraps a model's validate hook: the bound template must be a device template (the tenant check is the fk's). */
+function checkBindingType(model: ModelDef, key: string): void {
+  const previous = model.hooks.validate;
+  model.hooks.validate = async (args) => {
+    if (previous) await previous(args);
+    const id = args.input[key];
+    if (typeof id !== 'string' || !isUuid(id)) return;
+    const { rows } = await sql<{ name: string; object_type: string }>`SELECT name, object_type FROM export_templates
+      WHERE id = ${id.toLowerCase()} AND tenant_id = ${args.ctx.tenantId}`.execute(args.tx);
+    const t = rows[0];
+    if (t && t.object_type !== DEVICE_TEMPLATE_TYPE) {
+      throw fieldError(key, `${t.name} is a template for ${t.object_type}; bind a device template (object type ${DEVICE_TEMPLATE_TYPE}).`);
+    }
+  };
+}
+
+const device = requireModel('dcim.device');
+device.computed.config_template = bindingField;
+checkBindingType(device, 'config_template_id');
+checkBindingType(requireModel('dcim.devicerole'), 'config_template');
+checkBindingType(requireModel('dcim.platform'), 'config_template');
+checkBindingType(requireModel('virtualization.virtualmachine'), 'config_template');
