@@ -186,7 +186,9 @@ export const primaryIpField: ComputedField = {
       if (typeof ip === 'string') chosen.set(String(r.id), ip);
     }
     if (chosen.size === 0) return out;
-    const { rows: addresses } = await sql<Row>`SELECT * FROM ${sql.table(addressModel.table)} r
+    // The brief form reads the id and the address only; `*` parsed two timestamps per row that nobody reads, a
+    // measured share of a 50,000-device export render (and of device list pages).
+    const { rows: addresses } = await sql<Row>`SELECT r.id, r.address FROM ${sql.table(addressModel.table)} r
       WHERE r.id = ANY(${[...new Set(chosen.values())]}::uuid[]) AND ${scopeCondition(ctx, addressModel, 'r')}`.execute(db);
     const byId = new Map(addresses.map((a) => [String(a.id), briefObject(addressModel, a, origin)]));
     for (const [device, ip] of chosen) out.set(device, byId.get(ip) ?? null);
