@@ -69,16 +69,20 @@ async function serve(): Promise<Server> {
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
-  for (let i = 0; i < 600; i++) {
+  // Start-up on a loaded CI machine (tsx, PGlite's first open) can take a while: wait up to 3 minutes, and fail
+  // with the output rather than signalling a process that never came up.
+  let healthy = false;
+  for (let i = 0; i < 1800 && !healthy; i++) {
     if (exitCode !== undefined) throw new Error(`cairn serve exited with ${exitCode}: ${out}`);
     try {
       const res = await fetch(`http://127.0.0.1:${port}/api/health/`);
-      if (res.status === 200) break;
+      healthy = res.status === 200;
     } catch {
       /* not listening yet */
     }
-    await new Promise((r) => setTimeout(r, 100));
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
   }
+  if (!healthy) throw new Error(`cairn serve did not answer /api/health/ within 3 minutes: ${out}`);
   return {
     child,
     port,
@@ -110,7 +114,7 @@ afterAll(() => {
 });
 
 // Real processes on a shared machine: generous per-test time, no timing assertions.
-describe('cairn CLI', { timeout: 240_000 }, () => {
+describe('cairn CLI', { timeout: 480_000 }, () => {
   let adminPassword = '';
   let key = '';
 
