@@ -20,7 +20,7 @@ const INVENTORY_DESCRIPTION = [
   '',
   'Filters (repeat a parameter for OR, different parameters AND): site, role, platform, status, tag (slug or id), kind=device|vm, has_primary_ip,',
   'cf_<name>=<value> (parsed by the field\'s type; for a boolean, false also matches hosts where the flag is unset). Unknown parameters are a 400.',
-  '`routing=1` is accepted but adds no `routing` block yet: no routing render context exists so far.',
+  '`routing=1` is accepted but adds no `routing` block yet: the batched routing block of the render context (templating/device-context.ts) is not wired into the inventory.',
   '',
   'Answers carry an ETag (sha256 of the document); send it back in If-None-Match to get a 304 when nothing changed.',
 ].join('\n');
