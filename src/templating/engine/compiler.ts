@@ -817,13 +817,24 @@ export class Compiler {
       const impl = this.registry.filters.get(s.name) ?? this.missing('filter', s.name, s.line);
       return [impl, this.args(s)] as const;
     });
-    return (f, v) => {
+    const n = compiled.length;
+    // Synchronous values go through without a closure per step (this runs once per printed host value).
+    const from = (f: Frame, v: unknown, start: number): unknown => {
       let acc: unknown = v;
-      for (const [impl, argsEv] of compiled) {
-        acc = then1(acc, (x) => then1(argsEv(f), (a) => impl(f.state, x, (a as [unknown[], Kwargs])[0], (a as [unknown[], Kwargs])[1])));
+      for (let i = start; i < n; i++) {
+        const [impl, argsEv] = compiled[i];
+        const a = argsEv(f);
+        if (acc instanceof Promise || a instanceof Promise) {
+          const next = i + 1;
+          return then2(acc, a, (x, y) =>
+            from(f, impl(f.state, x, (y as [unknown[], Kwargs])[0], (y as [unknown[], Kwargs])[1]), next),
+          );
+        }
+        acc = impl(f.state, acc, a[0], a[1]);
       }
       return acc;
     };
+    return (f, v) => from(f, v, 0);
   }
 
   private test(e: Extract<Expr, { type: 'Test' }>): Ev {
@@ -860,9 +871,21 @@ export function seq(stmts: Ex[]): Ex {
   const splits = stmts.map((s) => SPLITS.get(s) ?? null);
   const runFrom = (f: Frame, out: Out, start: number): Flow => {
     for (let i = start; i < n; i++) {
-      const r = stmts[i](f, out);
+      const sp = splits[i];
+      let r: Flow;
+      if (sp !== null) {
+        // Evaluated as head + tail here too, so the first host value of a list is awaited directly as well.
+        let v: unknown;
+        try {
+          v = sp.head(f);
+        } catch (e) {
+          throw annotate(e, sp.line, sp.name);
+        }
+        if (v instanceof Promise) return seqAsync(stmts, splits, f, out, i, v, true);
+        r = sp.tail(f, out, v);
+      } else r = stmts[i](f, out);
       if (r !== undefined) {
-        if (r instanceof Promise) return seqAsync(stmts, splits, f, out, i + 1, r);
+        if (r instanceof Promise) return seqAsync(stmts, splits, f, out, i, r, false);
         return r;
       }
     }
@@ -878,12 +901,25 @@ async function seqAsync(
   splits: (Split | null)[],
   f: Frame,
   out: Out,
-  start: number,
-  pending: Promise<Flow>,
+  at: number,
+  pending: Promise<unknown>,
+  pendingIsHead: boolean,
 ): Promise<Signal> {
-  const first: unknown = await (pending as Promise<unknown>);
+  // `pending` is statement `at`'s head value (its tail still to run) or its whole result.
+  let first: unknown;
+  if (pendingIsHead) {
+    const sp = splits[at] as Split;
+    let v: unknown;
+    try {
+      v = await pending;
+    } catch (e) {
+      throw annotate(e, sp.line, sp.name);
+    }
+    first = sp.tail(f, out, v);
+    if (first instanceof Promise) first = await (first as Promise<unknown>);
+  } else first = await pending;
   if (first !== undefined) return first as Signal;
-  for (let i = start; i < stmts.length; i++) {
+  for (let i = at + 1; i < stmts.length; i++) {
     const sp = splits[i];
     let r: unknown;
     if (sp !== null) {
