@@ -193,7 +193,9 @@ export class Compiler {
       }
       this.stmtSplit = null;
       const ex = this.stmt(s);
-      if (this.stmtSplit !== null) SPLITS.set(ex, this.stmtSplit);
+      // Only these three set their own split, after compiling their bodies; any other statement (macro, with,
+      // call block...) may have left a nested statement's split behind, which is not its own.
+      if (this.stmtSplit !== null && (s.type === 'Print' || s.type === 'If' || s.type === 'For')) SPLITS.set(ex, this.stmtSplit);
       parts.push(ex);
     }
     if (text) {
