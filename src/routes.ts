@@ -6,6 +6,7 @@ import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
 import { registerMonitoringRoutes } from './monitoring/routes.ts';
 import { registerTemplatingRoutes } from './templating/routes.ts';
+import { registerRenderRoutes } from './templating/render-routes.ts';
 import { registerLifecycleRoutes } from './lifecycle/routes.ts';
 import { registerComplianceRoutes } from './compliance/routes.ts';
 
@@ -15,6 +16,7 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerExtrasRoutes(app);
   registerMonitoringRoutes(app);
   registerTemplatingRoutes(app);
+  registerRenderRoutes(app);
   registerLifecycleRoutes(app);
   registerComplianceRoutes(app);
 }
