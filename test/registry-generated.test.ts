@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../src/models.ts';
 import { allModels, isRequired, type FieldDef, type ModelDef } from '../src/core/registry.ts';
 import { startHarness, type Harness } from './helpers/harness.ts';
+import { CheckRunner } from '../src/monitoring/runner.ts';
 import { BodyGenerator, OVERRIDES, isCreatable, maxLengthOf, tableState, tenantReferences, writableFields, type Body, type Creator, type Json } from './helpers/valid-body.ts';
 
 const models = allModels();
@@ -29,6 +30,11 @@ beforeAll(async () => {
     await gen.ensureRow(m.name, 'admin');
     await gen.ensureRow(m.name, 'adminB');
   }
+  // Check results and events are written only by the check runner: two rounds of an always-up probe give every
+  // tenant's assignments a result each round and one state change.
+  const runner = new CheckRunner(h.database.db, { probe: async () => ({ status: 'up', latencyMs: 1, detail: 'generated' }) });
+  await runner.runUntilIdle(new Date(Date.now() + 3_600_000));
+  await runner.runUntilIdle(new Date(Date.now() + 7_200_000));
 });
 afterAll(async () => {
   await h?.close();

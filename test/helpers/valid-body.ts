@@ -79,10 +79,8 @@ export const OVERRIDES: Record<string, Override> = {
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
   },
-  // Monitoring (src/monitoring): a service runs on exactly one device or VM; an assignment is unique per
-  // (template, IP), so each generated one gets a fresh template.
+  // Monitoring (src/monitoring): a service runs on exactly one device or VM.
   'monitoring.service': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), protocol_ports: { tcp: [22] } }) },
-  'monitoring.checkassignment': { build: async (gen, who) => ({ template: await gen.ensureRow('monitoring.checktemplate', who, true) }) },
 };
 
 let counter = 0;
