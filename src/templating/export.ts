@@ -24,7 +24,7 @@ export const exportLimits = {
   /** Rows a preview renders; `count` still states the real total. */
   previewRows: 200,
   /** Rows fetched and proxied at a time: relations load once per chunk. */
-  chunkRows: 1000,
+  chunkRows: 5000,
 };
 
 /** Query parameters of a render that are not list filters. */
@@ -102,12 +102,13 @@ class ObjectList implements TemplateObject {
 
   private async fetchChunk(start: number): Promise<RowGroup> {
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
-    const { rows } = await sql<Row>`SELECT ${this.session.selectList(this.model.table, 't')} FROM ${sql.table(this.model.table)} t
+    const narrow = this.session.narrowSelect(this.model, 't');
+    const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')} FROM ${sql.table(this.model.table)} t
       WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     // A row deleted since the list was read is left out, as a list page read a moment later would.
     const ordered = ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
-    return new RowGroup(this.session, this.model, ordered);
+    return new RowGroup(this.session, this.model, ordered, narrow === null);
   }
 
   getAttr(): unknown {

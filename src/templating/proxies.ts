@@ -87,6 +87,47 @@ export class RenderSession {
     this.catalog ??= await loadCatalog(this.db);
   }
 
+  /** Attribute accesses seen in this render (their columns are noted in `wanted`). */
+  readonly noted = new Set<object>();
+  /** Per model: the columns templates read so far, or null once something needs whole rows. */
+  private readonly wanted = new Map<string, Set<string> | null>();
+
+  note(model: ModelDef, a: { k: string; column: string | null; key?: string }): void {
+    this.noted.add(a);
+    if (a.k === 'computed') {
+      const columns = computedColumns(model, a.key!);
+      if (columns === null) this.widen(model);
+      else for (const c of columns) this.noteColumn(model, c);
+    } else if (a.column !== null) this.noteColumn(model, a.column);
+  }
+
+  noteColumn(model: ModelDef, column: string): void {
+    let cols = this.wanted.get(model.name);
+    if (cols === null) return;
+    if (!cols) this.wanted.set(model.name, (cols = new Set()));
+    cols.add(column);
+  }
+
+  widen(model: ModelDef): void {
+    this.wanted.set(model.name, null);
+  }
+
+  /**
+   * The select list for a later chunk of a list of `model`: only the columns the template has read so far (the
+   * first chunk carries whole rows and teaches which), plus id, tenant and display text. A 50,000-row render
+   * otherwise parses and collects every column of every row; a column first read later is filled in per chunk
+   * (RowGroup.fill). Null when whole rows are needed.
+   */
+  narrowSelect(model: ModelDef, alias: string): RawBuilder<unknown> | null {
+    const cols = this.wanted.get(model.name);
+    const table = this.catalog?.get(model.table);
+    if (!cols || !table) return null;
+    const display = model.fields[model.displayField];
+    const keep = new Set(['id', 'numid', 'tenant_id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
+    const names = table.names.filter((c) => keep.has(c));
+    return sql.join(names.map((c) => (table.timestamps.has(c) ? sql`${sql.ref(`${alias}.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`${alias}.${c}`))));
+  }
+
   /** `alias.col, …` of every column of `table`, timestamptz columns as text. */
   selectList(table: string, alias: string): RawBuilder<unknown> {
     const key = `${table} ${alias}`;
@@ -241,17 +282,32 @@ export class NameProxy implements TemplateObject {
  * measured share of render time when repeated per row.
  */
 type Access =
-  | { k: 'none' }
-  | { k: 'id' }
-  | { k: 'numid' }
+  | { k: 'none'; column: null }
+  | { k: 'id'; column: 'id' }
+  | { k: 'numid'; column: 'numid' }
   | { k: 'time'; column: string }
   | { k: 'value'; field: FieldDef; column: string }
   | { k: 'fk'; key: string; field: FieldDef; column: string; target: ModelDef; nameField: string | undefined; closed: boolean; touchKey: string }
-  | { k: 'set'; rel: Relation }
-  | { k: 'computed'; key: string; touchKey: string }
-  | { k: 'tenant' };
+  | { k: 'set'; rel: Relation; column: 'id' }
+  | { k: 'computed'; key: string; touchKey: string; column: null }
+  | { k: 'tenant'; column: 'tenant_id' };
 
-const NO_ACCESS: Access = { k: 'none' };
+const NO_ACCESS: Access = { k: 'none', column: null };
+
+/**
+ * Row columns a computed value's loader reads, for computed values templates may read (subjects.ts). A narrowed
+ * chunk (RenderSession.narrowSelect) carries these when the value is used; a computed value missing here makes
+ * its model's chunks carry every column. Keep in step with the loaders (a test renders each narrowed and not).
+ */
+const COMPUTED_COLUMNS: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>> = {
+  'dcim.device': { primary_ip: ['primary_ip4_id', 'primary_ip6_id'] },
+  'virtualization.virtualmachine': { primary_ip: ['primary_ip4_id', 'primary_ip6_id'] },
+};
+
+function computedColumns(model: ModelDef, key: string): readonly string[] | null {
+  const known = COMPUTED_COLUMNS[model.name];
+  return known && Object.hasOwn(known, key) ? known[key]! : null;
+}
 const accessTables = new Map<string, Map<string, Access>>();
 
 function accessOf(model: ModelDef, name: string): Access {
@@ -268,8 +324,8 @@ function accessOf(model: ModelDef, name: string): Access {
 
 function resolveAccess(model: ModelDef, name: string): Access {
   if (name.startsWith('_')) return NO_ACCESS;
-  if (name === 'id' || name === 'pk') return { k: 'id' };
-  if (name === 'numid') return { k: 'numid' };
+  if (name === 'id' || name === 'pk') return { k: 'id', column: 'id' };
+  if (name === 'numid') return { k: 'numid', column: 'numid' };
   if ((name === 'created' || name === 'last_updated') && model.timestamps) return { k: 'time', column: name };
   const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
   if (field) {
@@ -281,15 +337,15 @@ function resolveAccess(model: ModelDef, name: string): Access {
     }
     if (field.kind === 'm2m' || field.kind === 'tags') {
       const rel = relationsOf(model).get(name);
-      return rel ? { k: 'set', rel } : NO_ACCESS;
+      return rel ? { k: 'set', rel, column: 'id' } : NO_ACCESS;
     }
     if (!isColumnField(field)) return NO_ACCESS;
     return { k: 'value', field, column: columnOf(name, field) };
   }
-  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}` };
-  if (name === 'tenant' && model.tenantScoped) return { k: 'tenant' };
+  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, column: null };
+  if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: 'tenant_id' };
   const rel = relationsOf(model).get(name);
-  if (rel) return { k: 'set', rel };
+  if (rel) return { k: 'set', rel, column: 'id' };
   return NO_ACCESS;
 }
 
@@ -304,12 +360,17 @@ export class RowGroup {
   private readonly setCounts = new Batches<Map<string, number>>();
   /** Loads this group has started, replayable on the next chunk so its queries run while this chunk renders. */
   private readonly touched = new Map<string, (next: RowGroup) => unknown>();
+  /** Rows carry every column of their table; false for a narrowed chunk of a list (RenderSession.narrowSelect). */
+  full: boolean;
+  private filling: Promise<void> | null = null;
 
   constructor(
     readonly session: RenderSession,
     readonly model: ModelDef,
     rows: Row[],
+    full = true,
   ) {
+    this.full = full;
     const proxies = new Array<RowProxy>(rows.length);
     for (let i = 0; i < rows.length; i++) proxies[i] = new RowProxy(this, rows[i]!);
     this.proxies = proxies;
@@ -347,6 +408,9 @@ export class RowGroup {
   attr(proxy: RowProxy, name: string): unknown {
     const a = accessOf(this.model, name);
     const row = proxy.row;
+    if (!this.session.noted.has(a)) this.session.note(this.model, a);
+    // A narrowed chunk lacks a column nothing had read when it was fetched: complete the whole chunk, then answer.
+    if (!this.full && a.column !== null && row[a.column] === undefined) return this.fill().then(() => this.attr(proxy, name));
     switch (a.k) {
       case 'value':
         return fieldValue(a.field, row[a.column]);
@@ -378,7 +442,10 @@ export class RowGroup {
       throw notAllowed(`'${name}' cannot be called on a ${this.model.label}: rows offer only get_<field>_display() for choice fields.`);
     }
     if (args.length || Object.keys(kwargs).length) throw typeProblem(`${name}() takes no arguments`);
-    const value = proxy.row[columnOf(key!, field)];
+    const column = columnOf(key!, field);
+    this.session.noteColumn(this.model, column);
+    if (!this.full && proxy.row[column] === undefined) return this.fill().then(() => this.call(proxy, name, args, kwargs));
+    const value = proxy.row[column];
     if (value === null || value === undefined) return null;
     return choiceOptions(field).find((o) => o.value === value)?.label ?? String(value);
   }
@@ -392,8 +459,10 @@ export class RowGroup {
     } else if (!this.session.canView(a.target)) return null;
     const loaded = this.fks.done.get(a.key);
     if (loaded) return loaded.get(id) ?? null;
+    // A narrowed chunk fetched before this column was first read cannot be warmed: its ids are not there yet.
     const load = (g: RowGroup) => g.fks.get(a.key, () => (a.closed ? g.loadNames(a.target, a.nameField!, a.key, a.field) : g.loadRelated(a.target, a.key, a.field)));
-    this.touch(a.touchKey, load);
+    // A narrowed chunk fetched before this column was first read cannot be warmed: its ids are not there yet.
+    this.touch(a.touchKey, (g) => (g.hasColumns([a.column]) ? load(g) : undefined));
     return then(load(this), (m) => m.get(id) ?? null);
   }
 
@@ -436,8 +505,36 @@ export class RowGroup {
   private computedValue(row: Row, key: string, touchKey: string): unknown {
     const loaded = this.computed.done.get(key);
     if (loaded) return plainValue(loaded.get(String(row.id)) ?? null);
-    this.touch(touchKey, (g) => g.loadComputed(key));
+    // A loader reads the rows as stored: a narrowed chunk without its columns is completed first.
+    const columns = computedColumns(this.model, key);
+    if (!this.full && (columns === null || columns.some((c) => row[c] === undefined))) return this.fill().then(() => this.computedValue(row, key, touchKey));
+    this.touch(touchKey, (g) => (columns === null ? g.full : g.hasColumns(columns)) ? g.loadComputed(key) : undefined);
     return then(this.loadComputed(key), (m) => plainValue(m.get(String(row.id)) ?? null));
+  }
+
+  /** Whether the rows carry these columns (rows of one query all have the same ones). */
+  hasColumns(columns: readonly string[]): boolean {
+    if (this.full || this.proxies.length === 0) return true;
+    const row = this.proxies[0]!.row;
+    return columns.every((c) => c in row);
+  }
+
+  /** Reads the columns a narrowed chunk left out, for every row of the chunk at once (one query). */
+  private fill(): Promise<void> {
+    this.filling ??= (async () => {
+      this.session.widen(this.model);
+      const ids = this.proxies.map((p) => String(p.row.id));
+      const { rows } = await sql<Row>`SELECT ${this.session.selectList(this.model.table, 'r')} FROM ${sql.table(this.model.table)} r
+        WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(this.session.ctx, this.model, 'r')}`.execute(this.session.db);
+      const byId = new Map(rows.map((r) => [String(r.id), r]));
+      for (const p of this.proxies) {
+        const whole = byId.get(String(p.row.id));
+        if (!whole) continue;
+        for (const k of Object.keys(whole)) if (!(k in p.row)) p.row[k] = whole[k];
+      }
+      this.full = true;
+    })();
+    return this.filling;
   }
 
   relatedRows(rel: Relation, spec: SetSpec): Map<string, RowProxy[]> | Promise<Map<string, RowProxy[]>> {
