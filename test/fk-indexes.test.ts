@@ -31,5 +31,17 @@ it('every foreign key has an index leading with its columns', async () => {
             OR (array_length(c.conkey, 1) = 1 AND pg_get_expr(i.indpred, i.indrelid) = format('(%s IS NOT NULL)', a.attname))))
     GROUP BY c.conrelid, c.conname
     ORDER BY 1, 2`.execute(database.db);
+  // A failure names table(columns): add `CREATE INDEX … ON table (col)` (partial `WHERE col IS NOT NULL` when the
+  // column is nullable) to the migration that adds the foreign key.
   expect(rows.map((r) => `${r.tbl}(${r.cols})`)).toEqual([]);
+});
+
+it('primary-IP foreign keys are deferrable for bulk loads but checked per statement by default', async () => {
+  const { rows } = await sql<{ conname: string; condeferrable: boolean; condeferred: boolean }>`
+    SELECT conname, condeferrable, condeferred FROM pg_constraint
+    WHERE contype = 'f' AND conname IN ('devices_primary_ip4_id_fkey', 'devices_primary_ip6_id_fkey',
+      'virtual_machines_primary_ip4_id_fkey', 'virtual_machines_primary_ip6_id_fkey')
+    ORDER BY conname`.execute(database.db);
+  expect(rows).toHaveLength(4);
+  for (const r of rows) expect({ name: r.conname, deferrable: r.condeferrable, deferred: r.condeferred }).toEqual({ name: r.conname, deferrable: true, deferred: false });
 });

@@ -25,13 +25,26 @@ export const SECRET_MASK = '********';
 /** A row as the change log keeps it: field keys, stored values, secrets masked, relations as ids. */
 export function snapshot(model: ModelDef, row: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const out: Record<string, unknown> = { id: row.id };
-  for (const [key, field] of Object.entries(model.fields)) {
-    if (!isColumnField(field)) continue;
-    const value = row[columnOf(key, field)];
-    if (field.secret || key === 'password') out[key] = value === null || value === undefined || value === '' ? value ?? null : SECRET_MASK;
+  for (const { key, column, secret } of snapshotColumns(model)) {
+    const value = row[column];
+    if (secret) out[key] = value === null || value === undefined || value === '' ? value ?? null : SECRET_MASK;
     else out[key] = value instanceof Date ? value.toISOString() : value ?? null;
   }
-  return { ...out, ...extra };
+  for (const k in extra) out[k] = extra[k];
+  return out;
+}
+
+// Which columns a snapshot reads, worked out once per model: bulk calls take two snapshots per row.
+const columnsOfModel = new WeakMap<ModelDef, Array<{ key: string; column: string; secret: boolean }>>();
+function snapshotColumns(model: ModelDef): Array<{ key: string; column: string; secret: boolean }> {
+  let columns = columnsOfModel.get(model);
+  if (!columns) {
+    columns = Object.entries(model.fields)
+      .filter(([, field]) => isColumnField(field))
+      .map(([key, field]) => ({ key, column: columnOf(key, field), secret: Boolean(field.secret) || key === 'password' }));
+    columnsOfModel.set(model, columns);
+  }
+  return columns;
 }
 
 export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries: ChangeEntry[]): Promise<void> {
