@@ -205,7 +205,9 @@ export class Compiler {
         return undefined;
       });
     }
-    return seq(parts);
+    const compiled = seq(parts);
+    BODY_SPLITS.set(compiled, parts.map((p) => SPLITS.get(p) ?? null));
+    return compiled;
   }
 
   private stmt(s: Stmt): Ex {
@@ -246,6 +248,7 @@ export class Compiler {
           };
           this.stmtSplit = {
             head: inner === s.expr ? raw : this.expr(inner),
+            expr: inner,
             tail: (f, out, v) => {
               if (chain === null) return write(out, v);
               let r: unknown;
@@ -303,6 +306,7 @@ export class Compiler {
         this.ifDepth--;
         this.stmtSplit = {
           head: rawTest,
+          expr: s.test,
           tail: (f, out, x) => (truthy(x) ? body(f, out) : orelse ? orelse(f, out) : undefined),
           line,
           name,
@@ -488,10 +492,11 @@ export class Compiler {
 
   private forLoop(s: Extract<Stmt, { type: 'For' }>): Ex {
     const name = this.templateName;
+    const body = this.compileBody(s.body);
     const runner = new LoopRunner(
       lined(this.expr(s.iter), s.line, name),
       s.filter ? lined(this.expr(s.filter), s.line, name) : null,
-      this.compileBody(s.body),
+      body,
       s.orelse.length ? this.compileBody(s.orelse) : null,
       this.assigner(s.target),
       usesName(s.body, 'loop') || s.recursive,
@@ -500,8 +505,44 @@ export class Compiler {
       s.line,
       name,
     );
-    this.stmtSplit = { head: runner.iterEv, tail: (f, out, v) => runner.start(f, out, v), line: s.line, name };
+    this.setupPrefetch(s, body, runner);
+    this.stmtSplit = { head: runner.iterEv, expr: s.iter, tail: (f, out, v) => runner.start(f, out, v), line: s.line, name };
     return (f, out) => runner.exec(f, out);
+  }
+
+  /**
+   * `{% for row in rows %}` over host objects: the body's top-level `row.attr` heads (printed values, if tests,
+   * inner loop sources) are fetched for a chunk of rows at once and awaited with one Promise.allSettled, so the
+   * body then runs synchronously instead of resuming an async continuation per attribute per row. Only plain
+   * `name.attr` reads of the loop variable qualify, only when the body never rebinds it and the loop is not
+   * recursive. A prefetched value is used only while the loop variable is that very object; when a fetch fails
+   * the body reads from the host as usual (the error surfaces where it is read), and a fetch the body never
+   * reaches (break, an if) is dropped. This relies on getAttr being a read (Cairn's proxies read fields or
+   * trigger their batch loader, which loads a relation for the whole list anyway): it may run ahead of the row.
+   */
+  private setupPrefetch(s: Extract<Stmt, { type: 'For' }>, body: Ex, runner: LoopRunner): void {
+    if (s.target.type !== 'Name' || s.recursive) return;
+    const v = s.target.name;
+    if (assignedNames(s.body).includes(v)) return;
+    const attrs: string[] = [];
+    for (const sp of BODY_SPLITS.get(body) ?? []) {
+      if (sp === null) continue;
+      const e = sp.expr;
+      if (e.type !== 'Getattr' || e.node.type !== 'Name' || e.node.name !== v || isUnsafeName(e.attr)) continue;
+      let slot = attrs.indexOf(e.attr);
+      if (slot < 0) slot = attrs.push(e.attr) - 1;
+      const orig = sp.head;
+      const item = this.expr(e.node);
+      sp.head = (f) => {
+        const o = item(f);
+        if (o === runner.curItem) {
+          const c = runner.curVals[runner.curBase + slot];
+          if (c !== NOT_FETCHED) return c;
+        }
+        return orig(f);
+      };
+    }
+    if (attrs.length) runner.prefetchAttrs = attrs;
   }
 
   // ---------------------------------------------------------------- expressions
@@ -947,11 +988,15 @@ async function seqAsync(
  */
 interface Split {
   head: Ev;
+  /** The AST of head, so a for loop can recognise `item.attr` heads it prefetches. */
+  expr: Expr;
   tail: (f: Frame, out: Out, v: unknown) => Flow;
   line: number;
   name: string | undefined;
 }
 const SPLITS = new WeakMap<Ex, Split>();
+/** The splits of a compiled body's top-level statements (the statements every iteration reaches first). */
+const BODY_SPLITS = new WeakMap<Ex, (Split | null)[]>();
 
 
 type Signal = undefined | typeof BREAK | typeof CONTINUE;
@@ -1015,6 +1060,86 @@ class LoopRunner {
     private readonly name: string | undefined,
   ) {}
 
+  /** Attributes of the loop variable prefetched per chunk (see Compiler.setupPrefetch), or null. */
+  prefetchAttrs: string[] | null = null;
+  curItem: unknown = NOT_FETCHED;
+  curVals: unknown[] = [];
+  curBase = 0;
+  private chunkArr: unknown[] | null = null;
+  private chunkStart = 0;
+  private chunkEnd = 0;
+  private chunkVals: unknown[] = [];
+
+  /** Makes item i's prefetched values current; a Promise when its chunk first had to be fetched and awaited. */
+  prefetch(arr: unknown[], i: number): Promise<void> | undefined {
+    const attrs = this.prefetchAttrs as string[];
+    if (this.chunkArr !== arr || i < this.chunkStart || i >= this.chunkEnd) {
+      const p = this.fetchChunk(arr, i, attrs);
+      if (p !== undefined) return p;
+    }
+    this.curItem = arr[i];
+    this.curVals = this.chunkVals;
+    this.curBase = (i - this.chunkStart) * attrs.length;
+    return undefined;
+  }
+
+  /** Makes item i current without fetching (the chunk's fetch failed: reads go to the host one by one). */
+  private prefetchNoFetch(arr: unknown[], i: number): undefined {
+    this.curItem = this.chunkArr === arr ? arr[i] : NOT_FETCHED;
+    this.curVals = this.chunkVals;
+    this.curBase = (i - this.chunkStart) * (this.prefetchAttrs as string[]).length;
+    return undefined;
+  }
+
+  private fetchChunk(arr: unknown[], start: number, attrs: string[]): Promise<void> | undefined {
+    const end = Math.min(arr.length, start + PREFETCH_CHUNK);
+    const k = attrs.length;
+    const vals = new Array<unknown>((end - start) * k).fill(NOT_FETCHED);
+    const pending: Promise<unknown>[] = [];
+    const at: number[] = [];
+    for (let j = start; j < end; j++) {
+      const item = arr[j];
+      if (!isTemplateObject(item)) continue;
+      for (let a = 0; a < k; a++) {
+        let v: unknown;
+        try {
+          v = getAttr(item, attrs[a]);
+        } catch {
+          continue; // left unfetched: the real read raises it, with its line
+        }
+        const pos = (j - start) * k + a;
+        if (v instanceof Promise) {
+          pending.push(v);
+          at.push(pos);
+        } else vals[pos] = v;
+      }
+    }
+    this.chunkArr = arr;
+    this.chunkStart = start;
+    this.chunkEnd = end;
+    this.chunkVals = vals;
+    if (!pending.length) return this.prefetch(arr, start);
+    // Promise.all, not allSettled (several times slower): if any fetch rejects, the whole chunk stays unfetched
+    // and each read asks the host again, so an error surfaces only where and when the template reads it.
+    return Promise.all(pending).then(
+      (rs) => {
+        for (let m = 0; m < rs.length; m++) vals[at[m]] = rs[m];
+        // Another run of this loop (a macro recursing) may have replaced the chunk meanwhile: then refetch.
+        return this.prefetch(arr, start);
+      },
+      () => {
+        for (const pos of at) vals[pos] = NOT_FETCHED;
+        this.chunkVals = vals;
+        return this.prefetchNoFetch(arr, start);
+      },
+    );
+  }
+
+  resetPrefetch(): void {
+    this.chunkArr = null;
+    this.curItem = NOT_FETCHED;
+  }
+
   exec(f: Frame, out: Out): Flow {
     const v = this.iterEv(f);
     if (v instanceof Promise) return v.then((x) => this.start(f, out, x));
@@ -1054,6 +1179,9 @@ class LoopRunner {
   // break or continue does not count (its `iterated` flag is set last in the body).
   private runPrepared(frame: Frame, out: Out, arr: unknown[], loop: LoopContext | null): boolean | Promise<boolean> {
     if (loop) loop.arr = arr;
+    // Prefetched values never outlive one run of the loop: the same compiled template renders again later (or
+    // concurrently) with host data that may have changed.
+    this.resetPrefetch();
     const st: Completion = { done: false };
     const r = runArray(this, frame, out, arr, 0, loop, st);
     if (r instanceof Promise) return r.then(() => st.done);
@@ -1112,6 +1240,10 @@ class Recursion {
   }
 }
 
+/** Rows whose attributes a for loop fetches ahead in one go (bounded: a break wastes at most this many). */
+const PREFETCH_CHUNK = 256;
+const NOT_FETCHED: unique symbol = Symbol('not fetched');
+
 interface Completion {
   done: boolean;
 }
@@ -1128,6 +1260,13 @@ function runArray(
   const state = frame.state;
   const n = arr.length;
   for (let i = start; i < n; i++) {
+    if (runner.prefetchAttrs !== null) {
+      const p = runner.prefetch(arr, i);
+      if (p !== undefined) {
+        const at = i;
+        return p.then(() => runArray(runner, frame, out, arr, at, loop, st));
+      }
+    }
     if (loop) loop.index0 = i;
     runner.setItem(frame, loop, arr[i]);
     const r = runner.runBody(frame, out);
@@ -1171,6 +1310,10 @@ async function runArrayAsync(
     if (t) await t;
     if (out.wantFlush) await out.flush();
     if (++i >= n) return undefined;
+    if (runner.prefetchAttrs !== null) {
+      const p = runner.prefetch(arr, i);
+      if (p !== undefined) await p;
+    }
     if (loop) loop.index0 = i;
     runner.setItem(frame, loop, arr[i]);
     r = runner.runBody(frame, out);

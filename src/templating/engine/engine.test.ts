@@ -182,6 +182,35 @@ describe('async data', () => {
     expect(err2.lineno).toBe(3);
   });
 
+  it('prefetches loop-variable attributes without changing what a template sees', async () => {
+    const reads: string[] = [];
+    const failing = (id: number, bad: string): TemplateObject => ({
+      [TEMPLATE_OBJECT]: true,
+      getAttr: (name) => {
+        reads.push(`${id}.${name}`);
+        if (name === bad) return Promise.reject(new Error(`no ${name} for ${id}`));
+        return Promise.resolve(name === 'id' ? id : name === 'ok' ? id !== 2 : UNDEFINED);
+      },
+    });
+    const rows = [failing(1, 'x'), failing(2, 'x'), failing(3, 'boom')];
+    // A rejected fetch the body never reaches stays silent; one it reaches fails with its own line.
+    expect(await render('{% for r in rows %}{{ r.id }}{% if r.ok %}+{% endif %}{% endfor %}', { rows: rows.slice(0, 2) })).toBe('1+2');
+    const err = await failure('{% for r in rows %}{{ r.id }}\n{% if r.id == 3 %}{{ r.boom }}{% endif %}{% endfor %}', { rows });
+    expect(err.message).toMatch(/no boom for 3/);
+    expect(err.lineno).toBe(2);
+    // break: output stops exactly where the synchronous render stops.
+    expect(await render('{% for r in rows %}{{ r.id }}{% if r.id == 2 %}{% break %}{% endif %}{% endfor %}', { rows })).toBe('12');
+    // Data changed between renders of one compiled template is seen, never a previous render's value.
+    const data = { id: 1 };
+    const obj: TemplateObject = { [TEMPLATE_OBJECT]: true, getAttr: (n) => Promise.resolve(n === 'id' ? data.id : UNDEFINED) };
+    const t = env.compile('{% for r in rows %}{{ r.id }}{% endfor %}');
+    expect(await t.render({ rows: [obj, obj] })).toBe('11');
+    data.id = 7;
+    expect(await t.render({ rows: [obj] })).toBe('7');
+    // Rebinding the loop variable in the body turns prefetching off for that loop.
+    expect(await render('{% for r in rows %}{{ r.id }}{% set r = {"id": "x"} %}{{ r.id }}{% endfor %}', { rows: [obj] })).toBe('7x');
+  });
+
   it('streams a for loop over an async iterable', async () => {
     async function* gen(): AsyncGenerator<number> {
       for (let i = 0; i < 3; i++) yield i;
