@@ -68,8 +68,13 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       response: { 200: { type: 'object', properties: { devices: { type: 'object', additionalProperties: true }, skipped: { type: 'object', additionalProperties: { type: 'string' } } } } },
     },
     handler: async (req) => {
-      const query = req.query as QueryValues;
       const raw = req.query as Record<string, unknown>;
+      // `search` (the seed system's name) is the device list's `q`.
+      const query = { ...(req.query as QueryValues) };
+      if (query.search !== undefined) {
+        if (query.q === undefined) query.q = query.search;
+        delete query.search;
+      }
       const target = parseTarget(raw);
       const hashesOnly = raw.hashes === '1' || raw.hashes === 'true';
       if (raw.hashes !== undefined && !['0', '1', 'true', 'false'].includes(String(raw.hashes))) throw badRequest({ hashes: ['Use hashes=1 or hashes=0.'] });
