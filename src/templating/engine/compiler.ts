@@ -1062,36 +1062,25 @@ class LoopRunner {
 
   /** Attributes of the loop variable prefetched per chunk (see Compiler.setupPrefetch), or null. */
   prefetchAttrs: string[] | null = null;
+  // The values of the item the body is running for right now (heads compare the object before using them).
   curItem: unknown = NOT_FETCHED;
   curVals: unknown[] = [];
   curBase = 0;
-  private chunkArr: unknown[] | null = null;
-  private chunkStart = 0;
-  private chunkEnd = 0;
-  private chunkVals: unknown[] = [];
 
-  /** Makes item i's prefetched values current; a Promise when its chunk first had to be fetched and awaited. */
-  prefetch(arr: unknown[], i: number): Promise<void> | undefined {
-    const attrs = this.prefetchAttrs as string[];
-    if (this.chunkArr !== arr || i < this.chunkStart || i >= this.chunkEnd) {
-      const p = this.fetchChunk(arr, i, attrs);
+  /** Makes item i's prefetched values current; a Promise when its chunk first had to be fetched and awaited.
+   *  The chunk lives in the run's own state, so concurrent renders of one template never fight over it. */
+  prefetch(st: Completion, arr: unknown[], i: number): Promise<void> | undefined {
+    if (st.chunkVals === null || i < st.chunkStart || i >= st.chunkEnd) {
+      const p = this.fetchChunk(st, arr, i, this.prefetchAttrs as string[]);
       if (p !== undefined) return p;
     }
     this.curItem = arr[i];
-    this.curVals = this.chunkVals;
-    this.curBase = (i - this.chunkStart) * attrs.length;
+    this.curVals = st.chunkVals as unknown[];
+    this.curBase = (i - st.chunkStart) * (this.prefetchAttrs as string[]).length;
     return undefined;
   }
 
-  /** Makes item i current without fetching (the chunk's fetch failed: reads go to the host one by one). */
-  private prefetchNoFetch(arr: unknown[], i: number): undefined {
-    this.curItem = this.chunkArr === arr ? arr[i] : NOT_FETCHED;
-    this.curVals = this.chunkVals;
-    this.curBase = (i - this.chunkStart) * (this.prefetchAttrs as string[]).length;
-    return undefined;
-  }
-
-  private fetchChunk(arr: unknown[], start: number, attrs: string[]): Promise<void> | undefined {
+  private fetchChunk(st: Completion, arr: unknown[], start: number, attrs: string[]): Promise<void> | undefined {
     const end = Math.min(arr.length, start + PREFETCH_CHUNK);
     const k = attrs.length;
     const vals = new Array<unknown>((end - start) * k).fill(NOT_FETCHED);
@@ -1114,30 +1103,20 @@ class LoopRunner {
         } else vals[pos] = v;
       }
     }
-    this.chunkArr = arr;
-    this.chunkStart = start;
-    this.chunkEnd = end;
-    this.chunkVals = vals;
-    if (!pending.length) return this.prefetch(arr, start);
+    st.chunkStart = start;
+    st.chunkEnd = end;
+    st.chunkVals = vals;
+    this.curItem = NOT_FETCHED;
+    if (!pending.length) return this.prefetch(st, arr, start);
     // Promise.all, not allSettled (several times slower): if any fetch rejects, the whole chunk stays unfetched
     // and each read asks the host again, so an error surfaces only where and when the template reads it.
     return Promise.all(pending).then(
       (rs) => {
         for (let m = 0; m < rs.length; m++) vals[at[m]] = rs[m];
-        // Another run of this loop (a macro recursing) may have replaced the chunk meanwhile: then refetch.
-        return this.prefetch(arr, start);
+        return this.prefetch(st, arr, start);
       },
-      () => {
-        for (const pos of at) vals[pos] = NOT_FETCHED;
-        this.chunkVals = vals;
-        return this.prefetchNoFetch(arr, start);
-      },
+      () => this.prefetch(st, arr, start),
     );
-  }
-
-  resetPrefetch(): void {
-    this.chunkArr = null;
-    this.curItem = NOT_FETCHED;
   }
 
   exec(f: Frame, out: Out): Flow {
@@ -1181,8 +1160,8 @@ class LoopRunner {
     if (loop) loop.arr = arr;
     // Prefetched values never outlive one run of the loop: the same compiled template renders again later (or
     // concurrently) with host data that may have changed.
-    this.resetPrefetch();
-    const st: Completion = { done: false };
+    this.curItem = NOT_FETCHED;
+    const st: Completion = { done: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
     const r = runArray(this, frame, out, arr, 0, loop, st);
     if (r instanceof Promise) return r.then(() => st.done);
     return st.done;
@@ -1246,6 +1225,10 @@ const NOT_FETCHED: unique symbol = Symbol('not fetched');
 
 interface Completion {
   done: boolean;
+  /** This run's prefetched chunk (see LoopRunner.prefetch): rows [chunkStart, chunkEnd). */
+  chunkStart: number;
+  chunkEnd: number;
+  chunkVals: unknown[] | null;
 }
 
 function runArray(
@@ -1261,7 +1244,7 @@ function runArray(
   const n = arr.length;
   for (let i = start; i < n; i++) {
     if (runner.prefetchAttrs !== null) {
-      const p = runner.prefetch(arr, i);
+      const p = runner.prefetch(st, arr, i);
       if (p !== undefined) {
         const at = i;
         return p.then(() => runArray(runner, frame, out, arr, at, loop, st));
@@ -1311,7 +1294,7 @@ async function runArrayAsync(
     if (out.wantFlush) await out.flush();
     if (++i >= n) return undefined;
     if (runner.prefetchAttrs !== null) {
-      const p = runner.prefetch(arr, i);
+      const p = runner.prefetch(st, arr, i);
       if (p !== undefined) await p;
     }
     if (loop) loop.index0 = i;
@@ -1389,6 +1372,7 @@ async function runStream(
           return seen + 1 + (loop.next === NO_ITEM ? 0 : 1) + buffered.length;
         };
       }
+      runner.curItem = NOT_FETCHED; // streamed items are never prefetched
       runner.setItem(frame, loop, cur);
       let r: unknown = runner.runBody(frame, out);
       if (r instanceof Promise) r = await (r as Promise<unknown>);

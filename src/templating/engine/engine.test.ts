@@ -207,6 +207,13 @@ describe('async data', () => {
     expect(await t.render({ rows: [obj, obj] })).toBe('11');
     data.id = 7;
     expect(await t.render({ rows: [obj] })).toBe('7');
+    // Concurrent renders of one compiled template keep their own chunks (more rows than one chunk).
+    const many = (tag: string): TemplateObject[] =>
+      Array.from({ length: 600 }, (_, i) => host({ v: `${tag}${i % 10}` }));
+    const tc = env.compile('{% for r in rows %}{{ r.v }}{% endfor %}');
+    const [a, b] = await Promise.all([tc.render({ rows: many('a') }), tc.render({ rows: many('b') })]);
+    expect([a, b]).toEqual([await tc.render({ rows: many('a') }), await tc.render({ rows: many('b') })]);
+    expect(a).toBe('a0a1a2a3a4a5a6a7a8a9'.repeat(60));
     // Rebinding the loop variable in the body turns prefetching off for that loop.
     expect(await render('{% for r in rows %}{{ r.id }}{% set r = {"id": "x"} %}{{ r.id }}{% endfor %}', { rows: [obj] })).toBe('7x');
   });
