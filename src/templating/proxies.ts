@@ -87,15 +87,28 @@ export class RenderSession {
     this.catalog ??= await loadCatalog(this.db);
   }
 
-  /** Attribute accesses seen in this render (their columns are noted in `wanted`). */
-  readonly noted = new Set<object>();
+  /** Per model: the attribute accesses seen in this render (their columns are noted in `wanted`). */
+  private readonly seenAccess = new Map<string, Map<string, Access>>();
   /** Per model: the columns templates read so far, or null once something needs whole rows. */
   private readonly wanted = new Map<string, Set<string> | null>();
 
-  note(model: ModelDef, a: { k: string; column: string | null; key?: string }): void {
-    this.noted.add(a);
+  /** This render's attribute table for `model`: one Map lookup per attribute read, the first one noted. */
+  accessTable(model: ModelDef): Map<string, Access> {
+    let table = this.seenAccess.get(model.name);
+    if (!table) this.seenAccess.set(model.name, (table = new Map()));
+    return table;
+  }
+
+  firstAccess(model: ModelDef, name: string, table: Map<string, Access>): Access {
+    const a = accessOf(model, name);
+    this.note(model, a);
+    if (a !== NO_ACCESS) table.set(name, a);
+    return a;
+  }
+
+  private note(model: ModelDef, a: Access): void {
     if (a.k === 'computed') {
-      const columns = computedColumns(model, a.key!);
+      const columns = computedColumns(model, a.key);
       if (columns === null) this.widen(model);
       else for (const c of columns) this.noteColumn(model, c);
     } else if (a.column !== null) this.noteColumn(model, a.column);
@@ -363,6 +376,7 @@ export class RowGroup {
   /** Rows carry every column of their table; false for a narrowed chunk of a list (RenderSession.narrowSelect). */
   full: boolean;
   private filling: Promise<void> | null = null;
+  private readonly access: Map<string, Access>;
 
   constructor(
     readonly session: RenderSession,
@@ -371,6 +385,7 @@ export class RowGroup {
     full = true,
   ) {
     this.full = full;
+    this.access = session.accessTable(model);
     const proxies = new Array<RowProxy>(rows.length);
     for (let i = 0; i < rows.length; i++) proxies[i] = new RowProxy(this, rows[i]!);
     this.proxies = proxies;
@@ -406,9 +421,8 @@ export class RowGroup {
   }
 
   attr(proxy: RowProxy, name: string): unknown {
-    const a = accessOf(this.model, name);
+    const a = this.access.get(name) ?? this.session.firstAccess(this.model, name, this.access);
     const row = proxy.row;
-    if (!this.session.noted.has(a)) this.session.note(this.model, a);
     // A narrowed chunk lacks a column nothing had read when it was fetched: complete the whole chunk, then answer.
     if (!this.full && a.column !== null && row[a.column] === undefined) return this.fill().then(() => this.attr(proxy, name));
     switch (a.k) {
