@@ -65,25 +65,27 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 type AnyNode = { type: string } & Record<string, unknown>;
 
-function walk(node: unknown, visit: (n: AnyNode) => void): void {
-  if (Array.isArray(node)) {
-    for (const x of node) walk(x, visit);
-    return;
-  }
-  if (typeof node !== 'object' || node === null || !('type' in node)) return;
-  const n = node as AnyNode;
-  visit(n);
-  for (const k of Object.keys(n)) {
-    const v = n[k];
-    if (typeof v === 'object' && v !== null) walk(v, visit);
-  }
-}
-
+// Nested loops and macros each ask about their whole subtree: answers are memoized per node and name, so a
+// template nested n deep costs O(n) here rather than O(n^2) (a fuzz case nests a thousand for loops).
+const NAME_USE = new Map<string, WeakMap<object, boolean>>();
 function usesName(node: unknown, name: string): boolean {
+  let memo = NAME_USE.get(name);
+  if (memo === undefined) NAME_USE.set(name, (memo = new WeakMap()));
+  return mentions(node, name, memo);
+}
+function mentions(node: unknown, name: string, memo: WeakMap<object, boolean>): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  const known = memo.get(node);
+  if (known !== undefined) return known;
   let found = false;
-  walk(node, (n) => {
+  if (Array.isArray(node)) {
+    for (const x of node) if (mentions(x, name, memo)) found = true;
+  } else if ('type' in node) {
+    const n = node as AnyNode;
     if (n.type === 'Name' && n.name === name) found = true;
-  });
+    for (const k of Object.keys(n)) if (mentions(n[k], name, memo)) found = true;
+  }
+  memo.set(node, found);
   return found;
 }
 

@@ -83,7 +83,8 @@ export function limitError(message: string): TemplateError {
 export function toTemplateError(err: unknown, lineno?: number, templateName?: string): TemplateError {
   let te: TemplateError;
   if (err instanceof TemplateError) te = err;
-  else if (err instanceof RangeError && /call stack/i.test(err.message))
+  // includes(), not a regex: near the stack limit compiling a regex overflows too ("Invalid regular expression")
+  else if (err instanceof RangeError && err.message.includes('call stack'))
     te = new TemplateError('limit', 'template too deeply nested (stack exhausted)', { cause: err });
   else if (err instanceof RangeError && /string length|array length/i.test(err.message))
     te = new TemplateError('limit', 'value too large', { cause: err });
