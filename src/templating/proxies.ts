@@ -127,7 +127,7 @@ export class RenderSession {
 
   /**
    * The select list for a later chunk of a list of `model`: only the columns the template has read so far (the
-   * first chunk carries whole rows and teaches which), plus id, tenant and display text. A 50,000-row render
+   * first chunk carries whole rows and teaches which), plus id and display text. A 50,000-row render
    * otherwise parses and collects every column of every row; a column first read later is filled in per chunk
    * (RowGroup.fill). Null when whole rows are needed.
    */
@@ -136,7 +136,8 @@ export class RenderSession {
     const table = this.catalog?.get(model.table);
     if (!cols || !table) return null;
     const display = model.fields[model.displayField];
-    const keep = new Set(['id', 'numid', 'tenant_id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
+    // The display column always: a row printed as text ({{ d }}) answers synchronously and cannot fill in.
+    const keep = new Set(['id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
     const names = table.names.filter((c) => keep.has(c));
     return sql.join(names.map((c) => (table.timestamps.has(c) ? sql`${sql.ref(`${alias}.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`${alias}.${c}`))));
   }
