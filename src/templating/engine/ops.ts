@@ -114,7 +114,10 @@ function hostAttr(o: TemplateObject, name: string): unknown {
   } catch (err) {
     throw hostError(err);
   }
-  return fromHost(v, () => `'${hostName(o)}' has no attribute '${name}'`);
+  // Checked inline rather than through fromHost's hint closure: this runs once per host attribute read.
+  if (v === undefined || v === UNDEFINED || typeof v === 'function')
+    return fromHost(v, () => `'${hostName(o)}' has no attribute '${name}'`);
+  return v;
 }
 
 function hostName(o: TemplateObject): string {
