@@ -8,6 +8,8 @@ import { EMPTY_KWARGS, Markup, OWNED, VIEWS, dictEntries, dictSet, isDict, newDi
 
 function intArg(v: unknown): number {
   if ((typeof v === 'number' && Number.isInteger(v)) || typeof v === 'boolean') return toNumber(v);
+  // A big int is an int: as a (rounded) number it fails the range limits with their own clear errors.
+  if (typeof v === 'bigint') return Number(v);
   throw typeError(`'${typeName(v)}' object cannot be interpreted as an integer`);
 }
 
