@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { fmt, medianMs, openBenchDatabase } from './helpers.ts';
+import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
 
 const BATCH = 1000;
 const RUNS = 9;
@@ -36,7 +36,7 @@ export default async function run(): Promise<void> {
     await post('/api/devices/bulk-update/', { ids: apiDevices, fields: { serial: 'COUNT' } });
     const updateQueries = database.queryCount() - before;
     console.log(`bulk-update of ${BATCH} devices (serial) (${database.label}): ${fmt(apiUpdate)}; bare UPDATE … WHERE id = ANY($1) ${fmt(bareUpdate)}; ` +
-      `ratio ${(apiUpdate / bareUpdate).toFixed(2)}x (target <= 4x); ${updateQueries} queries per call`);
+      `ratio ${(apiUpdate / bareUpdate).toFixed(2)}x (target <= 4x); ${updateQueries} queries per call; ${loadNote()}`);
 
     // Deletes: fresh interfaces each run (access ports: no cable, no address), API and bare SQL from disjoint pools.
     const ifaceIds = (await sql<{ id: string }>`SELECT id FROM interfaces WHERE tenant_id = ${tenantId} AND description = '' AND type <> 'loopback'
@@ -50,7 +50,7 @@ export default async function run(): Promise<void> {
     await post('/api/interfaces/bulk-delete/', { ids: take() });
     const deleteQueries = database.queryCount() - before;
     console.log(`bulk-delete of ${BATCH} interfaces (${database.label}): ${fmt(apiDelete)}; bare DELETE … WHERE id = ANY($1) ${fmt(bareDelete)}; ` +
-      `ratio ${(apiDelete / bareDelete).toFixed(2)}x (target <= 4x); ${deleteQueries} queries per call`);
+      `ratio ${(apiDelete / bareDelete).toFixed(2)}x (target <= 4x); ${deleteQueries} queries per call; ${loadNote()}`);
     await app.close();
   } finally {
     await database.close();

@@ -1,7 +1,7 @@
 // Shared by the benchmarks: a throw-away migrated database (PostgreSQL when BENCH_DATABASE_URL is set,
 // else embedded), and timing helpers that report medians.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openPGlite, openPostgres, type Database } from '../src/db/database.ts';
@@ -59,4 +59,9 @@ export async function medianMs(runs: number, work: () => Promise<unknown>, warmu
 
 export function fmt(ms: number): string {
   return `${ms.toFixed(2)} ms`;
+}
+
+/** "load 1.02/0.87/0.75 on 2 cores": printed next to timings, which mean little on a busy machine. */
+export function loadNote(): string {
+  return `load ${loadavg().map((l) => l.toFixed(2)).join('/')} on ${availableParallelism()} cores`;
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { fmt, medianMs, openBenchDatabase } from './helpers.ts';
+import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
@@ -51,7 +51,7 @@ export default async function run(): Promise<void> {
     await list();
     const perCall = database.queryCount() - before;
     console.log(`GET /api/devices/?limit=1000 over ${devices.toLocaleString('en-US')} devices (${database.label}): ${fmt(api)}; bare SQL join ${fmt(bare)}; ` +
-      `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call`);
+      `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call; ${loadNote()}`);
     await app.close();
   } finally {
     await database.close();
