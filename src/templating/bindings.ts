@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { requireModel, type ComputedField, type ModelDef } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
+import { addListFilters } from '../core/crud/read.ts';
 import { isUuid } from '../core/ids.ts';
 import { DEVICE_TEMPLATE_TYPE } from './bundles.ts';
 import type { SubjectKind } from './device-context.ts';
@@ -76,3 +77,12 @@ checkBindingType(device, 'config_template_id');
 checkBindingType(requireModel('dcim.devicerole'), 'config_template');
 checkBindingType(requireModel('dcim.platform'), 'config_template');
 checkBindingType(requireModel('virtualization.virtualmachine'), 'config_template');
+
+// The binding is write-only on the device (read as config_template), so its filter is declared here: devices
+// bound to these templates directly. A value that is not an id matches nothing, like any foreign-key filter.
+addListFilters('dcim.device', {
+  config_template_id: (values, alias) => {
+    const ids = values.filter(isUuid).map((v) => v.toLowerCase());
+    return ids.length ? sql`${sql.ref(`${alias}.config_template_id`)} = ANY(${ids}::uuid[])` : sql`false`;
+  },
+});
