@@ -407,7 +407,13 @@ export function mul(a: unknown, b: unknown, state: RenderState): unknown {
     return mkFloat(r);
   }
   if (isNumeric(a) && isNumeric(b)) {
-    if (bigIntOperands(a, b)) return bigOrNumber(toBigInt(a) * toBigInt(b));
+    if (bigIntOperands(a, b)) {
+      const x = toBigInt(a);
+      const y = toBigInt(b);
+      // Repeated squaring doubles the size each step: bounded like **, before the work is done.
+      if (bitLength(x) + bitLength(y) > MAX_POW_BITS) throw limitError(`integer result of * exceeds the limit of ${MAX_POW_BITS} bits`);
+      return bigOrNumber(x * y);
+    }
     return numResult(a, b, toNumber(a) * toNumber(b));
   }
   const intLike = (v: unknown): boolean => isInt(v) || typeof v === 'boolean';
@@ -474,6 +480,9 @@ export function mod(a: unknown, b: unknown, state: RenderState): unknown {
 /** Largest int a template may build by `**`: Python would compute any size, but a result this size (about
  *  1.2 million digits) is already beyond what a render should spend time on; past it the error is clear. */
 const MAX_POW_BITS = 4_000_000;
+function bitLength(x: bigint): number {
+  return (x < 0n ? -x : x).toString(16).length * 4;
+}
 function bigPow(x: bigint, y: bigint): number | bigint {
   if (x === 0n || x === 1n) return Number(x);
   if (x === -1n) return y % 2n === 0n ? 1 : -1;
