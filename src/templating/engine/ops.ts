@@ -477,8 +477,8 @@ export function mod(a: unknown, b: unknown, state: RenderState): unknown {
   throw binopError('%', a, b);
 }
 
-/** Largest int a template may build by `**`: Python would compute any size, but a result this size (about
- *  1.2 million digits) is already beyond what a render should spend time on; past it the error is clear. */
+/** Largest int a template may build by `**` or `*`: Python would compute any size, but a result this size
+ *  (about 1.2 million digits, which Python could not even print) is beyond what a render should spend time on. */
 const MAX_POW_BITS = 4_000_000;
 function bitLength(x: bigint): number {
   return (x < 0n ? -x : x).toString(16).length * 4;

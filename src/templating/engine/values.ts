@@ -461,7 +461,8 @@ export function pyEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   const ta = typeof a;
   if ((ta === 'number' || ta === 'boolean' || ta === 'bigint' || a instanceof PyFloat) && isNumeric(b))
-    return numValue(a) == numValue(b); // eslint-disable-line eqeqeq -- == is JS's exact bigint/number comparison
+    // Loose == on purpose: it is JS's exact comparison between a bigint and a number (=== would say 2n !== 2).
+    return numValue(a) == numValue(b);
   if (isStr(a)) return isStr(b) && strValue(a) === strValue(b);
   if (isUndefined(a)) return isUndefined(b);
   if (Array.isArray(a)) {
