@@ -146,6 +146,12 @@ describe('GET /api/inventory/ansible/', () => {
     expect(await names(`?role=${roleSlug}`)).toEqual(['r1', 'r2', 'r3']);
     expect(await names('?status=active&kind=device')).toEqual(['r1', 'r2', 'r3']);
     expect(await names('?routing=1&site=ams-1')).toEqual(['r1']);
+    const withRouting = (await alice.get('/api/inventory/ansible/?routing=1')).json();
+    const r1 = withRouting._meta.hostvars.r1.cairn;
+    expect(r1.routing).toMatchObject({ bgp: [], static_routes: [], vrfs: [] });
+    expect(Array.isArray(r1.routing.keychains)).toBe(true);
+    const without = (await alice.get('/api/inventory/ansible/')).json();
+    expect(without._meta.hostvars.r1.cairn).not.toHaveProperty('routing');
   });
 
   it('refuses bad filters with a 400 naming the parameter', async () => {

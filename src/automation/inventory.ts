@@ -74,6 +74,8 @@ export interface CairnVars {
   custom_fields: Record<string, unknown>;
   interfaces: InterfaceVars[];
   config_context: Record<string, unknown>;
+  /** With `?routing=1` only: the routing block config renders see. */
+  routing?: Record<string, unknown> | null;
 }
 
 export interface HostVars {
@@ -479,6 +481,7 @@ export async function buildAnsibleInventory(db: Kysely<DB>, ctx: RequestContext,
     kept.push(h);
   }
   kept.sort((a, b) => byCodeUnit(a.row.name, b.row.name));
+  if (filters.routing) await addRoutingBlocks(db, ctx, kept);
 
   const members = new Map<string, string[]>();
   const ungrouped: string[] = [];
@@ -500,6 +503,19 @@ export async function buildAnsibleInventory(db: Kysely<DB>, ctx: RequestContext,
   doc._meta = { hostvars };
   const body = JSON.stringify(doc);
   return { body, etag: etagOf(body), hosts: kept.length };
+}
+
+/**
+ * `?routing=1`: the render context's routing block under `cairn.routing`, loaded for all hosts of a kind at once.
+ * Imported on demand: the templating domain imports helpers from this module.
+ */
+async function addRoutingBlocks(db: Kysely<DB>, ctx: RequestContext, hosts: BuiltHost[]): Promise<void> {
+  const { loadRoutingBlocks } = await import('../templating/device-context.ts');
+  for (const kind of ['device', 'vm'] as const) {
+    const ofKind = hosts.filter((h) => h.kind === kind);
+    const blocks = await loadRoutingBlocks(db, ctx, kind, ofKind.map((h) => String(h.row.id)));
+    for (const h of ofKind) h.vars.cairn.routing = blocks.get(String(h.row.id)) ?? null;
+  }
 }
 
 export function etagOf(body: string): string {

@@ -20,7 +20,7 @@ const INVENTORY_DESCRIPTION = [
   '',
   'Filters (repeat a parameter for OR, different parameters AND): site, role, platform, status, tag (slug or id), kind=device|vm, has_primary_ip,',
   'cf_<name>=<value> (parsed by the field\'s type; for a boolean, false also matches hosts where the flag is unset). Unknown parameters are a 400.',
-  '`routing=1` is accepted but adds no `routing` block yet: the batched routing block of the render context (templating/device-context.ts) is not wired into the inventory.',
+  '`routing=1` adds `cairn.routing` to every host: the routing block config renders read (VRFs, static routes, BGP, OSPF, IS-IS, VTEP, policies and lists, keychain names with placeholders, never keys).',
   '',
   'Answers carry an ETag (sha256 of the document); send it back in If-None-Match to get a 304 when nothing changed.',
 ].join('\n');
@@ -46,7 +46,7 @@ const inventoryQuerySchema = {
     tag: { type: 'string', description: 'Tag slug or id.' },
     kind: { type: 'string', enum: ['device', 'vm'] },
     has_primary_ip: { type: 'string', description: 'true/false, 1/0, yes/no.' },
-    routing: { type: 'string', description: 'Accepted; no routing block yet.' },
+    routing: { type: 'string', description: '1 adds the routing block under cairn.routing.' },
   },
 };
 

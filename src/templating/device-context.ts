@@ -527,3 +527,25 @@ function compareAddresses(a: string, b: string): number {
   }
   return pa.length - pb.length;
 }
+
+/**
+ * The routing block alone, as plain data, for every subject at once (the Ansible inventory's `?routing=1`).
+ * Same fence and permissions as a render; a constant number of queries whatever the number of subjects.
+ */
+export async function loadRoutingBlocks(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, ids: string[]): Promise<Map<string, Plain>> {
+  const out = new Map<string, Plain>();
+  if (ids.length === 0) return out;
+  const session = new RenderSession(db, ctx);
+  await session.prepare();
+  const spec = SUBJECTS[kind];
+  const ifaceModel = requireModel(spec.ifaceModel);
+  const ifaceRows = session.canView(ifaceModel)
+    ? (
+        await sql<{ id: string; name: string }>`SELECT t.id, t.name FROM ${sql.table(spec.ifaceTable)} t
+          WHERE ${scopeCondition(ctx, ifaceModel, 't')} AND ${sql.ref(`t.${spec.ifaceOwner}`)} = ANY(${ids}::uuid[])`.execute(db)
+      ).rows
+    : [];
+  const routing = await loadRouting(session, kind, ids, new Map(ifaceRows.map((r) => [String(r.id), String(r.name)])));
+  for (const id of ids) out.set(id, routing.get(id) ?? emptyRouting(routing.catalog));
+  return out;
+}
