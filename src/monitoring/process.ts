@@ -6,6 +6,7 @@ import { openConfiguredDatabase } from '../db/open.ts';
 import { migrationState } from '../db/migrator.ts';
 import { MonitoringWorker, monitoringSettings } from './worker.ts';
 import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervisor.ts';
+import { startEolRefreshSchedule } from '../lifecycle/schedule.ts';
 
 /** Starts the worker in this process (unless CAIRN_EMBEDDED_WORKER=0) and returns how to stop it. */
 export async function startEmbeddedWorker(database: Database): Promise<() => Promise<void>> {
@@ -15,7 +16,10 @@ export async function startEmbeddedWorker(database: Database): Promise<() => Pro
   const worker = new MonitoringWorker(database, settings);
   await worker.start();
   inProcessSupervisor().register(worker);
+  // Scheduled jobs run where the background work runs.
+  const stopSchedule = startEolRefreshSchedule(database.db);
   return async () => {
+    stopSchedule();
     inProcessSupervisor().unregister(worker.key);
     await worker.stop();
   };
@@ -33,8 +37,10 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   const worker = new MonitoringWorker(database, settings);
   await worker.start();
   inProcessSupervisor().register(worker);
+  const stopSchedule = startEolRefreshSchedule(database.db);
   console.log(`Cairn worker running checks (concurrency ${settings.concurrency}, retention ${settings.retentionDays} days).`);
   const stop = async () => {
+    stopSchedule();
     await worker.stop();
     await database.close();
     process.exit(0);
