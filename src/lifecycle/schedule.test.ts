@@ -31,3 +31,11 @@ describe('daily end-of-life refresh', () => {
     expect(started).toHaveLength(1);
   });
 });
+
+describe('nightly compliance evaluation', () => {
+  it('runs at 06:15 server time by default, after the refresh', async () => {
+    const { COMPLIANCE_SCHEDULE } = await import('../compliance/schedule.ts');
+    const next = new Cron(COMPLIANCE_SCHEDULE).nextRun(new Date(2026, 10, 21, 12, 0, 0))!;
+    expect([next.getHours(), next.getMinutes()]).toEqual([6, 15]);
+  });
+});

@@ -7,6 +7,13 @@ import { migrationState } from '../db/migrator.ts';
 import { MonitoringWorker, monitoringSettings } from './worker.ts';
 import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervisor.ts';
 import { startEolRefreshSchedule } from '../lifecycle/schedule.ts';
+import { startComplianceSchedule } from '../compliance/schedule.ts';
+
+/** Every recurring job of a worker host; returns one function stopping them all. */
+function startSchedules(database: Database): () => void {
+  const stops = [startEolRefreshSchedule(database.db), startComplianceSchedule(database.db)];
+  return () => stops.forEach((stop) => stop());
+}
 
 /** Starts the worker in this process (unless CAIRN_EMBEDDED_WORKER=0) and returns how to stop it. */
 export async function startEmbeddedWorker(database: Database): Promise<() => Promise<void>> {
@@ -17,7 +24,7 @@ export async function startEmbeddedWorker(database: Database): Promise<() => Pro
   await worker.start();
   inProcessSupervisor().register(worker);
   // Scheduled jobs run where the background work runs.
-  const stopSchedule = startEolRefreshSchedule(database.db);
+  const stopSchedule = startSchedules(database);
   return async () => {
     stopSchedule();
     inProcessSupervisor().unregister(worker.key);
@@ -37,7 +44,7 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   const worker = new MonitoringWorker(database, settings);
   await worker.start();
   inProcessSupervisor().register(worker);
-  const stopSchedule = startEolRefreshSchedule(database.db);
+  const stopSchedule = startSchedules(database);
   console.log(`Cairn worker running checks (concurrency ${settings.concurrency}, retention ${settings.retentionDays} days).`);
   const stop = async () => {
     stopSchedule();
