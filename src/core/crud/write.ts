@@ -145,7 +145,7 @@ async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: Mo
     if (before && sent === undefined) continue;
     let values = mode === 'patch' ? mergeCustomFields(before?.[col], sent ?? {}) : mergeCustomFields({}, sent ?? {});
     const sentKeys = mode === 'patch' ? new Set(Object.keys(sent ?? {})) : undefined;
-    if (customFieldsCheck) values = await customFieldsCheck({ tx, ctx, model, key, values, creating: before === null, sentKeys });
+    values = await runCustomFieldsCheck({ tx, ctx, model, key, values, creating: before === null, sentKeys });
     input.columns[col] = values;
     input.values[key] = values;
   }
