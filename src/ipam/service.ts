@@ -194,6 +194,61 @@ export const assignedObjectTypeField: ComputedField = {
 };
 
 /** The assigned interface with its parent device or VM: one query per kind for the page. */
+/** Where an assigned interface lives: its table and model, and the parent (device or VM) it belongs to. */
+interface InterfaceOwner {
+  ifModel: string;
+  ifTable: string;
+  parentModel: string;
+  parentTable: string;
+  parentColumn: string;
+  /** Key of the parent in the brief: `device` or `virtual_machine`. */
+  parentKey: string;
+}
+
+const DEVICE_INTERFACES: InterfaceOwner = {
+  ifModel: 'dcim.interface',
+  ifTable: 'interfaces',
+  parentModel: 'dcim.device',
+  parentTable: 'devices',
+  parentColumn: 'device_id',
+  parentKey: 'device',
+};
+const VM_INTERFACES: InterfaceOwner = {
+  ifModel: 'virtualization.vminterface',
+  ifTable: 'vm_interfaces',
+  parentModel: 'virtualization.virtualmachine',
+  parentTable: 'virtual_machines',
+  parentColumn: 'virtual_machine_id',
+  parentKey: 'virtual_machine',
+};
+
+/** Brief objects of the given interfaces with their parent, in one query, inside the caller's fence. */
+async function addInterfaceBriefs(
+  db: Kysely<DB>,
+  ctx: RequestContext,
+  origin: string,
+  briefs: Map<string, unknown>,
+  ids: string[],
+  owner: InterfaceOwner,
+): Promise<void> {
+  if (ids.length === 0) return;
+  const ifModel = requireModel(owner.ifModel);
+  const parentModel = requireModel(owner.parentModel);
+  const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
+    SELECT i.id, i.name, p.id AS parent_id, p.name AS parent_name FROM ${sql.table(owner.ifTable)} i
+    JOIN ${sql.table(owner.parentTable)} p ON p.id = ${sql.ref(`i.${owner.parentColumn}`)}
+    WHERE i.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
+  for (const f of found) {
+    briefs.set(f.id, {
+      id: f.id,
+      url: objectUrl(ifModel, f.id, origin),
+      display: f.name,
+      name: f.name,
+      [owner.parentKey]: { id: f.parent_id, url: objectUrl(parentModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
+    });
+  }
+}
+
 export const assignedObjectField: ComputedField = {
   label: 'Assigned object',
   kind: 'object',
@@ -203,38 +258,8 @@ export const assignedObjectField: ComputedField = {
     const ifaceIds = [...new Set(rows.map((r) => r.assigned_interface_id).filter((v): v is string => typeof v === 'string'))];
     const vmIfaceIds = [...new Set(rows.map((r) => r.assigned_vm_interface_id).filter((v): v is string => typeof v === 'string'))];
     const briefs = new Map<string, unknown>();
-    if (ifaceIds.length) {
-      const ifModel = requireModel('dcim.interface');
-      const devModel = requireModel('dcim.device');
-      const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
-        SELECT i.id, i.name, d.id AS parent_id, d.name AS parent_name FROM interfaces i JOIN devices d ON d.id = i.device_id
-        WHERE i.id = ANY(${ifaceIds}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
-      for (const f of found) {
-        briefs.set(f.id, {
-          id: f.id,
-          url: objectUrl(ifModel, f.id, origin),
-          display: f.name,
-          name: f.name,
-          device: { id: f.parent_id, url: objectUrl(devModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
-        });
-      }
-    }
-    if (vmIfaceIds.length) {
-      const ifModel = requireModel('virtualization.vminterface');
-      const vmModel = requireModel('virtualization.virtualmachine');
-      const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
-        SELECT i.id, i.name, v.id AS parent_id, v.name AS parent_name FROM vm_interfaces i JOIN virtual_machines v ON v.id = i.virtual_machine_id
-        WHERE i.id = ANY(${vmIfaceIds}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
-      for (const f of found) {
-        briefs.set(f.id, {
-          id: f.id,
-          url: objectUrl(ifModel, f.id, origin),
-          display: f.name,
-          name: f.name,
-          virtual_machine: { id: f.parent_id, url: objectUrl(vmModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
-        });
-      }
-    }
+    await addInterfaceBriefs(db, ctx, origin, briefs, ifaceIds, DEVICE_INTERFACES);
+    await addInterfaceBriefs(db, ctx, origin, briefs, vmIfaceIds, VM_INTERFACES);
     for (const r of rows) {
       const target = (r.assigned_interface_id ?? r.assigned_vm_interface_id) as string | null;
       if (target && briefs.has(target)) out.set(String(r.id), briefs.get(target));
