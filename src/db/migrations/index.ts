@@ -9,6 +9,9 @@ import * as m0006 from './0006_lifecycle_compliance.ts';
 import * as m0007 from './0007_monitoring.ts';
 import * as m0008 from './0008_bulk_load_constraints.ts';
 import * as m0009 from './0009_config_rendering.ts';
+import * as m0010 from './0010_deploy_webhooks.ts';
+import * as m0011 from './0011_jobs_search.ts';
+import * as m0013 from './0013_user_preferences.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -20,4 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0007_monitoring': m0007,
   '0008_bulk_load_constraints': m0008,
   '0009_config_rendering': m0009,
+  '0010_deploy_webhooks': m0010,
+  '0011_jobs_search': m0011,
+  '0013_user_preferences': m0013,
 };
