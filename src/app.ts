@@ -23,6 +23,8 @@ import { configureSecrets } from './core/secrets.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 import { registerDomainRoutes } from './routes.ts';
+import { registerUiApiRoutes } from './system/ui-api.ts';
+import { registerWebUi } from './system/web-ui.ts';
 
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
@@ -174,6 +176,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerCatalogRoutes(app);
   for (const model of allModels()) registerModelRoutes(app, model);
   registerDomainRoutes(app);
+  registerUiApiRoutes(app);
+  registerWebUi(app);
 
   await app.ready();
   return app;

@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedWorker } from './monitoring/process.ts';
+import { ensureWebBuild } from './system/web-ui.ts';
 
 export async function serve(config: Config): Promise<void> {
   const database = await openConfiguredDatabase(config);
@@ -12,6 +13,8 @@ export async function serve(config: Config): Promise<void> {
   try {
     await migrateToLatest(database.db);
     const first = await ensureInitialData(database.db, config.adminPassword);
+    const uiProblem = ensureWebBuild();
+    if (uiProblem) console.warn(uiProblem);
     const app = await buildApp({ database, config, logger: { level: config.logLevel } });
     let stopWorker: () => Promise<void> = async () => {};
     const stop = async () => {
