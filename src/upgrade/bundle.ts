@@ -1,0 +1,327 @@
+// Release bundles: `cairn-X.Y.Z.tar.gz`, everything an airgapped host needs to run a release.
+//
+// Layout of a bundle (and of the release directory it unpacks into):
+//   bin/cairn.mjs        runs the compiled server (no tsx, no TypeScript at run time)
+//   lib/cairn.mjs        src/main.ts compiled by esbuild into one ESM file, npm packages left external;
+//                        migrations and after-upgrade steps are compiled into it
+//   package.json, package-lock.json
+//   node_modules/        the production dependencies of the lockfile (no dev packages, no .bin links)
+//   web/dist/            the built web UI, when the source has one
+//   deploy/              units, installer and step-notes.json, when the source has them
+//   manifest.json        name, version, creation time, SHA-256 of every other file, migrations
+//
+// Symlinks are never shipped and never accepted on unpack: a link could point outside the release.
+import { createHash } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync } from 'node:fs';
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { parseVersion } from './version.ts';
+
+export interface BundleManifest {
+  name: 'cairn';
+  version: string;
+  created: string;
+  /** Relative path (with '/') → SHA-256 hex of every file in the release except the manifest itself. */
+  sha256: Record<string, string>;
+  /** Migration names compiled into the server, in order. */
+  migrations: string[];
+}
+
+export class BundleError extends Error {}
+
+export const MANIFEST_FILE = 'manifest.json';
+const COMPILED_SERVER = 'lib/cairn.mjs';
+
+// ---------------------------------------------------------------------------------------------- helpers
+
+/** Runs a command; rejects with its stderr tail so a failed tar or npm says why. */
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', (e) => reject(new BundleError(`${cmd} could not be started: ${e.message}`)));
+    child.on('close', (code) => {
+      if (code === 0) resolvePromise(Buffer.concat(out).toString('utf8'));
+      else reject(new BundleError(`${cmd} ${args.slice(0, 2).join(' ')} failed (exit ${code}): ${Buffer.concat(err).toString('utf8').trim().slice(-2000)}`));
+    });
+  });
+}
+
+export function sha256File(file: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(file)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolvePromise(hash.digest('hex')));
+  });
+}
+
+/** Every regular file under dir, as '/'-separated paths relative to dir. Throws on anything else (links, devices). */
+async function listFiles(dir: string, onOther: (rel: string) => Error): Promise<string[]> {
+  const files: string[] = [];
+  async function walk(current: string): Promise<void> {
+    for (const entry of await readdir(current, { withFileTypes: true })) {
+      const full = join(current, entry.name);
+      const rel = relative(dir, full).split(sep).join('/');
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile()) files.push(rel);
+      else throw onOther(rel);
+    }
+  }
+  await walk(dir);
+  return files.sort();
+}
+
+async function hashTree(dir: string, prefix = ''): Promise<Record<string, string>> {
+  const files = await listFiles(dir, (rel) => new BundleError(`${prefix}${rel} is not a regular file; bundles carry no links or special files`));
+  const out: Record<string, string> = {};
+  // A few files at a time: enough to keep the disk busy without opening thousands of streams.
+  for (let i = 0; i < files.length; i += 32) {
+    const chunk = files.slice(i, i + 32);
+    const hashes = await Promise.all(chunk.map((f) => sha256File(join(dir, f))));
+    chunk.forEach((f, j) => (out[prefix + f] = hashes[j]));
+  }
+  return out;
+}
+
+async function readPackageVersion(sourceDir: string): Promise<string> {
+  let pkg: { version?: unknown };
+  try {
+    pkg = JSON.parse(await readFile(join(sourceDir, 'package.json'), 'utf8')) as { version?: unknown };
+  } catch (err) {
+    throw new BundleError(`cannot read ${join(sourceDir, 'package.json')}: ${(err as Error).message}`);
+  }
+  if (typeof pkg.version !== 'string' || !parseVersion(pkg.version)) {
+    throw new BundleError(`package.json version ${JSON.stringify(pkg.version)} is not a release version (X.Y.Z or X.Y.Z-rc.N)`);
+  }
+  return pkg.version;
+}
+
+// ---------------------------------------------------------------------------------------------- compile
+
+/** Compiles src/main.ts into one ESM file; returns the migrations that went into it. */
+async function compileServer(sourceDir: string, outfile: string): Promise<string[]> {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    absWorkingDir: sourceDir,
+    entryPoints: [join(sourceDir, 'src/main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // npm packages stay in node_modules (PGlite's wasm, Redoc's bundle and pg-boss are read from there).
+    packages: 'external',
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+  });
+  // The metafile lists the migration files actually compiled in: the truth the manifest should state.
+  return Object.keys(result.metafile.inputs)
+    .map((p) => /(?:^|\/)src\/db\/migrations\/(\d{4}_[^/]+)\.ts$/.exec(p)?.[1])
+    .filter((m): m is string => m !== undefined)
+    .sort();
+}
+
+// ---------------------------------------------------------------------------------------------- node_modules
+
+interface LockPackage {
+  version?: string;
+  dev?: boolean;
+  link?: boolean;
+  optional?: boolean;
+}
+
+/**
+ * The production node_modules of the lockfile, copied once per lockfile into os.tmpdir() and reused:
+ * building two bundles in a test must not copy 180 MB twice. Copying (rather than `npm ci --omit=dev`)
+ * needs no registry, and the versions are checked against the lockfile so a stale tree is refused.
+ */
+async function productionModules(sourceDir: string): Promise<{ dir: string; hashes: Record<string, string> }> {
+  const lockText = await readFile(join(sourceDir, 'package-lock.json'), 'utf8').catch(() => {
+    throw new BundleError(`${join(sourceDir, 'package-lock.json')} is missing: a release ships exactly the locked dependencies`);
+  });
+  const key = createHash('sha256').update(lockText).update(`${process.platform}-${process.arch}`).digest('hex').slice(0, 20);
+  const cacheRoot = join(tmpdir(), 'cairn-bundle-modules');
+  const entry = join(cacheRoot, key);
+  const hashesFile = join(entry, 'hashes.json');
+  if (existsSync(hashesFile)) {
+    return { dir: entry, hashes: JSON.parse(await readFile(hashesFile, 'utf8')) as Record<string, string> };
+  }
+
+  const lock = JSON.parse(lockText) as { packages?: Record<string, LockPackage> };
+  const staging = await mkdtemp(join(tmpdir(), 'cairn-modules-'));
+  try {
+    for (const [path, info] of Object.entries(lock.packages ?? {})) {
+      if (!path.startsWith('node_modules/') || info.dev || info.link) continue;
+      const from = join(sourceDir, path);
+      if (!existsSync(from)) {
+        // Platform-specific optional packages (esbuild for other systems) are absent by design.
+        if (info.optional) continue;
+        throw new BundleError(`${path} is in package-lock.json but not installed; run npm ci first`);
+      }
+      const installed = JSON.parse(await readFile(join(from, 'package.json'), 'utf8')) as { version?: string };
+      if (info.version && installed.version !== info.version) {
+        throw new BundleError(`${path} is ${installed.version} but package-lock.json says ${info.version}; run npm ci first`);
+      }
+      await cp(from, join(staging, path), {
+        recursive: true,
+        // Nested node_modules come in through their own lockfile entries; links (.bin) are not shipped.
+        filter: async (src) => {
+          const rel = relative(from, src);
+          if (rel === 'node_modules' || rel.startsWith(`node_modules${sep}`)) return false;
+          return !(await lstat(src)).isSymbolicLink();
+        },
+      });
+    }
+    await mkdir(join(staging, 'node_modules'), { recursive: true });
+    const hashes = await hashTree(join(staging, 'node_modules'), 'node_modules/');
+    await writeFile(join(staging, 'hashes.json'), JSON.stringify(hashes));
+    await mkdir(cacheRoot, { recursive: true });
+    try {
+      await rename(staging, entry);
+    } catch {
+      // Another build filled the cache first; use theirs.
+      await rm(staging, { recursive: true, force: true });
+    }
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true });
+    throw err;
+  }
+  return { dir: entry, hashes: JSON.parse(await readFile(hashesFile, 'utf8')) as Record<string, string> };
+}
+
+// ---------------------------------------------------------------------------------------------- web
+
+async function webDist(sourceDir: string, skipWeb: boolean): Promise<string | null> {
+  const web = join(sourceDir, 'web');
+  if (skipWeb || !existsSync(web)) return null;
+  const dist = join(web, 'dist');
+  if (!existsSync(join(dist, 'index.html'))) {
+    const rootPkg = JSON.parse(await readFile(join(sourceDir, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+    const cwd = rootPkg.scripts?.build ? sourceDir : web;
+    await run('npm', ['run', 'build'], { cwd });
+    if (!existsSync(join(dist, 'index.html'))) throw new BundleError(`npm run build finished but ${dist}/index.html is missing`);
+  }
+  return dist;
+}
+
+// ---------------------------------------------------------------------------------------------- build
+
+const BIN_SCRIPT = `#!/usr/bin/env node
+// The \`cairn\` command of an installed release: runs the compiled server.
+await import('../${COMPILED_SERVER}');
+`;
+
+export async function buildBundle(opts: { sourceDir: string; outDir: string; skipWeb?: boolean }): Promise<{ path: string; sha256: string; manifest: BundleManifest }> {
+  const sourceDir = resolve(opts.sourceDir);
+  const outDir = resolve(opts.outDir);
+  const version = await readPackageVersion(sourceDir);
+  const dist = await webDist(sourceDir, opts.skipWeb ?? false);
+  const modules = await productionModules(sourceDir);
+
+  const staging = await mkdtemp(join(tmpdir(), 'cairn-bundle-'));
+  try {
+    let migrations: string[];
+    try {
+      migrations = await compileServer(sourceDir, join(staging, COMPILED_SERVER));
+    } catch (err) {
+      throw new BundleError(`compiling the server failed: ${(err as Error).message}`);
+    }
+    await mkdir(join(staging, 'bin'), { recursive: true });
+    await writeFile(join(staging, 'bin/cairn.mjs'), BIN_SCRIPT);
+    await chmod(join(staging, 'bin/cairn.mjs'), 0o755);
+    for (const f of ['package.json', 'package-lock.json']) await cp(join(sourceDir, f), join(staging, f));
+    if (existsSync(join(sourceDir, 'deploy'))) await cp(join(sourceDir, 'deploy'), join(staging, 'deploy'), { recursive: true });
+    if (dist) await cp(dist, join(staging, 'web/dist'), { recursive: true });
+
+    const manifest: BundleManifest = {
+      name: 'cairn',
+      version,
+      created: new Date().toISOString(),
+      sha256: Object.fromEntries(Object.entries({ ...(await hashTree(staging)), ...modules.hashes }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      migrations,
+    };
+    await writeFile(join(staging, MANIFEST_FILE), JSON.stringify(manifest, null, 1));
+
+    await mkdir(outDir, { recursive: true });
+    const path = join(outDir, `cairn-${version}.tar.gz`);
+    const partial = `${path}.partial`;
+    // gzip -1: the bundle is mostly compiled code and wasm; higher levels cost seconds for a few percent.
+    const entries = (await readdir(staging)).sort();
+    await run('tar', ['--use-compress-program=gzip -1', '-cf', partial, '--owner=0', '--group=0', '--numeric-owner', '-C', staging, ...entries, '-C', modules.dir, 'node_modules']);
+    await rename(partial, path);
+    return { path, sha256: await sha256File(path), manifest };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- unpack
+
+/** Refuses absolute names, '..' and anything but files and directories before a byte is extracted. */
+async function checkArchiveEntries(bundlePath: string): Promise<void> {
+  const listing = await run('tar', ['-tvzf', bundlePath, '--quoting-style=escape']);
+  for (const line of listing.split('\n')) {
+    if (!line) continue;
+    const type = line[0];
+    // GNU tar's verbose listing: "drwxr-xr-x 0/0 0 2026-01-01 00:00 name"; the name is the 6th field on.
+    const name = line.split(/\s+/).slice(5).join(' ');
+    if (type !== '-' && type !== 'd') throw new BundleError(`bundle entry ${name} is not a regular file or directory (type ${type}); refused`);
+    if (name.startsWith('/') || name.split('/').includes('..')) throw new BundleError(`bundle entry ${name} points outside the release; refused`);
+  }
+}
+
+export async function readManifest(releaseDir: string): Promise<BundleManifest> {
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(await readFile(join(releaseDir, MANIFEST_FILE), 'utf8')) as BundleManifest;
+  } catch (err) {
+    throw new BundleError(`${MANIFEST_FILE} is missing or unreadable in the bundle: ${(err as Error).message}`);
+  }
+  if (manifest.name !== 'cairn' || typeof manifest.version !== 'string' || !parseVersion(manifest.version)) {
+    throw new BundleError(`${MANIFEST_FILE} is not a Cairn release manifest (name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`);
+  }
+  if (typeof manifest.sha256 !== 'object' || manifest.sha256 === null || !Array.isArray(manifest.migrations)) {
+    throw new BundleError(`${MANIFEST_FILE} lacks its sha256 table or migration list`);
+  }
+  return manifest;
+}
+
+/** Checks every file of an unpacked release against its manifest; names the first bad file. */
+export async function verifyRelease(releaseDir: string): Promise<BundleManifest> {
+  const manifest = await readManifest(releaseDir);
+  const files = (await listFiles(releaseDir, (rel) => new BundleError(`${rel} is not a regular file; refused`))).filter((f) => f !== MANIFEST_FILE);
+  const listed = new Set(Object.keys(manifest.sha256));
+  for (const f of files) if (!listed.has(f)) throw new BundleError(`bundle file ${f} is not listed in the manifest`);
+  const present = new Set(files);
+  for (const f of listed) if (!present.has(f)) throw new BundleError(`bundle file ${f} is listed in the manifest but missing`);
+  for (let i = 0; i < files.length; i += 32) {
+    const chunk = files.slice(i, i + 32);
+    const hashes = await Promise.all(chunk.map((f) => sha256File(join(releaseDir, f))));
+    chunk.forEach((f, j) => {
+      if (hashes[j] !== manifest.sha256[f]) throw new BundleError(`bundle file ${f} does not match its SHA-256 in the manifest (modified or corrupt)`);
+    });
+  }
+  return manifest;
+}
+
+export async function unpackBundle(bundlePath: string, destDir: string): Promise<BundleManifest> {
+  if (!existsSync(bundlePath) || !(await stat(bundlePath)).isFile()) throw new BundleError(`bundle ${bundlePath} does not exist`);
+  if (existsSync(destDir) && (await readdir(destDir)).length > 0) throw new BundleError(`${destDir} is not empty; a release is unpacked into a new directory`);
+  await checkArchiveEntries(bundlePath);
+  await mkdir(destDir, { recursive: true });
+  await run('tar', ['-xzf', bundlePath, '-C', destDir, '--no-same-owner', '--delay-directory-restore']);
+  return verifyRelease(destDir);
+}
+
+/** Where a release's runnable entry lives (for the engine and tests). */
+export function releaseEntry(releaseDir: string): string {
+  return join(releaseDir, 'bin/cairn.mjs');
+}
