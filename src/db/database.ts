@@ -13,6 +13,8 @@ export interface Database {
   backend: Backend;
   /** The embedded database's data directory (where secret.key lives); absent on PostgreSQL. */
   dataDir?: string | null;
+  /** Embedded only: a consistent tar of the open data directory (backups while this process holds it). */
+  dumpDataDir?: () => Promise<Blob>;
   /** Number of queries sent since start: tests assert constant query counts with it. */
   queryCount(): number;
   close(): Promise<void>;
@@ -89,6 +91,7 @@ export async function openPGlite(dataDir: string): Promise<Database> {
       pool,
       backend: 'pglite',
       dataDir,
+      dumpDataDir: () => pglite.dumpDataDir('none'),
       queryCount: count,
       close: async () => {
         await db.destroy();
