@@ -14,3 +14,5 @@ import './templating/bindings.ts';
 import './lifecycle/models.ts';
 import './compliance/models.ts';
 import './monitoring/models.ts';
+// Keep last: installs the search-index hooks on every model imported above.
+import './search/hooks.ts';

@@ -9,6 +9,8 @@ import { registerTemplatingRoutes } from './templating/routes.ts';
 import { registerRenderRoutes } from './templating/render-routes.ts';
 import { registerLifecycleRoutes } from './lifecycle/routes.ts';
 import { registerComplianceRoutes } from './compliance/routes.ts';
+import { registerJobRoutes } from './jobs/routes.ts';
+import { registerSearchRoutes } from './search/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
@@ -19,4 +21,6 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerRenderRoutes(app);
   registerLifecycleRoutes(app);
   registerComplianceRoutes(app);
+  registerJobRoutes(app);
+  registerSearchRoutes(app);
 }

@@ -1,0 +1,140 @@
+// Reading and cancelling job records for the API. Visibility: a tenant's jobs need `job.view` in that tenant
+// (and view permission on the job's subject model when it has one); deployment-wide jobs need users.manage.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { can, type RequestContext } from '../core/context.ts';
+import { modelAllows } from '../core/access.ts';
+import { allModels } from '../core/registry.ts';
+import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
+import type { JobStatus } from './record.ts';
+
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+
+interface JobRow {
+  id: string;
+  tenant_id: string | null;
+  kind: string;
+  status: JobStatus;
+  started_by: string;
+  subject_type: string | null;
+  subject_id: string | null;
+  done: number;
+  total: number | null;
+  cancellable: boolean;
+  cancel_requested: boolean;
+  result: string;
+  error: string;
+  created: Date;
+  started: Date | null;
+  finished: Date | null;
+}
+
+export interface JobAnswer {
+  id: string;
+  url: string;
+  kind: string;
+  status: JobStatus;
+  tenant: string | null;
+  started_by: string;
+  subject: { object_type: string; object_id: string } | null;
+  created: string;
+  started: string | null;
+  finished: string | null;
+  progress: { done: number; total: number | null };
+  result: string;
+  error: string;
+  cancellable: boolean;
+  cancel_requested: boolean;
+}
+
+function iso(d: Date | null): string | null {
+  return d ? new Date(d).toISOString() : null;
+}
+
+function answerOf(row: JobRow, origin: string): JobAnswer {
+  return {
+    id: row.id,
+    url: `${origin}/api/jobs/${row.id}/`,
+    kind: row.kind,
+    status: row.status,
+    tenant: row.tenant_id,
+    started_by: row.started_by,
+    subject: row.subject_type && row.subject_id ? { object_type: row.subject_type, object_id: row.subject_id } : null,
+    created: iso(row.created)!,
+    started: iso(row.started),
+    finished: iso(row.finished),
+    progress: { done: row.done, total: row.total },
+    result: row.result,
+    error: row.error,
+    // Only an unfinished job can still be stopped.
+    cancellable: row.cancellable && (row.status === 'queued' || row.status === 'running'),
+    cancel_requested: row.cancel_requested,
+  };
+}
+
+/** The WHERE fragment of every job read: what this caller may see, before any filter or id. */
+export function jobScope(ctx: RequestContext): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (ctx.tenantId && can(ctx, 'job.view')) {
+    // A job about an object is as visible as that kind of object.
+    const subjectTypes = allModels().filter((m) => modelAllows(ctx, m, 'view')).map((m) => m.name);
+    parts.push(sql`(j.tenant_id = ${ctx.tenantId} AND (j.subject_type IS NULL OR j.subject_type = ANY(${subjectTypes}::text[])))`);
+  }
+  if (can(ctx, 'users.manage')) parts.push(sql`j.tenant_id IS NULL`);
+  return parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`false`;
+}
+
+export function requireJobAccess(ctx: RequestContext): void {
+  if (!(ctx.tenantId && can(ctx, 'job.view')) && !can(ctx, 'users.manage')) throw forbidden('You do not have permission to view jobs.');
+}
+
+export interface JobFilters {
+  kinds: string[];
+  statuses: JobStatus[];
+  limit: number;
+  offset: number;
+}
+
+export async function listJobs(db: Kysely<DB>, ctx: RequestContext, filters: JobFilters, origin: string): Promise<{ count: number; rows: JobAnswer[] }> {
+  const where = [jobScope(ctx)];
+  if (filters.kinds.length) where.push(sql`j.kind = ANY(${filters.kinds}::text[])`);
+  if (filters.statuses.length) where.push(sql`j.status = ANY(${filters.statuses}::text[])`);
+  const cond = sql.join(where, sql` AND `);
+  const [counted, page] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs j WHERE ${cond}`.execute(db),
+    // uuid v7 ids are time-ordered: newest first without a sort on created.
+    sql<JobRow>`SELECT j.* FROM jobs j WHERE ${cond} ORDER BY j.id DESC LIMIT ${filters.limit} OFFSET ${filters.offset}`.execute(db),
+  ]);
+  return { count: counted.rows[0]!.n, rows: page.rows.map((r) => answerOf(r, origin)) };
+}
+
+async function loadJob(db: Kysely<DB>, ctx: RequestContext, id: string, forUpdate = false): Promise<JobRow> {
+  const { rows } = await sql<JobRow>`SELECT j.* FROM jobs j WHERE j.id = ${id} AND ${jobScope(ctx)} ${forUpdate ? sql`FOR UPDATE` : sql``}`.execute(db);
+  // A job the caller may not see reads exactly like one that does not exist.
+  if (!rows[0]) throw notFound();
+  return rows[0];
+}
+
+export async function readJob(db: Kysely<DB>, ctx: RequestContext, id: string, origin: string): Promise<JobAnswer> {
+  return answerOf(await loadJob(db, ctx, id), origin);
+}
+
+/**
+ * A queued job is cancelled at once (its worker skips it); a running one is asked to stop and ends itself at its
+ * next unit of work. Tenant jobs need `job.change`, deployment-wide ones users.manage.
+ */
+export async function cancelJob(db: Kysely<DB>, ctx: RequestContext, id: string, origin: string): Promise<JobAnswer> {
+  return db.transaction().execute(async (tx) => {
+    const row = await loadJob(tx, ctx, id, true);
+    if (row.tenant_id !== null && !can(ctx, 'job.change')) throw forbidden('You do not have permission to cancel jobs.');
+    if (!row.cancellable) throw badRequest({ id: [`A ${row.kind} job cannot be cancelled: it does not stop part-way.`] });
+    if (row.status !== 'queued' && row.status !== 'running') throw conflict(`This job has already ${row.status === 'cancelled' ? 'been cancelled' : row.status}.`);
+    if (row.cancel_requested) throw conflict('Cancellation was already requested; the job stops at its next step.');
+    const { rows } = await sql<JobRow>`UPDATE jobs SET cancel_requested = true,
+        status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
+        finished = CASE WHEN status = 'queued' THEN now() ELSE finished END,
+        result = CASE WHEN status = 'queued' THEN ${`Cancelled before it started by ${ctx.user?.username ?? 'system'}.`} ELSE result END
+      WHERE id = ${id} RETURNING *`.execute(tx);
+    return answerOf(rows[0]!, origin);
+  });
+}

@@ -1,0 +1,153 @@
+// Global search: parse the request, then one SQL statement over search_index, fenced to the active tenant and
+// to the models the caller may view. Ranking: exact (1) > prefix (0.8–0.9) > inside a word or similar
+// (below 0.8, by trigram similarity). An address query also finds the networks containing it (0.9–0.99, the
+// most specific first): for 10.1.2.3, its prefixes matter more than 10.1.2.30 sharing its first characters.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import ipaddr from 'ipaddr.js';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import { modelAllows, scopeCondition } from '../core/access.ts';
+import { getModel } from '../core/registry.ts';
+import { ErrorCollector } from '../core/errors.ts';
+import { objectUrl } from '../core/crud/serialize.ts';
+import { searchableModel, searchableModels, type SearchableModel } from './fields.ts';
+import { extensionState } from './support.ts';
+
+export const Q_MAX = 200;
+export const LIMIT_DEFAULT = 20;
+export const LIMIT_MAX = 100;
+const TYPES_MAX = 100;
+const KNOWN_PARAMS = new Set(['q', 'types', 'limit']);
+/** Candidates fetched per wanted result: an object can match on several of its fields. */
+const CANDIDATES_PER_RESULT = 8;
+
+export interface SearchRequest {
+  q: string;
+  types: SearchableModel[];
+  limit: number;
+  /** The query as an address or network, when it is one. */
+  address: string | null;
+}
+
+export interface SearchResult {
+  object_type: string;
+  id: string;
+  display: string;
+  url: string;
+  matched_field: string;
+  score: number;
+}
+
+function single(raw: unknown): string | undefined {
+  if (raw === undefined) return undefined;
+  return Array.isArray(raw) ? String(raw[0]) : String(raw);
+}
+
+function asAddress(q: string): string | null {
+  if (ipaddr.isValid(q)) return ipaddr.parse(q).toString();
+  try {
+    const [addr, len] = ipaddr.parseCIDR(q);
+    return `${addr.toString()}/${len}`;
+  } catch {
+    return null;
+  }
+}
+
+/** Checks every parameter at once; every failure names its parameter. Nothing reaches the database before. */
+export function parseSearchRequest(ctx: RequestContext, query: Record<string, unknown>): SearchRequest {
+  const errors = new ErrorCollector();
+  for (const key of Object.keys(query)) if (!KNOWN_PARAMS.has(key)) errors.add(key, 'Unknown parameter: search takes q, types and limit.');
+  const raw = single(query.q);
+  const q = (raw ?? '').trim();
+  if (raw === undefined || q === '') errors.add('q', 'Type something to search for.');
+  else if (q.length > Q_MAX) errors.add('q', `Ensure the search text has no more than ${Q_MAX} characters (it has ${q.length}).`);
+
+  const viewable = searchableModels().filter((s) => modelAllows(ctx, s.model, 'view'));
+  let types = viewable;
+  const typesRaw = single(query.types);
+  if (typesRaw !== undefined) {
+    const names = [...new Set(typesRaw.split(',').map((t) => t.trim()).filter((t) => t !== ''))];
+    if (names.length === 0) errors.add('types', 'Name at least one type (app.model, e.g. dcim.device), or leave types out to search everything.');
+    else if (names.length > TYPES_MAX) errors.add('types', `Name at most ${TYPES_MAX} types.`);
+    else {
+      types = [];
+      for (const name of names) {
+        const s = searchableModel(name);
+        const shown = name.slice(0, 60);
+        if (!s) errors.add('types', getModel(name) ? `"${shown}" is not searchable.` : `"${shown}" is not a model (use app.model, e.g. dcim.device).`);
+        else if (!modelAllows(ctx, s.model, 'view')) errors.add('types', `You do not have permission to view ${s.model.labelPlural} ("${shown}").`);
+        else types.push(s);
+      }
+    }
+  }
+
+  let limit = LIMIT_DEFAULT;
+  const limitRaw = single(query.limit);
+  if (limitRaw !== undefined) {
+    if (!/^\d{1,7}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > LIMIT_MAX) errors.add('limit', `Expected a whole number from 1 to ${LIMIT_MAX}.`);
+    else limit = Number(limitRaw);
+  }
+  errors.throwIfAny();
+  return { q, types, limit, address: asAddress(q) };
+}
+
+// Whether pg_trgm exists changes only when an administrator creates it; re-read once a minute, not per search.
+const EXTENSION_CACHE_MS = 60_000;
+const trigramCache = new WeakMap<Kysely<DB>, { value: boolean; at: number }>();
+async function trigramsAvailable(db: Kysely<DB>): Promise<boolean> {
+  const cached = trigramCache.get(db);
+  const age = cached ? Date.now() - cached.at : Infinity;
+  if (cached && age >= 0 && age < EXTENSION_CACHE_MS) return cached.value;
+  const value = (await extensionState(db)).pg_trgm;
+  trigramCache.set(db, { value, at: Date.now() });
+  return value;
+}
+
+export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, origin: string): Promise<SearchResult[]> {
+  if (req.types.length === 0) return [];
+  const trgm = await trigramsAvailable(db);
+  // Every searchable model is tenant-scoped, so one model's fence is every model's fence.
+  const fence = scopeCondition(ctx, req.types[0]!.model, 'si');
+  const typeNames = req.types.map((s) => s.model.name);
+  const norm = sql`cairn_search_norm(${req.q})`;
+  const escaped = sql`replace(replace(replace(${norm}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+  const prefix = sql`(${escaped} || '%')`;
+  // An address is matched as an address: similar-looking numbers (10.2.0.0/16 for 10.1.2.3) are noise.
+  const fuzzy = trgm && !req.address;
+  const textMatch: RawBuilder<unknown> = fuzzy
+    ? sql`(si.norm LIKE ${prefix} OR si.norm LIKE ('%' || ${escaped} || '%') OR si.norm % ${norm})`
+    : sql`si.norm LIKE ${prefix}`;
+  const textScore: RawBuilder<unknown> = fuzzy
+    ? sql`CASE WHEN si.norm = ${norm} THEN 1.0
+        WHEN si.norm LIKE ${prefix} THEN 0.8 + 0.1 * similarity(si.norm, ${norm})
+        ELSE 0.7 * similarity(si.norm, ${norm}) + CASE WHEN strpos(si.norm, ${norm}) > 0 THEN 0.09 ELSE 0 END END`
+    : sql`CASE WHEN si.norm = ${norm} THEN 1.0 ELSE 0.8 END`;
+  const branches: RawBuilder<unknown>[] = [
+    sql`SELECT si.object_id, si.object_type, si.display, si.field, ${textScore}::float8 AS score
+      FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND ${textMatch}`,
+  ];
+  if (req.address) {
+    // Containing networks (and the address itself); more specific networks rank higher, all below exact text.
+    branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field,
+        (CASE WHEN masklen(si.address) = CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END AND host(si.address) = host(${req.address}::inet) THEN 1.0
+          ELSE 0.9 + 0.09 * masklen(si.address)::float8 / CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END END)::float8 AS score
+      FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND si.address IS NOT NULL AND si.address >>= ${req.address}::inet`);
+  }
+  const candidates = req.limit * CANDIDATES_PER_RESULT;
+  const { rows } = await sql<{ object_id: string; object_type: string; display: string; field: string; score: number }>`
+    SELECT * FROM (
+      SELECT DISTINCT ON (c.object_id) c.object_id, c.object_type, c.display, c.field, c.score
+      FROM (SELECT * FROM (${sql.join(branches, sql` UNION ALL `)}) u ORDER BY u.score DESC, length(u.display), u.display LIMIT ${candidates}) c
+      ORDER BY c.object_id, c.score DESC, c.field
+    ) best
+    ORDER BY best.score DESC, length(best.display), best.display, best.object_id
+    LIMIT ${req.limit}`.execute(db);
+  return rows.map((r) => ({
+    object_type: r.object_type,
+    id: r.object_id,
+    display: r.display,
+    url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
+    matched_field: r.field,
+    score: Math.round(r.score * 1000) / 1000,
+  }));
+}

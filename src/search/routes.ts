@@ -1,0 +1,50 @@
+// HTTP for global search: parse (every bad parameter a 400 naming it), search, answer.
+import type { FastifyInstance } from 'fastify';
+import { unauthorized } from '../core/errors.ts';
+import { dbOf, originOf, registryValidated } from '../core/http.ts';
+import { parseSearchRequest, search } from './query.ts';
+
+export function registerSearchRoutes(app: FastifyInstance): void {
+  app.get('/api/search/', {
+    ...registryValidated,
+    schema: {
+      tags: ['search'],
+      summary: 'Search every object of the active tenant the caller may view: ranked exact > prefix > similar; addresses also find their containing prefixes',
+      querystring: {
+        type: 'object',
+        properties: {
+          q: { type: 'string', description: 'Text to find (1 to 200 characters): a name, slug, serial, asset tag, address, VLAN id, custom-field text…' },
+          types: { type: 'string', description: 'Comma-separated models to search (app.model, e.g. dcim.device,ipam.prefix); default every model the caller may view.' },
+          limit: { type: 'integer', description: 'Results to return, 1 to 100 (default 20).' },
+        },
+        required: ['q'],
+      },
+      response: {
+        200: {
+          type: 'object',
+          properties: {
+            results: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  object_type: { type: 'string' },
+                  id: { type: 'string', format: 'uuid' },
+                  display: { type: 'string' },
+                  url: { type: 'string' },
+                  matched_field: { type: 'string', description: 'The field that matched; custom fields as cf.<name>.' },
+                  score: { type: 'number', description: '1 exact, 0.8–0.9 prefix, lower: inside a word or similar.' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    handler: async (req) => {
+      if (!req.ctx.user) throw unauthorized();
+      const parsed = parseSearchRequest(req.ctx, req.query as Record<string, unknown>);
+      return { results: await search(dbOf(req), req.ctx, parsed, originOf(req)) };
+    },
+  });
+}

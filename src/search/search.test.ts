@@ -1,0 +1,153 @@
+// Global search through the API: ranking, addresses, custom fields, the index following every kind of write,
+// tenant and permission fences, bad input, and the rebuild.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+import { created, createDevice, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
+import { rebuildSearchIndex } from './indexer.ts';
+import { extensionState } from './support.ts';
+
+let h: Harness;
+let b: Basics;
+interface Hit { object_type: string; id: string; display: string; url: string; matched_field: string; score: number }
+
+async function find(who: Parameters<Harness['as']>[0], query: string): Promise<Hit[]> {
+  const res = await h.as(who).get(`/api/search/?${query}`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().results;
+}
+const q = (text: string, extra = '') => `q=${encodeURIComponent(text)}${extra}`;
+
+beforeAll(async () => {
+  h = await startHarness();
+  b = await inventoryBasics(h.as('alice'), ['eth1']);
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('search', () => {
+  it('ranks exact above prefix above similar, accent-blind, with the matched field and url', async () => {
+    const exact = await createDevice(h.as('alice'), b, 'core');
+    const prefixed = await createDevice(h.as('alice'), b, 'core-zürich-01', { serial: 'SN-77-ALPHA', asset_tag: 'AT-5512' });
+    const inside = await createDevice(h.as('alice'), b, 'edge-core-9');
+    const hits = await find('alice', q('core', '&types=dcim.device'));
+    expect(hits.map((x) => x.id).slice(0, 3)).toEqual([exact.id, prefixed.id, inside.id]);
+    expect(hits[0]).toMatchObject({ object_type: 'dcim.device', display: 'core', matched_field: 'name', score: 1 });
+    expect(hits[0]!.url).toMatch(new RegExp(`/api/devices/${exact.id}/$`));
+    expect(hits[1]!.score).toBeLessThan(1);
+    expect(hits[1]!.score).toBeGreaterThan(hits[2]!.score);
+    const ext = await extensionState(h.database.db);
+    if (ext.unaccent) expect((await find('alice', q('zurich'))).map((x) => x.id)).toContain(prefixed.id);
+    expect(await find('alice', q('sn-77-alpha'))).toMatchObject([{ id: prefixed.id, matched_field: 'serial', score: 1 }]);
+    expect((await find('alice', q('AT-55'))).find((x) => x.id === prefixed.id)?.matched_field).toBe('asset_tag');
+  });
+
+  it('finds an address and its containing prefixes, most specific first, and not its neighbours', async () => {
+    const p16 = await created(h.as('alice'), '/api/prefixes/', { prefix: '10.1.0.0/16' });
+    const p24 = await created(h.as('alice'), '/api/prefixes/', { prefix: '10.1.2.0/24' });
+    const other = await created(h.as('alice'), '/api/prefixes/', { prefix: '10.2.0.0/16' });
+    const addr = await created(h.as('alice'), '/api/ip-addresses/', { address: '10.1.2.3/24' });
+    const neighbour = await created(h.as('alice'), '/api/ip-addresses/', { address: '10.1.2.5/24' });
+    const hits = await find('alice', q('10.1.2.3'));
+    const ids = hits.map((x) => x.id);
+    expect(ids.slice(0, 3)).toEqual([addr.id, p24.id, p16.id]);
+    expect(hits[0]).toMatchObject({ object_type: 'ipam.ipaddress', matched_field: 'address', score: 1 });
+    expect(ids).not.toContain(other.id);
+    expect(ids).not.toContain(neighbour.id);
+    // A network query finds the network itself first.
+    expect((await find('alice', q('10.1.2.0/24')))[0]!.id).toBe(p24.id);
+  });
+
+  it('finds VLAN ids and custom-field text', async () => {
+    const vlan = await created(h.as('alice'), '/api/vlans/', { vid: 3071, name: 'guests' });
+    expect((await find('alice', q('3071')))[0]).toMatchObject({ id: vlan.id, matched_field: 'vid', score: 1 });
+    await created(h.as('alice'), '/api/custom-fields/', { name: 'owner_team', type: 'text', object_types: ['dcim.device'] });
+    const dev = await createDevice(h.as('alice'), b, 'cf-holder', { custom_fields: { owner_team: 'Plasmatronics' } });
+    expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team' });
+  });
+
+  it('follows updates, bulk updates and deletes (cascades included), and indexes materialised components', async () => {
+    const dev = await createDevice(h.as('alice'), b, 'rename-me-1');
+    expect((await h.as('alice').patch(`/api/devices/${dev.id}/`, { name: 'renamed-device-1' })).statusCode).toBe(200);
+    // The old name is gone: at most a fuzzy match of the new one is left.
+    expect((await find('alice', q('rename-me-1'))).filter((x) => x.score >= 0.8)).toEqual([]);
+    expect((await find('alice', q('renamed-device-1')))[0]!.id).toBe(dev.id);
+
+    // The interface came from the type's template through the dcim service's own SQL.
+    const iface = (await h.as('alice').get(`/api/interfaces/?device_id=${dev.id}`)).json().results[0];
+    expect((await find('alice', q('eth1', '&types=dcim.interface&limit=100'))).map((x) => x.id)).toContain(iface.id);
+
+    const tags = [];
+    for (let i = 0; i < 3; i++) tags.push(await created(h.as('alice'), '/api/tags/', { name: `bulky-${i}`, slug: `bulky-${i}` }));
+    const res = await h.as('alice').post('/api/tags/bulk-update/', { ids: tags.map((t) => t.id), fields: { description: 'quarantined fleet' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await find('alice', q('quarantined fleet'))).map((x) => x.id).sort()).toEqual(tags.map((t) => t.id).sort());
+
+    expect((await h.as('alice').delete(`/api/devices/${dev.id}/`)).statusCode).toBe(204);
+    expect(await find('alice', q('renamed-device-1'))).toEqual([]);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE object_id = ${iface.id}`.execute(h.database.db);
+    expect(rows[0]!.n).toBe(0);
+    expect((await h.as('alice').post('/api/tags/bulk-delete/', { ids: tags.map((t) => t.id) })).statusCode).toBeLessThan(300);
+    expect(await find('alice', q('quarantined fleet'))).toEqual([]);
+  });
+
+  it('keeps bulk updates set-based: the same number of queries for 2 rows as for 12', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await created(h.as('alice'), '/api/tags/', { name: `count-${i}`, slug: `count-${i}` })).id);
+    const run = async (n: number, text: string) => {
+      const before = h.database.queryCount();
+      const res = await h.as('alice').post('/api/tags/bulk-update/', { ids: ids.slice(0, n), fields: { description: text } });
+      expect(res.statusCode).toBe(200);
+      return h.database.queryCount() - before;
+    };
+    expect(await run(2, 'first pass')).toBe(await run(12, 'second pass'));
+    expect((await find('alice', q('second pass', '&limit=100'))).length).toBe(12);
+  });
+
+  it('stays inside the tenant and the caller’s view permission', async () => {
+    const dev = await createDevice(h.as('alice'), b, 'alpha-only-box');
+    expect((await find('viewer', q('alpha-only-box')))[0]!.id).toBe(dev.id);
+    expect(await find('bob', q('alpha-only-box'))).toEqual([]);
+    expect(await find('adminB', q('alpha-only-box'))).toEqual([]);
+    expect(await find('nobody', q('alpha-only-box'))).toEqual([]);
+    const refused = await h.as('nobody').get(`/api/search/?${q('alpha', '&types=dcim.device')}`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().types[0]).toMatch(/permission/);
+    expect((await h.as('anonymous').get(`/api/search/?${q('alpha')}`)).statusCode).toBe(401);
+  });
+
+  it('answers bad input with a 400 naming the parameter', async () => {
+    const cases: Array<[string, string]> = [
+      ['', 'q'],
+      ['q=', 'q'],
+      ['q=%20%20', 'q'],
+      [q('x'.repeat(10_000)), 'q'],
+      [q('core', '&types=dcim.nothing'), 'types'],
+      [q('core', '&types=core.objectchange'), 'types'],
+      [q('core', '&types=,'), 'types'],
+      [q('core', '&limit=0'), 'limit'],
+      [q('core', '&limit=100000'), 'limit'],
+      [q('core', '&limit=ten'), 'limit'],
+      [q('core', '&limit=-1'), 'limit'],
+      [q('core', '&offset=5'), 'offset'],
+    ];
+    for (const [query, param] of cases) {
+      const res = await h.as('alice').get(`/api/search/?${query}`);
+      expect(res.statusCode, query.slice(0, 40)).toBe(400);
+      expect(Object.keys(res.json()), query.slice(0, 40)).toContain(param);
+    }
+    // LIKE wildcards are text, not patterns.
+    expect(await find('alice', q('%'))).toEqual([]);
+    expect(await find('alice', q('x%y'))).toEqual([]);
+  });
+
+  it('is rebuilt from the tables', async () => {
+    const dev = await createDevice(h.as('alice'), b, 'rebuilt-box');
+    await sql`DELETE FROM search_index`.execute(h.database.db);
+    expect(await find('alice', q('rebuilt-box'))).toEqual([]);
+    const report = await rebuildSearchIndex(h.database.db);
+    expect(report.entries).toBeGreaterThan(10);
+    expect((await find('alice', q('rebuilt-box')))[0]!.id).toBe(dev.id);
+  });
+});

@@ -1,0 +1,81 @@
+// The database side of search: the two text extensions (pg_trgm for similarity, unaccent for accent-blind
+// matching), the normaliser built on them, the trigram index, and the delete triggers. Health and
+// `cairn status` report a missing extension with the statement a superuser must run.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { searchableModels } from './fields.ts';
+
+export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
+export type SearchExtension = (typeof SEARCH_EXTENSIONS)[number];
+
+export interface MissingExtension {
+  name: SearchExtension;
+  statement: string;
+  effect: string;
+}
+
+const EFFECT: Record<SearchExtension, string> = {
+  pg_trgm: 'search matches exact values and prefixes only (no similarity ranking, no matches inside words)',
+  unaccent: 'search matches accented letters literally (Zürich is not found by "zurich")',
+};
+
+export interface ExtensionState {
+  pg_trgm: boolean;
+  unaccent: boolean;
+  /** Schema of each installed extension (the normaliser and index name it explicitly). */
+  schemas: Partial<Record<SearchExtension, string>>;
+  missing: MissingExtension[];
+}
+
+export async function extensionState(db: Kysely<DB>): Promise<ExtensionState> {
+  const { rows } = await sql<{ extname: SearchExtension; schema: string }>`
+    SELECT extname, extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname IN ('pg_trgm', 'unaccent')`.execute(db);
+  const schemas: Partial<Record<SearchExtension, string>> = {};
+  for (const r of rows) schemas[r.extname] = r.schema;
+  const missing = SEARCH_EXTENSIONS.filter((name) => !schemas[name]).map((name) => ({
+    name,
+    statement: `CREATE EXTENSION IF NOT EXISTS ${name};`,
+    effect: EFFECT[name],
+  }));
+  return { pg_trgm: Boolean(schemas.pg_trgm), unaccent: Boolean(schemas.unaccent), schemas, missing };
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * Creates what search needs and may still be missing: the extensions when this role may (a superuser may have
+ * made that possible since the migration), the normaliser matching what exists, the trigram index, and the
+ * delete trigger of every searchable table. Idempotent; run before every rebuild.
+ */
+export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionState> {
+  const before = await extensionState(db);
+  const { rows: version } = await sql<{ v: number }>`SELECT current_setting('server_version_num')::int AS v`.execute(db);
+  if (version[0]!.v >= 130000) {
+    for (const m of before.missing) {
+      // Refused without the right (or unavailable on this server): the health document says so.
+      await sql`${sql.raw(m.statement)}`.execute(db).catch(() => undefined);
+    }
+  }
+  const state = before.missing.length ? await extensionState(db) : before;
+  const body = state.schemas.unaccent
+    ? `SELECT lower(${quoteIdent(state.schemas.unaccent)}.unaccent(${quoteLiteral(`${state.schemas.unaccent}.unaccent`)}::regdictionary, coalesce($1, '')))`
+    : `SELECT lower(coalesce($1, ''))`;
+  await sql`${sql.raw(`CREATE OR REPLACE FUNCTION cairn_search_norm(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$ ${body} $fn$`)}`.execute(db);
+  if (state.schemas.pg_trgm) {
+    await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops)`)}`.execute(db);
+  }
+  const { rows: triggers } = await sql<{ tgname: string }>`SELECT tgname FROM pg_trigger WHERE tgname LIKE '%\_search\_forget'`.execute(db);
+  const present = new Set(triggers.map((t) => t.tgname));
+  for (const { model } of searchableModels()) {
+    const name = `${model.table}_search_forget`;
+    if (present.has(name)) continue;
+    await sql`${sql.raw(`CREATE TRIGGER ${quoteIdent(name)} AFTER DELETE ON ${quoteIdent(model.table)} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION cairn_search_forget()`)}`.execute(db);
+  }
+  return state;
+}
