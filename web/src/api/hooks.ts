@@ -1,0 +1,69 @@
+// Shared queries over the self-describing API. Pages use these instead of fetching the same catalogs again.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, patch } from './client.ts';
+import type { EditableField, ListFields, Me, ModelInfo } from './types.ts';
+
+export const keys = {
+  me: ['me'] as const,
+  models: ['models'] as const,
+  listFields: (path: string) => ['list-fields', path] as const,
+  editableFields: (model: string) => ['editable-fields', model] as const,
+  preferences: ['preferences'] as const,
+};
+
+export function useMe() {
+  return useQuery({ queryKey: keys.me, queryFn: () => get<Me>('/api/auth/me/'), retry: false, staleTime: 60_000 });
+}
+
+export function useModels() {
+  return useQuery({ queryKey: keys.models, queryFn: () => get<{ models: ModelInfo[] }>('/api/models/').then((r) => r.models), staleTime: 5 * 60_000 });
+}
+
+/** The model entry for `name` (e.g. dcim.device), undefined while loading or when the caller may not see it. */
+export function useModelInfo(name: string) {
+  const models = useModels();
+  return { ...models, data: models.data?.find((m) => m.model === name) };
+}
+
+export function useListFields(path: string | undefined) {
+  return useQuery({
+    queryKey: keys.listFields(path ?? ''),
+    queryFn: () => get<ListFields>('/api/list-fields/', { path }),
+    enabled: !!path,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function useEditableFields(model: string | undefined, enabled = true) {
+  return useQuery({
+    queryKey: keys.editableFields(model ?? ''),
+    queryFn: () => get<EditableField[]>('/api/editable-fields/', { model }),
+    enabled: !!model && enabled,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function usePreferences() {
+  return useQuery({
+    queryKey: keys.preferences,
+    queryFn: () => get<{ preferences: Record<string, unknown> }>('/api/users/me/preferences/').then((r) => r.preferences),
+    staleTime: Infinity,
+  });
+}
+
+/** Saves preference keys (null removes one); the cache is updated from the server's answer. */
+export function useSavePreferences() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (values: Record<string, unknown>) => patch<{ preferences: Record<string, unknown> }>('/api/users/me/preferences/', values),
+    onSuccess: (r) => client.setQueryData(keys.preferences, r.preferences),
+  });
+}
+
+export function useChoices() {
+  return useQuery({
+    queryKey: ['dcim-choices'],
+    queryFn: () => get<Record<string, Array<{ value: string; label: string; group?: string }>>>('/api/dcim/choices/'),
+    staleTime: Infinity,
+  });
+}

@@ -1,0 +1,87 @@
+// Extension points for feature pages: detail-page tabs, detail-page actions, list cell renderers and
+// navigation entries. A feature module calls these at import time (see web/README.md); the generic pages read
+// them when they draw. Nothing here fetches data.
+import type { ComponentType, LazyExoticComponent } from 'react';
+import type { ApiObject, Me, ModelInfo } from '../api/types.ts';
+
+export interface DetailTabProps {
+  model: ModelInfo;
+  object: ApiObject;
+  me: Me;
+}
+
+export interface DetailTab {
+  /** The `?tab=` value; unique per model. */
+  id: string;
+  label: string;
+  /** A model name (`dcim.device`), a list of them, or '*' for every model. */
+  models: string | string[];
+  /** Lower comes first; Overview is 0, Journal 900, Change log 910. */
+  order?: number;
+  /** Hide the tab for some objects or callers. */
+  visible?: (props: DetailTabProps) => boolean;
+  component: ComponentType<DetailTabProps> | LazyExoticComponent<ComponentType<DetailTabProps>>;
+}
+
+export interface DetailAction {
+  id: string;
+  models: string | string[];
+  order?: number;
+  /** Drawn in the detail page header next to Edit/Delete (a button that opens its own dialog, say). */
+  component: ComponentType<DetailTabProps> | LazyExoticComponent<ComponentType<DetailTabProps>>;
+}
+
+export interface CellRendererProps {
+  row: ApiObject;
+  value: unknown;
+}
+
+export interface NavItem {
+  /** A nav group label: an existing one ("Devices", "IPAM", …) or a new one. */
+  group: string;
+  label: string;
+  to: string;
+  order?: number;
+  /** Shown only when this returns true (e.g. admins only). */
+  visible?: (me: Me) => boolean;
+}
+
+const detailTabs: DetailTab[] = [];
+const detailActions: DetailAction[] = [];
+const cellRenderers = new Map<string, ComponentType<CellRendererProps>>();
+const navItems: NavItem[] = [];
+
+const applies = (models: string | string[], model: string) => models === '*' || models === model || (Array.isArray(models) && models.includes(model));
+
+export function registerDetailTab(tab: DetailTab): void {
+  detailTabs.push(tab);
+}
+
+export function registerDetailAction(action: DetailAction): void {
+  detailActions.push(action);
+}
+
+/** Replaces how one column of one model's list (and Overview) is drawn, e.g. `dcim.platform` + `eol`. */
+export function registerCellRenderer(model: string, key: string, component: ComponentType<CellRendererProps>): void {
+  cellRenderers.set(`${model}:${key}`, component);
+}
+
+export function registerNavItem(item: NavItem): void {
+  navItems.push(item);
+}
+
+export function detailTabsFor(props: DetailTabProps): DetailTab[] {
+  return detailTabs.filter((t) => applies(t.models, props.model.model) && (t.visible?.(props) ?? true)).sort((a, b) => (a.order ?? 500) - (b.order ?? 500));
+}
+
+export function detailActionsFor(model: string): DetailAction[] {
+  return detailActions.filter((a) => applies(a.models, model)).sort((a, b) => (a.order ?? 500) - (b.order ?? 500));
+}
+
+export function cellRendererFor(model: string, key: string): ComponentType<CellRendererProps> | undefined {
+  return cellRenderers.get(`${model}:${key}`);
+}
+
+export function extraNavItems(me: Me): NavItem[] {
+  return navItems.filter((i) => i.visible?.(me) ?? true).sort((a, b) => (a.order ?? 500) - (b.order ?? 500));
+}

@@ -1,0 +1,83 @@
+// Draws one field value the way every list cell and Overview row shows it, chosen by the list-field kind.
+import { Link } from '@tanstack/react-router';
+import type { Brief, ListFieldKind, Option } from '../api/types.ts';
+import { paths } from '../app/routes.ts';
+import { Badge } from './ui.tsx';
+
+function isBrief(v: unknown): v is Brief {
+  return typeof v === 'object' && v !== null && 'id' in v && 'display' in v;
+}
+
+export function formatDateTime(v: string): string {
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? v : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+export interface ValueProps {
+  value: unknown;
+  kind: ListFieldKind | string;
+  /** Model of the related rows, so object values link to their detail page. */
+  related?: string;
+  options?: Option[];
+}
+
+export function Value({ value, kind, related, options }: ValueProps) {
+  if (value === null || value === undefined || value === '') return <span className="text-slate-400">—</span>;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span className="text-slate-400">—</span>;
+    return (
+      <span className="flex flex-wrap gap-1">
+        {value.map((item, i) =>
+          isBrief(item) ? (
+            kind === 'tags' ? (
+              <Badge key={item.id} color={typeof item.color === 'string' ? item.color : undefined}>
+                {item.display}
+              </Badge>
+            ) : related ? (
+              <Link key={item.id} to={paths.detail(related, item.id)} className="text-sky-700 hover:underline">
+                {item.display}
+              </Link>
+            ) : (
+              <span key={item.id}>{item.display}</span>
+            )
+          ) : (
+            <Badge key={i}>{String(item)}</Badge>
+          ),
+        )}
+      </span>
+    );
+  }
+  if (isBrief(value)) {
+    if (related === 'extras.status') return <Badge color={typeof value.color === 'string' ? value.color : undefined}>{value.display}</Badge>;
+    return related ? (
+      <Link to={paths.detail(related, value.id)} className="text-sky-700 hover:underline">
+        {value.display}
+      </Link>
+    ) : (
+      <span>{value.display}</span>
+    );
+  }
+  switch (kind) {
+    case 'bool':
+    case 'boolean':
+      return value ? <span aria-label="Yes" className="text-green-700">✓ Yes</span> : <span aria-label="No" className="text-slate-500">✗ No</span>;
+    case 'datetime':
+      return <time dateTime={String(value)}>{formatDateTime(String(value))}</time>;
+    case 'color':
+      return (
+        <span className="inline-flex items-center gap-1">
+          <span className="size-3 rounded border border-slate-300" style={{ backgroundColor: `#${String(value)}` }} aria-hidden="true" />
+          {String(value)}
+        </span>
+      );
+    case 'choice':
+      return <span>{options?.find((o) => o.value === value)?.label ?? String(value)}</span>;
+    case 'ip':
+      return <span className="font-mono">{String(value)}</span>;
+    case 'longtext':
+      return <span className="line-clamp-2 whitespace-pre-wrap">{String(value)}</span>;
+    default:
+      if (typeof value === 'object') return <code className="text-xs">{JSON.stringify(value)}</code>;
+      return <span>{String(value)}</span>;
+  }
+}

@@ -1,0 +1,208 @@
+// One editor per editable-field kind (from /api/editable-fields/) and per custom-field type (from
+// /api/list-fields/), with the API's error shown under the field. Values are kept in the form's own shape and
+// turned into request values by toRequestValue.
+import { useId } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { get } from '../../api/client.ts';
+import { useChoices } from '../../api/hooks.ts';
+import type { Brief, CustomFieldColumn, EditableField, Option, Page } from '../../api/types.ts';
+import { inputClass } from '../ui.tsx';
+import { MultiObjectPicker, ObjectPicker } from './ObjectPicker.tsx';
+
+/** A form value: text for scalar inputs, booleans, a brief row, or a list of them. */
+export type FormValue = string | boolean | null | Brief | Brief[] | string[];
+
+export function FieldShell({ id, label, hint, errors, children, required }: { id: string; label: string; hint?: string; errors?: string[]; children: React.ReactNode; required?: boolean }) {
+  return (
+    <div className="space-y-1" data-field={id}>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
+        {label}
+        {required ? <span className="text-red-700"> *</span> : null}
+      </label>
+      {children}
+      {hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
+      {errors?.length ? (
+        <p id={`${id}-error`} role="alert" className="text-sm text-red-700">
+          {errors.join(' ')}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function StatusSelect({ id, statusModel, value, onChange, invalid }: { id: string; statusModel: string; value: Brief | null; onChange: (v: Brief | null) => void; invalid: boolean }) {
+  const statuses = useQuery({ queryKey: ['statuses'], queryFn: () => get<Page<Brief & { available_to: string[] }>>('/api/statuses/', { limit: 1000 }), staleTime: 60_000 });
+  const options = (statuses.data?.results ?? []).filter((s) => s.available_to.length === 0 || s.available_to.includes(statusModel));
+  return (
+    <select id={id} className={inputClass} aria-invalid={invalid || undefined} value={value?.id ?? ''} onChange={(e) => onChange(options.find((o) => o.id === e.target.value) ?? null)}>
+      <option value="">{statuses.isLoading ? 'Loading…' : '—'}</option>
+      {options.map((o) => (
+        <option key={o.id} value={o.id}>
+          {o.display}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function ChoiceSelect({ id, options, vocabulary, value, onChange, invalid, nullable }: { id: string; options?: Option[]; vocabulary?: string; value: string | null; onChange: (v: string | null) => void; invalid: boolean; nullable: boolean }) {
+  const choices = useChoices();
+  const list = options ?? (vocabulary ? choices.data?.[vocabulary] : undefined) ?? [];
+  return (
+    <select id={id} className={inputClass} aria-invalid={invalid || undefined} value={value ?? ''} onChange={(e) => onChange(e.target.value || null)}>
+      {nullable || !value ? <option value="">—</option> : null}
+      {list.map((o) => (
+        <option key={o.value} value={o.value}>
+          {o.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
+export function FieldInput({ field, value, onChange, errors }: { field: EditableField; value: FormValue; onChange: (v: FormValue) => void; errors?: string[] }) {
+  const id = `field-${field.key}-${useId()}`;
+  const invalid = !!errors?.length;
+  const common = { id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
+  let input: React.ReactNode;
+  switch (field.kind) {
+    case 'bool':
+      input = field.nullable ? (
+        <select {...common} className={inputClass} value={value === null ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value === 'true')}>
+          <option value="">—</option>
+          <option value="true">Yes</option>
+          <option value="false">No</option>
+        </select>
+      ) : (
+        <input {...common} type="checkbox" className="size-4" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
+      );
+      break;
+    case 'choice':
+      input = <ChoiceSelect id={id} options={field.options} vocabulary={field.choices} value={typeof value === 'string' ? value : null} onChange={onChange} invalid={invalid} nullable={field.nullable} />;
+      break;
+    case 'status':
+      input = <StatusSelect id={id} statusModel={field.status_model!} value={(value as Brief | null) ?? null} onChange={onChange} invalid={invalid} />;
+      break;
+    case 'object':
+      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} />;
+      break;
+    case 'objects':
+    case 'tags':
+      input = <MultiObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} value={Array.isArray(value) ? (value as Brief[]) : []} onChange={onChange} />;
+      break;
+    case 'int':
+    case 'decimal':
+      input = <input {...common} className={inputClass} inputMode={field.kind === 'int' ? 'numeric' : 'decimal'} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      break;
+    case 'date':
+      input = <input {...common} type="date" className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      break;
+    case 'datetime':
+      input = <input {...common} type="datetime-local" className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      break;
+    default:
+      input = <input {...common} className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+  }
+  return (
+    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors} required={!field.nullable && field.kind !== 'bool'}>
+      {input}
+    </FieldShell>
+  );
+}
+
+/** The form value of an API value. */
+export function toFormValue(field: EditableField, apiValue: unknown): FormValue {
+  switch (field.kind) {
+    case 'bool':
+      return apiValue === null || apiValue === undefined ? (field.nullable ? null : false) : apiValue === true;
+    case 'object':
+    case 'status':
+      return (apiValue as Brief | null) ?? null;
+    case 'objects':
+    case 'tags':
+      return Array.isArray(apiValue) ? (apiValue as Brief[]) : [];
+    case 'datetime':
+      return typeof apiValue === 'string' ? toLocalInput(apiValue) : '';
+    case 'choice':
+      return typeof apiValue === 'string' ? apiValue : null;
+    default:
+      return apiValue === null || apiValue === undefined ? '' : String(apiValue);
+  }
+}
+
+function toLocalInput(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The request value of a form value. Empty text is null for nullable fields; numbers stay text when they do not parse, so the API names the problem. */
+export function toRequestValue(field: EditableField, v: FormValue): unknown {
+  switch (field.kind) {
+    case 'bool':
+      return v;
+    case 'object':
+    case 'status':
+      return v ? (v as Brief).id : null;
+    case 'objects':
+    case 'tags':
+      return ((v as Brief[]) ?? []).map((r) => r.id);
+    case 'int':
+    case 'decimal': {
+      const s = typeof v === 'string' ? v.trim() : '';
+      if (s === '') return field.nullable ? null : s;
+      const n = Number(s);
+      return Number.isFinite(n) && (field.kind === 'decimal' || Number.isInteger(n)) ? n : s;
+    }
+    case 'datetime': {
+      const s = typeof v === 'string' ? v : '';
+      if (!s) return null;
+      const d = new Date(s);
+      return Number.isNaN(d.getTime()) ? s : d.toISOString();
+    }
+    case 'choice':
+    case 'date':
+      return v === '' || v === null ? null : v;
+    default:
+      return v === '' && field.nullable ? null : v ?? '';
+  }
+}
+
+/** Custom fields edit like ordinary fields; their descriptor comes from /api/list-fields/. */
+export function customFieldAsEditable(cf: CustomFieldColumn): EditableField {
+  const kind: EditableField['kind'] = cf.type === 'boolean' ? 'bool' : cf.type === 'integer' ? 'int' : cf.type === 'decimal' ? 'decimal' : cf.type === 'date' ? 'date' : cf.type === 'select' ? 'choice' : 'text';
+  return {
+    key: `custom_fields.${cf.name}`,
+    label: cf.label,
+    kind,
+    // A custom field can always be cleared; the server says when it is required.
+    nullable: true,
+    ...(cf.type === 'select' ? { options: cf.choices.map((c) => ({ value: c, label: c })) } : {}),
+    ...(cf.type === 'multiselect' ? { hint: 'Several values separated by commas.' } : {}),
+    ...(cf.type === 'json' ? { hint: 'A JSON value.' } : {}),
+  };
+}
+
+export function customFormValue(cf: CustomFieldColumn, apiValue: unknown): FormValue {
+  if (cf.type === 'multiselect') return Array.isArray(apiValue) ? apiValue.map(String).join(', ') : '';
+  if (cf.type === 'json') return apiValue === null || apiValue === undefined ? '' : JSON.stringify(apiValue);
+  return toFormValue(customFieldAsEditable(cf), apiValue);
+}
+
+export function customRequestValue(cf: CustomFieldColumn, v: FormValue): unknown {
+  if (cf.type === 'multiselect') {
+    const s = typeof v === 'string' ? v : '';
+    return s.trim() ? s.split(',').map((x) => x.trim()).filter(Boolean) : null;
+  }
+  if (cf.type === 'json') {
+    const s = typeof v === 'string' ? v.trim() : '';
+    if (!s) return null;
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      return s;
+    }
+  }
+  return toRequestValue(customFieldAsEditable(cf), v);
+}

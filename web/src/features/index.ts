@@ -1,0 +1,16 @@
+// Every feature module, one import line each (see web/README.md). Importing a feature runs its registrations
+// (detail tabs, actions, cell renderers, nav entries); its `routes` are added under the signed-in layout.
+// Keep these imports static and keep page components lazy inside each feature, so the first page stays small.
+import type { AnyRoute } from '@tanstack/react-router';
+
+interface Feature {
+  routes?: AnyRoute[];
+}
+
+// import * as exportTemplates from './export-templates/index.ts';
+
+const features: Feature[] = [
+  // exportTemplates,
+];
+
+export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

@@ -1,0 +1,128 @@
+// /objects/<model>/<id>: the generic detail page. Tabs are Overview, the tabs features register for this
+// model (app/extensions.ts), Journal and Change log; `?tab=` names the open one.
+import { Suspense, useState, type KeyboardEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useNavigate } from '@tanstack/react-router';
+import { get } from '../../api/client.ts';
+import { useMe, useModelInfo } from '../../api/hooks.ts';
+import type { ApiObject } from '../../api/types.ts';
+import { detailRoute, paths } from '../../app/routes.ts';
+import { detailActionsFor, detailTabsFor, registerDetailTab, type DetailTabProps } from '../../app/extensions.ts';
+import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
+import { PageHeader, Button } from '../../components/ui.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { BulkDeleteDialog } from '../list/BulkDeleteDialog.tsx';
+import { OverviewTab } from './OverviewTab.tsx';
+import { JournalTab } from './JournalTab.tsx';
+import { ChangeLogTab } from './ChangeLogTab.tsx';
+
+registerDetailTab({ id: 'overview', label: 'Overview', models: '*', order: 0, component: OverviewTab });
+registerDetailTab({ id: 'journal', label: 'Journal', models: '*', order: 900, visible: ({ model }) => model.has_journal, component: JournalTab });
+registerDetailTab({ id: 'changelog', label: 'Change log', models: '*', order: 910, component: ChangeLogTab });
+
+export const objectQueryKey = (path: string, id: string) => ['object', path, id] as const;
+
+export default function DetailPage() {
+  const { model: name, id } = detailRoute.useParams();
+  const { tab } = detailRoute.useSearch();
+  const navigate = useNavigate();
+  const toast = useToast();
+  const me = useMe();
+  const info = useModelInfo(name);
+  const model = info.data;
+  const object = useQuery({ queryKey: objectQueryKey(model?.path ?? '', id), queryFn: () => get<ApiObject>(`${model!.path}${id}/`), enabled: !!model });
+  const [deleting, setDeleting] = useState(false);
+
+  if (info.isLoading || (model && object.isLoading)) return <Loading />;
+  if (info.error) return <ErrorState error={info.error} />;
+  if (!model) return <NotFound />;
+  if (object.error) return <ErrorState error={object.error} retry={() => void object.refetch()} />;
+  const props: DetailTabProps = { model, object: object.data!, me: me.data! };
+  const tabs = detailTabsFor(props);
+  const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
+  const Current = current.component;
+  const actions = detailActionsFor(model.model);
+
+  // Arrow keys move between tabs, as the ARIA tabs pattern expects.
+  const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+    const i = tabs.indexOf(current);
+    const next = tabs[(i + (e.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length]!;
+    void navigate({ to: paths.detail(model.model, id), search: { tab: next.id }, replace: true });
+    setTimeout(() => document.getElementById(`tab-${next.id}`)?.focus(), 0);
+  };
+
+  return (
+    <div>
+      <nav aria-label="Breadcrumb" className="mb-1 text-sm text-slate-500">
+        <Link to={paths.list(model.model)} className="hover:underline">
+          {model.label_plural.charAt(0).toUpperCase() + model.label_plural.slice(1)}
+        </Link>
+      </nav>
+      <PageHeader
+        title={object.data!.display}
+        subtitle={object.data!.numid ? `#${object.data!.numid}` : undefined}
+        actions={
+          <>
+            {actions.map((a) => {
+              const Action = a.component;
+              return (
+                <Suspense key={a.id} fallback={null}>
+                  <Action {...props} />
+                </Suspense>
+              );
+            })}
+            {model.can.change ? (
+              <Link to={paths.edit(model.model, id)} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100">
+                Edit
+              </Link>
+            ) : null}
+            {model.can.delete ? (
+              <Button variant="danger" onClick={() => setDeleting(true)}>
+                Delete
+              </Button>
+            ) : null}
+          </>
+        }
+      />
+      <div role="tablist" aria-label={`${model.label} sections`} className="mb-4 flex gap-1 overflow-x-auto border-b border-slate-200" onKeyDown={onTabKey}>
+        {tabs.map((t) => (
+          <Link
+            key={t.id}
+            id={`tab-${t.id}`}
+            role="tab"
+            aria-selected={t.id === current.id}
+            aria-controls="tab-panel"
+            tabIndex={t.id === current.id ? 0 : -1}
+            to={paths.detail(model.model, id)}
+            search={{ tab: t.id === 'overview' ? undefined : t.id }}
+            replace
+            className={`-mb-px border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap ${t.id === current.id ? 'border-sky-700 text-sky-800' : 'border-transparent text-slate-600 hover:text-slate-900'}`}
+          >
+            {t.label}
+          </Link>
+        ))}
+      </div>
+      <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
+        <Suspense fallback={<Loading />}>
+          <Current {...props} />
+        </Suspense>
+      </div>
+      <BulkDeleteDialog
+        model={model}
+        ids={[id]}
+        open={deleting}
+        onClose={() => setDeleting(false)}
+        onDone={(r) => {
+          setDeleting(false);
+          if (r.deleted) {
+            toast.show({ message: `Deleted ${object.data!.display}.`, tone: 'success' });
+            void navigate({ to: paths.list(model.model) });
+          } else {
+            toast.show({ message: r.skipped[0]?.reason ?? 'Nothing was deleted.', tone: 'error' });
+          }
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+// /objects/<model>/new and /objects/<model>/<id>/edit: the generic form pages.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate, useParams } from '@tanstack/react-router';
+import { get, patch, post } from '../../api/client.ts';
+import { useModelInfo } from '../../api/hooks.ts';
+import type { ApiObject } from '../../api/types.ts';
+import { paths } from '../../app/routes.ts';
+import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
+import { PageHeader } from '../../components/ui.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { ObjectForm } from './ObjectForm.tsx';
+
+export function CreatePage() {
+  const { model: name } = useParams({ strict: false }) as { model: string };
+  const info = useModelInfo(name);
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const toast = useToast();
+  if (info.isLoading) return <Loading />;
+  if (!info.data) return <NotFound />;
+  const model = info.data;
+  if (!model.can.add) return <ErrorState error={new Error(`You may not add ${model.label_plural}.`)} />;
+  return (
+    <div>
+      <PageHeader title={`Add ${model.label}`} />
+      <ObjectForm
+        model={model}
+        submitLabel="Create"
+        onCancel={() => void navigate({ to: paths.list(model.model) })}
+        onSubmit={async (body) => {
+          const created = await post<ApiObject>(model.path, body);
+          void client.invalidateQueries({ queryKey: ['list', model.path] });
+          toast.show({ message: `Created ${created.display}.`, tone: 'success' });
+          await navigate({ to: paths.detail(model.model, created.id) });
+        }}
+      />
+    </div>
+  );
+}
+
+export function EditPage() {
+  const { model: name, id } = useParams({ strict: false }) as { model: string; id: string };
+  const info = useModelInfo(name);
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const toast = useToast();
+  const model = info.data;
+  const object = useQuery({ queryKey: ['object', model?.path ?? '', id], queryFn: () => get<ApiObject>(`${model!.path}${id}/`), enabled: !!model });
+  if (info.isLoading || (model && object.isLoading)) return <Loading />;
+  if (!model) return <NotFound />;
+  if (object.error) return <ErrorState error={object.error} retry={() => void object.refetch()} />;
+  return (
+    <div>
+      <PageHeader title={`Edit ${object.data!.display}`} subtitle={model.label} />
+      <ObjectForm
+        model={model}
+        object={object.data!}
+        submitLabel="Save"
+        onCancel={() => void navigate({ to: paths.detail(model.model, id) })}
+        onSubmit={async (body) => {
+          const saved = Object.keys(body).length ? await patch<ApiObject>(`${model.path}${id}/`, body) : object.data!;
+          client.setQueryData(['object', model.path, id], saved);
+          void client.invalidateQueries({ queryKey: ['list', model.path] });
+          void client.invalidateQueries({ queryKey: ['changes', model.model, id] });
+          toast.show({ message: `Saved ${saved.display}.`, tone: 'success' });
+          await navigate({ to: paths.detail(model.model, id) });
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+// Quick search (`q`) and field filters. Filters are the list endpoint's own query parameters (`name__ic`,
+// `status`, `site`), kept in the page URL so a filtered list can be bookmarked and shared.
+import { useState, type FormEvent } from 'react';
+import type { ListFields } from '../../api/types.ts';
+import { useChoices } from '../../api/hooks.ts';
+import { Button, inputClass } from '../../components/ui.tsx';
+
+export const RESERVED = new Set(['limit', 'offset', 'ordering', 'q']);
+
+interface Props {
+  fields: ListFields;
+  filters: Record<string, string>;
+  q: string;
+  onChange: (next: { q?: string; filters: Record<string, string> }) => void;
+}
+
+/** The parameter a field is filtered with: text contains, relations by id, others exact. */
+function paramFor(kind: string, key: string): string {
+  return kind === 'text' || kind === 'longtext' ? `${key}__ic` : key;
+}
+
+export function FilterBar({ fields, filters, q, onChange }: Props) {
+  const [text, setText] = useState(q);
+  const [fieldKey, setFieldKey] = useState('');
+  const [value, setValue] = useState('');
+  const choices = useChoices();
+  const filterable = fields.fields.filter((f) => !['objects', 'auto', 'longtext', 'color'].includes(f.kind));
+  const chosen = filterable.find((f) => f.key === fieldKey);
+  const labelOf = (param: string) => {
+    const base = param.split('__')[0]!;
+    const f = fields.fields.find((x) => x.key === base);
+    const op = param.includes('__ic') ? ' contains' : param.includes('__n') ? ' is not' : '';
+    return `${f?.label ?? base}${op}`;
+  };
+  const submitSearch = (e: FormEvent) => {
+    e.preventDefault();
+    onChange({ q: text.trim() || undefined, filters });
+  };
+  const addFilter = (e: FormEvent) => {
+    e.preventDefault();
+    if (!chosen || value === '') return;
+    onChange({ q: q || undefined, filters: { ...filters, [paramFor(chosen.kind, chosen.key)]: value } });
+    setValue('');
+    setFieldKey('');
+  };
+  const options = chosen?.options ?? (chosen?.choices ? choices.data?.[chosen.choices] : undefined);
+  return (
+    <div className="mb-3 space-y-2">
+      <div className="flex flex-wrap items-end gap-2">
+        <form onSubmit={submitSearch} role="search" className="flex gap-1">
+          <label className="sr-only" htmlFor="list-q">
+            Search this list
+          </label>
+          <input id="list-q" type="search" className={`${inputClass} w-56`} placeholder="Search this list…" value={text} onChange={(e) => setText(e.target.value)} />
+          <Button type="submit">Search</Button>
+        </form>
+        <form onSubmit={addFilter} className="flex flex-wrap items-center gap-1" aria-label="Add a filter">
+          <label className="sr-only" htmlFor="filter-field">
+            Filter field
+          </label>
+          <select id="filter-field" className={`${inputClass} w-44`} value={fieldKey} onChange={(e) => { setFieldKey(e.target.value); setValue(''); }}>
+            <option value="">Filter by…</option>
+            {filterable.map((f) => (
+              <option key={f.key} value={f.key}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+          {chosen ? (
+            <>
+              <label className="sr-only" htmlFor="filter-value">
+                Filter value
+              </label>
+              {chosen.kind === 'bool' ? (
+                <select id="filter-value" className={`${inputClass} w-28`} value={value} onChange={(e) => setValue(e.target.value)}>
+                  <option value="">—</option>
+                  <option value="true">Yes</option>
+                  <option value="false">No</option>
+                </select>
+              ) : options ? (
+                <select id="filter-value" className={`${inputClass} w-44`} value={value} onChange={(e) => setValue(e.target.value)}>
+                  <option value="">—</option>
+                  {options.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label}
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input
+                  id="filter-value"
+                  className={`${inputClass} w-44`}
+                  placeholder={chosen.kind === 'object' ? 'id or slug' : chosen.kind === 'text' ? 'contains…' : 'value'}
+                  value={value}
+                  onChange={(e) => setValue(e.target.value)}
+                />
+              )}
+              <Button type="submit" disabled={value === ''}>
+                Add filter
+              </Button>
+            </>
+          ) : null}
+        </form>
+      </div>
+      {Object.keys(filters).length || q ? (
+        <ul className="flex flex-wrap items-center gap-1 text-sm" aria-label="Active filters">
+          {q ? (
+            <li className="inline-flex items-center gap-1 rounded-full bg-sky-50 px-2 py-0.5 ring-1 ring-sky-200">
+              Search: {q}
+              <button type="button" aria-label="Remove the search" onClick={() => { setText(''); onChange({ filters }); }} className="text-slate-500 hover:text-slate-900">
+                ×
+              </button>
+            </li>
+          ) : null}
+          {Object.entries(filters).map(([k, v]) => (
+            <li key={k} className="inline-flex items-center gap-1 rounded-full bg-sky-50 px-2 py-0.5 ring-1 ring-sky-200">
+              {labelOf(k)}: {v}
+              <button
+                type="button"
+                aria-label={`Remove the filter ${labelOf(k)}`}
+                onClick={() => onChange({ q: q || undefined, filters: Object.fromEntries(Object.entries(filters).filter(([x]) => x !== k)) })}
+                className="text-slate-500 hover:text-slate-900"
+              >
+                ×
+              </button>
+            </li>
+          ))}
+          <li>
+            <button type="button" className="text-sky-700 underline" onClick={() => { setText(''); onChange({ filters: {} }); }}>
+              Clear all
+            </button>
+          </li>
+        </ul>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,37 @@
+// /objects/<model>: the generic list page for every model with a list endpoint.
+import { Link, useNavigate } from '@tanstack/react-router';
+import { useModelInfo } from '../../api/hooks.ts';
+import { listRoute, paths } from '../../app/routes.ts';
+import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
+import { PageHeader } from '../../components/ui.tsx';
+import { ModelList, type ListState } from './ModelList.tsx';
+
+export default function ListPage() {
+  const { model: name } = listRoute.useParams();
+  const search = listRoute.useSearch();
+  const navigate = useNavigate();
+  const info = useModelInfo(name);
+  if (info.isLoading) return <Loading />;
+  if (info.error) return <ErrorState error={info.error} retry={() => void info.refetch()} />;
+  if (!info.data) return <NotFound />;
+  const model = info.data;
+  const onState = (next: ListState) => {
+    const clean = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined && v !== ''));
+    void navigate({ to: paths.list(model.model), search: clean });
+  };
+  return (
+    <div>
+      <PageHeader
+        title={model.label_plural.charAt(0).toUpperCase() + model.label_plural.slice(1)}
+        actions={
+          model.can.add ? (
+            <Link to={paths.create(model.model)} className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
+              Add {model.label}
+            </Link>
+          ) : null
+        }
+      />
+      <ModelList key={model.model} model={model} state={search} onState={onState} />
+    </div>
+  );
+}

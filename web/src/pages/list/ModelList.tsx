@@ -1,0 +1,269 @@
+// The generic list of one model: server-side paging, sorting and filtering; the user's saved columns; row
+// selection with bulk edit and bulk delete. State lives in `search` (the page URL for the list page; a feature
+// tab can keep its own and pass fixed filters).
+import { useMemo, useState } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { flexRender, getCoreRowModel, useReactTable, type ColumnDef as TableColumn, type RowSelectionState } from '@tanstack/react-table';
+import { get } from '../../api/client.ts';
+import { useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
+import type { ApiObject, ModelInfo, Page } from '../../api/types.ts';
+import { paths } from '../../app/routes.ts';
+import { cellRendererFor } from '../../app/extensions.ts';
+import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
+import { Button } from '../../components/ui.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { Value } from '../../components/Value.tsx';
+import { allColumns, columnValue, defaultColumns, preferenceKey, type ListPreference } from './columns.ts';
+import { FilterBar, RESERVED } from './FilterBar.tsx';
+import { ColumnPicker } from './ColumnPicker.tsx';
+import { BulkEditDialog } from './BulkEditDialog.tsx';
+import { BulkDeleteDialog } from './BulkDeleteDialog.tsx';
+
+export type ListState = Record<string, string | number | undefined>;
+
+const PAGE_SIZES = [25, 50, 100, 250];
+
+export function ModelList({ model, state, onState, fixedFilters = {} }: { model: ModelInfo; state: ListState; onState: (next: ListState) => void; fixedFilters?: Record<string, string> }) {
+  const client = useQueryClient();
+  const toast = useToast();
+  const listFields = useListFields(model.path);
+  const prefs = usePreferences();
+  const savePrefs = useSavePreferences();
+  const pref = (prefs.data?.[preferenceKey(model.model)] ?? {}) as ListPreference;
+  const limit = Number(state.limit ?? pref.limit ?? 50);
+  const offset = Number(state.offset ?? 0);
+  const ordering = typeof state.ordering === 'string' ? state.ordering : undefined;
+  const q = typeof state.q === 'string' ? state.q : '';
+  const filters = Object.fromEntries(Object.entries(state).filter(([k, v]) => !RESERVED.has(k) && v !== undefined).map(([k, v]) => [k, String(v)]));
+  const [selection, setSelection] = useState<RowSelectionState>({});
+  const [dialog, setDialog] = useState<'columns' | 'edit' | 'delete' | null>(null);
+
+  const query = { ...filters, ...fixedFilters, limit, offset, ordering, q: q || undefined };
+  const page = useQuery({
+    queryKey: ['list', model.path, query],
+    queryFn: ({ signal }) => get<Page>(model.path, query, { signal }),
+    placeholderData: keepPreviousData,
+  });
+
+  const columnsAll = useMemo(() => (listFields.data ? allColumns(listFields.data) : []), [listFields.data]);
+  const chosen = useMemo(() => {
+    if (!listFields.data) return [];
+    const saved = (pref.columns ?? []).filter((k) => columnsAll.some((c) => c.key === k));
+    return saved.length ? saved : defaultColumns(listFields.data);
+  }, [listFields.data, pref.columns, columnsAll]);
+
+  const setOrdering = (key: string) => {
+    const next = ordering === key ? `-${key}` : ordering === `-${key}` ? undefined : key;
+    onState({ ...state, ordering: next, offset: undefined });
+  };
+
+  const columns = useMemo<TableColumn<ApiObject>[]>(() => {
+    const select: TableColumn<ApiObject> = {
+      id: '__select',
+      header: ({ table }) => (
+        <input
+          type="checkbox"
+          aria-label="Select all rows on this page"
+          checked={table.getIsAllRowsSelected()}
+          ref={(el) => {
+            if (el) el.indeterminate = table.getIsSomeRowsSelected();
+          }}
+          onChange={table.getToggleAllRowsSelectedHandler()}
+        />
+      ),
+      cell: ({ row }) => <input type="checkbox" aria-label={`Select ${row.original.display}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />,
+    };
+    const data = chosen.map((key, index): TableColumn<ApiObject> => {
+      const def = columnsAll.find((c) => c.key === key)!;
+      const Custom = cellRendererFor(model.model, key);
+      return {
+        id: key,
+        header: def.label,
+        cell: ({ row }) => {
+          const value = columnValue(row.original, key);
+          const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options} />;
+          // The first column opens the object.
+          return index === 0 ? (
+            <Link to={paths.detail(model.model, row.original.id)} className="font-medium text-sky-700 hover:underline">
+              {value === null || value === undefined || value === '' ? row.original.display : shown}
+            </Link>
+          ) : (
+            shown
+          );
+        },
+      };
+    });
+    return [select, ...data];
+  }, [chosen, columnsAll, model.model]);
+
+  const rows = page.data?.results ?? [];
+  const table = useReactTable({
+    data: rows,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (r) => r.id,
+    state: { rowSelection: selection },
+    onRowSelectionChange: setSelection,
+    enableRowSelection: model.can.change || model.can.delete,
+    manualPagination: true,
+    manualSorting: true,
+  });
+  const selectedIds = Object.keys(selection).filter((k) => selection[k]);
+  const count = page.data?.count ?? 0;
+
+  const refresh = () => {
+    setSelection({});
+    setDialog(null);
+    void client.invalidateQueries({ queryKey: ['list', model.path] });
+  };
+
+  const saveColumns = (cols: string[] | null) => {
+    savePrefs.mutate(
+      { [preferenceKey(model.model)]: cols === null && !pref.limit ? null : { ...pref, columns: cols ?? undefined } },
+      { onSuccess: () => setDialog(null), onError: (err) => toast.show({ message: errorMessage(err), tone: 'error' }) },
+    );
+  };
+  const setLimit = (n: number) => {
+    onState({ ...state, limit: n, offset: undefined });
+    savePrefs.mutate({ [preferenceKey(model.model)]: { ...pref, limit: n } });
+  };
+
+  if (listFields.isLoading) return <Loading />;
+  if (listFields.error) return <ErrorState error={listFields.error} retry={() => void listFields.refetch()} />;
+
+  const sortState = (key: string) => (ordering === key ? 'ascending' : ordering === `-${key}` ? 'descending' : 'none');
+  const filtered = q !== '' || Object.keys(filters).length > 0;
+
+  return (
+    <div>
+      <FilterBar fields={listFields.data!} filters={filters} q={q} onChange={({ q: nq, filters: nf }) => onState({ ...nf, q: nq, ordering, limit: state.limit, offset: undefined })} />
+      <div className="mb-2 flex flex-wrap items-center gap-2 text-sm">
+        {selectedIds.length ? (
+          <>
+            <span className="font-medium" aria-live="polite">
+              {selectedIds.length} selected
+            </span>
+            {model.can.change ? (
+              <Button onClick={() => setDialog('edit')} variant="secondary">
+                Edit selected
+              </Button>
+            ) : null}
+            {model.can.delete ? (
+              <Button onClick={() => setDialog('delete')} variant="danger">
+                Delete selected
+              </Button>
+            ) : null}
+            <Button variant="ghost" onClick={() => setSelection({})}>
+              Clear selection
+            </Button>
+          </>
+        ) : (
+          <span className="text-slate-500">{page.data ? `${count.toLocaleString()} ${count === 1 ? model.label : model.label_plural}` : ''}</span>
+        )}
+        <span className="ml-auto" />
+        <Button variant="ghost" onClick={() => setDialog('columns')}>
+          Columns
+        </Button>
+      </div>
+      {page.error ? (
+        <ErrorState error={page.error} retry={() => void page.refetch()} />
+      ) : page.isLoading ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <Empty title={filtered ? `No ${model.label_plural} match these filters` : `No ${model.label_plural} yet`}>
+          {filtered ? (
+            <button type="button" className="text-sky-700 underline" onClick={() => onState({})}>
+              Clear the filters
+            </button>
+          ) : model.can.add ? (
+            <Link to={paths.create(model.model)} className="text-sky-700 underline">
+              Add the first one
+            </Link>
+          ) : null}
+        </Empty>
+      ) : (
+        <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${page.isPlaceholderData ? 'opacity-60' : ''}`} aria-busy={page.isFetching}>
+          <table className="min-w-full text-sm" data-testid="model-list">
+            <thead className="bg-slate-50 text-left text-slate-600">
+              {table.getHeaderGroups().map((hg) => (
+                <tr key={hg.id}>
+                  {hg.headers.map((h) => {
+                    const def = columnsAll.find((c) => c.key === h.column.id);
+                    return (
+                      <th key={h.id} scope="col" className={`border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap ${h.column.id === '__select' ? 'w-8' : ''}`} aria-sort={def?.sortable ? sortState(def.key) : undefined}>
+                        {def?.sortable ? (
+                          <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => setOrdering(def.key)}>
+                            {flexRender(h.column.columnDef.header, h.getContext())}
+                            <span aria-hidden="true">{sortState(def.key) === 'ascending' ? '▲' : sortState(def.key) === 'descending' ? '▼' : '↕'}</span>
+                          </button>
+                        ) : (
+                          flexRender(h.column.columnDef.header, h.getContext())
+                        )}
+                      </th>
+                    );
+                  })}
+                </tr>
+              ))}
+            </thead>
+            <tbody>
+              {table.getRowModel().rows.map((row) => (
+                <tr key={row.id} className={`border-b border-slate-100 last:border-0 ${row.getIsSelected() ? 'bg-sky-50' : 'hover:bg-slate-50'}`}>
+                  {row.getVisibleCells().map((cell) => (
+                    <td key={cell.id} className="px-3 py-1.5 align-top">
+                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {page.data && count > 0 ? (
+        <nav aria-label="Pages" className="mt-3 flex flex-wrap items-center gap-2 text-sm">
+          <Button disabled={offset === 0} onClick={() => onState({ ...state, offset: Math.max(0, offset - limit) || undefined })}>
+            ← Previous
+          </Button>
+          <span data-testid="page-range">
+            {(offset + 1).toLocaleString()}–{Math.min(offset + limit, count).toLocaleString()} of {count.toLocaleString()}
+          </span>
+          <Button disabled={offset + limit >= count} onClick={() => onState({ ...state, offset: offset + limit })}>
+            Next →
+          </Button>
+          <label className="ml-auto flex items-center gap-1">
+            Per page
+            <select className="rounded border border-slate-300 px-1 py-0.5" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
+              {PAGE_SIZES.map((n) => (
+                <option key={n} value={n}>
+                  {n}
+                </option>
+              ))}
+            </select>
+          </label>
+        </nav>
+      ) : null}
+      {dialog === 'columns' ? <ColumnPicker open all={columnsAll} selected={chosen} onClose={() => setDialog(null)} onSave={saveColumns} saving={savePrefs.isPending} /> : null}
+      <BulkEditDialog
+        model={model}
+        ids={selectedIds}
+        open={dialog === 'edit'}
+        onClose={() => setDialog(null)}
+        onDone={(n) => {
+          toast.show({ message: `Updated ${n} ${n === 1 ? model.label : model.label_plural}.`, tone: 'success' });
+          refresh();
+        }}
+      />
+      <BulkDeleteDialog
+        model={model}
+        ids={selectedIds}
+        open={dialog === 'delete'}
+        onClose={() => setDialog(null)}
+        onDone={(r) => {
+          toast.show({ message: `Deleted ${r.deleted} ${r.deleted === 1 ? model.label : model.label_plural}${r.skipped.length ? `; kept ${r.skipped.length} in use` : ''}.`, tone: 'success' });
+          refresh();
+        }}
+      />
+    </div>
+  );
+}

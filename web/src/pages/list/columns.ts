@@ -1,0 +1,57 @@
+// Which columns a list shows: the user's saved choice (preference `list:<model>`) or a default drawn from
+// /api/list-fields/. Column keys are list-field keys or `custom_fields.<name>`.
+import type { ListField, ListFields } from '../../api/types.ts';
+
+export interface ListPreference {
+  columns?: string[];
+  limit?: number;
+}
+
+export const preferenceKey = (model: string) => `list:${model}`;
+
+export interface ColumnDef {
+  key: string;
+  label: string;
+  kind: string;
+  related?: string;
+  options?: ListField['options'];
+  sortable: boolean;
+  custom: boolean;
+}
+
+export function allColumns(fields: ListFields): ColumnDef[] {
+  return [
+    ...fields.fields.map((f) => ({
+      key: f.key,
+      label: f.label,
+      kind: f.kind,
+      related: f.related,
+      options: f.options,
+      // Many-valued and computed columns have no single value to order by.
+      sortable: !['objects', 'tags', 'auto', 'longtext'].includes(f.kind),
+      custom: false,
+    })),
+    ...fields.custom_fields.map((c) => ({
+      key: c.key,
+      label: c.label,
+      kind: c.type === 'boolean' ? 'bool' : c.type,
+      sortable: false,
+      custom: true,
+    })),
+  ];
+}
+
+export function defaultColumns(fields: ListFields): string[] {
+  return fields.fields
+    .filter((f) => f.kind !== 'longtext' && f.kind !== 'auto' && f.key !== 'created' && f.key !== 'last_updated')
+    .slice(0, 7)
+    .map((f) => f.key);
+}
+
+export function columnValue(row: Record<string, unknown>, key: string): unknown {
+  if (key.startsWith('custom_fields.')) {
+    const cf = row.custom_fields;
+    return cf && typeof cf === 'object' ? (cf as Record<string, unknown>)[key.slice('custom_fields.'.length)] : undefined;
+  }
+  return row[key];
+}
