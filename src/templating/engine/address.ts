@@ -35,20 +35,134 @@ function parseAddress(text: string, fallbackLen: number | null): Parsed | null {
   return { addr, len };
 }
 
+/** `address` + `prefix_length` of an address object, read; parsed once both are there. */
+function parseWithFallback(a: unknown, pl: unknown): Parsed | null {
+  if (!isStr(a)) return null;
+  return parseAddress(strValue(a), isNumeric(pl) ? toNumber(pl) : null);
+}
+
 /** Resolves a template value to a parsed address (or null when invalid); Promise when attributes are async. */
 function resolve(v: unknown): Parsed | null | Promise<Parsed | null> {
   if (isStr(v)) return parseAddress(strValue(v), null);
-  if (isTemplateObject(v) || isDict(v)) {
-    const get = (name: string): unknown => (isDict(v) ? (dictGet(v, name) ?? null) : getAttr(v, name));
-    return thenMaybe(get('address'), (a): unknown =>
-      thenMaybe(get('prefix_length'), (pl) => {
-        if (!isStr(a)) return null;
-        const fallback = isNumeric(pl) ? toNumber(pl) : null;
-        return parseAddress(strValue(a), fallback);
-      }),
-    ) as Parsed | null | Promise<Parsed | null>;
+  if (isDict(v)) return parseWithFallback(dictGet(v, 'address') ?? null, dictGet(v, 'prefix_length') ?? null);
+  if (isTemplateObject(v)) {
+    // Both attributes are read (host objects may load them), as before; no closure is made unless one is async.
+    const a = getAttr(v, 'address');
+    const pl = getAttr(v, 'prefix_length');
+    if (a instanceof Promise || pl instanceof Promise) return Promise.all([a, pl]).then(([x, y]) => parseWithFallback(x, y));
+    return parseWithFallback(a, pl);
   }
   return null;
+}
+
+/**
+ * The text of a value when it is an address string (or a dict whose `address` is one) that already reads exactly as
+ * `host` would print it: canonical IPv4 or RFC 5952 IPv6, with or without a valid mask length. Null otherwise
+ * (the general path then decides). An export prints one address per row, and parsing each into ipaddr.js
+ * objects only to print the same text again was a measured share of a 50,000-row render.
+ */
+export function canonicalHostText(v: unknown): string | null {
+  let text: unknown = v;
+  if (isDict(v)) {
+    text = dictGet(v, 'address');
+    // Without a mask, the general path reads prefix_length too; leave that case to it.
+    if (typeof text !== 'string' || text.indexOf('/') === -1) return null;
+  }
+  if (typeof text !== 'string') return null;
+  const slash = text.indexOf('/');
+  const ip = slash === -1 ? text : text.slice(0, slash);
+  let max: number;
+  if (isCanonicalIPv4(ip)) max = 32;
+  else if (isCanonicalIPv6(ip)) max = 128;
+  else return null;
+  if (slash !== -1) {
+    const len = text.length - slash - 1;
+    if (len < 1 || len > 3) return null;
+    let n = 0;
+    for (let i = slash + 1; i < text.length; i++) {
+      const c = text.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) return null;
+      n = n * 10 + c;
+    }
+    if (n > max) return null;
+  }
+  return ip;
+}
+
+/** Four decimal octets 0-255 without leading zeros: what ipaddr.js accepts as four-part decimal and prints unchanged. */
+export function isCanonicalIPv4(s: string): boolean {
+  let parts = 0;
+  let i = 0;
+  const n = s.length;
+  while (parts < 4) {
+    const start = i;
+    let value = 0;
+    while (i < n) {
+      const c = s.charCodeAt(i) - 48;
+      if (c < 0 || c > 9) break;
+      value = value * 10 + c;
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 3 || value > 255 || (digits > 1 && s.charCodeAt(start) === 48)) return false;
+    parts++;
+    if (parts < 4) {
+      if (s.charCodeAt(i) !== 46) return false;
+      i++;
+    }
+  }
+  return i === n;
+}
+
+/**
+ * Whether `s` is an IPv6 address exactly as ipaddr.js prints it (RFC 5952): lowercase hex groups without leading
+ * zeros, the first longest run of two or more zero groups (and only that) written as `::`, no embedded IPv4 and
+ * no zone.
+ */
+export function isCanonicalIPv6(s: string): boolean {
+  const gap = s.indexOf('::');
+  if (gap !== -1 && s.indexOf('::', gap + 1) !== -1) return false;
+  const left = gap === -1 ? s : s.slice(0, gap);
+  const right = gap === -1 ? '' : s.slice(gap + 2);
+  const l = groupsOf(left);
+  const r = groupsOf(right);
+  if (l === null || r === null) return false;
+  if (gap === -1) return l.count === 8 && l.longestZeroRun < 2;
+  const compressed = 8 - l.count - r.count;
+  // A run of one zero group is written "0"; a longer or equal run before the gap would have been compressed
+  // instead; a zero group next to the gap belongs to the compressed run.
+  return compressed >= 2 && l.longestZeroRun < compressed && r.longestZeroRun <= compressed && !l.lastZero && !r.firstZero;
+}
+
+/** Colon-separated canonical hex groups ('' is none): how many, the longest run of "0" groups, zero at either end. */
+function groupsOf(s: string): { count: number; longestZeroRun: number; firstZero: boolean; lastZero: boolean } | null {
+  if (s === '') return { count: 0, longestZeroRun: 0, firstZero: false, lastZero: false };
+  let firstZero = false;
+  let count = 0;
+  let run = 0;
+  let longest = 0;
+  let i = 0;
+  const n = s.length;
+  for (;;) {
+    const start = i;
+    while (i < n) {
+      const c = s.charCodeAt(i);
+      if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) break;
+      i++;
+    }
+    const len = i - start;
+    if (len === 0 || len > 4 || (len > 1 && s.charCodeAt(start) === 48)) return null;
+    count++;
+    if (count > 8) return null;
+    if (len === 1 && s.charCodeAt(start) === 48) {
+      if (count === 1) firstZero = true;
+      run++;
+      if (run > longest) longest = run;
+    } else run = 0;
+    if (i === n) return { count, longestZeroRun: longest, firstZero, lastZero: run > 0 };
+    if (s.charCodeAt(i) !== 58) return null;
+    i++;
+  }
 }
 
 function describe(v: unknown): string {
@@ -58,11 +172,20 @@ function describe(v: unknown): string {
 }
 
 function addressFilter(name: string, fn: (p: Parsed) => unknown): FilterImpl {
-  return (_state, value) =>
-    thenMaybe(resolve(value), (p) => {
-      if (!p) throw new TemplateError('type', `${name}: ${describe(value)} is not a valid IP address or network`);
-      return fn(p as Parsed);
-    });
+  const apply = (p: Parsed | null, value: unknown): unknown => {
+    if (!p) throw new TemplateError('type', `${name}: ${describe(value)} is not a valid IP address or network`);
+    return fn(p);
+  };
+  return (_state, value) => {
+    const p = resolve(value);
+    return p instanceof Promise ? p.then((x) => apply(x, value)) : apply(p, value);
+  };
+}
+
+/** `host`: canonical text is printed as it stands (the same text ipaddr.js would give), anything else parsed. */
+function hostFilter(): FilterImpl {
+  const general = addressFilter('host', (p) => p.addr.toString());
+  return (state, value, args, kwargs) => canonicalHostText(value) ?? general(state, value, args, kwargs);
 }
 
 function maskOf(p: Parsed): ipaddr.IPv4 | ipaddr.IPv6 {
@@ -77,7 +200,7 @@ function fromBytes(bytes: number[]): string {
 
 export function addressFilters(): Map<string, FilterImpl> {
   const m = new Map<string, FilterImpl>();
-  m.set('host', addressFilter('host', (p) => p.addr.toString()));
+  m.set('host', hostFilter());
   m.set('cidr', addressFilter('cidr', (p) => `${p.addr.toString()}/${p.len}`));
   m.set('prefixlen', addressFilter('prefixlen', (p) => p.len));
   m.set('netmask', addressFilter('netmask', (p) => maskOf(p).toString()));
