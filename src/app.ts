@@ -131,6 +131,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     const path = req.url.split('?')[0]!;
     if (path === '/api/health/' || path === '/api/health') return;
+    // The upgrade engine opens the site through this call, so it must pass the hold it ends.
+    if (path === '/api/system/upgrade/resume/') return;
     const state = await readMaintenance(app.database.db);
     if (state.active) {
       reply

@@ -11,6 +11,7 @@ import { AccountError, createTenant, createToken, createUser, defaultTenantId } 
 import { setMaintenance } from './system/maintenance.ts';
 import { DemoDataError, generateDemoData, MAX_DEMO_DEVICES } from './system/demo-data.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
+import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 
@@ -198,6 +199,7 @@ program
   });
 
 registerTemplateCommands(program);
+registerUpgradeCommands(program);
 
 
 try {

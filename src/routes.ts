@@ -9,6 +9,7 @@ import { registerTemplatingRoutes } from './templating/routes.ts';
 import { registerRenderRoutes } from './templating/render-routes.ts';
 import { registerLifecycleRoutes } from './lifecycle/routes.ts';
 import { registerComplianceRoutes } from './compliance/routes.ts';
+import { registerUpgradeRoutes } from './upgrade/routes.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
 import { registerSearchRoutes } from './search/routes.ts';
 
@@ -21,6 +22,7 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerRenderRoutes(app);
   registerLifecycleRoutes(app);
   registerComplianceRoutes(app);
+  registerUpgradeRoutes(app);
   registerJobRoutes(app);
   registerSearchRoutes(app);
 }

@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedWorker } from './monitoring/process.ts';
+import { inheritedListenFd } from './upgrade/host/listen-fd.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
 
 export async function serve(config: Config): Promise<void> {
@@ -27,7 +28,9 @@ export async function serve(config: Config): Promise<void> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    await app.listen({ host: config.host, port: config.port });
+    // An inherited socket (upgrade hand-over, socket activation) is served as is: Node listens on {fd}.
+    const fd = inheritedListenFd();
+    await app.listen(fd === null ? { host: config.host, port: config.port } : ({ fd } as unknown as { port: number }));
     // Checks run in this process unless CAIRN_EMBEDDED_WORKER=0 (then `cairn worker` processes run them).
     stopWorker = await startEmbeddedWorker(database);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

@@ -1,0 +1,129 @@
+// `cairn upgrade ...`: bundle, online, recover, status, and the two commands the engine runs with the NEW
+// release's code during a run (verify, hold).
+import { existsSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadConfig, type Config } from '../../config.ts';
+import { openConfiguredDatabase } from '../../db/open.ts';
+import type { Database } from '../../db/database.ts';
+import { hostFor } from '../host/index.ts';
+import { upgradeStatus, type UpgradeCard } from '../records.ts';
+import { detectRoot, layoutFor, type InstallLayout } from './layout.ts';
+import { runUpgrade } from './run.ts';
+import { recoverUpgrade } from './recover.ts';
+import { verifyRelease } from './verify.ts';
+import { holdSite } from './hold.ts';
+
+export class UpgradeCliError extends Error {}
+
+function layoutOf(opts: { root?: string }): InstallLayout {
+  const root = opts.root ? resolve(opts.root) : detectRoot();
+  if (!root) throw new UpgradeCliError('No install root: pass --root <dir> or set CAIRN_ROOT (upgrades work on an installed layout, see deploy/README.md).');
+  return layoutFor(root);
+}
+
+function printCard(card: UpgradeCard | null): void {
+  if (!card) {
+    console.log('No upgrade has run on this install.');
+    return;
+  }
+  console.log(`Upgrade ${card.id}: ${card.version_from} → ${card.version_to ?? '?'} (${card.trigger}, by ${card.started_by}), ${card.state}${card.outcome ? `, outcome ${card.outcome.code}, database ${card.outcome.database}, services ${card.outcome.services}` : ''}`);
+  for (const s of card.steps) console.log(`  ${s.name.padEnd(10)} ${s.status.padEnd(8)} ${s.seconds === null ? '' : `${s.seconds.toFixed(1)} s  `}${s.detail}`);
+  if (card.failed_step) console.log(`Failed at ${card.failed_step}: ${card.error}`);
+  if (card.output_excerpt) console.log(`Output:\n${card.output_excerpt}`);
+  for (const w of card.warnings) console.log(`Warning: ${w}`);
+}
+
+async function withDb<T>(cmd: Command, work: (database: Database, config: Config) => Promise<T>): Promise<T> {
+  const o = cmd.optsWithGlobals() as { dataDir?: string; databaseUrl?: string };
+  const config = loadConfig({ dataDir: o.dataDir, databaseUrl: o.databaseUrl });
+  const database = await openConfiguredDatabase(config);
+  try {
+    return await work(database, config);
+  } finally {
+    await database.close();
+  }
+}
+
+/** Refusals and failures a user can act on: one line on stderr, exit code 1, no stack trace. */
+function handled<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      process.stderr.write(`cairn: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    }
+  };
+}
+
+export function registerUpgradeCommands(program: Command): void {
+  const upgrade = program.command('upgrade').description('Upgrade this install: backup, verify, roll back on failure.');
+  const rootOption = ['--root <dir>', 'install root (env CAIRN_ROOT; default: the install this release belongs to)'] as const;
+
+  upgrade
+    .command('bundle <file>')
+    .description('Upgrade to the release in a bundle file (cairn-X.Y.Z.tar.gz).')
+    .option(...rootOption)
+    .action(handled(async (file: string, opts: { root?: string }) => {
+      const layout = layoutOf(opts);
+      const path = resolve(file);
+      if (!existsSync(path)) throw new UpgradeCliError(`No bundle at ${path}.`);
+      const trigger = process.env.CAIRN_UPGRADE_TRIGGER === 'installer' ? 'installer' : 'bundle';
+      const journal = await runUpgrade({ layout, host: hostFor(layout), bundlePath: path, trigger, startedBy: `cli:${userInfo().username}` });
+      printCard(upgradeStatus(layout).last_upgrade);
+      if (journal.state !== 'done') process.exit(1);
+    }));
+
+  upgrade
+    .command('online')
+    .description('Upgrade to the newest release of the configured release feed.')
+    .option(...rootOption)
+    .action(handled(async () => {
+      throw new UpgradeCliError('No release source is configured for online upgrades: download the bundle and run `cairn upgrade bundle <file>`.');
+    }));
+
+  upgrade
+    .command('recover')
+    .description('Finish or roll back an upgrade whose process died (the recovery unit runs this).')
+    .option(...rootOption)
+    .action(handled(async (opts: { root?: string }) => {
+      const layout = layoutOf(opts);
+      const result = await recoverUpgrade(layout, hostFor(layout));
+      if (result.action === 'nothing') console.log('Nothing to recover.');
+      else printCard(upgradeStatus(layout).last_upgrade);
+      if (result.action === 'restore_failed') process.exit(1);
+    }));
+
+  upgrade
+    .command('status')
+    .description('The last upgrade: who, when, outcome, each step.')
+    .option(...rootOption)
+    .option('--json', 'print JSON')
+    .action(handled(async (opts: { root?: string; json?: boolean }) => {
+      const status = upgradeStatus(layoutOf(opts));
+      if (opts.json) console.log(JSON.stringify(status, null, 2));
+      else {
+        printCard(status.last_upgrade);
+        if (status.lock.owner_alive) console.log('An upgrade is running now.');
+        else if (status.lock.unfinished_run) console.log('The last upgrade was interrupted: run `cairn upgrade recover`.');
+      }
+    }));
+
+  upgrade
+    .command('verify')
+    .description('(run by the upgrade engine) Check this release against the database before it serves.')
+    .action(handled(async (_opts, cmd: Command) => {
+      console.log(await withDb(cmd, (database, config) => verifyRelease(database, config)));
+    }));
+
+  upgrade
+    .command('hold')
+    .description('(run by the upgrade engine) Maintenance on for the start step, opened again by the engine.')
+    .requiredOption('--token-sha256 <hex>', 'SHA-256 of the one-time resume token')
+    .action(handled(async (opts: { tokenSha256: string }, cmd: Command) => {
+      await withDb(cmd, (database) => holdSite(database.db, opts.tokenSha256));
+      console.log('Maintenance on until the upgrade resumes.');
+    }));
+}

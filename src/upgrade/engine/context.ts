@@ -1,0 +1,114 @@
+// What one engine process carries through a run (or a recovery): the layout, the host, the journal it keeps
+// writing, the maintenance responder while it holds the web port, and the log of every command it ran.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BackupTarget } from '../backup.ts';
+import type { Host } from '../host/types.ts';
+import { readEnvFile, webAddress, type InstallLayout } from './layout.ts';
+import { writeJournal, type Journal, type StepName } from './journal.ts';
+import { startResponder, type Responder } from './responder.ts';
+import { processAlive, processStartTime } from './lock.ts';
+
+export interface EngineContext {
+  layout: InstallLayout;
+  host: Host;
+  journal: Journal;
+  env: NodeJS.ProcessEnv;
+  responder: Responder | null;
+  /** The run's secret (its hash is in the lock file): lets the running web process take the embedded backup. */
+  engineToken: string | null;
+}
+
+export function save(ctx: EngineContext): void {
+  writeJournal(ctx.layout.journalFile, ctx.journal);
+}
+
+export function logFile(ctx: EngineContext): string {
+  mkdirSync(ctx.journal.context.workDir, { recursive: true, mode: 0o700 });
+  return join(ctx.journal.context.workDir, 'upgrade.log');
+}
+
+export function newRunId(): string {
+  return `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function backupTarget(layout: InstallLayout, version: string): BackupTarget {
+  const env = { ...process.env, ...readEnvFile(layout.envFile) };
+  return {
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.CAIRN_DATA_DIR || layout.dataDir,
+    envFile: existsSync(layout.envFile) ? layout.envFile : null,
+    backupsDir: layout.backupsDir,
+    version,
+  };
+}
+
+/** Records a child command's pid so recovery can stop it if this process is killed while it runs. */
+export function trackChild(ctx: EngineContext, pid: number): void {
+  ctx.journal.context.child = { pid, pidStart: processStartTime(pid) };
+  save(ctx);
+}
+
+/** Kills a command a killed engine left running (a migrate still holding the database, say). */
+export function killLeftoverChild(ctx: EngineContext): void {
+  const child = ctx.journal.context.child;
+  if (child && processAlive(child.pid, child.pidStart)) {
+    try {
+      process.kill(child.pid, 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  ctx.journal.context.child = null;
+}
+
+/** Makes sure the maintenance responder holds the web port (binding as soon as the stopping web lets go). */
+export async function holdPort(ctx: EngineContext, stopping: Promise<void>): Promise<void> {
+  if (ctx.responder) {
+    await stopping;
+    return;
+  }
+  const { host, port } = webAddress(ctx.layout);
+  const [responder] = await Promise.all([startResponder(host, port, ctx.journal.versionFrom), stopping]);
+  ctx.responder = responder;
+}
+
+/**
+ * Starts the web service behind the responder: the listening socket is handed over when the host can, else the
+ * responder lets go of the port just before the start.
+ */
+export async function startWeb(ctx: EngineContext): Promise<void> {
+  const responder = ctx.responder;
+  ctx.responder = null;
+  if (responder && ctx.host.handsOverSocket) {
+    await ctx.host.start('web', { listenFd: responder.fd() });
+    await responder.close();
+    return;
+  }
+  if (responder) await responder.close();
+  await ctx.host.start('web');
+}
+
+export async function releasePort(ctx: EngineContext): Promise<void> {
+  if (ctx.responder) await ctx.responder.close();
+  ctx.responder = null;
+}
+
+/** Test-only fault injection (documented in deploy/README.md): fail, or stop dead, right after a step's work. */
+export async function faultPoint(ctx: EngineContext, step: StepName): Promise<void> {
+  if (ctx.env.CAIRN_UPGRADE_FAIL_AT === step) throw new Error(`fault injected after the ${step} step's work (CAIRN_UPGRADE_FAIL_AT=${step})`);
+  if (ctx.env.CAIRN_UPGRADE_PAUSE_AT === step) {
+    writeFileSync(join(ctx.layout.upgradeDir, 'paused'), `${process.pid} ${step}\n`);
+    // Wait to be killed: the test stands in for a power cut or an OOM kill here.
+    await new Promise<never>(() => setInterval(() => {}, 1 << 30));
+  }
+}

@@ -1,0 +1,63 @@
+// The run as a job (kind 'upgrade', deployment-wide) on the Jobs page, and the alert of a failed database
+// restore. Both are best effort: recording must never make an upgrade fail. The engine can reach the database
+// only on PostgreSQL; an embedded database is held by the web process for most of the run, so there the run is
+// recorded in the journal (the upgrade card) only.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPostgres, type Database } from '../../db/database.ts';
+import { createJob, finishJob } from '../../jobs/record.ts';
+import { readEnvFile } from './layout.ts';
+import { save, type EngineContext } from './context.ts';
+
+async function withDatabase(ctx: EngineContext, work: (database: Database) => Promise<void>): Promise<void> {
+  const url = { ...process.env, ...readEnvFile(ctx.layout.envFile) }.DATABASE_URL;
+  if (!url) return;
+  let database: Database | null = null;
+  try {
+    database = await openPostgres(url, 1);
+    await work(database);
+  } catch (err) {
+    ctx.journal.warnings.push(`could not record the upgrade as a job: ${(err as Error).message}`);
+  } finally {
+    await database?.close().catch(() => {});
+  }
+}
+
+export async function startRecord(ctx: EngineContext): Promise<void> {
+  await withDatabase(ctx, async ({ db }) => {
+    ctx.journal.context.jobId = await createJob(db, {
+      kind: 'upgrade',
+      tenantId: null,
+      startedBy: ctx.journal.startedBy.startsWith('user:') ? ctx.journal.startedBy : 'system',
+      status: 'running',
+    });
+    save(ctx);
+  });
+}
+
+export async function finishRecord(ctx: EngineContext): Promise<void> {
+  const { journal } = ctx;
+  const jobId = journal.context.jobId;
+  if (!jobId) return;
+  // The job row was written before the snapshot, so a restore keeps it; finishJob ignores an id that is gone.
+  await withDatabase(ctx, async ({ db }) => {
+    const to = journal.versionTo ?? '?';
+    if (journal.state === 'done') await finishJob(db, jobId, { status: 'succeeded', result: `${journal.versionFrom} → ${to}${journal.warnings.length ? ` with ${journal.warnings.length} warning(s)` : ''}` });
+    else await finishJob(db, jobId, { status: 'failed', error: `${journal.failedStep ?? '?'}: ${journal.error ?? ''} (${journal.outcome?.code ?? 'unknown'})` });
+  });
+}
+
+/**
+ * Cairn has no mail facility yet: the alert that would go to the digest recipients is written to
+ * shared/upgrade/alerts.log and noted in the journal, so the card says what happened and that no mail left.
+ */
+export async function notifyRestoreFailed(ctx: EngineContext, message: string): Promise<void> {
+  try {
+    mkdirSync(ctx.layout.upgradeDir, { recursive: true });
+    appendFileSync(join(ctx.layout.upgradeDir, 'alerts.log'), `${new Date().toISOString()} upgrade ${ctx.journal.id}: database restore failed: ${message}\n`);
+    ctx.journal.warnings.push('No mail facility is configured: the digest recipients were not mailed; the alert is in shared/upgrade/alerts.log.');
+    save(ctx);
+  } catch {
+    /* the journal already says restore_failed */
+  }
+}

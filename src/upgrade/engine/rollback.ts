@@ -1,0 +1,97 @@
+// Puts everything back after a failure before resume: services stopped, `current` and the env file and the unit
+// links as they were, the database from the snapshot when a migration ran, then what ran before started again.
+// Every undo looks at the disk first, so running it twice (a recovery after a killed rollback) is harmless.
+import { copyFileSync, existsSync, rmSync } from 'node:fs';
+import { restoreSnapshot } from '../backup.ts';
+import { runRelease } from './commands.ts';
+import { backupTarget, holdPort, killLeftoverChild, logFile, releasePort, save, startWeb, trackChild, type EngineContext } from './context.ts';
+import { currentRelease, webAddress } from './layout.ts';
+import { describeHealth, waitForHealth } from './probe.ts';
+import { pointCurrentAt } from './run.ts';
+import { notifyRestoreFailed } from './job-record.ts';
+
+export async function rollback(ctx: EngineContext): Promise<void> {
+  const { journal, layout, host } = ctx;
+  killLeftoverChild(ctx);
+  const stoppedAnything = journal.context.servicesBefore !== null;
+  if (!stoppedAnything) {
+    // Failed before quiesce: nothing ran differently, only the unpacked release goes.
+    removeNewRelease(ctx);
+    rmSync(journal.context.workDir, { recursive: true, force: true });
+    finish(ctx, { code: 'unchanged', database: 'unchanged', services: 'running' });
+    return;
+  }
+
+  // 1. Nothing of the new release may keep running; the responder answers meanwhile.
+  await host.stop('worker');
+  await holdPort(ctx, host.stop('web'));
+
+  // 2. Files: current, env file, unit links.
+  const previous = journal.context.previousRelease!;
+  if (currentRelease(layout)?.dir !== previous) pointCurrentAt(layout, previous);
+  if (journal.context.envCopy && existsSync(journal.context.envCopy)) copyFileSync(journal.context.envCopy, layout.envFile);
+  if (journal.context.swapped) await host.linkUnits(previous);
+
+  // 3. Database: from the snapshot only when a migration ran (or may have).
+  let database: 'restored' | 'unchanged' = 'unchanged';
+  if (journal.context.migrateStarted) {
+    try {
+      if (!journal.context.snapshotFile || !existsSync(journal.context.snapshotFile)) throw new Error('the database snapshot is missing');
+      await restoreSnapshot(backupTarget(layout, journal.versionFrom), journal.context.snapshotFile);
+      database = 'restored';
+    } catch (err) {
+      await restoreFailed(ctx, err);
+      return;
+    }
+  } else if (journal.context.holdToken) {
+    // The new release turned maintenance on in a database we keep: turn it off with the old code.
+    await runRelease(layout, previous, ['maintenance', 'off'], { log: logFile(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+  }
+  journal.context.holdToken = null;
+  save(ctx);
+
+  // 4. What ran before runs again (web behind the responder's socket), on the old release.
+  const before = journal.context.servicesBefore ?? [];
+  if (before.includes('web')) await startWeb(ctx);
+  else await releasePort(ctx);
+  if (before.includes('worker')) await host.start('worker');
+  await host.startTimers(journal.context.timersBefore ?? []);
+  let services: 'running' | 'unhealthy' = 'running';
+  if (before.includes('web')) {
+    const { host: addr, port } = webAddress(layout);
+    const h = await waitForHealth(addr, port, (x) => x.status === 'ok' && x.version === journal.versionFrom && !x.maintenance, 120_000);
+    if (!h.ok) {
+      services = 'unhealthy';
+      journal.warnings.push(`after the rollback, health says: ${describeHealth(h.last)}`);
+    }
+  }
+  removeNewRelease(ctx);
+  rmSync(journal.context.workDir, { recursive: true, force: true });
+  finish(ctx, { code: 'restored', database, services });
+}
+
+function removeNewRelease(ctx: EngineContext): void {
+  const dir = ctx.journal.context.newRelease;
+  if (dir && dir !== ctx.journal.context.previousRelease && currentRelease(ctx.layout)?.dir !== dir) rmSync(dir, { recursive: true, force: true });
+}
+
+function finish(ctx: EngineContext, outcome: NonNullable<EngineContext['journal']['outcome']>): void {
+  ctx.journal.state = 'failed';
+  ctx.journal.outcome = outcome;
+  ctx.journal.finishedAt = new Date().toISOString();
+  save(ctx);
+}
+
+/** Nothing may start on a database in an unknown state: services stay stopped until `cairn upgrade recover`. */
+async function restoreFailed(ctx: EngineContext, err: unknown): Promise<void> {
+  const message = err instanceof Error ? err.message : String(err);
+  await releasePort(ctx);
+  ctx.journal.state = 'restore_failed';
+  ctx.journal.outcome = { code: 'restore_failed', database: 'restore_failed', services: 'stopped' };
+  ctx.journal.finishedAt = new Date().toISOString();
+  ctx.journal.warnings.push(
+    `The database restore failed (${message}). Services are stopped; run \`cairn upgrade recover\` to retry. The pre-upgrade backup ${ctx.journal.context.backupId ?? '(none)'} is the last resort.`,
+  );
+  save(ctx);
+  await notifyRestoreFailed(ctx, message);
+}

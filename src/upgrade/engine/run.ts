@@ -1,0 +1,392 @@
+// The upgrade run: steps in SPEC order, each journaled before and after. A failure before resume rolls back
+// (rollback.ts); from resume on, problems are warnings and the new release stays.
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync, symlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { createBackup, pruneBackups, type BackupInfo } from '../backup.ts';
+import { unpackBundle } from '../bundle.ts';
+import { compareVersions } from '../version.ts';
+import type { Host } from '../host/types.ts';
+import { SERVICES } from '../host/types.ts';
+import { CommandError, runRelease, tail } from './commands.ts';
+import {
+  backupTarget,
+  faultPoint,
+  holdPort,
+  logFile,
+  newRunId,
+  newToken,
+  releasePort,
+  save,
+  sha256,
+  startWeb,
+  trackChild,
+  type EngineContext,
+} from './context.ts';
+import { STEPS, readJournal, unfinished, type Journal, type StepName } from './journal.ts';
+import { currentRelease, releaseDir, webAddress, type InstallLayout } from './layout.ts';
+import { acquireLock, UpgradeBusyError } from './lock.ts';
+import { describeHealth, probeHealth, waitForHealth } from './probe.ts';
+import { finishRecord, startRecord } from './job-record.ts';
+import { rollback } from './rollback.ts';
+
+export class UpgradeRefused extends Error {}
+
+export interface UpgradeRequest {
+  layout: InstallLayout;
+  host: Host;
+  bundlePath: string;
+  trigger: Journal['trigger'];
+  startedBy: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+const HEALTH_TIMEOUT_MS = 120_000;
+const KEEP_RELEASES = 2;
+
+/** Steps from here on never roll back. */
+const RESUME_INDEX = STEPS.indexOf('resume');
+
+/** Runs one upgrade to its end (done, rolled back, or restore failed) and returns the final journal. */
+export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
+  const { layout } = req;
+  if (unfinished(readJournal(layout.journalFile))) throw new UpgradeBusyError('An interrupted upgrade must be recovered first: cairn upgrade recover');
+  const engineToken = newToken();
+  const release = acquireLock(layout.lockFile, 'upgrade', sha256(engineToken));
+  try {
+    // Checked again under the lock: a recovery may have been running when we looked.
+    if (unfinished(readJournal(layout.journalFile))) throw new UpgradeBusyError('An interrupted upgrade must be recovered first: cairn upgrade recover');
+    const from = currentRelease(layout);
+    if (!from) throw new UpgradeRefused(`No release is installed at ${layout.current}.`);
+    const id = newRunId();
+    const journal: Journal = {
+      id,
+      state: 'running',
+      trigger: req.trigger,
+      startedBy: req.startedBy,
+      versionFrom: from.version,
+      versionTo: null,
+      bundle: req.bundlePath,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      step: null,
+      steps: [],
+      outcome: null,
+      failedStep: null,
+      error: null,
+      errorTail: null,
+      warnings: [],
+      context: {
+        workDir: join(layout.workRoot, id),
+        previousRelease: from.dir,
+        newRelease: null,
+        servicesBefore: null,
+        timersBefore: null,
+        envCopy: null,
+        swapped: false,
+        pendingMigrations: null,
+        snapshotFile: null,
+        migrateStarted: false,
+        holdToken: null,
+        backupId: null,
+        jobId: null,
+        child: null,
+      },
+    };
+    const ctx: EngineContext = { layout, host: req.host, journal, env: req.env ?? process.env, responder: null, engineToken };
+    save(ctx);
+    await execute(ctx);
+    return ctx.journal;
+  } finally {
+    release();
+  }
+}
+
+async function execute(ctx: EngineContext): Promise<void> {
+  await startRecord(ctx);
+  for (const name of STEPS) {
+    const failed = await runStep(ctx, name);
+    if (failed && STEPS.indexOf(name) < RESUME_INDEX) {
+      await releasePort(ctx).catch(() => {});
+      await rollback(ctx);
+      await finishRecord(ctx);
+      return;
+    }
+  }
+  ctx.journal.state = 'done';
+  ctx.journal.finishedAt = new Date().toISOString();
+  ctx.journal.outcome = {
+    code: 'new',
+    database: ctx.journal.context.migrateStarted ? 'migrated' : 'unchanged',
+    services: (await probeHealth(webAddress(ctx.layout).host, webAddress(ctx.layout).port))?.status === 'ok' ? 'running' : 'unhealthy',
+  };
+  save(ctx);
+  await finishRecord(ctx);
+}
+
+/** Runs a step with its journal entries; returns true when it failed. Late steps turn failures into warnings. */
+async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
+  const record = { name, status: 'running' as const, started: new Date().toISOString(), ended: null as string | null, detail: '' };
+  ctx.journal.steps.push(record);
+  ctx.journal.step = name;
+  save(ctx);
+  const entry = ctx.journal.steps[ctx.journal.steps.length - 1]!;
+  try {
+    const result = await STEP_WORK[name](ctx);
+    await faultPoint(ctx, name);
+    entry.status = result.skipped ? 'skipped' : 'ok';
+    entry.detail = result.detail;
+    entry.ended = new Date().toISOString();
+    ctx.journal.context.child = null;
+    save(ctx);
+    return false;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    entry.status = 'failed';
+    entry.detail = message;
+    entry.ended = new Date().toISOString();
+    ctx.journal.context.child = null;
+    if (STEPS.indexOf(name) >= RESUME_INDEX) {
+      ctx.journal.warnings.push(`${name}: ${message}`);
+      save(ctx);
+      return false;
+    }
+    ctx.journal.failedStep = name;
+    ctx.journal.error = message;
+    ctx.journal.errorTail = err instanceof CommandError ? err.output : null;
+    save(ctx);
+    return true;
+  }
+}
+
+interface StepResult {
+  detail: string;
+  skipped?: boolean;
+}
+
+function log(ctx: EngineContext): string {
+  return logFile(ctx);
+}
+
+function release(ctx: EngineContext, args: string[], dir = ctx.journal.context.newRelease!): Promise<string> {
+  return runRelease(ctx.layout, dir, args, { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+}
+
+function dirSize(dir: string): number {
+  let total = 0;
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) total += statSync(p).size;
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return total;
+}
+
+const MB = 1024 * 1024;
+
+const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> = {
+  async preflight(ctx) {
+    const { layout, journal } = ctx;
+    if (ctx.env.CAIRN_CONTAINER === '1') throw new UpgradeRefused('This is a container deployment: upgrade by pulling the new image, not in place.');
+    const staged = join(journal.context.workDir, 'release');
+    mkdirSync(journal.context.workDir, { recursive: true, mode: 0o700 });
+    const manifest = await unpackBundle(journal.bundle, staged);
+    journal.versionTo = manifest.version;
+    save(ctx);
+    const order = compareVersions(manifest.version, journal.versionFrom);
+    if (order < 0) throw new UpgradeRefused(`Release ${manifest.version} is older than the running ${journal.versionFrom}: downgrades are refused.`);
+    if (order === 0) throw new UpgradeRefused(`Release ${manifest.version} is already running.`);
+    // Room for the release next to the old one, a database snapshot, and some slack.
+    const need = 1.2 * (dirSize(staged) + dirSize(backupTarget(layout, journal.versionFrom).dataDir)) + 200 * MB;
+    const fs = statfsSync(layout.root);
+    const free = fs.bavail * fs.bsize;
+    if (free < need) throw new UpgradeRefused(`Too little disk space under ${layout.root}: ${Math.round(free / MB)} MB free, ${Math.round(need / MB)} MB needed.`);
+    await ctx.host.installRecovery();
+    return { detail: `${journal.versionFrom} → ${manifest.version}; bundle verified (${Object.keys(manifest.sha256).length} files); ${Math.round(free / MB)} MB free` };
+  },
+
+  async backup(ctx) {
+    const skip = ctx.env.SVC_SKIP_BACKUP === '1' || ctx.env.CAIRN_SKIP_BACKUP === '1';
+    if (skip && ctx.journal.trigger !== 'auto') {
+      ctx.journal.warnings.push('The pre-upgrade backup was skipped on request (SVC_SKIP_BACKUP=1).');
+      return { detail: 'skipped on request (SVC_SKIP_BACKUP=1)', skipped: true };
+    }
+    const target = backupTarget(ctx.layout, ctx.journal.versionFrom);
+    // An embedded database is held by the running web process: it takes the backup itself (with the running code).
+    const viaWeb = target.databaseUrl === null && (await ctx.host.isActive('web'));
+    const info = viaWeb ? await backupThroughWeb(ctx) : await createBackup(target, 'pre-upgrade');
+    ctx.journal.context.backupId = info.id;
+    save(ctx);
+    const removed = await pruneBackups(ctx.layout.backupsDir, 3);
+    return { detail: `backup ${info.id} (${Math.round(info.size / 1024)} KB)${removed.length ? `; pruned ${removed.join(', ')}` : ''}` };
+  },
+
+  async prepare(ctx) {
+    const { journal, layout } = ctx;
+    const target = releaseDir(layout, journal.versionTo!);
+    if (existsSync(target)) rmSync(target, { recursive: true, force: true }); // left by an earlier failed run
+    mkdirSync(layout.releases, { recursive: true });
+    journal.context.newRelease = target;
+    save(ctx);
+    renameSync(join(journal.context.workDir, 'release'), target);
+    // The bundled dependencies must load before anything stops.
+    const printed = (await release(ctx, ['--version'])).trim();
+    if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
+    return { detail: `release unpacked to ${target}; it starts and reports ${printed}` };
+  },
+
+  async quiesce(ctx) {
+    const { host, journal } = ctx;
+    const services: string[] = [];
+    for (const s of SERVICES) if (await host.isActive(s)) services.push(s);
+    journal.context.servicesBefore = services;
+    journal.context.timersBefore = await host.activeTimers();
+    save(ctx);
+    await host.stopTimers(journal.context.timersBefore);
+    // Workers first (a running job may finish: the stop waits up to two minutes), then web behind the responder.
+    await host.stop('worker');
+    await holdPort(ctx, host.stop('web'));
+    return { detail: `stopped ${services.join(', ') || 'nothing (no service was running)'}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
+  },
+
+  async swap(ctx) {
+    const { layout, journal } = ctx;
+    if (existsSync(layout.envFile)) {
+      journal.context.envCopy = join(journal.context.workDir, 'env.before');
+      copyFileSync(layout.envFile, journal.context.envCopy);
+    }
+    save(ctx);
+    pointCurrentAt(layout, journal.context.newRelease!);
+    journal.context.swapped = true;
+    save(ctx);
+    await ctx.host.linkUnits(journal.context.newRelease!);
+    return { detail: `current → ${relative(layout.root, journal.context.newRelease!)}` };
+  },
+
+  async deps(ctx) {
+    const status = JSON.parse(await release(ctx, ['status', '--json'])) as { pending_migrations: string[]; unknown_migrations: string[] };
+    if (status.unknown_migrations.length) {
+      throw new Error(`the database has migrations this release does not ship (${status.unknown_migrations.join(', ')}): it is newer than ${ctx.journal.versionTo}`);
+    }
+    ctx.journal.context.pendingMigrations = status.pending_migrations;
+    save(ctx);
+    return { detail: `dependencies load; migration plan: ${status.pending_migrations.length} pending${status.pending_migrations.length ? ` (${status.pending_migrations.join(', ')})` : ''}` };
+  },
+
+  async snapshot(ctx) {
+    const pending = ctx.journal.context.pendingMigrations ?? [];
+    if (!pending.length) return { detail: 'no migrations pending: no snapshot needed', skipped: true };
+    const { snapshotDatabase } = await import('../backup.ts');
+    const file = join(ctx.journal.context.workDir, 'database.snapshot');
+    ctx.journal.context.snapshotFile = file;
+    save(ctx);
+    await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file);
+    return { detail: `database snapshot ${Math.round(statSync(file).size / 1024)} KB` };
+  },
+
+  async migrate(ctx) {
+    const pending = ctx.journal.context.pendingMigrations ?? [];
+    if (!pending.length) return { detail: 'nothing to migrate', skipped: true };
+    ctx.journal.context.migrateStarted = true;
+    save(ctx);
+    const out = await release(ctx, ['migrate']);
+    return { detail: out.trim().split('\n').pop() ?? '' };
+  },
+
+  async static(ctx) {
+    const dist = join(ctx.journal.context.newRelease!, 'web', 'dist');
+    if (!existsSync(dist)) return { detail: 'this release ships no web build', skipped: true };
+    // Readable by a front proxy (nginx) running as another user.
+    const open = (p: string) => {
+      const st = statSync(p);
+      chmodSync(p, st.isDirectory() ? st.mode | 0o555 : st.mode | 0o444);
+      if (st.isDirectory()) for (const e of readdirSync(p)) open(join(p, e));
+    };
+    open(dist);
+    return { detail: 'web build made world-readable' };
+  },
+
+  async verify(ctx) {
+    const out = await release(ctx, ['upgrade', 'verify']);
+    return { detail: out.trim().split('\n').pop() ?? 'verified' };
+  },
+
+  async start(ctx) {
+    const { journal, host, layout } = ctx;
+    journal.context.holdToken = newToken();
+    save(ctx);
+    // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves.
+    await release(ctx, ['upgrade', 'hold', '--token-sha256', sha256(journal.context.holdToken)]);
+    await startWeb(ctx);
+    if (journal.context.servicesBefore?.includes('worker')) await host.start('worker');
+    const { host: addr, port } = webAddress(layout);
+    const health = await waitForHealth(addr, port, (h) => h.status === 'ok' && h.version === journal.versionTo, HEALTH_TIMEOUT_MS);
+    if (!health.ok) throw new Error(`the new release did not report healthy with version ${journal.versionTo} within ${HEALTH_TIMEOUT_MS / 1000} s (last: ${describeHealth(health.last)})`);
+    return { detail: `health ok with ${journal.versionTo} behind maintenance` };
+  },
+
+  async resume(ctx) {
+    const { journal, host, layout } = ctx;
+    await openSite(layout, journal.context.holdToken!);
+    journal.context.holdToken = null;
+    save(ctx);
+    await host.startTimers(journal.context.timersBefore ?? []);
+    const h = await probeHealth(webAddress(layout).host, webAddress(layout).port);
+    if (!h || h.status !== 'ok' || h.maintenance) throw new Error(`after resume health says: ${describeHealth(h)}`);
+    return { detail: 'site open' };
+  },
+
+  async done(ctx) {
+    const { journal, layout } = ctx;
+    rmSync(journal.context.workDir, { recursive: true, force: true });
+    const removed = pruneReleases(layout, [journal.context.newRelease!, journal.context.previousRelease!]);
+    return { detail: `work folder removed${removed.length ? `; old releases removed: ${removed.join(', ')}` : ''}` };
+  },
+};
+
+async function backupThroughWeb(ctx: EngineContext): Promise<BackupInfo> {
+  const { host, port } = webAddress(ctx.layout);
+  const res = await fetch(`http://${host}:${port}/api/system/upgrade/backup/`, {
+    method: 'POST',
+    headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '' },
+    signal: AbortSignal.timeout(30 * 60_000),
+  });
+  const body = (await res.json().catch(() => ({}))) as Partial<BackupInfo> & { detail?: string };
+  if (res.status !== 200 || !body.id) throw new Error(`the running web process could not take the backup: HTTP ${res.status} ${body.detail ?? ''}`);
+  return body as BackupInfo;
+}
+
+/** Points <root>/current at a release atomically (a new link renamed over the old one). */
+export function pointCurrentAt(layout: InstallLayout, dir: string): void {
+  const tmp = `${layout.current}.${process.pid}.new`;
+  rmSync(tmp, { force: true });
+  symlinkSync(relative(layout.root, dir), tmp);
+  renameSync(tmp, layout.current);
+}
+
+/** Lets users back in: the web service checks the hold token and turns maintenance off. */
+export async function openSite(layout: InstallLayout, token: string): Promise<void> {
+  const { host, port } = webAddress(layout);
+  const res = await fetch(`http://${host}:${port}/api/system/upgrade/resume/`, {
+    method: 'POST',
+    headers: { 'x-cairn-upgrade-token': token },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (res.status !== 200) throw new Error(`resume answered HTTP ${res.status}: ${tail(await res.text(), 300)} (maintenance ends by itself within 15 minutes)`);
+}
+
+function pruneReleases(layout: InstallLayout, keep: string[]): string[] {
+  const removed: string[] = [];
+  const names = existsSync(layout.releases) ? readdirSync(layout.releases) : [];
+  const kept = new Set(keep.map((k) => relative(layout.releases, k)));
+  // Only the running and the previous release stay: older ones cannot be rolled back to anyway.
+  const extra = names.filter((n) => !kept.has(n));
+  for (const n of extra.slice(0, Math.max(0, names.length - KEEP_RELEASES))) {
+    rmSync(join(layout.releases, n), { recursive: true, force: true });
+    removed.push(n);
+  }
+  return removed;
+}

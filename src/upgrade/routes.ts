@@ -1,0 +1,97 @@
+// HTTP for upgrades: the last upgrade card and the stale-lock clearing (users.manage), and the resume call the
+// engine makes with its one-time token to open the site after the start step.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { can } from '../core/context.ts';
+import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
+import { dbOf } from '../core/http.ts';
+import { detectRoot, layoutFor, readEnvFile, type InstallLayout } from './engine/layout.ts';
+import { createBackup } from './backup.ts';
+import { BUSY_MESSAGE, lockOwnerAlive, readLock } from './engine/lock.ts';
+import { readJournal, unfinished } from './engine/journal.ts';
+import { releaseHold } from './engine/hold.ts';
+import { upgradeStatus } from './records.ts';
+
+const tags = ['system'];
+const anyObject = { type: 'object', additionalProperties: true };
+const emptyBody = { type: 'object', additionalProperties: false, properties: {} };
+
+function requireAdmin(req: FastifyRequest): void {
+  if (!req.ctx.user) throw unauthorized();
+  if (!can(req.ctx, 'users.manage')) throw forbidden('users.manage required.');
+}
+
+function sameHash(token: string, hex: string): boolean {
+  const want = Buffer.from(hex, 'hex');
+  const got = createHash('sha256').update(token).digest();
+  return want.length === got.length && timingSafeEqual(want, got);
+}
+
+function installLayout(): InstallLayout | null {
+  const root = detectRoot();
+  return root ? layoutFor(root) : null;
+}
+
+export function registerUpgradeRoutes(app: FastifyInstance): void {
+  app.get('/api/system/upgrade/', {
+    schema: { tags, summary: 'Running version and the last upgrade card (users.manage)', response: { 200: anyObject } },
+    handler: async (req) => {
+      requireAdmin(req);
+      const layout = installLayout();
+      const status = layout ? upgradeStatus(layout) : { last_upgrade: null, lock: { held: false, owner_alive: false, unfinished_run: false } };
+      return { running_version: app.cairnVersion, installed: layout !== null, ...status };
+    },
+  });
+
+  app.post('/api/system/upgrade/cancel/', {
+    schema: { tags, summary: 'Clear a stale upgrade lock (refused while an upgrade is alive or unrecovered)', body: emptyBody, response: { 200: anyObject } },
+    handler: async (req) => {
+      requireAdmin(req);
+      const layout = installLayout();
+      if (!layout) throw notFound('This deployment is not an installed release (no install root): there is no upgrade lock.');
+      if (lockOwnerAlive(layout.lockFile)) throw conflict(BUSY_MESSAGE);
+      if (unfinished(readJournal(layout.journalFile))) throw conflict(`${BUSY_MESSAGE} An interrupted upgrade must be recovered first: cairn upgrade recover`);
+      const hadLock = readLock(layout.lockFile) !== null;
+      rmSync(layout.lockFile, { force: true });
+      return { cleared: true, had_lock: hadLock };
+    },
+  });
+
+  // Called by the upgrade engine only, while the web process holds the embedded database: the pre-upgrade backup
+  // taken with the running code. The proof is the run's secret, whose hash only the live lock owner wrote.
+  app.post('/api/system/upgrade/backup/', {
+    schema: { tags, summary: 'Pre-upgrade backup of the embedded database (engine only)', hide: true, response: { 200: anyObject } },
+    handler: async (req) => {
+      const layout = installLayout();
+      const token = req.headers['x-cairn-upgrade-token'];
+      const lock = layout ? readLock(layout.lockFile) : null;
+      if (!layout || !lock?.tokenSha256 || typeof token !== 'string' || !lockOwnerAlive(layout.lockFile) || !sameHash(token, lock.tokenSha256)) {
+        throw forbidden('Only the running upgrade may ask for this backup.');
+      }
+      const env = { ...process.env, ...readEnvFile(layout.envFile) };
+      const database = app.database;
+      return createBackup(
+        {
+          databaseUrl: null,
+          dataDir: database.dataDir ?? env.CAIRN_DATA_DIR ?? layout.dataDir,
+          envFile: existsSync(layout.envFile) ? layout.envFile : null,
+          backupsDir: layout.backupsDir,
+          version: app.cairnVersion,
+          database,
+        },
+        'pre-upgrade',
+      );
+    },
+  });
+
+  // Called by the upgrade engine only; the token is its proof (no user is signed in during an upgrade).
+  app.post('/api/system/upgrade/resume/', {
+    schema: { tags, summary: 'Open the site after an upgrade (engine only, one-time token)', hide: true, response: { 200: anyObject } },
+    handler: async (req) => {
+      const token = req.headers['x-cairn-upgrade-token'];
+      if (typeof token !== 'string' || !(await releaseHold(dbOf(req), token))) throw forbidden('Invalid or expired upgrade token.');
+      return { resumed: true };
+    },
+  });
+}
