@@ -272,8 +272,10 @@ async function checkArchiveEntries(bundlePath: string): Promise<void> {
     if (!line) continue;
     const type = line[0];
     // GNU tar's verbose listing: "drwxr-xr-x 0/0 0 2026-01-01 00:00 name"; the name is the 6th field on.
-    const name = line.split(/\s+/).slice(5).join(' ');
-    if (type !== '-' && type !== 'd') throw new BundleError(`bundle entry ${name} is not a regular file or directory (type ${type}); refused`);
+    const shown = line.split(/\s+/).slice(5).join(' ').replace(/^\.\//, '');
+    // Links print as "name -> target" (symbolic) or "name link to target" (hard).
+    const name = shown.split(type === 'l' ? ' -> ' : type === 'h' ? ' link to ' : '\0')[0];
+    if (type !== '-' && type !== 'd') throw new BundleError(`bundle entry ${shown} is not a regular file or directory (type ${type}); refused`);
     if (name.startsWith('/') || name.split('/').includes('..')) throw new BundleError(`bundle entry ${name} points outside the release; refused`);
   }
 }

@@ -1,0 +1,168 @@
+// Release bundles built from this checkout: the compiled server must really run from an unpacked bundle,
+// and any change to an unpacked file must be caught and named.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BundleError, buildBundle, MANIFEST_FILE, releaseEntry, sha256File, unpackBundle, verifyRelease, type BundleManifest } from './bundle.ts';
+import { migrations } from '../db/migrations/index.ts';
+
+const sourceDir = resolve(import.meta.dirname, '../..');
+const work = mkdtempSync(join(tmpdir(), 'cairn-bundle-test-'));
+const release = join(work, 'release');
+let built: { path: string; sha256: string; manifest: BundleManifest };
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? res(addr.port) : rej(new Error('no port'))));
+    });
+  });
+}
+
+function cairn(args: string[], dataDir: string): string {
+  // A clean environment: the release must not lean on tsx, the checkout or the test's variables.
+  return execFileSync(process.execPath, [releaseEntry(release), '--data-dir', dataDir, ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH, HOME: work },
+    encoding: 'utf8',
+  });
+}
+
+/** A small hand-made bundle: a manifest and the files it lists, plus whatever `extra` adds to the tree. */
+function tinyBundle(name: string, extra: (dir: string) => void, files: Record<string, string> = { 'a.txt': 'A', 'lib/b.txt': 'B' }): string {
+  const dir = join(work, `tiny-${name}`);
+  mkdirSync(join(dir, 'lib'), { recursive: true });
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+  const sha256: Record<string, string> = {};
+  for (const f of Object.keys(files)) sha256[f] = execFileSync('sha256sum', [join(dir, f)], { encoding: 'utf8' }).split(' ')[0]!;
+  const manifest: BundleManifest = { name: 'cairn', version: '1.0.0', created: new Date().toISOString(), sha256, migrations: [] };
+  writeFileSync(join(dir, MANIFEST_FILE), JSON.stringify(manifest));
+  extra(dir);
+  const file = join(work, `tiny-${name}.tar.gz`);
+  execFileSync('tar', ['-czf', file, '-C', dir, '.']);
+  return file;
+}
+
+beforeAll(async () => {
+  built = await buildBundle({ sourceDir, outDir: join(work, 'dist'), skipWeb: true });
+}, 300_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('buildBundle', () => {
+  it('names the bundle after package.json and reports its SHA-256', async () => {
+    const pkg = JSON.parse(readFileSync(join(sourceDir, 'package.json'), 'utf8')) as { version: string };
+    expect(built.path).toBe(join(work, 'dist', `cairn-${pkg.version}.tar.gz`));
+    expect(built.manifest.version).toBe(pkg.version);
+    expect(built.sha256).toBe(await sha256File(built.path));
+  });
+
+  it('lists the migrations compiled into the server, in order', () => {
+    expect(built.manifest.migrations).toEqual(Object.keys(migrations));
+  });
+
+  it('ships the compiled server and production dependencies only', () => {
+    const files = Object.keys(built.manifest.sha256);
+    expect(files).toContain('lib/cairn.mjs');
+    expect(files).toContain('bin/cairn.mjs');
+    expect(files).toContain('package-lock.json');
+    expect(files.some((f) => f.startsWith('node_modules/fastify/'))).toBe(true);
+    expect(files.some((f) => f.startsWith('node_modules/@electric-sql/pglite/'))).toBe(true);
+    // Dev-only packages and TypeScript sources stay out.
+    expect(files.some((f) => f.startsWith('node_modules/vitest/'))).toBe(false);
+    expect(files.some((f) => f.startsWith('node_modules/typescript/'))).toBe(false);
+    expect(files.some((f) => f.startsWith('src/'))).toBe(false);
+    expect(files.some((f) => f.includes('/.bin/'))).toBe(false);
+  });
+});
+
+describe('unpackBundle and the compiled server', () => {
+  let server: ChildProcess | null = null;
+  afterAll(() => {
+    server?.kill('SIGKILL');
+  });
+
+  it('unpacks and verifies every file', async () => {
+    const manifest = await unpackBundle(built.path, release);
+    expect(manifest).toEqual(built.manifest);
+  }, 120_000);
+
+  it('runs migrate, status and serve from the unpacked release without tsx', async () => {
+    expect(readFileSync(join(release, 'bin/cairn.mjs'), 'utf8')).not.toContain('tsx');
+    const dataDir = join(work, 'data');
+    expect(cairn(['migrate'], dataDir)).toContain(`Applied ${built.manifest.migrations.length} migration(s)`);
+    expect(cairn(['status'], dataDir)).toContain('pending: none');
+
+    const port = await freePort();
+    server = spawn(process.execPath, [releaseEntry(release), '--data-dir', dataDir, 'serve', '--port', String(port)], {
+      cwd: work,
+      env: { PATH: process.env.PATH, HOME: work, CAIRN_ADMIN_PASSWORD: 'bundle-test-password' },
+      stdio: 'ignore',
+    });
+    let health: { status?: string; version?: string } = {};
+    for (let i = 0; i < 300 && health.status !== 'ok'; i++) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/health/`);
+        health = (await res.json()) as typeof health;
+      } catch {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    expect(health).toMatchObject({ status: 'ok', version: built.manifest.version });
+    server.kill('SIGTERM');
+  }, 120_000);
+
+  it('names a file modified after unpacking', async () => {
+    appendFileSync(join(release, 'lib/cairn.mjs'), '\n// changed after release\n');
+    const err = await verifyRelease(release).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BundleError);
+    expect((err as Error).message).toBe('bundle file lib/cairn.mjs does not match its SHA-256 in the manifest (modified or corrupt)');
+  }, 120_000);
+});
+
+describe('unpackBundle refusals', () => {
+  it('accepts an intact small bundle', async () => {
+    const m = await unpackBundle(tinyBundle('ok', () => {}), join(work, 'out-ok'));
+    expect(Object.keys(m.sha256).sort()).toEqual(['a.txt', 'lib/b.txt']);
+  });
+
+  it('names a modified file', async () => {
+    const file = tinyBundle('modified', (dir) => appendFileSync(join(dir, 'lib/b.txt'), 'changed'));
+    await expect(unpackBundle(file, join(work, 'out-modified'))).rejects.toThrow(
+      'bundle file lib/b.txt does not match its SHA-256 in the manifest (modified or corrupt)',
+    );
+  });
+
+  it('names a file the manifest does not list', async () => {
+    const file = tinyBundle('extra', (dir) => writeFileSync(join(dir, 'lib/smuggled.js'), 'x'));
+    await expect(unpackBundle(file, join(work, 'out-extra'))).rejects.toThrow('bundle file lib/smuggled.js is not listed in the manifest');
+  });
+
+  it('names a listed file that is missing', async () => {
+    const file = tinyBundle('missing', (dir) => unlinkSync(join(dir, 'lib/b.txt')));
+    await expect(unpackBundle(file, join(work, 'out-missing'))).rejects.toThrow('bundle file lib/b.txt is listed in the manifest but missing');
+  });
+
+  it('refuses a symbolic link before extracting anything', async () => {
+    const file = tinyBundle('link', (dir) => symlinkSync('/etc/passwd', join(dir, 'lib/link')));
+    const dest = join(work, 'out-link');
+    await expect(unpackBundle(file, dest)).rejects.toThrow('bundle entry lib/link -> /etc/passwd is not a regular file or directory (type l); refused');
+    expect(existsSync(join(dest, 'a.txt'))).toBe(false);
+  });
+
+  it('refuses a bundle without a manifest, and a non-empty destination', async () => {
+    const file = tinyBundle('nomanifest', (dir) => unlinkSync(join(dir, MANIFEST_FILE)));
+    await expect(unpackBundle(file, join(work, 'out-nomanifest'))).rejects.toThrow(/manifest\.json is missing/);
+    await expect(unpackBundle(tinyBundle('ok2', () => {}), join(work, 'out-ok'))).rejects.toThrow(/is not empty/);
+  });
+
+  it('refuses a missing bundle file', async () => {
+    await expect(unpackBundle(join(work, 'nope.tar.gz'), join(work, 'out-nope'))).rejects.toThrow(/does not exist/);
+  });
+});
