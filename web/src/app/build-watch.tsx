@@ -7,6 +7,8 @@ import { useToast } from '../components/Toasts.tsx';
 declare const __CAIRN_BUILD_ID__: string;
 
 export const RUNNING_BUILD_ID = __CAIRN_BUILD_ID__;
+// Shown on <html data-build> so support (and tests) can see which build a tab runs.
+document.documentElement.dataset.build = RUNNING_BUILD_ID;
 const POLL_MS = 5 * 60_000;
 const RELOAD_KEY = 'cairn:chunk-reload-at';
 

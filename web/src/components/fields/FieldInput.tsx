@@ -60,7 +60,7 @@ function ChoiceSelect({ id, options, vocabulary, value, onChange, invalid, nulla
   );
 }
 
-export function FieldInput({ field, value, onChange, errors }: { field: EditableField; value: FormValue; onChange: (v: FormValue) => void; errors?: string[] }) {
+export function FieldInput({ field, value, onChange, errors, multiline }: { field: EditableField; value: FormValue; onChange: (v: FormValue) => void; errors?: string[]; multiline?: boolean }) {
   const id = `field-${field.key}-${useId()}`;
   const invalid = !!errors?.length;
   const common = { id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
@@ -101,10 +101,14 @@ export function FieldInput({ field, value, onChange, errors }: { field: Editable
       input = <input {...common} type="datetime-local" className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
       break;
     default:
-      input = <input {...common} className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      input = multiline ? (
+        <textarea {...common} className={`${inputClass} min-h-24`} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />
+      ) : (
+        <input {...common} className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />
+      );
   }
   return (
-    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors} required={!field.nullable && field.kind !== 'bool'}>
+    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors}>
       {input}
     </FieldShell>
   );

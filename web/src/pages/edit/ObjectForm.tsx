@@ -21,7 +21,13 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
   const customs: CustomFieldColumn[] = listFields.data?.custom_fields ?? [];
-  const fields: EditableField[] = useMemo(() => [...(editable.data ?? []), ...customs.map(customFieldAsEditable)], [editable.data, customs]);
+  // The model's own field order (list-fields follows the definition); the editable catalog is alphabetical.
+  const order = useMemo(() => new Map((listFields.data?.fields ?? []).map((f, i) => [f.key, i])), [listFields.data]);
+  const fields: EditableField[] = useMemo(
+    () => [...[...(editable.data ?? [])].sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)],
+    [editable.data, customs, order],
+  );
+  const longText = new Set((listFields.data?.fields ?? []).filter((f) => f.kind === 'longtext').map((f) => f.key));
   const [values, setValues] = useState<Record<string, FormValue>>({});
   const [dirty, setDirty] = useState<Set<string>>(new Set());
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -76,6 +82,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
       field={f}
       value={valueOf(f)}
       errors={errors[f.key]}
+      multiline={longText.has(f.key) || customOf(f.key)?.type === 'longtext' || customOf(f.key)?.type === 'json'}
       onChange={(v) => {
         setValues((s) => ({ ...s, [f.key]: v }));
         setDirty((d) => new Set(d).add(f.key));

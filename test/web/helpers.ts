@@ -1,0 +1,197 @@
+// Browser-test harness: a real `cairn serve` process (temp data dir or a fresh PostgreSQL database, free port,
+// its own copy of web/dist so a test can publish a "new build"), Debian's chromium through playwright-core, and
+// screenshots under test/web/screenshots/ (gitignored) to look at.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'bin', 'cairn.mjs');
+const DIST = join(ROOT, 'web', 'dist');
+export const SCREENSHOTS = join(ROOT, 'test', 'web', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ADMIN_PASSWORD = 'web-test-admin-password';
+
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM);
+}
+
+/** Builds web/dist once when it is missing (CI builds it before the tests; this keeps a single file runnable). */
+export function ensureBuilt(): void {
+  if (existsSync(join(DIST, 'index.html'))) return;
+  const run = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (run.status !== 0) throw new Error('npm run build failed');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('close', (code) => done({ code, output }));
+  });
+}
+
+export interface WebServer {
+  url: string;
+  /** The copy of web/dist this server serves; a test may change it. */
+  webDir: string;
+  /** Calls the API as the signed-in admin (session cookie + CSRF), returning status and parsed body. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Loads `cairn demo-data --devices N` before serving. */
+  demoDevices?: number;
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<WebServer> {
+  ensureBuilt();
+  const tmp = mkdtempSync(join(tmpdir(), 'cairn-web-'));
+  const webDir = join(tmp, 'web');
+  cpSync(DIST, webDir, { recursive: true });
+  const dataDir = join(tmp, 'data');
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', CAIRN_ADMIN_PASSWORD: ADMIN_PASSWORD, CAIRN_WEB_DIR: webDir, CAIRN_EMBEDDED_WORKER: '0' };
+  delete env.PORT;
+  let dropDatabase: (() => Promise<void>) | null = null;
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (pgUrl) {
+    const name = `cairn_web_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: pgUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    env.CAIRN_SECRET_KEY ??= 'b'.repeat(64);
+    dropDatabase = async () => {
+      const c = new pg.Client({ connectionString: pgUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => c.query(`DROP DATABASE IF EXISTS ${name}`));
+      await c.end();
+    };
+  } else {
+    delete env.DATABASE_URL;
+    // A copy of the suite's migrated template skips initdb and the migrations.
+    const template = inject('pgliteTemplate');
+    if (template) cpSync(template, dataDir, { recursive: true });
+    env.CAIRN_DATA_DIR = dataDir;
+  }
+  if (opts.demoDevices) {
+    const demo = await run(['demo-data', '--devices', String(opts.demoDevices)], env);
+    if (demo.code !== 0) throw new Error(`demo-data failed:\n${demo.output}`);
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`cairn serve exited:\n${output}`);
+    const ok = await fetch(`${url}/api/health/`).then((r) => r.ok, () => false);
+    if (ok) break;
+    if (i > 600) throw new Error(`cairn serve did not answer within 120 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  // Sign the API helper in once, like the browser would.
+  const login = await fetch(`${url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+  if (!login.ok) throw new Error(`API sign-in failed: ${login.status} ${await login.text()}`);
+  const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
+  const csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
+  const cookieHeader = cookies.join('; ');
+  return {
+    url,
+    webDir,
+    async api<T>(method: string, path: string, body?: unknown) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { cookie: cookieHeader, 'x-csrf-token': csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+    },
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      await dropDatabase?.();
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and page errors seen so far (a test can assert there were none). */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** Chromium with a fresh profile directory (launchPersistentContext: playwright refuses --user-data-dir in args). */
+export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'cairn-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport, headless: true });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.setDefaultTimeout(30_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+  });
+  return {
+    context,
+    page,
+    errors,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs in through the sign-in form. */
+export async function signIn(page: Page, server: WebServer, next = '/'): Promise<void> {
+  await page.goto(`${server.url}${next}`);
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).waitFor();
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  return file;
+}
+
+/** Publishes a "new build" to a running server: only build-id.json changes, as after a deploy. */
+export function publishBuildId(server: WebServer, buildId: string): void {
+  writeFileSync(join(server.webDir, 'build-id.json'), JSON.stringify({ build_id: buildId }) + '\n');
+}

@@ -1,0 +1,185 @@
+// The web UI in a real browser against a real `cairn serve`: sign in, create a device (with a field error on the
+// way), flip a boolean custom-field flag, bulk edit three devices, and the "Updated" toast of a newer build.
+// Each step saves a screenshot under test/web/screenshots/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, openBrowser, publishBuildId, shot, signIn, startServer, type Browser, type WebServer } from './helpers.ts';
+
+interface Row {
+  id: string;
+  name: string;
+  display: string;
+  status: { id: string; display: string } | null;
+  custom_fields: Record<string, unknown>;
+  [key: string]: unknown;
+}
+interface Page<T> {
+  count: number;
+  results: T[];
+}
+
+const ready = chromiumAvailable();
+
+describe.skipIf(!ready)('web UI in chromium', () => {
+  let server: WebServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startServer({ demoDevices: 12 });
+    browser = await openBrowser();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('signs in through the form and lands where it was sent from', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/objects/dcim.device`);
+    await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.getByLabel('Username').fill('admin');
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expectText(page.getByRole('alert'), 'Invalid username or password.');
+    await shot(page, '01-sign-in-refused');
+    await page.getByLabel('Password').fill('web-test-admin-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Devices' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/objects/dcim.device');
+    const total = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;
+    await expectText(page.getByTestId('page-range'), `1–${total} of ${total}`);
+    await shot(page, '02-device-list');
+  });
+
+  it('creates a device, showing the API error on its field first', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/objects/dcim.device/new`);
+    const form = page.getByRole('form', { name: 'Create device' });
+    await form.waitFor();
+    // Name left empty: the API answers 400 naming the field, shown under it.
+    await pick(page, 'Device type', '');
+    await pick(page, 'Role', '');
+    await pick(page, 'Site', '');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const nameField = page.locator('[data-field^="field-name-"]');
+    await nameField.getByRole('alert').waitFor();
+    expect(await nameField.getByRole('textbox').getAttribute('aria-invalid')).toBe('true');
+    await shot(page, '03-create-device-field-error');
+    expect((await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.count).toBe(0);
+
+    await nameField.getByRole('textbox').fill('web-created-1');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
+    await shot(page, '04-created-device');
+    const found = await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1');
+    expect(found.body.count).toBe(1);
+    const device = found.body.results[0]!;
+    expect(new URL(page.url()).pathname).toBe(`/objects/dcim.device/${device.id}`);
+    // The pickers sent real ids: the device has the type, role and site that were picked.
+    for (const key of ['device_type', 'role', 'site']) expect(device[key]).not.toBeNull();
+  });
+
+  it('flips a boolean custom-field flag on a device', async () => {
+    const { page } = browser;
+    const device = (await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
+    const before = device.custom_fields.snmp_v3 === true;
+    await page.goto(`${server.url}/objects/dcim.device/${device.id}/edit`);
+    const field = page.getByLabel('SNMPv3');
+    await field.waitFor();
+    await field.selectOption(before ? 'false' : 'true');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
+    const shown = page.locator('[data-overview-field="custom_fields.snmp_v3"] dd');
+    await expectText(shown, before ? 'No' : 'Yes');
+    await shot(page, '05-custom-field-flipped');
+    const after = (await server.api<Row>('GET', `/api/devices/${device.id}/`)).body;
+    expect(after.custom_fields.snmp_v3).toBe(!before);
+    // The other custom fields kept their values (the form sends only what was touched).
+    for (const [k, v] of Object.entries(device.custom_fields)) if (k !== 'snmp_v3') expect(after.custom_fields[k]).toEqual(v);
+    // The change log tab shows the change.
+    await page.getByRole('tab', { name: 'Change log' }).click();
+    await page.getByRole('cell', { name: 'custom_fields' }).first().waitFor();
+    await shot(page, '06-change-log');
+  });
+
+  it('bulk edits three selected devices and leaves the others alone', async () => {
+    const { page } = browser;
+    const all = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
+    await page.goto(`${server.url}/objects/dcim.device?ordering=name`);
+    const table = page.getByTestId('model-list');
+    await table.waitFor();
+    const chosen = all.slice(0, 3);
+    for (const d of chosen) await page.getByRole('checkbox', { name: `Select ${d.display}` }).check();
+    await expectText(page.getByText('3 selected'), '3 selected');
+    await page.getByRole('button', { name: 'Edit selected' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit 3 devices' });
+    await dialog.getByRole('checkbox', { name: 'Change Status' }).check();
+    await dialog.getByLabel('Status', { exact: true }).selectOption({ label: 'Planned' });
+    await shot(page, '07-bulk-edit-dialog');
+    await dialog.getByRole('button', { name: 'Apply to 3' }).click();
+    await page.getByText('Updated 3 devices.').waitFor();
+    await shot(page, '08-bulk-edited');
+    const after = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
+    const byId = new Map(all.map((d) => [d.id, d]));
+    for (const d of after) {
+      if (chosen.some((c) => c.id === d.id)) expect(d.status?.display).toBe('Planned');
+      else expect(d.status?.display).toBe(byId.get(d.id)!.status?.display);
+    }
+  });
+
+  it('shows the dry-run impact before a bulk delete, and deletes only on confirmation', async () => {
+    const { page } = browser;
+    const device = (await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
+    await page.goto(`${server.url}/objects/dcim.device?name=web-created-1`);
+    await page.getByRole('checkbox', { name: `Select ${device.display}` }).check();
+    await page.getByRole('button', { name: 'Delete selected' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete 1 device?' });
+    await expectText(dialog.getByTestId('bulk-delete-impact'), '1 device will be deleted.');
+    const confirm = dialog.getByRole('button', { name: 'Delete 1' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await shot(page, '09-bulk-delete-dry-run');
+    // The dry run changed nothing.
+    expect((await server.api('GET', `/api/devices/${device.id}/`)).status).toBe(200);
+    await dialog.getByRole('checkbox', { name: 'I understand this cannot be undone.' }).check();
+    await confirm.click();
+    await page.getByText('Deleted 1 device.').waitFor();
+    expect((await server.api('GET', `/api/devices/${device.id}/`)).status).toBe(404);
+  });
+
+  it('offers a reload when a newer build is served', async () => {
+    const { page } = browser;
+    // Runs alone too (vitest -t): sign in when this browser has no session yet.
+    const signedIn = (await browser.context.cookies()).some((c) => c.name === 'cairn_session');
+    if (signedIn) await page.goto(`${server.url}/`);
+    else await signIn(page, server);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    const toast = page.locator('[data-toast="new-build"]');
+    // Same build: focusing the tab shows nothing.
+    const checked = page.waitForResponse((r) => r.url().endsWith('/build-id.json'));
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    expect((await (await checked).json()) as unknown).toEqual({ build_id: await page.evaluate(() => document.documentElement.dataset.build) });
+    expect(await toast.count()).toBe(0);
+    publishBuildId(server, 'a-newer-build');
+    await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+    await toast.getByText('Updated.').waitFor();
+    await shot(page, '10-new-build-toast');
+    await page.evaluate(() => ((window as unknown as { beforeReload: boolean }).beforeReload = true));
+    await toast.getByRole('button', { name: 'Reload' }).click();
+    await page.waitForFunction(() => !(window as unknown as { beforeReload?: boolean }).beforeReload);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+  });
+});
+
+async function expectText(locator: import('playwright-core').Locator, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor();
+  expect(await locator.first().innerText()).toContain(text);
+}
+
+/** Opens an object picker by its label and takes the first option it offers for `text`. */
+async function pick(page: import('playwright-core').Page, label: string, text: string): Promise<void> {
+  const box = page.getByRole('combobox', { name: label });
+  await box.click();
+  if (text) await box.fill(text);
+  await page.getByRole('listbox', { name: label }).getByRole('option').first().click();
+}
