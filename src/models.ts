@@ -8,6 +8,8 @@ import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
+import './extras/webhook-models.ts';
+import './automation/deploy-models.ts';
 import './templating/models.ts';
 import './templating/bundles.ts';
 import './templating/bindings.ts';

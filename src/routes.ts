@@ -2,6 +2,7 @@
 // its services.
 import type { FastifyInstance } from 'fastify';
 import { registerAutomationRoutes } from './automation/routes.ts';
+import { registerDeployRoutes } from './automation/deploy-routes.ts';
 import { registerDcimRoutes } from './dcim/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
 import { registerMonitoringRoutes } from './monitoring/routes.ts';
@@ -15,6 +16,7 @@ import { registerSearchRoutes } from './search/routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
+  registerDeployRoutes(app);
   registerDcimRoutes(app);
   registerExtrasRoutes(app);
   registerMonitoringRoutes(app);

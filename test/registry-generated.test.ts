@@ -9,6 +9,7 @@ import { allModels, isRequired, type FieldDef, type ModelDef } from '../src/core
 import { startHarness, type Harness } from './helpers/harness.ts';
 import { CheckRunner } from '../src/monitoring/runner.ts';
 import { BodyGenerator, OVERRIDES, isCreatable, maxLengthOf, tableState, tenantReferences, writableFields, type Body, type Creator, type Json } from './helpers/valid-body.ts';
+import { seedOutboundRows } from './helpers/outbound.ts';
 
 const models = allModels();
 const listed = models.filter((m) => m.operations.list);
@@ -35,6 +36,8 @@ beforeAll(async () => {
   const runner = new CheckRunner(h.database.db, { probe: async () => ({ status: 'up', latencyMs: 1, detail: 'generated' }) });
   await runner.runUntilIdle(new Date(Date.now() + 3_600_000));
   await runner.runUntilIdle(new Date(Date.now() + 7_200_000));
+  // Deploy runs and webhook deliveries are written by the outbound worker only: one fixture row per tenant.
+  for (const tenant of [h.tenants.a, h.tenants.b]) await seedOutboundRows(h.database.db, tenant);
 });
 afterAll(async () => {
   await h?.close();

@@ -47,6 +47,25 @@ function snapshotColumns(model: ModelDef): Array<{ key: string; column: string; 
   return columns;
 }
 
+/** What a change listener gets of each recorded change row. */
+export interface RecordedChange {
+  id: string;
+  tenant_id: string | null;
+  action: ChangeAction;
+  object_type: string;
+}
+
+/**
+ * Runs inside the write's transaction right after its change rows are written, once per call (not per row), so
+ * anything it writes commits or rolls back with the change (the webhook outbox).
+ */
+export type ChangeListener = (tx: Kysely<DB>, changes: RecordedChange[]) => Promise<void>;
+const changeListeners: ChangeListener[] = [];
+
+export function onChangesRecorded(listener: ChangeListener): void {
+  changeListeners.push(listener);
+}
+
 export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries: ChangeEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const systemUser = ctx.via === 'system';
@@ -69,4 +88,5 @@ export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries
       u.action, u.object_type, u.object_id, u.repr, u.before, u.after
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS u(id uuid, tenant_id uuid, action text, object_type text, object_id uuid, repr text, before jsonb, after jsonb)`.execute(tx);
+  for (const listener of changeListeners) await listener(tx, rows);
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request } from 'node:https';
+import { request as plainRequest } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
@@ -22,6 +23,11 @@ export interface GuardOptions {
   /** PEM of extra trusted CAs (tests, private mirrors); defaults to the file named by CAIRN_EXTRA_CA_FILE. */
   extraCa?: string;
   headers?: Record<string, string>;
+  /** GET unless said otherwise; a body goes with POST (webhooks, automation launches). */
+  method?: 'GET' | 'POST';
+  body?: string | Buffer;
+  /** Permit http:// for hosts every address of which is on the allow-list (never for public hosts otherwise). */
+  allowPlainHttp?: boolean;
 }
 
 export interface GuardedResponse {
@@ -115,6 +121,35 @@ export function checkUrlAtSave(raw: string, allowlist: readonly string[]): strin
   return null;
 }
 
+/**
+ * Save-time check of an outbound URL (webhooks, automation targets): https, or plain http only to a host that is
+ * explicitly allow-listed (an internal AWX without TLS is a choice an administrator makes, never a default).
+ */
+export function checkOutboundUrl(raw: string, allowlist: readonly string[]): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'Enter a valid URL.';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'Use an https:// URL.';
+  if (url.username || url.password) return 'Put credentials in their own field, not in the URL.';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = isIP(host) ? host : host === 'localhost' || host.endsWith('.localhost') ? '127.0.0.1' : null;
+  if (url.protocol === 'http:') {
+    const listed = [...envAllowlist(), ...allowlist];
+    const allowed = literal ? allowedByList(host, literal, listed) : listed.some((e) => e.toLowerCase() === host.toLowerCase());
+    if (!allowed) return `Plain http:// is refused unless ${host} is on the outbound allow-list; use https://.`;
+    return null;
+  }
+  try {
+    if (literal) checkAddress(host, literal, allowlist);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return null;
+}
+
 function trustedCas(extra: string | undefined): string[] | undefined {
   const pem = extra ?? (process.env.CAIRN_EXTRA_CA_FILE ? readFileSync(process.env.CAIRN_EXTRA_CA_FILE, 'utf8') : undefined);
   return pem ? [...rootCertificates, pem] : undefined;
@@ -122,13 +157,28 @@ function trustedCas(extra: string | undefined): string[] | undefined {
 
 /** GET over HTTPS through the guard. Non-2xx answers are returned (the caller words the error). */
 export async function guardedGet(rawUrl: string, opts: GuardOptions = {}): Promise<GuardedResponse> {
+  return guardedRequest(rawUrl, { ...opts, method: 'GET', body: undefined });
+}
+
+/**
+ * A request through the guard: https, or plain http only when every address of the host is explicitly
+ * allow-listed (see checkOutboundUrl). Non-2xx answers are returned (the caller words the error).
+ */
+export async function guardedRequest(rawUrl: string, opts: GuardOptions = {}): Promise<GuardedResponse> {
   const url = new URL(rawUrl);
-  if (url.protocol !== 'https:') throw new SsrfError(`${rawUrl}: only https:// addresses are fetched.`);
+  const plain = url.protocol === 'http:';
+  if (url.protocol !== 'https:' && !(plain && opts.allowPlainHttp)) throw new SsrfError(`${rawUrl}: only https:// addresses are fetched.`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const allowlist = opts.allowlist ?? [];
+  const check = (address: string) => {
+    if (plain && !allowedByList(host, address, [...envAllowlist(), ...allowlist])) {
+      throw new SsrfError(`${rawUrl}: plain http:// is only used for allow-listed hosts; use https://.`);
+    }
+    checkAddress(host, address, allowlist);
+  };
   let pinned: { address: string; family: number };
   if (isIP(host)) {
-    checkAddress(host, host, allowlist);
+    check(host);
     pinned = { address: host, family: isIP(host) };
   } else {
     const answers = await dnsLookup(host, { all: true, verbatim: true }).catch((err: Error) => {
@@ -136,7 +186,7 @@ export async function guardedGet(rawUrl: string, opts: GuardOptions = {}): Promi
     });
     if (answers.length === 0) throw new SsrfError(`${host} does not resolve.`);
     // Every answer is checked, not only the one used: a mixed answer is how rebinding tricks start.
-    for (const a of answers) checkAddress(host, a.address, allowlist);
+    for (const a of answers) check(a.address);
     pinned = answers[0]!;
   }
 
@@ -159,17 +209,16 @@ export async function guardedGet(rawUrl: string, opts: GuardOptions = {}): Promi
       reject(err);
       req.destroy();
     };
-    const req = request(
+    const req = (plain ? plainRequest : request)(
       {
-        protocol: 'https:',
+        protocol: url.protocol,
         hostname: host,
-        port: url.port || 443,
+        port: url.port || (plain ? 80 : 443),
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { 'user-agent': 'Cairn', ...opts.headers },
+        method: opts.method ?? 'GET',
+        headers: { 'user-agent': 'Cairn', ...opts.headers, ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) },
         lookup: pinnedLookup,
-        servername: isIP(host) ? undefined : host,
-        ...(ca ? { ca } : {}),
+        ...(plain ? {} : { servername: isIP(host) ? undefined : host, ...(ca ? { ca } : {}) }),
         agent: false,
       },
       (res) => {
@@ -195,6 +244,6 @@ export async function guardedGet(rawUrl: string, opts: GuardOptions = {}): Promi
     const timer = setTimeout(() => fail(new SsrfError(`${url.origin} did not answer within ${Math.round(timeoutMs / 1000)} s.`)), timeoutMs);
     req.on('error', fail);
     req.on('close', () => clearTimeout(timer));
-    req.end();
+    req.end(opts.body);
   });
 }

@@ -4,6 +4,9 @@
 import { defineModel, allModels, type ComputedField } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { secretTransform } from '../core/secrets.ts';
+import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
 
 /** `<field>_set`: whether a secret is stored; the only thing about it anyone may read. */
 function secretSetField(column: string, label: string): ComputedField {
@@ -18,7 +21,15 @@ function secretSetField(column: string, label: string): ComputedField {
 }
 
 const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-export const WEBHOOK_EVENTS = ['create', 'update', 'delete'] as const;
+/** The payload's `event`, from the change log's action (create → created…). */
+export const WEBHOOK_EVENTS = ['created', 'updated', 'deleted'] as const;
+
+/** Outbound URLs are checked when saved (scheme, literal addresses) and again at every send (DNS may change). */
+async function checkUrlField(tx: Kysely<DB>, field: string, value: unknown, errors: ErrorCollector): Promise<void> {
+  if (typeof value !== 'string') return;
+  const problem = checkOutboundUrl(value, await readAllowlist(tx));
+  if (problem) errors.add(field, problem);
+}
 
 export const webhookModel = defineModel({
   name: 'extras.webhook',
@@ -36,7 +47,7 @@ export const webhookModel = defineModel({
       secret: true,
       writeOnly: true,
       transform: secretTransform('secret'),
-      help: 'Write-only. Signs the body (HMAC-SHA512 in X-Hook-Signature). Stored encrypted.',
+      help: 'Write-only. Signs the body: X-Cairn-Signature: sha256=<hex HMAC-SHA256 of the body bytes>. Stored encrypted.',
     },
     additional_headers: {
       kind: 'json',
@@ -48,7 +59,7 @@ export const webhookModel = defineModel({
       help: 'Write-only JSON object of header name → value (often a token). Stored encrypted.',
     },
     object_types: { kind: 'string_list', maxLength: 100, default: [], help: 'Models that trigger it, e.g. dcim.device; empty for none.' },
-    events: { kind: 'string_list', maxLength: 10, default: ['create', 'update', 'delete'], help: 'Any of create, update, delete.' },
+    events: { kind: 'string_list', maxLength: 10, default: ['created', 'updated', 'deleted'], help: 'Any of created, updated, deleted.' },
     enabled: { kind: 'boolean', default: true },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
@@ -56,8 +67,9 @@ export const webhookModel = defineModel({
   searchFields: ['name', 'payload_url', 'description'],
   defaultOrdering: ['name'],
   hooks: {
-    async validate({ input }) {
+    async validate({ tx, input }) {
       const errors = new ErrorCollector();
+      await checkUrlField(tx, 'payload_url', input.payload_url, errors);
       if (input.additional_headers && typeof input.additional_headers === 'object') {
         for (const [name, value] of Object.entries(input.additional_headers)) {
           if (!HEADER_NAME_RE.test(name)) errors.add('additional_headers', `"${name}" is not a valid HTTP header name.`);
@@ -71,7 +83,7 @@ export const webhookModel = defineModel({
       }
       if (Array.isArray(input.events)) {
         const bad = (input.events as string[]).filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
-        if (bad.length) errors.add('events', `Unknown event ${bad.map((b) => `"${b}"`).join(', ')}; use create, update, delete.`);
+        if (bad.length) errors.add('events', `Unknown event ${bad.map((b) => `"${b}"`).join(', ')}; use created, updated, deleted.`);
       }
       errors.throwIfAny();
     },
@@ -95,13 +107,46 @@ export const automationTargetModel = defineModel({
         { value: 'webhook', label: 'Generic webhook' },
       ],
     },
-    base_url: { kind: 'url', column: 'url', label: 'Base URL', maxLength: 500 },
-    token: { kind: 'string', maxLength: 1000, nullable: true, secret: true, writeOnly: true, transform: secretTransform('token'), help: 'Write-only API token. Stored encrypted.' },
+    base_url: { kind: 'url', column: 'url', label: 'Base URL', maxLength: 500, help: 'https:// (plain http:// only to an allow-listed host). AWX: the server root; GitLab: e.g. https://gitlab.example.com.' },
+    token: {
+      kind: 'string',
+      maxLength: 1000,
+      nullable: true,
+      secret: true,
+      writeOnly: true,
+      transform: secretTransform('token'),
+      help: 'Write-only credential, stored encrypted: AWX/Semaphore API token (Bearer), GitLab pipeline trigger token, webhook signing secret.',
+    },
+    job_template_id: { kind: 'integer', nullable: true, min: 1, max: 2147483647, label: 'Job template id', help: 'AWX job template id, or Semaphore template id.' },
+    project_id: { kind: 'string', maxLength: 200, default: '', label: 'Project id', help: 'Semaphore project id, or GitLab project id or path (group/project).' },
+    ref: { kind: 'string', maxLength: 200, default: '', help: 'GitLab branch or tag the pipeline runs on.' },
+    extra_vars: { kind: 'json', nullable: true, jsonObject: true, label: 'Extra variables', help: 'JSON object merged into the extra variables of every run (Cairn\'s own keys win).' },
+    roles: { kind: 'm2m', target: 'dcim.devicerole', through: { table: 'automation_target_roles', from: 'target_id', to: 'role_id' }, help: 'Device roles it deploys to; none means every role.' },
+    platforms: { kind: 'm2m', target: 'dcim.platform', through: { table: 'automation_target_platforms', from: 'target_id', to: 'platform_id' }, help: 'Platforms it deploys to; none means every platform.' },
+    enabled: { kind: 'boolean', default: true },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   computed: { token_set: secretSetField('token', 'Token set') },
   searchFields: ['name', 'base_url', 'description'],
   defaultOrdering: ['name'],
+  hooks: {
+    async validate({ tx, input, existing }) {
+      const errors = new ErrorCollector();
+      await checkUrlField(tx, 'base_url', input.base_url, errors);
+      // Kind-specific settings are checked against the row as it will be (a PATCH may change only the kind).
+      const merged = (key: string, column = key): unknown => (key in input ? input[key] : existing?.[column]);
+      const kind = merged('kind');
+      const has = (key: string) => {
+        const v = merged(key);
+        return v !== null && v !== undefined && v !== '';
+      };
+      if ((kind === 'awx' || kind === 'semaphore') && !has('job_template_id')) errors.add('job_template_id', `A ${kind === 'awx' ? 'AWX job template' : 'Semaphore template'} id is needed for this kind.`);
+      if ((kind === 'semaphore' || kind === 'gitlab') && !has('project_id')) errors.add('project_id', `A ${kind === 'gitlab' ? 'GitLab' : 'Semaphore'} project id is needed for this kind.`);
+      if (kind === 'semaphore' && has('project_id') && !/^\d+$/.test(String(merged('project_id')))) errors.add('project_id', 'A Semaphore project id is a number.');
+      if (kind === 'gitlab' && !has('ref')) errors.add('ref', 'A GitLab pipeline needs a ref (branch or tag).');
+      errors.throwIfAny();
+    },
+  },
 });
 
 export const deviceCredentialModel = defineModel({

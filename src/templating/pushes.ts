@@ -17,8 +17,8 @@ export const pushLimits = {
   maxKeptOutput: 1_048_576,
 };
 
-const TOP_KEYS = new Set(['files', 'bundle', 'source', 'note']);
-const SHORTHAND_KEYS = new Set(['path', 'sha256', 'output', 'template', 'bundle', 'source', 'note']);
+const TOP_KEYS = new Set(['files', 'bundle', 'source', 'note', 'deploy_run']);
+const SHORTHAND_KEYS = new Set(['path', 'sha256', 'output', 'template', 'bundle', 'source', 'note', 'deploy_run']);
 const FILE_KEYS = new Set(['path', 'sha256', 'output', 'template']);
 
 interface CheckedFile {
@@ -51,7 +51,7 @@ function pathProblem(path: string): string | null {
 }
 
 /** Checks a push body (files array or the single-file shorthand); every problem is a 400 before anything is written. */
-export function checkPushBody(body: unknown): { files: CheckedFile[]; bundle: string; source: string; note: string } {
+export function checkPushBody(body: unknown): { files: CheckedFile[]; bundle: string; source: string; note: string; deployRun: string | null } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) refuse('non_field_errors', 'Expected a JSON object with files (or path and sha256).');
   const input = body as Record<string, unknown>;
   const shorthand = !('files' in input) && 'path' in input;
@@ -85,7 +85,11 @@ export function checkPushBody(body: unknown): { files: CheckedFile[]; bundle: st
     seen.add(path);
     files.push({ path, sha256: sha, output, template });
   });
-  return { files, bundle: optionalText(input, 'bundle', 128), source: optionalText(input, 'source', 64), note: optionalText(input, 'note', 255) };
+  // The deploy run this push finishes (optional), so push history and deploy runs line up.
+  const run = input.deploy_run;
+  if (run !== undefined && run !== null && !isUuid(run)) refuse('deploy_run', 'Expected the id of a deploy run.');
+  const deployRun = isUuid(run) ? run.toLowerCase() : null;
+  return { files, bundle: optionalText(input, 'bundle', 128), source: optionalText(input, 'source', 64), note: optionalText(input, 'note', 255), deployRun };
 }
 
 /** Records a push for one subject (already loaded in the caller's scope, change permission checked): all rows or none. */
@@ -94,6 +98,11 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
   const pushedAt = new Date();
   const col = SUBJECTS[kind].ownerColumn;
   await inTransaction(db, async (tx) => {
+    if (checked.deployRun !== null) {
+      const { rows: runs } = await sql`SELECT 1 FROM deploy_runs WHERE id = ${checked.deployRun} AND tenant_id = ${ctx.tenantId}
+        AND device_id = ${kind === 'device' ? String(subject.id) : null}::uuid`.execute(tx);
+      if (runs.length === 0) refuse('deploy_run', 'No deploy run with this id for this device.');
+    }
     // Template ids that are not the tenant's are dropped to null, as an unknown id would be.
     const ids = checked.files.map((f) => f.template).filter((v): v is string => v !== null);
     const { rows } = ids.length
@@ -102,9 +111,9 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
     const known = new Set(rows.map((r) => r.id));
     const n = checked.files.length;
     const kept = checked.files.map((f) => f.output !== null && f.output.length <= pushLimits.maxKeptOutput);
-    await sql`INSERT INTO config_pushes (id, tenant_id, ${sql.ref(col)}, path, template_id, bundle, sha256, output, has_output, pushed_by_id, pushed_by, source, note, pushed_at)
+    await sql`INSERT INTO config_pushes (id, tenant_id, ${sql.ref(col)}, path, template_id, bundle, sha256, output, has_output, pushed_by_id, pushed_by, source, note, pushed_at, deploy_run_id)
       SELECT u.id, ${String(subject.tenant_id)}::uuid, ${String(subject.id)}::uuid, u.path, u.template_id, ${checked.bundle}, u.sha256, u.output, u.has_output,
-        ${ctx.via === 'system' ? null : ctx.user?.id ?? null}::uuid, ${ctx.user?.username ?? ''}, ${checked.source}, ${checked.note}, ${pushedAt.toISOString()}::timestamptz
+        ${ctx.via === 'system' ? null : ctx.user?.id ?? null}::uuid, ${ctx.user?.username ?? ''}, ${checked.source}, ${checked.note}, ${pushedAt.toISOString()}::timestamptz, ${checked.deployRun}::uuid
       FROM unnest(${Array.from({ length: n }, () => uuidv7())}::uuid[], ${checked.files.map((f) => f.path)}::text[],
         ${checked.files.map((f) => (f.template && known.has(f.template) ? f.template : null))}::uuid[], ${checked.files.map((f) => f.sha256)}::text[],
         ${checked.files.map((f, i) => (kept[i] ? f.output! : ''))}::text[], ${kept}::boolean[]) AS u(id, path, template_id, sha256, output, has_output)`.execute(tx);
@@ -118,7 +127,7 @@ export async function listPushes(db: Kysely<DB>, kind: SubjectKind, subjectId: s
   const where = sql`${sql.ref(col)} = ${subjectId} ${path !== null ? sql`AND path = ${path}` : sql``}`;
   const [count, page] = await Promise.all([
     sql<{ n: number }>`SELECT count(*)::int AS n FROM config_pushes WHERE ${where}`.execute(db),
-    sql<Row>`SELECT id, path, template_id, bundle, sha256, has_output, pushed_by, source, note, pushed_at FROM config_pushes
+    sql<Row>`SELECT id, path, template_id, bundle, sha256, has_output, pushed_by, source, note, pushed_at, deploy_run_id AS deploy_run FROM config_pushes
       WHERE ${where} ORDER BY pushed_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`.execute(db),
   ]);
   return {

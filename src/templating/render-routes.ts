@@ -124,7 +124,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         params: idParams,
         body: {
           type: 'object',
-          description: '{files: [{path, sha256?, output?, template?}], bundle?, source?, note?} or the single-file shorthand {path, sha256?, output?}. At most 50 files.',
+          description: '{files: [{path, sha256?, output?, template?}], bundle?, source?, note?, deploy_run?} or the single-file shorthand {path, sha256?, output?}. At most 50 files. deploy_run names the deploy run this push finishes.',
           additionalProperties: true,
         },
         response: { 201: { type: 'object', properties: { recorded: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, sha256: { type: 'string' } } } }, pushed_at: { type: 'string' } } } },

@@ -75,7 +75,9 @@ export const OVERRIDES: Record<string, Override> = {
   'routing.vni': { build: async (gen, who) => ({ kind: 'l2', vlan: await gen.ensureRow('ipam.vlan', who) }) },
   // Export templates name the model whose rows feed them: an app.model name, checked on save.
   'extras.exporttemplate': { build: async () => ({ object_type: 'extras.tag' }) },
-  'extras.webhook': { build: async () => ({ object_types: ['dcim.device'], events: ['create'] }) },
+  'extras.webhook': { build: async () => ({ object_types: ['dcim.device'], events: ['created'] }) },
+  // Automation targets (src/extras/credentials.ts): awx/semaphore/gitlab need kind-specific settings; webhook none.
+  'automation.automationtarget': { build: async () => ({ kind: 'webhook' }) },
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
   },

@@ -1,0 +1,36 @@
+// The webhook outbox. A change's matching webhooks are found and queued in the writer's own transaction (one
+// statement per recordChanges call, whatever the number of rows), so a rolled-back write leaves nothing to send,
+// and a process dying right after the commit loses nothing either. Nothing is sent from here: the worker claims
+// committed rows (claimDueDeliveries) and hands them to the pg-boss delivery queue.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { onChangesRecorded, type RecordedChange } from '../core/changelog.ts';
+
+/** create → created, update → updated, delete → deleted; other actions (reveal) have no webhook event. */
+export function eventOf(action: string): string | null {
+  return action === 'create' || action === 'update' || action === 'delete' ? `${action}d` : null;
+}
+
+export async function queueWebhookDeliveries(tx: Kysely<DB>, changes: RecordedChange[]): Promise<void> {
+  const candidates = changes.filter((c) => c.tenant_id !== null && eventOf(c.action) !== null);
+  if (candidates.length === 0) return;
+  await sql`INSERT INTO webhook_outbox (id, tenant_id, webhook_id, change_id)
+    SELECT gen_random_uuid(), w.tenant_id, w.id, c.id
+    FROM unnest(${candidates.map((c) => c.id)}::uuid[], ${candidates.map((c) => c.tenant_id)}::uuid[],
+      ${candidates.map((c) => eventOf(c.action))}::text[], ${candidates.map((c) => c.object_type)}::text[]) AS c(id, tenant_id, event, object_type)
+    JOIN webhooks w ON w.tenant_id = c.tenant_id AND w.enabled AND c.object_type = ANY(w.object_types) AND c.event = ANY(w.events)`.execute(tx);
+}
+
+onChangesRecorded(queueWebhookDeliveries);
+
+/** How long a claimed row is left to one worker before another may take it (longer than any one attempt). */
+const CLAIM_LEASE = sql`interval '5 minutes'`;
+
+/** Claims outbox rows whose next try is due; several workers never claim the same row. */
+export async function claimDueDeliveries(db: Kysely<DB>, limit = 100): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`UPDATE webhook_outbox SET claimed_until = now() + ${CLAIM_LEASE}
+    WHERE id IN (SELECT id FROM webhook_outbox WHERE next_attempt_at <= now() AND (claimed_until IS NULL OR claimed_until < now())
+      ORDER BY next_attempt_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING id`.execute(db);
+  return rows.map((r) => r.id);
+}
