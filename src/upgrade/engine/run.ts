@@ -3,7 +3,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createBackup, pruneBackups, type BackupInfo } from '../backup.ts';
-import { unpackBundle } from '../bundle.ts';
+import { MANIFEST_FILE, unpackBundle } from '../bundle.ts';
+import { execFile } from 'node:child_process';
 import { compareVersions } from '../version.ts';
 import type { Host } from '../host/types.ts';
 import { SERVICES } from '../host/types.ts';
@@ -191,14 +192,15 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   async preflight(ctx) {
     const { layout, journal } = ctx;
     if (ctx.env.CAIRN_CONTAINER === '1') throw new UpgradeRefused('This is a container deployment: upgrade by pulling the new image, not in place.');
+    // The version first (read from the manifest alone), so a refusal does not wait for a full unpack.
+    const peeked = await peekBundleVersion(journal.bundle);
+    if (peeked) refuseOlder(peeked, journal.versionFrom);
     const staged = join(journal.context.workDir, 'release');
     mkdirSync(journal.context.workDir, { recursive: true, mode: 0o700 });
     const manifest = await unpackBundle(journal.bundle, staged);
     journal.versionTo = manifest.version;
     save(ctx);
-    const order = compareVersions(manifest.version, journal.versionFrom);
-    if (order < 0) throw new UpgradeRefused(`Release ${manifest.version} is older than the running ${journal.versionFrom}: downgrades are refused.`);
-    if (order === 0) throw new UpgradeRefused(`Release ${manifest.version} is already running.`);
+    refuseOlder(manifest.version, journal.versionFrom);
     // Room for the release next to the old one, a database snapshot, and some slack.
     const need = 1.2 * (dirSize(staged) + dirSize(backupTarget(layout, journal.versionFrom).dataDir)) + 200 * MB;
     const fs = statfsSync(layout.root);
@@ -357,6 +359,28 @@ async function backupThroughWeb(ctx: EngineContext): Promise<BackupInfo> {
   const body = (await res.json().catch(() => ({}))) as Partial<BackupInfo> & { detail?: string };
   if (res.status !== 200 || !body.id) throw new Error(`the running web process could not take the backup: HTTP ${res.status} ${body.detail ?? ''}`);
   return body as BackupInfo;
+}
+
+/** Downgrades and the same version are refused, with nothing to override it. */
+function refuseOlder(to: string, from: string): void {
+  const order = compareVersions(to, from);
+  if (order < 0) throw new UpgradeRefused(`Release ${to} is older than the running ${from}: downgrades are refused.`);
+  if (order === 0) throw new UpgradeRefused(`Release ${to} is already running.`);
+}
+
+/** The version in a bundle's manifest without unpacking the rest; null when it cannot be read that way. */
+function peekBundleVersion(bundle: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('tar', ['-xzOf', bundle, '--occurrence=1', MANIFEST_FILE], { maxBuffer: 64 * MB }, (err, stdout) => {
+      if (err) return resolve(null);
+      try {
+        const version = (JSON.parse(stdout) as { version?: unknown }).version;
+        resolve(typeof version === 'string' ? version : null);
+      } catch {
+        resolve(null);
+      }
+    });
+  });
 }
 
 /** Points <root>/current at a release atomically (a new link renamed over the old one). */

@@ -43,8 +43,10 @@ export class SystemdHost implements Host {
     return (await this.systemctl(['is-active', '--quiet', UNIT[service]], true)).code === 0;
   }
 
+  // --no-block: inside the recovery unit (ordered Before= the app units) a blocking start would wait for the
+  // recovery itself to end. The engine waits for health instead.
   async start(service: ServiceName): Promise<void> {
-    await this.systemctl(['start', UNIT[service]]);
+    await this.systemctl(['start', '--no-block', UNIT[service]]);
   }
 
   async stop(service: ServiceName): Promise<void> {

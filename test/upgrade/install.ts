@@ -1,0 +1,253 @@
+// A real install for upgrade tests: two bundles built from this source tree (vN as it is, vN+1 a copy with the
+// version bumped and one migration added), a temporary install root with vN unpacked and `current` pointing at
+// it, the web service run by the local supervisor, and helpers to run `cairn` commands of the installed release.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { buildBundle, unpackBundle } from '../../src/upgrade/bundle.ts';
+import { parseVersion } from '../../src/upgrade/version.ts';
+import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.ts';
+import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
+import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
+
+export const SOURCE = resolve(import.meta.dirname, '../..');
+export const TEST_MIGRATION = '9000_upgrade_test';
+
+export interface Bundles {
+  dir: string;
+  vN: string;
+  vN1: string;
+  versionN: string;
+  versionN1: string;
+}
+
+export function bumpPatch(version: string): string {
+  const v = parseVersion(version);
+  if (!v) throw new Error(`bad version ${version}`);
+  return `${v.major}.${v.minor}.${v.patch + 1}`;
+}
+
+/** Copies the source tree (without node_modules, which is linked) and bumps the version; adds the test migration. */
+function nextSource(into: string, version: string): void {
+  for (const entry of ['src', 'bin', 'deploy', 'package-lock.json', 'tsconfig.json']) {
+    if (existsSync(join(SOURCE, entry))) cpSync(join(SOURCE, entry), join(into, entry), { recursive: true });
+  }
+  symlinkSync(join(SOURCE, 'node_modules'), join(into, 'node_modules'));
+  const pkg = JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(into, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
+  const migrations = join(into, 'src/db/migrations');
+  writeFileSync(
+    join(migrations, `${TEST_MIGRATION}.ts`),
+    `import { sql, type Kysely } from 'kysely';
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await sql\`CREATE TABLE upgrade_test_marker (id int PRIMARY KEY, note text NOT NULL); INSERT INTO upgrade_test_marker VALUES (1, 'added by the upgrade')\`.execute(db);
+}
+`,
+  );
+  const index = join(migrations, 'index.ts');
+  let text = readFileSync(index, 'utf8');
+  text = text.replace(/\nexport const migrations/, `\nimport * as mUpgradeTest from './${TEST_MIGRATION}.ts';\nexport const migrations`);
+  text = text.replace(/\n};\s*$/, `\n  '${TEST_MIGRATION}': mUpgradeTest,\n};\n`);
+  writeFileSync(index, text);
+}
+
+export async function buildBundles(): Promise<Bundles> {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-bundles-'));
+  const versionN = (JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as { version: string }).version;
+  const versionN1 = bumpPatch(versionN);
+  const vN = await buildBundle({ sourceDir: SOURCE, outDir: join(dir, 'n'), skipWeb: true });
+  const src = join(dir, 'src-n1');
+  mkdirSync(src);
+  nextSource(src, versionN1);
+  const vN1 = await buildBundle({ sourceDir: src, outDir: join(dir, 'n1'), skipWeb: true });
+  rmSync(src, { recursive: true, force: true });
+  return { dir, vN: vN.path, vN1: vN1.path, versionN, versionN1 };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => ok(port));
+    });
+  });
+}
+
+export interface Install {
+  layout: InstallLayout;
+  host: LocalSupervisor;
+  port: number;
+  adminToken: string;
+  /** Runs `cairn <args>` of the installed (current) release; resolves with exit code and output. */
+  cairn(args: string[], env?: Record<string, string>): Promise<{ code: number | null; signal: string | null; out: string }>;
+  /** Starts `cairn <args>` without waiting (to kill it mid-run). */
+  spawnCairn(args: string[], env?: Record<string, string>): ChildProcess;
+  api(path: string): Promise<{ status: number; body: unknown }>;
+  waitHealthy(version: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function createPgDatabase(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) return null;
+  const name = `cairn_up_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+/** Installs vN into a fresh root, loads demo data, starts web and waits for it. */
+export async function installRelease(bundle: string, version: string): Promise<Install> {
+  const root = mkdtempSync(join(tmpdir(), 'cairn-root-'));
+  const layout = layoutFor(root);
+  const pgdb = await createPgDatabase();
+  await unpackBundle(bundle, join(layout.releases, version));
+  symlinkSync(`releases/${version}`, layout.current);
+  mkdirSync(layout.dataDir, { recursive: true });
+  const port = await freePort();
+  const env = [
+    'HOST=127.0.0.1',
+    `PORT=${port}`,
+    `CAIRN_DATA_DIR=${layout.dataDir}`,
+    'LOG_LEVEL=warn',
+    'CAIRN_ADMIN_PASSWORD=admin-password-for-tests',
+    ...(pgdb ? [`DATABASE_URL=${pgdb.url}`, `CAIRN_SECRET_KEY=${'b'.repeat(64)}`] : []),
+  ];
+  writeFileSync(layout.envFile, `${env.join('\n')}\n`);
+  const host = new LocalSupervisor(layout);
+
+  const childEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+    const e: NodeJS.ProcessEnv = { ...process.env, ...extra };
+    // The install's own env file is the truth; nothing of the test runner's database settings leaks in.
+    delete e.DATABASE_URL;
+    delete e.CAIRN_DATA_DIR;
+    delete e.PORT;
+    for (const line of env) {
+      const i = line.indexOf('=');
+      e[line.slice(0, i)] = line.slice(i + 1);
+    }
+    return e;
+  };
+  const spawnCairn = (args: string[], extra: Record<string, string> = {}) =>
+    spawn(process.execPath, [join(layout.current, 'bin', 'cairn.mjs'), ...args], { cwd: layout.shared, env: childEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  const cairn = (args: string[], extra: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; signal: string | null; out: string }>((ok) => {
+      const child = spawnCairn(args, extra);
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', (code, signal) => ok({ code, signal, out }));
+    });
+
+  const run = async (args: string[]) => {
+    const r = await cairn(args);
+    if (r.code !== 0) throw new Error(`cairn ${args.join(' ')} failed: ${r.out}`);
+    return r.out.trim();
+  };
+  await run(['createsuperuser', '--username', 'admin', '--password', 'admin-password-for-tests']);
+  const adminToken = (await run(['token', 'create', '--username', 'admin'])).split('\n').pop()!;
+  await run(['demo-data', '--devices', '12', '--tenant', 'default']);
+
+  const api = (path: string) =>
+    new Promise<{ status: number; body: unknown }>((ok, fail) => {
+      const req = request({ host: '127.0.0.1', port, path, agent: false, headers: { authorization: `Token ${adminToken}` } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : null }));
+      });
+      req.on('error', fail);
+      req.end();
+    });
+  const waitHealthy = async (v: string) => {
+    const h = await waitForHealth('127.0.0.1', port, (x) => x.status === 'ok' && x.version === v && !x.maintenance, 90_000);
+    if (!h.ok) throw new Error(`web did not become healthy with ${v}: ${JSON.stringify(h.last)}\n${readLog(layout)}`);
+  };
+  await host.start('web');
+  await waitHealthy(version);
+  return {
+    layout,
+    host,
+    port,
+    adminToken,
+    cairn,
+    spawnCairn,
+    api,
+    waitHealthy,
+    close: async () => {
+      await host.stop('worker');
+      await host.stop('web');
+      await pgdb?.drop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export function readLog(layout: InstallLayout): string {
+  const f = join(layout.runDir, 'web.log');
+  return existsSync(f) ? readFileSync(f, 'utf8').slice(-3000) : '';
+}
+
+export interface PollRecord {
+  ok: number;
+  maintenance: number;
+  other: string[];
+  errors: string[];
+}
+
+/**
+ * Polls a list endpoint and health on fresh connections until stopped: every answer must be 200, or 503 with
+ * Retry-After; a refused or reset connection is recorded as an error.
+ */
+export function startPoller(port: number, token: string): { stop(): Promise<PollRecord> } {
+  const record: PollRecord = { ok: 0, maintenance: 0, other: [], errors: [] };
+  let running = true;
+  const once = (path: string) =>
+    new Promise<void>((done) => {
+      const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 60_000, headers: { authorization: `Token ${token}` } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 200) record.ok++;
+          else if (res.statusCode === 503 && res.headers['retry-after']) record.maintenance++;
+          else record.other.push(`${path}: ${res.statusCode}`);
+          done();
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', (err) => {
+        record.errors.push(`${path}: ${err.message}`);
+        done();
+      });
+      req.end();
+    });
+  const loop = (async () => {
+    while (running) {
+      await Promise.all([once('/api/devices/?limit=1'), once('/api/health/')]);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return record;
+    },
+  };
+}

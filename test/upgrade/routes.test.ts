@@ -1,0 +1,173 @@
+// /api/system/upgrade/ (the last upgrade card), the stale-lock clearing, and the engine's resume call, on an
+// install root made by hand (journal and lock files as the engine writes them).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.ts';
+import { writeJournal, readJournal, type Journal } from '../../src/upgrade/engine/journal.ts';
+import { acquireLock, processStartTime, UpgradeBusyError } from '../../src/upgrade/engine/lock.ts';
+import { holdSite } from '../../src/upgrade/engine/hold.ts';
+import { readMaintenance } from '../../src/system/maintenance.ts';
+import { createHash } from 'node:crypto';
+
+let h: Harness;
+let layout: InstallLayout;
+const savedRoot = process.env.CAIRN_ROOT;
+
+function journal(over: Partial<Journal> = {}): Journal {
+  return {
+    id: 'run-1', state: 'failed', trigger: 'bundle', startedBy: 'cli:ops', versionFrom: '1.0.0', versionTo: '1.1.0', bundle: '/x.tar.gz',
+    pid: 1, startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:01:00.000Z', step: 'migrate',
+    steps: [
+      { name: 'preflight', status: 'ok', started: '2026-01-01T00:00:00.000Z', ended: '2026-01-01T00:00:02.500Z', detail: 'fine' },
+      { name: 'migrate', status: 'failed', started: '2026-01-01T00:00:03.000Z', ended: '2026-01-01T00:00:04.000Z', detail: 'boom' },
+    ],
+    outcome: { code: 'restored', database: 'restored', services: 'running' }, failedStep: 'migrate', error: 'cairn migrate failed (exit 1): boom',
+    errorTail: 'line 1\nboom', warnings: [],
+    context: { workDir: '/tmp/none', previousRelease: null, newRelease: null, servicesBefore: null, timersBefore: null, envCopy: null, swapped: false,
+      pendingMigrations: null, snapshotFile: null, migrateStarted: false, holdToken: null, backupId: null, jobId: null, child: null },
+    ...over,
+  };
+}
+
+/** A process that is alive for the test and that we stop ourselves. */
+function sleeper() {
+  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+}
+
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+  await new Promise((r) => child.on('exit', r));
+  return child.pid!;
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+  if (savedRoot === undefined) delete process.env.CAIRN_ROOT;
+  else process.env.CAIRN_ROOT = savedRoot;
+});
+beforeEach(() => {
+  const root = mkdtempSync(join(tmpdir(), 'cairn-up-routes-'));
+  process.env.CAIRN_ROOT = root;
+  layout = layoutFor(root);
+  mkdirSync(layout.upgradeDir, { recursive: true });
+});
+
+describe('GET /api/system/upgrade/', () => {
+  it('needs users.manage', async () => {
+    expect((await h.as('alice').get('/api/system/upgrade/')).statusCode).toBe(403);
+    expect((await h.as('anonymous').get('/api/system/upgrade/')).statusCode).toBe(401);
+  });
+
+  it('shows the running version and no card before any upgrade', async () => {
+    const res = await h.as('admin').get('/api/system/upgrade/');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ running_version: h.app.cairnVersion, installed: true, last_upgrade: null });
+  });
+
+  it('shows the last upgrade card: who, how, outcome, failed step, output excerpt, step timings', async () => {
+    writeJournal(layout.journalFile, journal());
+    const card = (await h.as('admin').get('/api/system/upgrade/')).json().last_upgrade;
+    expect(card).toMatchObject({
+      version_from: '1.0.0', version_to: '1.1.0', started_by: 'cli:ops', trigger: 'bundle', state: 'failed',
+      outcome: { code: 'restored' }, failed_step: 'migrate', output_excerpt: 'line 1\nboom',
+    });
+    expect(card.steps[0]).toMatchObject({ name: 'preflight', status: 'ok', seconds: 2.5 });
+  });
+});
+
+describe('POST /api/system/upgrade/cancel/', () => {
+  it('needs users.manage and takes no body fields', async () => {
+    expect((await h.as('alice').post('/api/system/upgrade/cancel/')).statusCode).toBe(403);
+    const bad = await h.as('admin').post('/api/system/upgrade/cancel/', { force: true });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('force');
+  });
+
+  it('clears a stale lock (its owner is dead)', async () => {
+    mkdirSync(layout.upgradeDir, { recursive: true });
+    writeFileSync(layout.lockFile, JSON.stringify({ pid: await deadPid(), pidStart: null, acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: null }));
+    const res = await h.as('admin').post('/api/system/upgrade/cancel/');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ cleared: true, had_lock: true });
+    expect(existsSync(layout.lockFile)).toBe(false);
+  });
+
+  it('refuses while the owner is alive, and leaves the lock', async () => {
+    const child = sleeper();
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid!), acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: null }));
+      const res = await h.as('admin').post('/api/system/upgrade/cancel/');
+      expect(res.statusCode).toBe(409);
+      expect(res.json().detail).toBe('An upgrade is already running.');
+      expect(existsSync(layout.lockFile)).toBe(true);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses while an interrupted run waits for recovery', async () => {
+    writeJournal(layout.journalFile, journal({ state: 'running', finishedAt: null, outcome: null }));
+    const res = await h.as('admin').post('/api/system/upgrade/cancel/');
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toMatch(/^An upgrade is already running\. .*cairn upgrade recover/);
+    expect(readJournal(layout.journalFile)?.state).toBe('running');
+  });
+
+  it('answers 404 on a deployment that is not an installed release', async () => {
+    delete process.env.CAIRN_ROOT;
+    const res = await h.as('admin').post('/api/system/upgrade/cancel/');
+    expect(res.statusCode).toBe(404);
+  });
+});
+
+describe('the upgrade lock', () => {
+  it('admits one owner; a dead owner is taken over', async () => {
+    const child = sleeper();
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid!), acquiredAt: '', purpose: 'upgrade', tokenSha256: null }));
+      expect(() => acquireLock(layout.lockFile, 'upgrade')).toThrow(UpgradeBusyError);
+      expect(() => acquireLock(layout.lockFile, 'upgrade')).toThrow('An upgrade is already running.');
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+    }
+    const release = acquireLock(layout.lockFile, 'upgrade');
+    release();
+    expect(existsSync(layout.lockFile)).toBe(false);
+  });
+});
+
+describe('POST /api/system/upgrade/resume/ (engine only)', () => {
+  it('opens the site only with the hold token', async () => {
+    const token = 'the-one-time-token';
+    await holdSite(h.database.db, createHash('sha256').update(token).digest('hex'));
+    expect((await readMaintenance(h.database.db, true)).active).toBe(true);
+    // Everything else is held meanwhile.
+    expect((await h.as('admin').get('/api/system/upgrade/')).statusCode).toBe(503);
+    const wrong = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/', headers: { 'x-cairn-upgrade-token': 'guess' } });
+    expect(wrong.statusCode).toBe(403);
+    const none = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/' });
+    expect(none.statusCode).toBe(403);
+    expect((await readMaintenance(h.database.db, true)).active).toBe(true);
+    const right = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/', headers: { 'x-cairn-upgrade-token': token } });
+    expect(right.statusCode).toBe(200);
+    expect((await readMaintenance(h.database.db, true)).active).toBe(false);
+    // One time only.
+    const again = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/', headers: { 'x-cairn-upgrade-token': token } });
+    expect(again.statusCode).toBe(403);
+  });
+
+  it('the backup call is refused without the live lock owner secret', async () => {
+    const res = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/backup/', headers: { 'x-cairn-upgrade-token': 'x' } });
+    expect(res.statusCode).toBe(403);
+  });
+});
