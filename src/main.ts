@@ -9,7 +9,10 @@ import { DataDirLockedError } from './db/lock.ts';
 import { migrateToLatest, migrationState, MigrationError } from './db/migrator.ts';
 import { AccountError, createTenant, createToken, createUser, defaultTenantId } from './core/accounts.ts';
 import { setMaintenance } from './system/maintenance.ts';
-import { DemoDataError, generateDemoData, MAX_DEMO_DEVICES } from './system/demo-data.ts';
+import { DemoDataError, MAX_DEMO_DEVICES } from './system/demo-data.ts';
+import { runDemoDataJob } from './jobs/demo-data.ts';
+import { missingExtensions, runSearchRebuild } from './search/rebuild.ts';
+import { extensionState } from './search/support.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
 import { VERSION } from './version.ts';
@@ -76,6 +79,13 @@ program
       async (database) => {
         const applied = await migrateToLatest(database.db);
         console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'No pending migrations.');
+        // After an upgrade the registry may index other fields: rebuild. A failure here leaves the migration done.
+        if (applied.length) {
+          await runSearchRebuild(database.db, { startedBy: 'system' }).then(
+            (r) => console.log(`Search index rebuilt: ${r.entries.toLocaleString('en-US')} entries.`),
+            (err: Error) => console.error(`cairn: the search index was not rebuilt (${err.message}); run cairn rebuild.`),
+          );
+        }
       },
       false,
     );
@@ -150,6 +160,7 @@ program
           applied_migrations: state.applied.length,
           pending_migrations: state.dbBehindCode,
           unknown_migrations: state.codeBehindDb,
+          missing_extensions: (await extensionState(database.db)).missing,
         };
         if (opts.json) console.log(JSON.stringify(status, null, 2));
         else {
@@ -157,6 +168,7 @@ program
           console.log(`Database: ${status.database}`);
           console.log(`Migrations applied: ${status.applied_migrations}; pending: ${status.pending_migrations.join(', ') || 'none'}`);
           if (status.unknown_migrations.length) console.log(`Applied but not shipped by this code (code is older than the database): ${status.unknown_migrations.join(', ')}`);
+          for (const m of status.missing_extensions) console.log(`Missing database extension ${m.name}: ${m.effect}. A superuser must run: ${m.statement}`);
         }
       },
       false,
@@ -194,7 +206,21 @@ program
     if (!/^\d+$/.test(opts.devices) || devices < 1 || devices > MAX_DEMO_DEVICES) fail(`--devices takes a whole number from 1 to ${MAX_DEMO_DEVICES}.`);
     if (!/^\d+$/.test(opts.seed)) fail('--seed takes a whole number.');
     await withDatabase(cmd, async (database) => {
-      await generateDemoData(database.db, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant, onProgress: (line) => console.log(line) });
+      await runDemoDataJob(database, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant });
+    });
+  });
+
+program
+  .command('rebuild')
+  .description('Rebuild the search index of every tenant from the tables (also runs nightly); creates missing search extensions where permitted.')
+  .action(async (_opts, cmd: Command) => {
+    await withDatabase(cmd, async (database) => {
+      const report = await runSearchRebuild(database.db, {
+        startedBy: 'system',
+        onProgress: (done, total, model) => console.log(`  search index: ${model} (${done}/${total})`),
+      });
+      console.log(`Search index: ${report.entries.toLocaleString('en-US')} entries over ${report.models} models.`);
+      for (const name of missingExtensions(report)) console.log(`The ${name} extension is missing; a superuser can run: CREATE EXTENSION IF NOT EXISTS ${name}; then cairn rebuild.`);
     });
   });
 

@@ -8,6 +8,7 @@ import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { complianceRuleModel } from './models.ts';
 import { OBJECT_TYPES, evaluateRules, listViolations } from './service.ts';
+import { runRecordedJob } from '../jobs/run.ts';
 
 const tags = ['compliance'];
 const anyObject = { type: 'object', additionalProperties: true };
@@ -60,7 +61,9 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
     handler: async (req) => {
       if (!req.ctx.user) throw unauthorized();
       requireModelPermission(req.ctx, complianceRuleModel, 'change');
-      return evaluateRules(dbOf(req), req.ctx.tenantId ?? '00000000-0000-0000-0000-000000000000');
+      const tenantId = req.ctx.tenantId ?? '00000000-0000-0000-0000-000000000000';
+      return runRecordedJob(dbOf(req), { kind: 'compliance.evaluate', tenantId: req.ctx.tenantId, startedBy: `user:${req.ctx.user.username}` },
+        () => evaluateRules(dbOf(req), tenantId), (r) => `${r.rules} rules evaluated, ${r.violations} violations`);
     },
   });
   for (const model of [deviceModel, virtualMachineModel]) {

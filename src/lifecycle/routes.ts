@@ -111,7 +111,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
     schema: { tags, summary: 'Queue a refresh of the catalog and every mapping (deployment admin)', response: { 202: anyObject } },
     handler: async (req, reply) => {
       requireAdmin(req);
-      await queueRefresh(dbOf(req));
+      await queueRefresh(dbOf(req), `user:${req.ctx.user!.username}`);
       reply.code(202);
       return settingsAnswer(dbOf(req), true);
     },

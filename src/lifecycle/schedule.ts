@@ -13,7 +13,7 @@ export async function scheduledRefresh(db: Kysely<DB>): Promise<'queued' | 'off'
   const settings = await readSettings(db);
   if (!settings.enabled || settings.sources.length === 0) return 'off';
   try {
-    await queueRefresh(db);
+    await queueRefresh(db, 'schedule:eol-refresh');
     return 'queued';
   } catch (err) {
     if (err instanceof ApiError && err.status === 409) return 'busy';

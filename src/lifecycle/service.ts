@@ -12,6 +12,7 @@ import { readAllowlist } from '../core/ssrf.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
 import { readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
 import { statusOf, type EolStatus } from './status.ts';
+import { createJob, finishJob, markJobRunning, reportJobProgress } from '../jobs/record.ts';
 
 export interface MappingRow {
   id: string;
@@ -258,10 +259,14 @@ export async function loadDocument(db: Kysely<DB>, source: string, products: Cat
  * Fetches every selected source through the SSRF guard and loads it. A failing source does not stop the
  * others; the status ends failed with every error named. Never throws: it runs as a background job.
  */
-export async function runRefresh(db: Kysely<DB>): Promise<{ skipped?: string; sources: Record<string, SourceResult>; errors: string[] }> {
+export async function runRefresh(db: Kysely<DB>, jobId?: string): Promise<{ skipped?: string; sources: Record<string, SourceResult>; errors: string[] }> {
   const settings = await readSettings(db);
-  if (!settings.enabled) return { skipped: 'off', sources: {}, errors: [] };
+  if (!settings.enabled) {
+    if (jobId) await finishJob(db, jobId, { status: 'succeeded', result: 'Skipped: end-of-life data is off.' });
+    return { skipped: 'off', sources: {}, errors: [] };
+  }
   await writeRefreshState(db, { status: 'running', via: 'online' });
+  if (jobId) await markJobRunning(db, jobId);
   const results: Record<string, SourceResult> = {};
   const errors: string[] = [];
   try {
@@ -275,11 +280,13 @@ export async function runRefresh(db: Kysely<DB>): Promise<{ skipped?: string; so
       } catch (err) {
         errors.push(`${key}: ${(err as Error).message}`);
       }
+      if (jobId) await reportJobProgress(db, jobId, Object.keys(results).length + errors.length);
     }
   } catch (err) {
     errors.push((err as Error).message);
   }
   await writeRefreshState(db, { status: errors.length ? 'failed' : 'ok', error: errors.join('; ').slice(0, 2000), at: new Date().toISOString() });
+  if (jobId) await finishJob(db, jobId, { status: errors.length ? 'failed' : 'succeeded', result: refreshSummary(results), error: errors.join('; ') });
   return { sources: results, errors };
 }
 
@@ -288,11 +295,12 @@ export async function runRefresh(db: Kysely<DB>): Promise<{ skipped?: string; so
 // and schedule REFRESH_SCHEDULE (croner syntax, server time zone) to call runRefresh.
 export const REFRESH_JOB = 'eol-refresh';
 export const REFRESH_SCHEDULE = process.env.CAIRN_EOL_REFRESH_CRON ?? '35 5 * * *';
-export type JobRunner = (db: Kysely<DB>) => void;
-let jobRunner: JobRunner = (db) => {
+export type JobRunner = (db: Kysely<DB>, jobId?: string) => void;
+let jobRunner: JobRunner = (db, jobId) => {
   setImmediate(() => {
-    runRefresh(db).catch(async (err: Error) => {
+    runRefresh(db, jobId).catch(async (err: Error) => {
       await writeRefreshState(db, { status: 'failed', error: err.message.slice(0, 2000), at: new Date().toISOString() }).catch(() => undefined);
+      if (jobId) await finishJob(db, jobId, { status: 'failed', error: err.message }).catch(() => undefined);
     });
   });
 };
@@ -303,7 +311,8 @@ export function setRefreshRunner(runner: JobRunner): void {
 /** A queued or running refresh older than this is taken for a dead worker and no longer blocks a new one. */
 const STALE_MS = 2 * 600_000;
 
-export async function queueRefresh(db: Kysely<DB>): Promise<RefreshState> {
+/** `startedBy` is what the job record shows: 'user:<name>' or 'schedule:eol-refresh'. */
+export async function queueRefresh(db: Kysely<DB>, startedBy = 'system'): Promise<RefreshState> {
   const settings = await readSettings(db);
   if (!settings.enabled) throw conflict('End-of-life data is off.');
   if (settings.sources.length === 0) throw fieldError('sources', 'Pick a source first.');
@@ -311,8 +320,14 @@ export async function queueRefresh(db: Kysely<DB>): Promise<RefreshState> {
   const fresh = state.changed !== null && Date.now() - Date.parse(state.changed) < STALE_MS;
   if ((state.status === 'queued' || state.status === 'running') && fresh) throw conflict('A refresh is already running.');
   const next = await writeRefreshState(db, { status: 'queued', via: 'online', error: '' });
-  jobRunner(db);
+  const jobId = await createJob(db, { kind: 'eol.refresh', tenantId: null, startedBy, total: settings.sources.length });
+  jobRunner(db, jobId);
   return next;
+}
+
+/** The job record's one-line result: what each source loaded. */
+function refreshSummary(results: Record<string, SourceResult>): string {
+  return Object.entries(results).map(([key, r]) => `${key}: ${r.products} products (+${r.added}, -${r.removed}), ${r.changed} of ${r.mappings} mappings changed`).join('; ');
 }
 
 export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;

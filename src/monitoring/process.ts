@@ -8,10 +8,11 @@ import { MonitoringWorker, monitoringSettings } from './worker.ts';
 import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervisor.ts';
 import { startEolRefreshSchedule } from '../lifecycle/schedule.ts';
 import { startComplianceSchedule } from '../compliance/schedule.ts';
+import { startSearchRebuildSchedule } from '../search/schedule.ts';
 
 /** Every recurring job of a worker host; returns one function stopping them all. */
 function startSchedules(database: Database): () => void {
-  const stops = [startEolRefreshSchedule(database.db), startComplianceSchedule(database.db)];
+  const stops = [startEolRefreshSchedule(database.db), startComplianceSchedule(database.db), startSearchRebuildSchedule(database.db)];
   return () => stops.forEach((stop) => stop());
 }
 

@@ -1,25 +1,33 @@
-// A full rebuild as a recorded job: `cairn rebuild` and the nightly schedule both run this. Two rebuilds at once
-// would only repeat work, so a second one waits for the first's transaction lock (the index rewrite is one
-// transaction) rather than fail.
+// A full rebuild as a recorded job: `cairn rebuild`, `cairn demo-data` and the nightly schedule run this.
+// Progress is recorded between the per-model transactions, so it is live on both backends.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createJob, finishJob, reportJobProgress } from '../jobs/record.ts';
 import { rebuildSearchIndex, type RebuildReport } from './indexer.ts';
 
-export async function runSearchRebuild(
-  db: Kysely<DB>,
-  startedBy: string,
-  onProgress?: (done: number, total: number, model: string) => void,
-): Promise<RebuildReport> {
-  const jobId = await createJob(db, { kind: 'search.rebuild', tenantId: null, startedBy, status: 'running' });
+export interface RebuildOptions {
+  startedBy: string;
+  /** One tenant's entries only (demo data loaded into it); default every tenant. */
+  tenantId?: string | null;
+  onProgress?: (done: number, total: number, model: string) => void;
+}
+
+export function missingExtensions(report: RebuildReport): string[] {
+  return (['pg_trgm', 'unaccent'] as const).filter((name) => !report.extensions[name]);
+}
+
+export async function runSearchRebuild(db: Kysely<DB>, options: RebuildOptions): Promise<RebuildReport> {
+  const tenantId = options.tenantId ?? null;
+  const jobId = await createJob(db, { kind: 'search.rebuild', tenantId, startedBy: options.startedBy, status: 'running' });
   try {
     const report = await rebuildSearchIndex(db, {
+      tenantId,
       onProgress: async (done, total, model) => {
-        onProgress?.(done, total, model);
+        options.onProgress?.(done, total, model);
         await reportJobProgress(db, jobId, done, total);
       },
     });
-    const missing = [!report.extensions.pg_trgm && 'pg_trgm', !report.extensions.unaccent && 'unaccent'].filter(Boolean);
+    const missing = missingExtensions(report);
     await finishJob(db, jobId, {
       status: 'succeeded',
       result: `${report.entries} entries over ${report.models} models${missing.length ? `; missing extensions: ${missing.join(', ')}` : ''}`,

@@ -11,7 +11,7 @@ export const SEARCH_REBUILD_SCHEDULE = process.env.CAIRN_SEARCH_REBUILD_CRON ?? 
 export function startSearchRebuildSchedule(db: Kysely<DB>): () => void {
   const job = new Cron(SEARCH_REBUILD_SCHEDULE, { protect: true }, async () => {
     try {
-      await runSearchRebuild(db, 'schedule:search-rebuild');
+      await runSearchRebuild(db, { startedBy: 'schedule:search-rebuild' });
     } catch (err) {
       console.error(`search rebuild schedule: ${(err as Error).message}`);
     }

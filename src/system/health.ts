@@ -4,11 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { migrationState, type MigrationState } from '../db/migrator.ts';
 import { readMaintenance } from './maintenance.ts';
+import { extensionState, type MissingExtension } from '../search/support.ts';
 
 const MIGRATION_CACHE_MS = 60_000;
 
 export function registerHealthRoutes(app: FastifyInstance): void {
-  let migrations: { state: MigrationState; at: number } | null = null;
+  let migrations: { state: MigrationState; missing: MissingExtension[]; at: number } | null = null;
 
   app.get('/api/health/', {
     schema: {
@@ -28,7 +29,7 @@ export function registerHealthRoutes(app: FastifyInstance): void {
         await sql`SELECT 1`.execute(db);
         // A clock that stepped back (now < at) must not stretch the cache either.
         const age = migrations ? Date.now() - migrations.at : Infinity;
-        if (!migrations || age > MIGRATION_CACHE_MS || age < 0) migrations = { state: await migrationState(db), at: Date.now() };
+        if (!migrations || age > MIGRATION_CACHE_MS || age < 0) migrations = { state: await migrationState(db), missing: (await extensionState(db)).missing, at: Date.now() };
         maintenance = (await readMaintenance(db)).active;
       } catch {
         database = false;
@@ -44,6 +45,8 @@ export function registerHealthRoutes(app: FastifyInstance): void {
         version: app.cairnVersion,
         code_behind_db: codeBehindDb,
         db_behind_code: dbBehindCode,
+        // Only when search runs without one of its extensions, with the statement a superuser must run.
+        ...(database && migrations!.missing.length ? { missing_extensions: migrations!.missing } : {}),
       };
     },
   });
@@ -59,6 +62,11 @@ export const healthSchema = {
     version: { type: 'string' },
     code_behind_db: { type: 'array', items: { type: 'string' }, description: 'Migrations applied in the database that this code does not ship.' },
     db_behind_code: { type: 'array', items: { type: 'string' }, description: 'Migrations this code ships that the database has not applied.' },
+    missing_extensions: {
+      type: 'array',
+      description: 'Present when search lacks a database extension (pg_trgm, unaccent): what is lost, and the statement a superuser must run.',
+      items: { type: 'object', properties: { name: { type: 'string' }, statement: { type: 'string' }, effect: { type: 'string' } }, required: ['name', 'statement', 'effect'] },
+    },
   },
   required: ['status', 'database', 'maintenance', 'version', 'code_behind_db', 'db_behind_code'],
 };
