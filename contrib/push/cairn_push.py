@@ -9,6 +9,7 @@ Cairn never pushes configuration itself. This tool shows the contract a real one
   3. write the files under a local directory (or, with --ssh host, to a lab path over ssh)
   4. record the push with the RENDERED text and hash (placeholders, never keys):
                                       POST /api/devices/<id>/config-pushed/
+     naming the deploy run when an automation system started this (extra variable cairn_deploy_run)
 
 Usage:
   CAIRN_URL=http://127.0.0.1:8000 CAIRN_TOKEN=... \\
@@ -103,6 +104,8 @@ def main(argv=None):
     p.add_argument("--ssh", help="write over ssh to this host instead of locally (a lab path)")
     p.add_argument("--source", default="contrib/push")
     p.add_argument("--note", default="")
+    p.add_argument("--deploy-run", default=os.environ.get("CAIRN_DEPLOY_RUN") or None,
+                   help="id of the Cairn deploy run this push finishes (the cairn_deploy_run extra variable)")
     p.add_argument("--dry-run", action="store_true", help="render and substitute, write nothing, record nothing")
     args = p.parse_args(argv)
     if not args.token:
@@ -125,8 +128,10 @@ def main(argv=None):
         records.append({"path": path, "sha256": entry["sha256"], "output": entry["output"], "template": entry["template_id"]})
         print("wrote %s" % path)
     if records:
-        res = api.call("POST", "/api/devices/%s/config-pushed/" % args.device,
-                       {"files": records, "bundle": render["bundle"], "source": args.source, "note": args.note})
+        body = {"files": records, "bundle": render["bundle"], "source": args.source, "note": args.note}
+        if args.deploy_run:
+            body["deploy_run"] = args.deploy_run
+        res = api.call("POST", "/api/devices/%s/config-pushed/" % args.device, body)
         print("recorded %d file(s) at %s" % (len(res["recorded"]), res["pushed_at"]))
     return 0
 

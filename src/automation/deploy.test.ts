@@ -1,6 +1,11 @@
 // Deploy runs end to end against a local AWX stand-in (a real HTTPS listener on 127.0.0.1, allow-listed through
 // CAIRN_SSRF_ALLOWLIST): the launch carries the expected extra variables, the outbound worker polls the job to
 // `succeeded`, a push names the run; every bad input is refused before anything is sent or recorded.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,11 +123,15 @@ describe('POST /api/devices/<id>/deploy/', () => {
     const { rows } = await sql<{ kind: string; status: string; subject_id: string; started_by: string }>`SELECT kind, status, subject_id, started_by FROM jobs WHERE id = ${run.job_id}`.execute(h.database.db);
     expect(rows).toEqual([{ kind: 'deploy.run', status: 'succeeded', subject_id: device.id, started_by: 'user:admin' }]);
 
-    // The push tool finishing the run names it; the push history shows the link.
-    const pushed = await h.as('admin').post(`/api/devices/${device.id}/config-pushed/`, { path: '/etc/motd', output: rendered.files['/etc/motd'].output, bundle: 'leaf-files', deploy_run: run.id });
-    expect(pushed.statusCode, pushed.body).toBe(201);
+    // The push tool (contrib/push, a real process against a live listener) finishing the run names it, as a
+    // playbook would pass the cairn_deploy_run extra variable; the push history shows the link.
+    const address = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const dest = mkdtempSync(join(tmpdir(), 'cairn-deploy-push-'));
+    const { stdout } = await promisify(execFile)('python3', [join(process.cwd(), 'contrib/push/cairn_push.py'), '--device', device.id, '--bundle', 'leaf-files', '--dest', dest],
+      { env: { ...process.env, CAIRN_URL: address, CAIRN_TOKEN: h.tokens.admin, CAIRN_DEPLOY_RUN: run.id } });
+    expect(stdout).toContain('recorded 1 file(s)');
     const history = (await h.as('admin').get(`/api/devices/${device.id}/config-pushes/`)).json();
-    expect(history.results[0].deploy_run).toBe(run.id);
+    expect(history.results[0]).toMatchObject({ path: '/etc/motd', deploy_run: run.id, sha256: rendered.files['/etc/motd'].sha256 });
     const wrongRun = await h.as('admin').post(`/api/devices/${device.id}/config-pushed/`, { path: '/etc/motd', sha256: 'a'.repeat(64), deploy_run: '01900000-0000-7000-8000-000000000000' });
     expect(wrongRun.statusCode).toBe(400);
     expect(wrongRun.json().deploy_run[0]).toMatch(/No deploy run/);
