@@ -9,6 +9,8 @@ import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervi
 import { startEolRefreshSchedule } from '../lifecycle/schedule.ts';
 import { startComplianceSchedule } from '../compliance/schedule.ts';
 import { startSearchRebuildSchedule } from '../search/schedule.ts';
+import { startOutboundWorker } from '../extras/webhook-worker.ts';
+import { configureSecrets } from '../core/secrets.ts';
 
 /** Every recurring job of a worker host; returns one function stopping them all. */
 function startSchedules(database: Database): () => void {
@@ -26,8 +28,11 @@ export async function startEmbeddedWorker(database: Database): Promise<() => Pro
   inProcessSupervisor().register(worker);
   // Scheduled jobs run where the background work runs.
   const stopSchedule = startSchedules(database);
+  // Webhook deliveries and deploy status reads (pg-boss queues of their own).
+  const stopOutbound = await startOutboundWorker(database);
   return async () => {
     stopSchedule();
+    await stopOutbound();
     inProcessSupervisor().unregister(worker.key);
     await worker.stop();
   };
@@ -46,9 +51,13 @@ export async function runWorkerProcess(config: Config): Promise<void> {
   await worker.start();
   inProcessSupervisor().register(worker);
   const stopSchedule = startSchedules(database);
+  // Webhook signing and automation tokens need the secret key here too (buildApp sets it for `serve`).
+  configureSecrets({ secretKey: config.secretKey, keyFile: database.backend === 'pglite' ? `${database.dataDir ?? config.dataDir}/secret.key` : null });
+  const stopOutbound = await startOutboundWorker(database);
   console.log(`Cairn worker running checks (concurrency ${settings.concurrency}, retention ${settings.retentionDays} days).`);
   const stop = async () => {
     stopSchedule();
+    await stopOutbound();
     await worker.stop();
     await database.close();
     process.exit(0);
