@@ -8,9 +8,15 @@ interface Feature {
 }
 
 // import * as exportTemplates from './export-templates/index.ts';
+import * as exportTemplates from './export-templates/index.ts';
+import * as devices from './devices/index.ts';
+import * as services from './services/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
+  exportTemplates,
+  devices,
+  services,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

@@ -1,0 +1,60 @@
+// The Compliance tab of a device or VM: its open violations (GET /api/<type>/<id>/compliance/).
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { get } from '../../api/client.ts';
+import type { DetailTabProps } from '../../app/extensions.ts';
+import { paths } from '../../app/routes.ts';
+import { ErrorState, Loading } from '../../components/states.tsx';
+import { Badge } from '../../components/ui.tsx';
+import { formatDateTime } from '../../components/Value.tsx';
+
+export interface Violation {
+  id: string;
+  rule: { id: string; name: string; check_kind: string; fail_on?: string };
+  object_type: string;
+  object_id: string;
+  message: string;
+  since: string;
+}
+
+export default function ComplianceTab({ model, object }: DetailTabProps) {
+  const path = `${model.path}${object.id}/compliance/`;
+  const answer = useQuery({ queryKey: ['compliance', path], queryFn: () => get<{ compliant: boolean; count: number; violations: Violation[] }>(path) });
+  if (answer.isLoading) return <Loading />;
+  if (answer.error) return <ErrorState error={answer.error} retry={() => void answer.refetch()} />;
+  const { compliant, count, violations } = answer.data!;
+  return (
+    <div className="space-y-3">
+      <p className="text-sm">
+        {compliant ? <Badge tone="green">Compliant</Badge> : <Badge tone="red">{count} {count === 1 ? 'violation' : 'violations'}</Badge>}{' '}
+        <Link to="/compliance" className="text-sky-700 hover:underline">
+          All rules and violations
+        </Link>
+      </p>
+      {violations.length ? (
+        <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr>
+              <th className="px-3 py-2">Rule</th>
+              <th className="px-3 py-2">Problem</th>
+              <th className="px-3 py-2">Failing since</th>
+            </tr>
+          </thead>
+          <tbody>
+            {violations.map((v) => (
+              <tr key={v.id} className="border-t border-slate-100">
+                <td className="px-3 py-2">
+                  <Link className="text-sky-700 hover:underline" to={paths.detail('compliance.rule', v.rule.id)}>
+                    {v.rule.name}
+                  </Link>
+                </td>
+                <td className="px-3 py-2">{v.message}</td>
+                <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(v.since)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+// Device pages: Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
+// end-of-life / compliance markers in the device and platform lists.
+import { lazy } from 'react';
+import { registerCellRenderer, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
+import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
+
+registerDetailTab({ id: 'config', label: 'Config', models: 'dcim.device', order: 100, component: lazy(() => import('./ConfigTab.tsx')) });
+registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, component: lazy(() => import('../services/ServicesTab.tsx')) });
+registerDetailTab({ id: 'compliance', label: 'Compliance', models: ['dcim.device', 'virtualization.virtualmachine'], order: 120, component: lazy(() => import('./ComplianceTab.tsx')) });
+registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component: lazy(() => import('./DeployButton.tsx')) });
+registerCellRenderer('dcim.platform', 'eol', EolCell);
+registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
+registerCellRenderer('dcim.device', 'compliance', ComplianceCell);

@@ -1,0 +1,199 @@
+// /export-templates/new and /export-templates/<id>/editor: the template form with the highlighted source editor,
+// save-time errors on their field (and the template's error on its line), Run preview over the unsaved source,
+// and Render & download of the saved template.
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { ApiError, get, patch, post, type FieldErrors } from '../../api/client.ts';
+import { useModelInfo, useModels } from '../../api/hooks.ts';
+import { paths } from '../../app/routes.ts';
+import { FieldShell } from '../../components/fields/FieldInput.tsx';
+import { ErrorState, Loading } from '../../components/states.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { Button, PageHeader, inputClass } from '../../components/ui.tsx';
+import { CodeEditor } from './CodeEditor.tsx';
+import { errorLine } from './highlight.ts';
+import { PreviewPanel } from './PreviewPanel.tsx';
+import { renderUrl, TEMPLATES_PATH, type ExportTemplate, type PreviewAnswer } from './api.ts';
+
+const MODEL = 'extras.exporttemplate';
+
+interface Draft {
+  name: string;
+  object_type: string;
+  description: string;
+  mime_type: string;
+  file_extension: string;
+  as_attachment: boolean;
+  template_code: string;
+}
+
+const EMPTY: Draft = { name: '', object_type: 'dcim.device', description: '', mime_type: 'text/plain', file_extension: 'txt', as_attachment: true, template_code: '' };
+
+function draftOf(t: ExportTemplate): Draft {
+  return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, template_code: t.template_code };
+}
+
+export default function TemplateEditorPage() {
+  const params = useParams({ strict: false }) as { id?: string };
+  const id = params.id ?? null;
+  const saved = useQuery({ queryKey: ['object', TEMPLATES_PATH, id], queryFn: () => get<ExportTemplate>(`${TEMPLATES_PATH}${id}/`), enabled: id !== null });
+  if (id !== null && saved.isLoading) return <Loading />;
+  if (saved.error) return <ErrorState error={saved.error} retry={() => void saved.refetch()} />;
+  return <Editor key={id ?? 'new'} saved={saved.data ?? null} />;
+}
+
+function Editor({ saved }: { saved: ExportTemplate | null }) {
+  const navigate = useNavigate();
+  const toast = useToast();
+  const client = useQueryClient();
+  const info = useModelInfo(MODEL);
+  const models = useModels();
+  const [draft, setDraft] = useState<Draft>(saved ? draftOf(saved) : EMPTY);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [preview, setPreview] = useState<PreviewAnswer | null>(null);
+  const [previewErrors, setPreviewErrors] = useState<FieldErrors>({});
+  const dirty = saved === null || JSON.stringify(draftOf(saved)) !== JSON.stringify(draft);
+
+  // Leaving with unsaved changes loses them: let the browser ask.
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }));
+
+  const save = useMutation({
+    mutationFn: () => (saved ? patch<ExportTemplate>(`${TEMPLATES_PATH}${saved.id}/`, draft) : post<ExportTemplate>(TEMPLATES_PATH, draft)),
+    onSuccess: (row) => {
+      setErrors({});
+      client.setQueryData(['object', TEMPLATES_PATH, row.id], row);
+      void client.invalidateQueries({ queryKey: ['list', TEMPLATES_PATH] });
+      toast.show({ message: `Saved ${row.name}.`, tone: 'success' });
+      if (!saved) void navigate({ to: '/export-templates/$id/editor', params: { id: row.id } });
+    },
+    onError: (err) => setErrors(err instanceof ApiError ? err.fieldErrors : {}),
+  });
+
+  const run = useMutation({
+    mutationFn: () => post<PreviewAnswer>(`${TEMPLATES_PATH}preview/`, { object_type: draft.object_type, template_code: draft.template_code }),
+    onSuccess: (answer) => {
+      setPreview(answer);
+      setPreviewErrors({});
+    },
+    onError: (err) => {
+      setPreview(null);
+      setPreviewErrors(err instanceof ApiError ? err.fieldErrors : {});
+    },
+  });
+
+  const codeErrors = errors.template_code ?? previewErrors.template_code;
+  const line = codeErrors?.length ? errorLine(codeErrors[0]!) : null;
+  const typeOptions = (models.data ?? []).filter((m) => m.model !== MODEL).sort((a, b) => a.model.localeCompare(b.model));
+  const otherErrors = { ...previewErrors, ...errors };
+  delete otherErrors.template_code;
+  const general = otherErrors.non_field_errors ?? (save.error && !(save.error instanceof ApiError && Object.keys(save.error.fieldErrors).length) ? [save.error.message] : undefined);
+
+  if (info.isLoading) return <Loading />;
+  return (
+    <div>
+      <nav aria-label="Breadcrumb" className="mb-1 text-sm text-slate-500">
+        <Link to={paths.list(MODEL)} className="hover:underline">
+          Export templates
+        </Link>
+        {saved ? (
+          <>
+            {' / '}
+            <Link to={paths.detail(MODEL, saved.id)} className="hover:underline">
+              {saved.name}
+            </Link>
+          </>
+        ) : null}
+      </nav>
+      <PageHeader
+        title={saved ? `Edit ${saved.name}` : 'New export template'}
+        subtitle={saved ? (dirty ? 'Unsaved changes' : 'Saved') : 'Not saved yet'}
+        actions={
+          <>
+            <Button onClick={() => run.mutate()} disabled={run.isPending || !draft.template_code}>
+              {run.isPending ? 'Running…' : 'Run preview'}
+            </Button>
+            {saved ? (
+              <a
+                href={renderUrl(saved.id)}
+                target={saved.as_attachment ? undefined : '_blank'}
+                rel="noreferrer"
+                aria-disabled={dirty || undefined}
+                title={dirty ? 'Renders the saved version: save your changes first.' : undefined}
+                className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100"
+              >
+                {saved.as_attachment ? 'Render & download' : 'Render & open'}
+              </a>
+            ) : null}
+            <Button variant="primary" onClick={() => save.mutate()} disabled={save.isPending || (!dirty && saved !== null)}>
+              {save.isPending ? 'Saving…' : saved ? 'Save' : 'Create'}
+            </Button>
+          </>
+        }
+      />
+      {general ? (
+        <p role="alert" className="mb-3 rounded border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {general.join(' ')}
+        </p>
+      ) : null}
+      <form
+        aria-label={saved ? `Edit export template ${saved.name}` : 'Create export template'}
+        className="grid gap-4 lg:grid-cols-[18rem_1fr]"
+        onSubmit={(e) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <div className="space-y-3">
+          <FieldShell id="et-name" label="Name" required errors={otherErrors.name}>
+            <input id="et-name" className={inputClass} value={draft.name} aria-invalid={!!otherErrors.name || undefined} onChange={(e) => set('name', e.target.value)} />
+          </FieldShell>
+          <FieldShell id="et-type" label="Object type" required errors={otherErrors.object_type} hint="The rows that feed the template.">
+            <select id="et-type" className={inputClass} value={draft.object_type} aria-invalid={!!otherErrors.object_type || undefined} onChange={(e) => set('object_type', e.target.value)}>
+              {typeOptions.some((m) => m.model === draft.object_type) ? null : <option value={draft.object_type}>{draft.object_type}</option>}
+              {typeOptions.map((m) => (
+                <option key={m.model} value={m.model}>
+                  {m.model} ({m.label_plural})
+                </option>
+              ))}
+            </select>
+          </FieldShell>
+          <FieldShell id="et-description" label="Description" errors={otherErrors.description}>
+            <textarea id="et-description" rows={2} className={inputClass} value={draft.description} onChange={(e) => set('description', e.target.value)} />
+          </FieldShell>
+          <FieldShell id="et-mime" label="MIME type" errors={otherErrors.mime_type}>
+            <input id="et-mime" className={inputClass} value={draft.mime_type} aria-invalid={!!otherErrors.mime_type || undefined} onChange={(e) => set('mime_type', e.target.value)} />
+          </FieldShell>
+          <FieldShell id="et-ext" label="File extension" errors={otherErrors.file_extension}>
+            <input id="et-ext" className={inputClass} value={draft.file_extension} aria-invalid={!!otherErrors.file_extension || undefined} onChange={(e) => set('file_extension', e.target.value)} />
+          </FieldShell>
+          <label className="flex items-center gap-2 text-sm">
+            <input type="checkbox" checked={draft.as_attachment} onChange={(e) => set('as_attachment', e.target.checked)} />
+            Download as attachment (otherwise shown inline)
+          </label>
+        </div>
+        <div className="min-w-0 space-y-3">
+          <FieldShell id="et-code" label="Template" required>
+            <CodeEditor id="et-code" value={draft.template_code} onChange={(v) => set('template_code', v)} errorLine={line} invalid={!!codeErrors} describedBy={codeErrors ? 'et-code-error' : undefined} />
+          </FieldShell>
+          {codeErrors ? (
+            <p id="et-code-error" role="alert" className="text-sm text-red-700" data-testid="template-error">
+              {line ? <strong>Line {line}: </strong> : null}
+              {codeErrors.map((m) => m.replace(/^line \d+: /, '')).join(' ')}
+            </p>
+          ) : null}
+          {run.isPending ? <Loading label="Rendering the first 200 rows…" /> : null}
+          {run.error && !(run.error instanceof ApiError && run.error.status === 400) ? <ErrorState error={run.error} /> : null}
+          {preview ? <PreviewPanel preview={preview} /> : null}
+        </div>
+      </form>
+    </div>
+  );
+}
