@@ -13,6 +13,7 @@ import { registerComplianceRoutes } from './compliance/routes.ts';
 import { registerUpgradeRoutes } from './upgrade/routes.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
 import { registerSearchRoutes } from './search/routes.ts';
+import { registerUpgradeSystemRoutes } from './upgrade/system-routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
@@ -27,4 +28,5 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerUpgradeRoutes(app);
   registerJobRoutes(app);
   registerSearchRoutes(app);
+  registerUpgradeSystemRoutes(app);
 }

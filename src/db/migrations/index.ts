@@ -11,6 +11,7 @@ import * as m0008 from './0008_bulk_load_constraints.ts';
 import * as m0009 from './0009_config_rendering.ts';
 import * as m0010 from './0010_deploy_webhooks.ts';
 import * as m0011 from './0011_jobs_search.ts';
+import * as m0012 from './0012_upgrades.ts';
 import * as m0013 from './0013_user_preferences.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '0009_config_rendering': m0009,
   '0010_deploy_webhooks': m0010,
   '0011_jobs_search': m0011,
+  '0012_upgrades': m0012,
   '0013_user_preferences': m0013,
 };

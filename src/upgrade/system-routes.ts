@@ -1,0 +1,130 @@
+// HTTP for Settings → Backups and the after-upgrade steps (deployment admins: users.manage). Shapes only; the
+// rules live in backup.ts and step-notes.ts.
+import { basename } from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { can } from '../core/context.ts';
+import { badRequest, forbidden, unauthorized } from '../core/errors.ts';
+import { dbOf } from '../core/http.ts';
+import { BACKUPS_KEPT, listBackups } from './backup.ts';
+import { localBackupTarget, localRoot } from './local-target.ts';
+import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesScope } from './step-notes.ts';
+
+const tags = ['system'];
+
+const backupSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    file: { type: 'string', description: 'File name in the backups directory' },
+    version: { type: 'string', description: 'Cairn version that made it: the only version it can be restored onto' },
+    created: { type: 'string', format: 'date-time' },
+    size: { type: 'integer', description: 'Bytes' },
+    kind: { type: 'string', enum: ['pre-upgrade', 'manual'] },
+  },
+  required: ['id', 'file', 'version', 'created', 'size', 'kind'],
+};
+
+const pendingSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    release: { type: 'string' },
+    title: { type: 'string' },
+    body: { type: 'string' },
+    snippet: { type: 'string' },
+    docs: { type: 'string' },
+    detectable: { type: 'boolean', description: 'Disappears by itself once the step is done' },
+  },
+  required: ['id', 'release', 'title', 'body', 'snippet', 'docs', 'detectable'],
+};
+
+const stepNotesProperties = {
+  version: { type: 'string' },
+  pending: { type: 'array', items: pendingSchema },
+  acknowledged: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { id: { type: 'string' }, acknowledged_by: { type: 'string' }, acknowledged_at: { type: 'string', format: 'date-time' } },
+      required: ['id', 'acknowledged_by', 'acknowledged_at'],
+    },
+  },
+  completed: { type: 'array', items: { type: 'string' }, description: 'Steps whose detector found them done' },
+};
+
+const ackBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+    all: { type: 'boolean', enum: [true] },
+  },
+};
+
+function requireAdmin(req: FastifyRequest): void {
+  if (!req.ctx.user) throw unauthorized();
+  if (!can(req.ctx, 'users.manage')) throw forbidden('users.manage required.');
+}
+
+function stepScope(app: FastifyInstance, req: FastifyRequest): StepNotesScope {
+  return { db: dbOf(req), version: app.cairnVersion, backend: app.database.backend, root: localRoot() };
+}
+
+export function registerUpgradeSystemRoutes(app: FastifyInstance): void {
+  app.get('/api/system/backups/', {
+    schema: {
+      tags,
+      summary: 'Backups of this deployment, newest first (the newest three are kept)',
+      response: { 200: { type: 'object', properties: { count: { type: 'integer' }, kept: { type: 'integer' }, results: { type: 'array', items: backupSchema } }, required: ['count', 'kept', 'results'] } },
+    },
+    handler: async (req) => {
+      requireAdmin(req);
+      const target = localBackupTarget({ databaseUrl: app.config.databaseUrl, dataDir: app.database.dataDir ?? app.config.dataDir }, app.cairnVersion);
+      const results = (await listBackups(target.backupsDir)).map((b) => ({ ...b, file: basename(b.file) }));
+      return { count: results.length, kept: BACKUPS_KEPT, results };
+    },
+  });
+
+  app.get('/api/system/step-notes/', {
+    schema: {
+      tags,
+      summary: 'After-upgrade steps still to do on this deployment',
+      response: { 200: { type: 'object', properties: stepNotesProperties, required: ['version', 'pending', 'acknowledged', 'completed'] } },
+    },
+    handler: async (req) => {
+      requireAdmin(req);
+      return stepNotesStatus(stepScope(app, req));
+    },
+  });
+
+  app.post('/api/system/step-notes/ack/', {
+    schema: {
+      tags,
+      summary: 'Acknowledge after-upgrade steps: {"ids": [...]} or {"all": true}',
+      body: ackBody,
+      response: {
+        200: {
+          type: 'object',
+          properties: { newly_acknowledged: { type: 'array', items: { type: 'string' } }, ...stepNotesProperties },
+          required: ['newly_acknowledged', 'version', 'pending', 'acknowledged', 'completed'],
+        },
+      },
+    },
+    handler: async (req) => {
+      requireAdmin(req);
+      const body = req.body as { ids?: string[]; all?: true };
+      if ((body.ids === undefined) === (body.all === undefined)) {
+        throw badRequest({ non_field_errors: ['Give either "ids" (a list of step ids) or "all": true.'] });
+      }
+      const scope = stepScope(app, req);
+      let newly: string[];
+      try {
+        newly = await acknowledgeSteps(scope, body.all ? 'all' : body.ids!, req.ctx.user!.username);
+      } catch (err) {
+        if (err instanceof StepNotesError) throw badRequest({ ids: [err.message] });
+        throw err;
+      }
+      return { newly_acknowledged: newly, ...(await stepNotesStatus(scope)) };
+    },
+  });
+}
