@@ -129,6 +129,11 @@ class ObjectList implements TemplateObject {
     return { [Symbol.asyncIterator]: () => new ChunkCursor(this) };
   }
 
+  /** The rows a chunk at a time: a `for` over `objects` renders each chunk as a list (one await per chunk). */
+  iterateBatches(): AsyncIterator<readonly unknown[]> {
+    return new BatchCursor(this);
+  }
+
   /** The chunk at `start`, and the loads the previous chunk walked started on it (see ChunkCursor). */
   async enter(start: number, previous: RowGroup | null): Promise<RowGroup> {
     const group = await this.chunk(start);
@@ -183,6 +188,27 @@ class ChunkCursor implements AsyncIterator<unknown> {
   }
 
   return(): Promise<IteratorResult<unknown>> {
+    this.start = this.list.length();
+    this.group = null;
+    return Promise.resolve({ value: undefined, done: true });
+  }
+}
+
+/** Walks an ObjectList a chunk at a time, each chunk's row proxies as one batch. */
+class BatchCursor implements AsyncIterator<readonly unknown[]> {
+  private group: RowGroup | null = null;
+  private start = 0;
+
+  constructor(private readonly list: ObjectList) {}
+
+  async next(): Promise<IteratorResult<readonly unknown[]>> {
+    if (this.group) this.start += exportLimits.chunkRows;
+    if (this.start >= this.list.length()) return { value: undefined, done: true };
+    this.group = await this.list.enter(this.start, this.group);
+    return { value: this.group.proxies, done: false };
+  }
+
+  return(): Promise<IteratorResult<readonly unknown[]>> {
     this.start = this.list.length();
     this.group = null;
     return Promise.resolve({ value: undefined, done: true });

@@ -98,5 +98,10 @@ describe('host fast path', () => {
     expect(out).toBe('10.0.0.1 2001:db8::1 10.1.2.3 2001:db8::1');
     await expect(env.compile('{{ x|host }}').render({ x: '10.0.0.256/24' })).rejects.toThrow(/not a valid IP address/);
     await expect(env.compile('{{ x|host }}').render({ x: { address: '10.0.0.1/33' } })).rejects.toThrow(/not a valid IP address/);
+    await expect(env.compile('{{ x|host }}').render({ x: { address: '10.0.0.1', prefix_length: 33 } })).rejects.toThrow(/not a valid IP address/);
+    await expect(env.compile('{{ x|host }}').render({ x: { address: '::1', prefix_length: -1 } })).rejects.toThrow(/not a valid IP address/);
+    expect(canonicalHostText({ address: '10.0.0.1', prefix_length: 24 })).toBe('10.0.0.1');
+    expect(canonicalHostText({ address: '10.0.0.1', prefix_length: 33 })).toBeNull();
+    expect(canonicalHostText({ address: '2001:db8::1', prefix_length: 'x' })).toBe('2001:db8::1');
   });
 });

@@ -63,10 +63,12 @@ function resolve(v: unknown): Parsed | null | Promise<Parsed | null> {
  */
 export function canonicalHostText(v: unknown): string | null {
   let text: unknown = v;
+  // A mask length from the dict's prefix_length, used (as by the general path) when the text has no mask.
+  let fallback: number | null = null;
   if (isDict(v)) {
     text = dictGet(v, 'address');
-    // Without a mask, the general path reads prefix_length too; leave that case to it.
-    if (typeof text !== 'string' || text.indexOf('/') === -1) return null;
+    const pl = dictGet(v, 'prefix_length') ?? null;
+    fallback = isNumeric(pl) ? toNumber(pl) : null;
   }
   if (typeof text !== 'string') return null;
   const slash = text.indexOf('/');
@@ -75,7 +77,9 @@ export function canonicalHostText(v: unknown): string | null {
   if (isCanonicalIPv4(ip)) max = 32;
   else if (isCanonicalIPv6(ip)) max = 128;
   else return null;
-  if (slash !== -1) {
+  if (slash === -1) {
+    if (fallback !== null && (fallback < 0 || fallback > max)) return null;
+  } else {
     const len = text.length - slash - 1;
     if (len < 1 || len > 3) return null;
     let n = 0;

@@ -12,6 +12,7 @@ import {
   floordiv,
   getAttr,
   getItem,
+  hostError,
   isUnsafeName,
   iterable,
   mod,
@@ -1147,6 +1148,17 @@ class LoopRunner {
   run(outer: Frame, value: unknown, out: Out, depth0: number): boolean | Promise<boolean> {
     const frame = outer.child();
     const loop = this.usesLoop ? new LoopContext(depth0, this.recursive ? new Recursion(this, outer, depth0) : null) : null;
+    // A host list that hands out batches runs each batch as an array (see TemplateObject.iterateBatches); a loop
+    // using `loop` needs look-ahead across batch ends and takes the items one by one instead.
+    if (loop === null && isTemplateObject(value) && value.iterateBatches !== undefined) {
+      let batches: AsyncIterator<readonly unknown[]>;
+      try {
+        batches = value.iterateBatches();
+      } catch (err) {
+        throw hostError(err);
+      }
+      return runBatches(this, frame, outer, out, batches, this.filterEv);
+    }
     const src = iterable(value);
     if (Array.isArray(src)) {
       const prepared = this.filterEv ? prefilter(outer, src, this.assign, this.filterEv) : src;
@@ -1163,10 +1175,15 @@ class LoopRunner {
     // Prefetched values never outlive one run of the loop: the same compiled template renders again later (or
     // concurrently) with host data that may have changed.
     this.curItem = NOT_FETCHED;
-    const st: Completion = { done: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
+    const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
     const r = runArray(this, frame, out, arr, 0, loop, st);
     if (r instanceof Promise) return r.then(() => st.done);
     return st.done;
+  }
+
+  /** The loop target's assignment, for an inline `if` applied per batch. */
+  get assignItem(): (f: Frame, v: unknown) => void {
+    return this.assign;
   }
 
   setItem(frame: Frame, loop: LoopContext | null, item: unknown): void {
@@ -1227,6 +1244,8 @@ const NOT_FETCHED: unique symbol = Symbol('not fetched');
 
 interface Completion {
   done: boolean;
+  /** The body left the loop with break (a batched loop then pulls no further batch). */
+  broke: boolean;
   /** This run's prefetched chunk (see LoopRunner.prefetch): rows [chunkStart, chunkEnd). */
   chunkStart: number;
   chunkEnd: number;
@@ -1257,7 +1276,10 @@ function runArray(
     const r = runner.runBody(frame, out);
     if (r === undefined) st.done = true;
     else {
-      if (r === BREAK) return undefined;
+      if (r === BREAK) {
+        st.broke = true;
+        return undefined;
+      }
       if (r instanceof Promise) return runArrayAsync(runner, frame, out, arr, i, loop, st, r);
     }
     const t = state.tick();
@@ -1289,7 +1311,10 @@ async function runArrayAsync(
   let i = index;
   let r: unknown = await (pending as Promise<unknown>);
   for (;;) {
-    if (r === BREAK) return undefined;
+    if (r === BREAK) {
+      st.broke = true;
+      return undefined;
+    }
     if (r === undefined) st.done = true;
     const t = state.tick();
     if (t) await t;
@@ -1319,6 +1344,57 @@ export function afterIteration(
   if (t) return t.then(() => runArray(runner, frame, out, arr, next, loop, st));
   if (out.wantFlush) return out.flush().then(() => runArray(runner, frame, out, arr, next, loop, st));
   return runArray(runner, frame, out, arr, next, loop, st);
+}
+
+/**
+ * A for loop over a host list that hands out batches: each batch runs as an array (prefetch, synchronous bodies,
+ * the inline `if` applied per batch), so a streamed 50,000-row list costs one await per batch, not per row.
+ */
+async function runBatches(
+  runner: LoopRunner,
+  frame: Frame,
+  outer: Frame,
+  out: Out,
+  batches: AsyncIterator<readonly unknown[]>,
+  filterEv: Ev | null,
+): Promise<boolean> {
+  const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
+  let finished = false;
+  try {
+    for (;;) {
+      let next: IteratorResult<readonly unknown[]>;
+      try {
+        next = await batches.next();
+      } catch (err) {
+        throw hostError(err);
+      }
+      if (next.done) {
+        finished = true;
+        break;
+      }
+      // Typed readonly for the host; runArray and prefilter only read it.
+      let arr = next.value as unknown[];
+      if (filterEv) {
+        const kept = prefilter(outer, arr, runner.assignItem, filterEv);
+        arr = kept instanceof Promise ? await kept : kept;
+      }
+      // Prefetched values belong to one batch: indexes restart at 0 in the next.
+      st.chunkVals = null;
+      runner.curItem = NOT_FETCHED;
+      const r = runArray(runner, frame, out, arr, 0, null, st);
+      if (r instanceof Promise) await (r as Promise<unknown>);
+      if (st.broke) break;
+    }
+  } finally {
+    if (!finished && typeof batches.return === 'function') {
+      try {
+        await batches.return();
+      } catch {
+        // closing a host cursor must not hide the original error
+      }
+    }
+  }
+  return st.done;
 }
 
 /** A for loop over an async iterable: items are pulled one at a time (plus one look-ahead when `loop` is used). */

@@ -227,6 +227,66 @@ describe('async data', () => {
     expect(await render('{% for i in s %}{{ loop.length }}{% endfor %}', { s: src })).toBe('333');
   });
 
+  it('runs a host list that hands out batches batch by batch, with the same text as item by item', async () => {
+    const rows = Array.from({ length: 23 }, (_, i) => host({ n: i, even: i % 2 === 0 }));
+    let pulled = 0;
+    let closed = 0;
+    const batched = (): TemplateObject => ({
+      [TEMPLATE_OBJECT]: true,
+      getAttr: () => UNDEFINED,
+      iterate: () => ({
+        async *[Symbol.asyncIterator]() {
+          yield* rows;
+        },
+      }),
+      iterateBatches: () => {
+        let at = 0;
+        return {
+          next: async () => {
+            if (at >= rows.length) return { value: undefined, done: true };
+            pulled++;
+            const batch = rows.slice(at, at + 5);
+            at += 5;
+            return { value: batch, done: false };
+          },
+          return: async () => {
+            closed++;
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    });
+    const plain = { s: rows };
+    const cases = [
+      '{% for r in s %}{{ r.n }},{% endfor %}',
+      '{% for r in s if r.even %}{{ r.n }},{% else %}none{% endfor %}',
+      '{% for r in s if r.n > 100 %}{{ r.n }}{% else %}none{% endfor %}',
+      '{% for r in s %}{{ r.n }}{% if not loop.last %},{% endif %}{% endfor %}',
+      '{% for r in s %}{% if r.n == 7 %}{% break %}{% endif %}{{ r.n }},{% else %}no break{% endfor %}',
+      '{% for r in s %}{% for q in s %}{% if q.n > 1 %}{% break %}{% endif %}{{ r.n }}.{{ q.n }} {% endfor %}{% endfor %}',
+    ];
+    for (const c of cases) expect(await render(c, { s: batched() }), c).toBe(await render(c, plain));
+    // The break left after the second batch: no further batch was pulled, and the cursor was closed.
+    pulled = 0;
+    closed = 0;
+    await render('{% for r in s %}{% if r.n == 7 %}{% break %}{% endif %}{% endfor %}', { s: batched() });
+    expect([pulled, closed]).toEqual([2, 1]);
+    // A loop that reads `loop` needs look-ahead across batches and walks the items instead.
+    pulled = 0;
+    await render('{% for r in s %}{{ loop.index }}{% endfor %}', { s: batched() });
+    expect(pulled).toBe(0);
+  });
+
+  it('a batch that fails to load fails the render with a template error', async () => {
+    const failing: TemplateObject = {
+      [TEMPLATE_OBJECT]: true,
+      getAttr: () => UNDEFINED,
+      iterateBatches: () => ({ next: () => Promise.reject(new Error('connection lost')) }),
+    };
+    const err = await failure('{% for r in s %}{{ r }}{% endfor %}', { s: failing });
+    expect([err.kind, err.message]).toEqual(['runtime', 'connection lost']);
+  });
+
   it('renderStream yields the same text in chunks', async () => {
     const t = env.compile('{% for i in range(20000) %}row {{ i }}\n{% endfor %}');
     const chunks: string[] = [];

@@ -21,6 +21,12 @@ export interface TemplateObject {
   getItem?(key: unknown): unknown | Promise<unknown>;
   callMethod?(name: string, args: unknown[], kwargs: Record<string, unknown>): unknown | Promise<unknown>;
   iterate?(): Iterable<unknown> | AsyncIterable<unknown>;
+  /**
+   * The same items as iterate(), handed over a batch at a time (optional). A `for` loop that needs no look-ahead
+   * (no `loop` variable) pulls batches and runs each one as a list: one await per batch instead of several per
+   * item. The engine reads a batch and never changes it.
+   */
+  iterateBatches?(): AsyncIterator<readonly unknown[]>;
   length?(): number | Promise<number>;
   toTemplateString?(): string;
   truthy?(): boolean;
