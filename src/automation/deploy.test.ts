@@ -2,6 +2,7 @@
 // CAIRN_SSRF_ALLOWLIST): the launch carries the expected extra variables, the outbound worker polls the job to
 // `succeeded`, a push names the run; every bad input is refused before anything is sent or recorded.
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { created, createDevice, inventoryBasics, type Basics } from '../../test/
 import { eventually, startStandin, type Standin } from '../../test/helpers/outbound.ts';
 import { OutboundWorker, outboundSettings } from '../extras/webhook-worker.ts';
 import { forgetCachedTokens } from '../core/auth/credentials.ts';
+import { pollDeployRun } from './deploy.ts';
 
 let h: Harness;
 let awx: Standin;
@@ -161,6 +163,53 @@ describe('POST /api/devices/<id>/deploy/', () => {
     await created(h.as('admin'), '/api/permissions/', { group: await groupId(h.database, 'Editor'), permission: 'device.deploy' });
     forgetCachedTokens(); // grants are read with the token, cached briefly
     expect((await h.as('alice').post(`/api/devices/${device.id}/deploy/`, { target: target.name })).statusCode).toBe(201);
+  });
+
+  it('launches Semaphore tasks (polled), GitLab pipelines and generic webhooks with their own calls', async () => {
+    const other = await startStandin((req) => {
+      if (req.method === 'POST' && req.url === '/api/project/7/tasks') return { status: 201, json: { id: 55, status: 'waiting' } };
+      if (req.method === 'GET' && req.url === '/api/project/7/tasks/55') return { status: 200, json: { id: 55, status: 'success' } };
+      if (req.method === 'POST' && req.url === '/api/v4/projects/net%2Fconfigs/trigger/pipeline') return { status: 201, json: { id: 900, status: 'created', web_url: 'https://gitlab.example/net/configs/-/pipelines/900' } };
+      if (req.method === 'POST' && req.url === '/deploy-hook') return { status: 202, json: { id: 'hand-off-1' } };
+      return { status: 404 };
+    });
+    try {
+      const admin = h.as('admin');
+      const deploy = async (body: Record<string, unknown>) => {
+        const t = await created(admin, '/api/automation-targets/', body);
+        const res = await admin.post(`/api/devices/${device.id}/deploy/`, { target: t.id, note: String(body.kind) });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json();
+      };
+      const sem = await deploy({ name: 'sem', kind: 'semaphore', base_url: other.url, token: 'sem-token', job_template_id: 3, project_id: '7' });
+      expect(sem).toMatchObject({ status: 'queued', external_id: '55', external_url: `${other.url}/project/7/history?t=55` });
+      const semCall = other.received.find((r) => r.url === '/api/project/7/tasks')!;
+      expect(semCall.headers.authorization).toBe('Bearer sem-token');
+      const semBody = JSON.parse(semCall.body.toString());
+      expect(semBody.template_id).toBe(3);
+      expect(JSON.parse(semBody.environment)).toMatchObject({ cairn_deploy_run: sem.id, cairn_note: 'semaphore', cairn_device: { name: 'leaf-deploy' } });
+      expect(await pollDeployRun(h.database.db, sem.id)).toBe('succeeded');
+
+      const gl = await deploy({ name: 'gl', kind: 'gitlab', base_url: other.url, token: 'trigger-token', project_id: 'net/configs', ref: 'main' });
+      expect(gl).toMatchObject({ status: 'queued', external_id: '900', external_url: 'https://gitlab.example/net/configs/-/pipelines/900' });
+      const form = new URLSearchParams(other.received.find((r) => r.url.includes('/trigger/pipeline'))!.body.toString());
+      expect(form.get('token')).toBe('trigger-token');
+      expect(form.get('ref')).toBe('main');
+      expect(form.get('variables[cairn_deploy_run]')).toBe(gl.id);
+      expect(JSON.parse(form.get('variables[cairn_device]')!)).toMatchObject({ id: device.id });
+
+      const hook = await deploy({ name: 'generic', kind: 'webhook', base_url: `${other.url}/deploy-hook`, token: 'hook-secret' });
+      expect(hook).toMatchObject({ status: 'queued', external_id: 'hand-off-1' });
+      const hookCall = other.received.find((r) => r.url === '/deploy-hook')!;
+      expect(hookCall.headers['x-cairn-signature']).toBe(`sha256=${createHmac('sha256', 'hook-secret').update(hookCall.body).digest('hex')}`);
+      expect(JSON.parse(hookCall.body.toString())).toMatchObject({ event: 'deploy', deploy_run: hook.id, extra_vars: { cairn_note: 'webhook' } });
+      // Systems without a status read are not polled: their job ends with the hand-off.
+      const { rows } = await sql<{ id: string; next_poll_at: unknown; job_status: string }>`SELECT r.id, r.next_poll_at, j.status AS job_status
+        FROM deploy_runs r JOIN jobs j ON j.id = r.job_id WHERE r.id = ANY(${[gl.id, hook.id]}::uuid[])`.execute(h.database.db);
+      expect(rows.map((r) => [r.next_poll_at, r.job_status])).toEqual([[null, 'succeeded'], [null, 'succeeded']]);
+    } finally {
+      await other.close();
+    }
   });
 
   describe('bad input: a clear 400/404, nothing sent, no run recorded', () => {
