@@ -15,6 +15,7 @@ import { missingExtensions, runSearchRebuild } from './search/rebuild.ts';
 import { extensionState } from './search/support.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
+import { registerBackupCommands, registerStepNotesCommands } from './upgrade/system-cli.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 
@@ -226,6 +227,8 @@ program
 
 registerTemplateCommands(program);
 registerUpgradeCommands(program);
+registerBackupCommands(program);
+registerStepNotesCommands(program);
 
 
 try {
