@@ -1,6 +1,7 @@
 // Secrets at rest: AES-256-GCM with one deployment key. Secret fields (keychain keys, webhook secrets,
 // automation tokens, device passwords) are encrypted by their FieldDef `transform` on write and are never
-// decrypted except by `decryptSecret`, which only the audited reveal call uses.
+// decrypted except by `decryptSecret`, which only the audited reveal call and the outbound senders use (webhook
+// signing and headers, automation-target tokens: src/extras/webhook-delivery.ts, src/automation/deploy-launch.ts).
 //
 // Where the key comes from (decided once, at app start, by `configureSecrets` in buildApp):
 //  1. CAIRN_SECRET_KEY: 64 hex characters or base64 of 32 bytes. Always wins.
@@ -90,7 +91,7 @@ export function encryptSecret(plain: string): string {
   return [VERSION_TAG, iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
 }
 
-/** For the audited reveal call only. Throws if the value was not written with the current key. */
+/** For the audited reveal call and the outbound senders only. Throws if the value was not written with the current key. */
 export function decryptSecret(stored: string): string {
   const key = currentKey();
   if (!key) throw new SecretKeyError('No secret key configured: set CAIRN_SECRET_KEY.');
