@@ -94,8 +94,14 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
     };
   } else {
     delete env.DATABASE_URL;
-    // A copy of the suite's migrated template skips initdb and the migrations.
-    const template = inject('pgliteTemplate');
+    // A copy of the suite's migrated template skips initdb and the migrations (only inside vitest; the bench
+    // starts from an empty directory).
+    let template = '';
+    try {
+      template = inject('pgliteTemplate');
+    } catch {
+      template = '';
+    }
     if (template) cpSync(template, dataDir, { recursive: true });
     env.CAIRN_DATA_DIR = dataDir;
   }

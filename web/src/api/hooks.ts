@@ -1,5 +1,5 @@
 // Shared queries over the self-describing API. Pages use these instead of fetching the same catalogs again.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, patch } from './client.ts';
 import type { EditableField, ListFields, Me, ModelInfo } from './types.ts';
 
@@ -11,12 +11,22 @@ export const keys = {
   preferences: ['preferences'] as const,
 };
 
+// Query definitions shared by the hooks below and by route loaders that start them early.
+export const meQuery = queryOptions({ queryKey: keys.me, queryFn: () => get<Me>('/api/auth/me/'), retry: false, staleTime: 60_000 });
+export const modelsQuery = queryOptions({ queryKey: keys.models, queryFn: () => get<{ models: ModelInfo[] }>('/api/models/').then((r) => r.models), staleTime: 5 * 60_000 });
+export const preferencesQuery = queryOptions({
+  queryKey: keys.preferences,
+  queryFn: () => get<{ preferences: Record<string, unknown> }>('/api/users/me/preferences/').then((r) => r.preferences),
+  staleTime: Infinity,
+});
+export const listFieldsQuery = (path: string) => queryOptions({ queryKey: keys.listFields(path), queryFn: () => get<ListFields>('/api/list-fields/', { path }), staleTime: 5 * 60_000 });
+
 export function useMe() {
-  return useQuery({ queryKey: keys.me, queryFn: () => get<Me>('/api/auth/me/'), retry: false, staleTime: 60_000 });
+  return useQuery(meQuery);
 }
 
 export function useModels() {
-  return useQuery({ queryKey: keys.models, queryFn: () => get<{ models: ModelInfo[] }>('/api/models/').then((r) => r.models), staleTime: 5 * 60_000 });
+  return useQuery(modelsQuery);
 }
 
 /** The model entry for `name` (e.g. dcim.device), undefined while loading or when the caller may not see it. */
@@ -26,12 +36,7 @@ export function useModelInfo(name: string) {
 }
 
 export function useListFields(path: string | undefined) {
-  return useQuery({
-    queryKey: keys.listFields(path ?? ''),
-    queryFn: () => get<ListFields>('/api/list-fields/', { path }),
-    enabled: !!path,
-    staleTime: 5 * 60_000,
-  });
+  return useQuery({ ...listFieldsQuery(path ?? ''), enabled: !!path });
 }
 
 export function useEditableFields(model: string | undefined, enabled = true) {
@@ -44,11 +49,7 @@ export function useEditableFields(model: string | undefined, enabled = true) {
 }
 
 export function usePreferences() {
-  return useQuery({
-    queryKey: keys.preferences,
-    queryFn: () => get<{ preferences: Record<string, unknown> }>('/api/users/me/preferences/').then((r) => r.preferences),
-    staleTime: Infinity,
-  });
+  return useQuery(preferencesQuery);
 }
 
 /** Saves preference keys (null removes one); the cache is updated from the server's answer. */

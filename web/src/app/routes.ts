@@ -3,9 +3,7 @@
 import type { QueryClient } from '@tanstack/react-query';
 import { createRootRouteWithContext, createRoute, lazyRouteComponent, redirect } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
-import { keys } from '../api/hooks.ts';
-import { get } from '../api/client.ts';
-import type { Me } from '../api/types.ts';
+import { listFieldsQuery, meQuery, modelsQuery, preferencesQuery } from '../api/hooks.ts';
 import { RootLayout } from './RootLayout.tsx';
 import { Shell } from './Shell.tsx';
 
@@ -28,7 +26,10 @@ export const appRoute = createRoute({
   id: 'app',
   beforeLoad: async ({ context, location }) => {
     try {
-      await context.queryClient.ensureQueryData({ queryKey: keys.me, queryFn: () => get<Me>('/api/auth/me/') });
+      await context.queryClient.ensureQueryData(meQuery);
+      // Started now so navigation and the first page do not wait for them one after the other.
+      void context.queryClient.prefetchQuery(modelsQuery);
+      void context.queryClient.prefetchQuery(preferencesQuery);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) throw redirect({ to: '/login', search: { next: location.href } });
       throw err;
@@ -57,6 +58,16 @@ export const listRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model',
   validateSearch: listSearch,
+  // The column catalog is fetched while the page's chunk loads, not after it.
+  loader: ({ context, params }) => {
+    void context.queryClient
+      .ensureQueryData(modelsQuery)
+      .then((models) => {
+        const path = models.find((m) => m.model === params.model)?.path;
+        if (path) void context.queryClient.prefetchQuery(listFieldsQuery(path));
+      })
+      .catch(() => undefined);
+  },
   component: lazyRouteComponent(() => import('../pages/list/ListPage.tsx')),
 });
 
