@@ -1,4 +1,5 @@
 // The Monitored badge and its switch: a PATCH of `monitored`, which reconciles the service's checks on the server.
+import { useEffect, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { patch } from '../../api/client.ts';
 import { errorMessage } from '../../components/states.tsx';
@@ -13,6 +14,10 @@ export function MonitoredBadge({ on }: { on: boolean }) {
 export function MonitorToggle({ service, disabled }: { service: Service; disabled?: boolean }) {
   const client = useQueryClient();
   const toast = useToast();
+  // The switch moves at once; the row's own value takes over again when the server's answer arrives.
+  const [wanted, setWanted] = useState<boolean | null>(null);
+  useEffect(() => setWanted(null), [service.monitored]);
+  const shown = wanted ?? service.monitored;
   const flip = useMutation({
     mutationFn: (monitored: boolean) => patch<Service>(`${SERVICES_PATH}${service.id}/`, { monitored }),
     onSuccess: (row) => {
@@ -25,17 +30,23 @@ export function MonitorToggle({ service, disabled }: { service: Service; disable
         tone: 'success',
       });
     },
-    onError: (err) => toast.show({ message: errorMessage(err), tone: 'error' }),
+    onError: (err) => {
+      setWanted(null);
+      toast.show({ message: errorMessage(err), tone: 'error' });
+    },
   });
   return (
     <label className="inline-flex items-center gap-2 text-sm">
       <input
         type="checkbox"
         role="switch"
-        aria-checked={service.monitored}
-        checked={service.monitored}
+        aria-checked={shown}
+        checked={shown}
         disabled={disabled || flip.isPending}
-        onChange={(e) => flip.mutate(e.target.checked)}
+        onChange={(e) => {
+          setWanted(e.target.checked);
+          flip.mutate(e.target.checked);
+        }}
         aria-label={`Monitor ${service.name}`}
       />
       <MonitoredBadge on={service.monitored} />

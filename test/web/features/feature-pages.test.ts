@@ -1,0 +1,152 @@
+// Feature pages in a real browser against a real `cairn serve`: write an export template (a broken one first, the
+// error marked on its line), preview it and download it; toggle monitoring on a service from a device's Services
+// tab and from the service's page; see a device's Config drift badge flip as push records arrive through the API.
+// Each step saves a screenshot under test/web/screenshots/.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator } from 'playwright-core';
+import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
+
+interface Row {
+  id: string;
+  name: string;
+  [key: string]: unknown;
+}
+interface Page<T> {
+  count: number;
+  results: T[];
+}
+
+const ready = chromiumAvailable();
+
+async function hasText(locator: Locator, text: string): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor();
+  expect(await locator.first().innerText()).toContain(text);
+}
+
+describe.skipIf(!ready)('feature pages in chromium', () => {
+  let server: WebServer;
+  let browser: Browser;
+  let device: Row;
+
+  beforeAll(async () => {
+    server = await startServer({ demoDevices: 5 });
+    browser = await openBrowser();
+    await signIn(browser.page, server);
+    device = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1&ordering=name')).body.results[0]!;
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('creates an export template (error on its line first), previews it and downloads the render', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/export-templates/new`);
+    await page.getByRole('form', { name: 'Create export template' }).waitFor();
+    await page.getByLabel(/^Name/).fill('web-device-names');
+    await page.getByLabel('Object type').selectOption('dcim.device');
+    await page.getByLabel('File extension').fill('csv');
+    await page.getByLabel('MIME type').fill('text/csv');
+    // An unclosed for loop: the server names the line, the editor marks it.
+    await page.locator('#et-code').fill('name,serial\n{% for d in queryset %}\n{{ d.name }},{{ d.serial }}\n');
+    await page.getByRole('button', { name: 'Create' }).click();
+    const error = page.getByTestId('template-error');
+    await error.waitFor();
+    expect(await error.innerText()).toMatch(/^Line \d+:/);
+    const marked = Number(/^Line (\d+):/.exec(await error.innerText())![1]);
+    expect(await page.locator('[data-error-line]').innerText()).toContain(String(marked));
+    expect(await page.locator('#et-code').getAttribute('aria-invalid')).toBe('true');
+    await shot(page, 'f01-template-error-on-line');
+    expect((await server.api<Page<Row>>('GET', '/api/export-templates/?name=web-device-names')).body.count).toBe(0);
+
+    await page.locator('#et-code').fill('name,serial\n{% for d in queryset %}\n{{ d.name }},{{ d.serial }}\n{% endfor %}\n');
+    await page.getByRole('button', { name: 'Run preview' }).click();
+    const total = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;
+    await hasText(page.getByTestId('preview-count'), `${total} rows`);
+    expect(await page.getByTestId('preview-output').innerText()).toContain(device.name);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Edit web-device-names' }).waitFor();
+    await shot(page, 'f02-template-saved-with-preview');
+    const saved = (await server.api<Page<Row>>('GET', '/api/export-templates/?name=web-device-names')).body.results[0]!;
+    expect(saved.object_type).toBe('dcim.device');
+    expect(new URL(page.url()).pathname).toBe(`/export-templates/${saved.id}/editor`);
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Render & download' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/\.csv$/);
+    const file = readFileSync((await download.path())!, 'utf8');
+    const lines = file.trim().split('\n');
+    expect(lines[0]).toBe('name,serial');
+    expect(lines.length).toBe(total + 1);
+    expect(lines).toContain(`${device.name},${String(device.serial ?? '')}`);
+
+    // The detail page: Template tab with the highlighted source and a preview of the saved template.
+    await page.goto(`${server.url}/objects/extras.exporttemplate/${saved.id}?tab=template`);
+    await page.getByRole('button', { name: 'Run preview' }).click();
+    await hasText(page.getByTestId('preview-count'), `${total} rows`);
+    await shot(page, 'f03-template-detail');
+  });
+
+  it('toggles monitoring on a service from the Services tab and from its own page', async () => {
+    const { page } = browser;
+    const created = await server.api<Row>('POST', '/api/services/', { device: device.id, name: 'web-ssh', protocol_ports: { tcp: [22] }, monitored: false });
+    expect(created.status).toBe(201);
+    await page.goto(`${server.url}/objects/dcim.device/${device.id}?tab=services`);
+    const item = page.locator('[data-service="web-ssh"]');
+    await item.getByText('Not monitored', { exact: true }).waitFor();
+    const toggle = item.getByRole('switch', { name: 'Monitor web-ssh' });
+    await toggle.check();
+    await item.getByText('Monitored', { exact: true }).waitFor();
+    expect(await item.getByText('Not monitored', { exact: true }).count()).toBe(0);
+    await page.getByText(/web-ssh is monitored/).waitFor();
+    await shot(page, 'f04-services-tab-monitored');
+    expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.monitored).toBe(true);
+
+    await page.goto(`${server.url}/objects/monitoring.service/${created.body.id}`);
+    const own = page.getByRole('switch', { name: 'Monitor web-ssh' });
+    expect(await own.isChecked()).toBe(true);
+    await own.uncheck();
+    await page.getByText('web-ssh is no longer monitored.').waitFor();
+    await shot(page, 'f05-service-page-unmonitored');
+    expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.monitored).toBe(false);
+  });
+
+  it('shows the Config drift badge flip as push records arrive', async () => {
+    const { page } = browser;
+    const tpl = await server.api<Row>('POST', '/api/export-templates/', { name: 'web-device-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n', file_extension: 'cfg' });
+    expect(tpl.status).toBe(201);
+    expect((await server.api('PATCH', `/api/devices/${device.id}/`, { config_template_id: tpl.body.id })).status).toBe(200);
+    const file = (await server.api<{ path: string; sha256: string; output: string }>('GET', `/api/devices/${device.id}/render/`)).body;
+    expect(file.sha256).toBe(createHash('sha256').update(`hostname ${device.name}`).digest('hex'));
+
+    await page.goto(`${server.url}/objects/dcim.device/${device.id}?tab=config`);
+    const card = page.locator(`[data-config-file="${file.path}"]`);
+    await hasText(card, 'Never pushed');
+    await hasText(page.getByRole('region', { name: 'Config template binding' }), 'web-device-config');
+    await hasText(page.getByRole('region', { name: 'Config template binding' }), 'this device');
+    await shot(page, 'f06-config-never-pushed');
+
+    // A push of exactly what renders now: the badge says it matches.
+    expect((await server.api('POST', `/api/devices/${device.id}/config-pushed/`, { path: file.path, output: file.output, source: 'web-test' })).status).toBe(201);
+    await page.getByRole('button', { name: 'Render again' }).click();
+    await hasText(card, 'Matches last push');
+    await shot(page, 'f07-config-matches');
+
+    // A push of something else: the badge flips and the diff shows the two sides.
+    expect((await server.api('POST', `/api/devices/${device.id}/config-pushed/`, { path: file.path, output: 'hostname old-name\n', source: 'web-test' })).status).toBe(201);
+    await page.getByRole('button', { name: 'Render again' }).click();
+    await hasText(card, 'Changed since last push');
+    await card.getByRole('button', { name: 'Diff' }).click();
+    const diff = card.getByLabel('Diff against the last push');
+    await hasText(diff, '-hostname old-name');
+    await hasText(diff, `+hostname ${device.name}`);
+    await shot(page, 'f08-config-drift-diff');
+  });
+
+  it('keeps the console free of errors', () => {
+    // 400s are the template error the first test provokes; the 401 is /api/auth/me/ before signing in.
+    expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);
+  });
+});
