@@ -5,7 +5,7 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedWorker } from './monitoring/process.ts';
-import { inheritedListenFd } from './upgrade/host/listen-fd.ts';
+import { inheritedListenFd, installUpgradeHandover } from './upgrade/host/handover.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
 
 export async function serve(config: Config): Promise<void> {
@@ -31,6 +31,8 @@ export async function serve(config: Config): Promise<void> {
     // An inherited socket (upgrade hand-over, socket activation) is served as is: Node listens on {fd}.
     const fd = inheritedListenFd();
     await app.listen(fd === null ? { host: config.host, port: config.port } : ({ fd } as unknown as { port: number }));
+    // Upgrades: tell a waiting responder we listen; on SIGUSR2 hand the socket to a new one and stop.
+    installUpgradeHandover(app, stop);
     // Checks run in this process unless CAIRN_EMBEDDED_WORKER=0 (then `cairn worker` processes run them).
     stopWorker = await startEmbeddedWorker(database);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

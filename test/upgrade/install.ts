@@ -2,7 +2,8 @@
 // version bumped and one migration added), a temporary install root with vN unpacked and `current` pointing at
 // it, the web service run by the local supervisor, and helpers to run `cairn` commands of the installed release.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -86,9 +87,11 @@ export interface Install {
   adminToken: string;
   /** Runs `cairn <args>` of the installed (current) release; resolves with exit code and output. */
   cairn(args: string[], env?: Record<string, string>): Promise<{ code: number | null; signal: string | null; out: string }>;
+  /** Runs deploy/install.sh of this source tree against the install root. */
+  installer(args: string[]): Promise<{ code: number | null; signal: string | null; out: string }>;
   /** Starts `cairn <args>` without waiting (to kill it mid-run). */
   spawnCairn(args: string[], env?: Record<string, string>): ChildProcess;
-  api(path: string): Promise<{ status: number; body: unknown }>;
+  api(path: string, method?: 'GET' | 'POST', body?: unknown): Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>;
   waitHealthy(version: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -146,11 +149,11 @@ export async function installRelease(bundle: string, version: string): Promise<I
     }
     return e;
   };
-  const spawnCairn = (args: string[], extra: Record<string, string> = {}) =>
-    spawn(process.execPath, [join(layout.current, 'bin', 'cairn.mjs'), ...args], { cwd: layout.shared, env: childEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
-  const cairn = (args: string[], extra: Record<string, string> = {}) =>
+  const spawnCairn = (args: string[], extra: Record<string, string> = {}, command = [process.execPath, join(layout.current, 'bin', 'cairn.mjs')]) =>
+    spawn(command[0]!, [...command.slice(1), ...args], { cwd: layout.shared, env: childEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+  const cairn = (args: string[], extra: Record<string, string> = {}, command?: string[]) =>
     new Promise<{ code: number | null; signal: string | null; out: string }>((ok) => {
-      const child = spawnCairn(args, extra);
+      const child = spawnCairn(args, extra, command);
       let out = '';
       child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -166,15 +169,17 @@ export async function installRelease(bundle: string, version: string): Promise<I
   const adminToken = (await run(['token', 'create', '--username', 'admin'])).split('\n').pop()!;
   await run(['demo-data', '--devices', '12', '--tenant', 'default']);
 
-  const api = (path: string) =>
-    new Promise<{ status: number; body: unknown }>((ok, fail) => {
-      const req = request({ host: '127.0.0.1', port, path, agent: false, headers: { authorization: `Token ${adminToken}` } }, (res) => {
+  const api = (path: string, method: 'GET' | 'POST' = 'GET', body?: unknown) =>
+    new Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>((ok, fail) => {
+      const headers: Record<string, string> = { authorization: `Token ${adminToken}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const req = request({ host: '127.0.0.1', port, path, method, agent: false, headers }, (res) => {
         let text = '';
         res.on('data', (d: Buffer) => (text += d.toString()));
-        res.on('end', () => ok({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : null }));
+        res.on('end', () => ok({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : null, headers: res.headers }));
       });
       req.on('error', fail);
-      req.end();
+      req.end(body === undefined ? undefined : JSON.stringify(body));
     });
   const waitHealthy = async (v: string) => {
     const h = await waitForHealth('127.0.0.1', port, (x) => x.status === 'ok' && x.version === v && !x.maintenance, 90_000);
@@ -188,7 +193,8 @@ export async function installRelease(bundle: string, version: string): Promise<I
     port,
     adminToken,
     cairn,
-    spawnCairn,
+    installer: (args) => cairn(['--root', root, ...args], {}, ['sh', join(SOURCE, 'deploy', 'install.sh')]),
+    spawnCairn: (args, extra) => spawnCairn(args, extra),
     api,
     waitHealthy,
     close: async () => {
@@ -250,4 +256,13 @@ export function startPoller(port: number, token: string): { stop(): Promise<Poll
       return record;
     },
   };
+}
+
+/** After a failed or recovered run: exactly one consistent version runs, on a database that matches it. */
+export async function expectConsistent(inst: Install, version: string, devices: number): Promise<void> {
+  await inst.waitHealthy(version);
+  const health = (await inst.api('/api/health/')).body;
+  expect(health).toMatchObject({ status: 'ok', version, maintenance: false, db_behind_code: [], code_behind_db: [] });
+  expect(readlinkSync(inst.layout.current)).toBe(`releases/${version}`);
+  expect((await inst.api('/api/devices/?limit=1')).body).toMatchObject({ count: devices });
 }

@@ -14,6 +14,9 @@ import { runUpgrade } from './run.ts';
 import { recoverUpgrade } from './recover.ts';
 import { verifyRelease } from './verify.ts';
 import { holdSite } from './hold.ts';
+import { runResponderProcess } from './responder-process.ts';
+import { VERSION } from '../../version.ts';
+import { compareVersions } from '../version.ts';
 
 export class UpgradeCliError extends Error {}
 
@@ -116,6 +119,22 @@ export function registerUpgradeCommands(program: Command): void {
     .description('(run by the upgrade engine) Check this release against the database before it serves.')
     .action(handled(async (_opts, cmd: Command) => {
       console.log(await withDb(cmd, (database, config) => verifyRelease(database, config)));
+    }));
+
+  upgrade
+    .command('compare <a> <b>')
+    .description('(used by deploy/install.sh) Print -1, 0 or 1 as release a is older than, equal to or newer than b.')
+    .action(handled(async (a: string, b: string) => {
+      console.log(String(Math.sign(compareVersions(a, b))));
+    }));
+
+  upgrade
+    .command('responder')
+    .description('(run by `serve` and the local supervisor) Answer 503 on the web port while the site is down.')
+    .action(handled(async () => {
+      const root = detectRoot();
+      if (!root) throw new UpgradeCliError('The maintenance responder runs only in an installed release (CAIRN_ROOT).');
+      await runResponderProcess(layoutFor(root), VERSION);
     }));
 
   upgrade

@@ -5,9 +5,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupTarget } from '../backup.ts';
 import type { Host } from '../host/types.ts';
-import { readEnvFile, webAddress, type InstallLayout } from './layout.ts';
+import { readEnvFile, type InstallLayout } from './layout.ts';
 import { writeJournal, type Journal, type StepName } from './journal.ts';
-import { startResponder, type Responder } from './responder.ts';
 import { processAlive, processStartTime } from './lock.ts';
 
 export interface EngineContext {
@@ -15,7 +14,6 @@ export interface EngineContext {
   host: Host;
   journal: Journal;
   env: NodeJS.ProcessEnv;
-  responder: Responder | null;
   /** The run's secret (its hash is in the lock file): lets the running web process take the embedded backup. */
   engineToken: string | null;
 }
@@ -69,38 +67,6 @@ export function killLeftoverChild(ctx: EngineContext): void {
     }
   }
   ctx.journal.context.child = null;
-}
-
-/** Makes sure the maintenance responder holds the web port (binding as soon as the stopping web lets go). */
-export async function holdPort(ctx: EngineContext, stopping: Promise<void>): Promise<void> {
-  if (ctx.responder) {
-    await stopping;
-    return;
-  }
-  const { host, port } = webAddress(ctx.layout);
-  const [responder] = await Promise.all([startResponder(host, port, ctx.journal.versionFrom), stopping]);
-  ctx.responder = responder;
-}
-
-/**
- * Starts the web service behind the responder: the listening socket is handed over when the host can, else the
- * responder lets go of the port just before the start.
- */
-export async function startWeb(ctx: EngineContext): Promise<void> {
-  const responder = ctx.responder;
-  ctx.responder = null;
-  if (responder && ctx.host.handsOverSocket) {
-    await ctx.host.start('web', { listenFd: responder.fd() });
-    await responder.close();
-    return;
-  }
-  if (responder) await responder.close();
-  await ctx.host.start('web');
-}
-
-export async function releasePort(ctx: EngineContext): Promise<void> {
-  if (ctx.responder) await ctx.responder.close();
-  ctx.responder = null;
 }
 
 /** Test-only fault injection (documented in deploy/README.md): fail, or stop dead, right after a step's work. */

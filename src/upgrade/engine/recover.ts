@@ -3,7 +3,7 @@
 // database restore is retried.
 import { SERVICES } from '../host/types.ts';
 import type { Host } from '../host/types.ts';
-import { killLeftoverChild, save, startWeb, type EngineContext } from './context.ts';
+import { killLeftoverChild, save, type EngineContext } from './context.ts';
 import { readJournal, unfinished, type Journal } from './journal.ts';
 import { webAddress, type InstallLayout } from './layout.ts';
 import { acquireLock } from './lock.ts';
@@ -22,7 +22,7 @@ export async function recoverUpgrade(layout: InstallLayout, host: Host, env: Nod
   try {
     const journal = readJournal(layout.journalFile);
     if (!journal || !unfinished(journal)) return { action: 'nothing', journal };
-    const ctx: EngineContext = { layout, host, journal, env, responder: null, engineToken: null };
+    const ctx: EngineContext = { layout, host, journal, env, engineToken: null };
     killLeftoverChild(ctx);
     journal.pid = process.pid;
     journal.warnings.push(`The run was interrupted during ${journal.step ?? 'start-up'}; recovered by \`cairn upgrade recover\`.`);
@@ -54,7 +54,7 @@ export async function recoverUpgrade(layout: InstallLayout, host: Host, env: Nod
 /** From resume on nothing rolls back: make sure the new release serves and the site is open. */
 async function finishForward(ctx: EngineContext): Promise<void> {
   const { journal, layout, host } = ctx;
-  if (!(await host.isActive('web'))) await startWeb(ctx);
+  if (!(await host.isActive('web'))) await ctx.host.start('web');
   for (const s of SERVICES) if (s !== 'web' && journal.context.servicesBefore?.includes(s) && !(await host.isActive(s))) await host.start(s);
   const { host: addr, port } = webAddress(layout);
   const h = await waitForHealth(addr, port, (x) => x.status === 'ok' && x.version === journal.versionTo, 120_000);

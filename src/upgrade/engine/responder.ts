@@ -1,20 +1,14 @@
-// The maintenance responder: while the web service is stopped (quiesce → start) the engine listens on the web
-// port itself and answers every request 503 with Retry-After, and /api/health/ with maintenance true, so a
-// client sees "come back shortly", never a refused connection. At start the listening socket is handed to the
-// new web process (fd 3) when the host can do that, so no connection is refused in between either.
+// The in-process maintenance responder of the systemd host: while the web service is stopped (quiesce → start)
+// the engine listens on the web port itself and answers every request 503 with Retry-After, and /api/health/
+// with maintenance true. (The local supervisor uses the responder process of responder-process.ts instead,
+// which takes the socket over without a gap.)
 import { createServer, type Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const RETRY_AFTER_SECONDS = 30;
 
 export interface Responder {
-  /** The listening socket's file descriptor, for a hand-over to the web process. */
-  fd(): number;
   close(): Promise<void>;
-}
-
-interface HandleWithFd {
-  _handle?: { fd?: number } | null;
 }
 
 function respond(server: Server, version: string): void {
@@ -45,11 +39,6 @@ export async function startResponder(host: string, port: number, version: string
     });
     if (!bound) {
       return {
-        fd: () => {
-          const fd = (server as unknown as HandleWithFd)._handle?.fd;
-          if (typeof fd !== 'number' || fd < 0) throw new Error('the responder socket has no file descriptor');
-          return fd;
-        },
         close: () =>
           new Promise<void>((resolve) => {
             server.close(() => resolve());

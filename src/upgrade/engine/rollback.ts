@@ -4,7 +4,7 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { restoreSnapshot } from '../backup.ts';
 import { runRelease } from './commands.ts';
-import { backupTarget, holdPort, killLeftoverChild, logFile, releasePort, save, startWeb, trackChild, type EngineContext } from './context.ts';
+import { backupTarget, killLeftoverChild, logFile, save, trackChild, type EngineContext } from './context.ts';
 import { currentRelease, webAddress } from './layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './run.ts';
@@ -24,7 +24,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
 
   // 1. Nothing of the new release may keep running; the responder answers meanwhile.
   await host.stop('worker');
-  await holdPort(ctx, host.stop('web'));
+  await host.holdPort();
 
   // 2. Files: current, env file, unit links.
   const previous = journal.context.previousRelease!;
@@ -52,8 +52,8 @@ export async function rollback(ctx: EngineContext): Promise<void> {
 
   // 4. What ran before runs again (web behind the responder's socket), on the old release.
   const before = journal.context.servicesBefore ?? [];
-  if (before.includes('web')) await startWeb(ctx);
-  else await releasePort(ctx);
+  if (before.includes('web')) await ctx.host.start('web');
+  else await host.releasePort();
   if (before.includes('worker')) await host.start('worker');
   await host.startTimers(journal.context.timersBefore ?? []);
   let services: 'running' | 'unhealthy' = 'running';
@@ -85,7 +85,7 @@ function finish(ctx: EngineContext, outcome: NonNullable<EngineContext['journal'
 /** Nothing may start on a database in an unknown state: services stay stopped until `cairn upgrade recover`. */
 async function restoreFailed(ctx: EngineContext, err: unknown): Promise<void> {
   const message = err instanceof Error ? err.message : String(err);
-  await releasePort(ctx);
+  await ctx.host.releasePort();
   ctx.journal.state = 'restore_failed';
   ctx.journal.outcome = { code: 'restore_failed', database: 'restore_failed', services: 'stopped' };
   ctx.journal.finishedAt = new Date().toISOString();

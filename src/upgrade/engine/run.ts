@@ -12,14 +12,11 @@ import { CommandError, runRelease, tail } from './commands.ts';
 import {
   backupTarget,
   faultPoint,
-  holdPort,
   logFile,
   newRunId,
   newToken,
-  releasePort,
   save,
   sha256,
-  startWeb,
   trackChild,
   type EngineContext,
 } from './context.ts';
@@ -94,7 +91,7 @@ export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
         child: null,
       },
     };
-    const ctx: EngineContext = { layout, host: req.host, journal, env: req.env ?? process.env, responder: null, engineToken };
+    const ctx: EngineContext = { layout, host: req.host, journal, env: req.env ?? process.env, engineToken };
     save(ctx);
     await execute(ctx);
     return ctx.journal;
@@ -108,7 +105,6 @@ async function execute(ctx: EngineContext): Promise<void> {
   for (const name of STEPS) {
     const failed = await runStep(ctx, name);
     if (failed && STEPS.indexOf(name) < RESUME_INDEX) {
-      await releasePort(ctx).catch(() => {});
       await rollback(ctx);
       await finishRecord(ctx);
       return;
@@ -250,7 +246,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     await host.stopTimers(journal.context.timersBefore);
     // Workers first (a running job may finish: the stop waits up to two minutes), then web behind the responder.
     await host.stop('worker');
-    await holdPort(ctx, host.stop('web'));
+    await host.holdPort();
     return { detail: `stopped ${services.join(', ') || 'nothing (no service was running)'}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
   },
 
@@ -322,7 +318,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     save(ctx);
     // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves.
     await release(ctx, ['upgrade', 'hold', '--token-sha256', sha256(journal.context.holdToken)]);
-    await startWeb(ctx);
+    await ctx.host.start('web');
     if (journal.context.servicesBefore?.includes('worker')) await host.start('worker');
     const { host: addr, port } = webAddress(layout);
     const health = await waitForHealth(addr, port, (h) => h.status === 'ok' && h.version === journal.versionTo, HEALTH_TIMEOUT_MS);

@@ -1,15 +1,15 @@
 // The local process supervisor: `node <root>/current/bin/cairn.mjs serve|worker` as detached processes with pid
 // files and logs under <root>/shared/run/. Used by tests and by installs that run without systemd.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { releaseEnv, type InstallLayout } from '../engine/layout.ts';
 import { processAlive, processStartTime } from '../engine/lock.ts';
-import { HostError, type Host, type ServiceName, type StartOptions } from './types.ts';
+import { HostError, type Host, type ServiceName } from './types.ts';
 
-const COMMAND: Record<ServiceName, string> = { web: 'serve', worker: 'worker' };
-const STOP_GRACE_MS = 30_000;
+// A running job may finish (SPEC: up to two minutes) before the stop turns into a kill.
+const STOP_GRACE_MS = 150_000;
 
 interface PidFile {
   pid: number;
@@ -18,14 +18,13 @@ interface PidFile {
 
 export class LocalSupervisor implements Host {
   readonly kind = 'local' as const;
-  readonly handsOverSocket = true;
   constructor(private readonly layout: InstallLayout) {}
 
-  private pidFile(service: ServiceName): string {
+  private pidFile(service: ServiceName | 'responder'): string {
     return join(this.layout.runDir, `${service}.pid`);
   }
 
-  private readPid(service: ServiceName): PidFile | null {
+  private readPid(service: ServiceName | 'responder'): PidFile | null {
     try {
       return JSON.parse(readFileSync(this.pidFile(service), 'utf8')) as PidFile;
     } catch {
@@ -33,7 +32,7 @@ export class LocalSupervisor implements Host {
     }
   }
 
-  pidOf(service: ServiceName): number | null {
+  pidOf(service: ServiceName | 'responder'): number | null {
     const p = this.readPid(service);
     return p && processAlive(p.pid, p.pidStart) ? p.pid : null;
   }
@@ -42,29 +41,73 @@ export class LocalSupervisor implements Host {
     return this.pidOf(service) !== null;
   }
 
-  async start(service: ServiceName, opts: StartOptions = {}): Promise<void> {
+  async start(service: ServiceName): Promise<void> {
     if (await this.isActive(service)) return;
-    mkdirSync(this.layout.runDir, { recursive: true });
-    const log = openSync(join(this.layout.runDir, `${service}.log`), 'a');
-    const stdio: Array<'ignore' | number> = ['ignore', log, log];
-    const extra: Record<string, string> = {};
-    if (service === 'web' && opts.listenFd !== undefined) {
-      stdio.push(opts.listenFd);
-      extra.CAIRN_LISTEN_FD = '3';
+    const responder = this.readPid('responder');
+    if (service === 'web' && responder && processAlive(responder.pid, responder.pidStart)) {
+      // The responder starts web on its own socket and leaves once web listens (host/handover.ts).
+      const before = this.readPid('web');
+      process.kill(responder.pid, 'SIGUSR2');
+      await this.until(() => {
+        const now = this.readPid('web');
+        return (now !== null && now.pid !== before?.pid) || !processAlive(responder.pid, responder.pidStart);
+      }, 30_000, 'the maintenance responder did not start web');
+      return;
     }
+    this.spawnDetached(service === 'web' ? 'serve' : 'worker', service);
+  }
+
+  private spawnDetached(command: string, name: ServiceName | 'responder', args: string[] = []): void {
+    mkdirSync(this.layout.runDir, { recursive: true });
+    const log = openSync(join(this.layout.runDir, `${name === 'responder' ? 'web' : name}.log`), 'a');
     try {
-      const child = spawn(process.execPath, [join(this.layout.current, 'bin', 'cairn.mjs'), COMMAND[service]], {
+      const child = spawn(process.execPath, [join(this.layout.current, 'bin', 'cairn.mjs'), ...command.split(' '), ...args], {
         cwd: this.layout.shared,
         detached: true,
-        stdio,
-        env: releaseEnv(this.layout, extra),
+        stdio: ['ignore', log, log],
+        env: releaseEnv(this.layout),
       });
-      if (child.pid === undefined) throw new HostError(`could not start ${service}`);
-      writeFileSync(this.pidFile(service), JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid) } satisfies PidFile));
+      if (child.pid === undefined) throw new HostError(`could not start ${name}`);
+      writeFileSync(this.pidFile(name), JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid) } satisfies PidFile));
       child.unref();
     } finally {
       closeSync(log);
     }
+  }
+
+  private async until(test: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!test()) {
+      if (Date.now() > deadline) throw new HostError(`${what} within ${timeoutMs / 1000} s`);
+      await sleep(25);
+    }
+  }
+
+  async holdPort(): Promise<void> {
+    const web = this.readPid('web');
+    const responderUp = () => this.pidOf('responder') !== null;
+    if (web && processAlive(web.pid, web.pidStart)) {
+      if (!responderUp()) {
+        // Web hands its socket to a responder process, then exits (host/handover.ts).
+        process.kill(web.pid, 'SIGUSR2');
+        await this.until(() => responderUp() || !processAlive(web.pid, web.pidStart), 60_000, 'web did not hand its port to the maintenance responder');
+      }
+      await this.stop('web');
+    }
+    if (!responderUp()) this.spawnDetached('upgrade responder', 'responder');
+    await this.until(() => {
+      const p = this.readPid('responder');
+      return p !== null && processAlive(p.pid, p.pidStart) && existsSync(this.pidFile('responder'));
+    }, 60_000, 'the maintenance responder did not start');
+  }
+
+  async releasePort(): Promise<void> {
+    const p = this.readPid('responder');
+    if (p && processAlive(p.pid, p.pidStart)) {
+      process.kill(p.pid, 'SIGTERM');
+      await this.until(() => !processAlive(p.pid, p.pidStart), 30_000, 'the maintenance responder did not stop');
+    }
+    rmSync(this.pidFile('responder'), { force: true });
   }
 
   async stop(service: ServiceName): Promise<void> {

@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HostError, type Host, type ServiceName } from './types.ts';
+import { startResponder, type Responder } from '../engine/responder.ts';
 
 const run = promisify(execFile);
 
@@ -20,9 +21,13 @@ export interface SystemdOptions {
 
 export class SystemdHost implements Host {
   readonly kind = 'systemd' as const;
-  // systemd owns no socket for us here: the engine's maintenance responder binds right after web stops.
-  readonly handsOverSocket = false;
-  constructor(private readonly opts: SystemdOptions) {}
+  // The maintenance responder runs in the engine process and binds the port as soon as the stopping web lets
+  // go of it (and lets go just before web starts): unlike the local supervisor, there is a short gap here.
+  private responder: Responder | null = null;
+  constructor(
+    private readonly opts: SystemdOptions,
+    private readonly address: { host: string; port: number; version: string } | null = null,
+  ) {}
 
   systemctlArgs(...args: string[]): string[] {
     return this.opts.user ? ['--user', ...args] : args;
@@ -46,7 +51,21 @@ export class SystemdHost implements Host {
   // --no-block: inside the recovery unit (ordered Before= the app units) a blocking start would wait for the
   // recovery itself to end. The engine waits for health instead.
   async start(service: ServiceName): Promise<void> {
+    if (service === 'web') await this.releasePort();
     await this.systemctl(['start', '--no-block', UNIT[service]]);
+  }
+
+  async holdPort(): Promise<void> {
+    if (this.responder || !this.address) return this.stop('web');
+    const { host, port, version } = this.address;
+    const [responder] = await Promise.all([startResponder(host, port, version), this.stop('web')]);
+    this.responder = responder;
+  }
+
+  async releasePort(): Promise<void> {
+    const r = this.responder;
+    this.responder = null;
+    if (r) await r.close();
   }
 
   async stop(service: ServiceName): Promise<void> {

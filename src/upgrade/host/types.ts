@@ -4,16 +4,19 @@
 export const SERVICES = ['web', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
-export interface StartOptions {
-  /** A listening socket to hand to the web process (fd 3), so no connection is refused while it starts. */
-  listenFd?: number;
-}
-
 export interface Host {
   readonly kind: 'systemd' | 'local';
   isActive(service: ServiceName): Promise<boolean>;
-  start(service: ServiceName, opts?: StartOptions): Promise<void>;
+  /** Starts a service; web takes over the port from the maintenance responder when one holds it. */
+  start(service: ServiceName): Promise<void>;
   stop(service: ServiceName): Promise<void>;
+  /**
+   * Stops web (if it runs) and leaves the maintenance responder on its port: every request answered 503 with
+   * Retry-After, /api/health/ with maintenance true.
+   */
+  holdPort(): Promise<void>;
+  /** Stops the maintenance responder (the port closes) when no web service is to take over. */
+  releasePort(): Promise<void>;
   /** Timers that are enabled now (so resume starts again exactly these). */
   activeTimers(): Promise<string[]>;
   stopTimers(timers: string[]): Promise<void>;
@@ -22,8 +25,6 @@ export interface Host {
   linkUnits(releaseDir: string): Promise<void>;
   /** Makes sure the recovery unit runs at boot, on failure of the upgrade unit and every five minutes. */
   installRecovery(): Promise<void>;
-  /** Whether the host can hand a listening socket to the web process (see StartOptions.listenFd). */
-  readonly handsOverSocket: boolean;
 }
 
 export class HostError extends Error {}

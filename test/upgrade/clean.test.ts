@@ -1,0 +1,133 @@
+// A clean upgrade vN → vN+1 with real processes (the installed release's `cairn upgrade bundle`, the web service
+// under the local supervisor), a poller that must never meet a refused connection, and the version refusals.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listBackups } from '../../src/upgrade/backup.ts';
+import { readJournal } from '../../src/upgrade/engine/journal.ts';
+import { buildBundles, installRelease, startPoller, type Bundles, type Install } from './install.ts';
+
+let bundles: Bundles;
+let inst: Install;
+
+beforeAll(async () => {
+  bundles = await buildBundles();
+  inst = await installRelease(bundles.vN, bundles.versionN);
+}, 900_000);
+
+afterAll(async () => {
+  await inst?.close();
+}, 120_000);
+
+function count(body: unknown): number {
+  return (body as { count: number }).count;
+}
+
+/** A bundle holding only a manifest: enough for the version check, which comes before any unpacking. */
+function manifestOnlyBundle(version: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-fake-bundle-'));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ name: 'cairn', version, created: new Date().toISOString(), sha256: { 'bin/cairn.mjs': '0'.repeat(64) }, migrations: [] }));
+  const file = join(dir, `cairn-${version}.tar.gz`);
+  execFileSync('tar', ['-czf', file, '-C', dir, 'manifest.json']);
+  return file;
+}
+
+describe('upgrade vN → vN+1', () => {
+  it('upgrades with backup, migration and health gate; clients only ever see 200 or 503 + Retry-After', async () => {
+    const devicesBefore = count((await inst.api('/api/devices/?limit=1')).body);
+    expect(devicesBefore).toBeGreaterThan(0);
+
+    const poller = startPoller(inst.port, inst.adminToken);
+    const run = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
+    await new Promise((r) => setTimeout(r, 500));
+    const polled = await poller.stop();
+    expect(run.out).toContain('done, outcome new');
+    expect(run.code).toBe(0);
+
+    expect(polled.errors).toEqual([]);
+    expect(polled.other).toEqual([]);
+    expect(polled.maintenance).toBeGreaterThan(0); // the window was seen, and it answered 503
+    expect(polled.ok).toBeGreaterThan(0);
+
+    const health = (await inst.api('/api/health/')).body;
+    expect(health).toMatchObject({ status: 'ok', version: bundles.versionN1, maintenance: false, db_behind_code: [], code_behind_db: [] });
+    expect(readlinkSync(inst.layout.current)).toBe(`releases/${bundles.versionN1}`);
+    expect(count((await inst.api('/api/devices/?limit=1')).body)).toBe(devicesBefore);
+
+    const backups = await listBackups(inst.layout.backupsDir);
+    expect(backups).toHaveLength(1);
+    expect(backups[0]).toMatchObject({ kind: 'pre-upgrade', version: bundles.versionN });
+
+    const card = (await inst.api('/api/system/upgrade/')).body as Record<string, unknown>;
+    expect(card).toMatchObject({
+      running_version: bundles.versionN1,
+      last_upgrade: { version_from: bundles.versionN, version_to: bundles.versionN1, state: 'done', outcome: { code: 'new', database: 'migrated', services: 'running' }, failed_step: null },
+    });
+    const steps = (card.last_upgrade as { steps: { name: string; status: string }[] }).steps;
+    expect(steps.map((s) => s.name)).toEqual(['preflight', 'backup', 'prepare', 'quiesce', 'swap', 'deps', 'snapshot', 'migrate', 'static', 'verify', 'start', 'resume', 'done']);
+    expect(steps.find((s) => s.name === 'migrate')!.status).toBe('ok');
+  }, 900_000);
+
+  it('refuses the same version and a downgrade, changing nothing', async () => {
+    for (const [bundle, message] of [
+      [bundles.vN1, `Release ${bundles.versionN1} is already running.`],
+      [bundles.vN, `Release ${bundles.versionN} is older than the running ${bundles.versionN1}: downgrades are refused.`],
+    ] as const) {
+      const run = await inst.cairn(['upgrade', 'bundle', bundle]);
+      expect(run.code).toBe(1);
+      expect(run.out).toContain(message);
+      const j = readJournal(inst.layout.journalFile)!;
+      expect(j).toMatchObject({ state: 'failed', failedStep: 'preflight', outcome: { code: 'unchanged' } });
+      expect((await inst.api('/api/health/')).body).toMatchObject({ status: 'ok', version: bundles.versionN1, maintenance: false });
+    }
+    expect(readlinkSync(inst.layout.current)).toBe(`releases/${bundles.versionN1}`);
+    expect(await listBackups(inst.layout.backupsDir)).toHaveLength(1);
+  }, 300_000);
+
+  it('orders pre-releases: older than their own final, newer than the release before', async () => {
+    const rcOfRunning = await inst.cairn(['upgrade', 'bundle', manifestOnlyBundle(`${bundles.versionN1}-rc.1`)]);
+    expect(rcOfRunning.code).toBe(1);
+    expect(rcOfRunning.out).toContain(`Release ${bundles.versionN1}-rc.1 is older than the running ${bundles.versionN1}`);
+
+    const devOfOlder = await inst.cairn(['upgrade', 'bundle', manifestOnlyBundle(`${bundles.versionN}-dev1`)]);
+    expect(devOfOlder.out).toContain('downgrades are refused');
+
+    // A pre-release of the next version passes the version check; this fake bundle then fails verification.
+    const v = bundles.versionN1.split('.').map(Number);
+    const next = `${v[0]}.${v[1]}.${v[2]! + 1}-rc.1`;
+    const rcOfNext = await inst.cairn(['upgrade', 'bundle', manifestOnlyBundle(next)]);
+    expect(rcOfNext.code).toBe(1);
+    expect(rcOfNext.out).not.toContain('downgrades are refused');
+    expect(rcOfNext.out).toMatch(/bundle file .* (missing|does not match)/);
+    expect(readJournal(inst.layout.journalFile)).toMatchObject({ versionTo: null, outcome: { code: 'unchanged' } });
+    expect((await inst.api('/api/health/')).body).toMatchObject({ status: 'ok', version: bundles.versionN1 });
+  }, 300_000);
+
+  it('deploy/install.sh: refuses a downgrade always, a git checkout and a live upgrade unless --force; exit codes', async () => {
+    const older = await inst.installer([bundles.vN]);
+    expect(older.code).toBe(1);
+    expect(older.out).toContain('downgrades are refused');
+    expect((await inst.installer(['--force', bundles.vN])).code).toBe(1);
+
+    mkdirSync(join(inst.layout.root, '.git'));
+    const git = await inst.installer([bundles.vN1]);
+    expect(git.code).toBe(1);
+    expect(git.out).toContain('is a git checkout');
+    rmSync(join(inst.layout.root, '.git'), { recursive: true });
+
+    // A newer pre-release passes the installer's own checks; the engine then fails it (a fake bundle): exit 1.
+    const v = bundles.versionN1.split('.').map(Number);
+    const failed = await inst.installer([manifestOnlyBundle(`${v[0]}.${v[1]}.${v[2]! + 1}-rc.1`)]);
+    expect(failed.code).toBe(1);
+    expect(failed.out).toContain('the upgrade did not complete');
+
+    const same = await inst.installer(['--no-nginx', bundles.vN1]);
+    expect(same.code, same.out).toBe(0);
+    expect(same.out).toContain('already installed');
+    expect((await inst.installer(['--host-only', '--no-nginx'])).code).toBe(0);
+    expect((await inst.installer(['--bogus'])).code).toBe(1);
+    expect((await inst.api('/api/health/')).body).toMatchObject({ status: 'ok', version: bundles.versionN1 });
+  }, 300_000);
+});

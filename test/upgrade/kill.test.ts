@@ -1,0 +1,109 @@
+// A run killed with SIGKILL (CAIRN_UPGRADE_PAUSE_AT stops it dead right after a step's work; the test stands in
+// for the power cut), the lock while it lives, the refusals while it waits, and `cairn upgrade recover`.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
+import { buildBundles, expectConsistent, installRelease, type Bundles, type Install } from './install.ts';
+
+let bundles: Bundles;
+let inst: Install;
+let devices: number;
+
+beforeAll(async () => {
+  bundles = await buildBundles();
+  inst = await installRelease(bundles.vN, bundles.versionN);
+  devices = ((await inst.api('/api/devices/?limit=1')).body as { count: number }).count;
+}, 900_000);
+
+afterAll(async () => {
+  await inst?.close();
+}, 120_000);
+
+const BUSY = 'An upgrade is already running.';
+
+/** Starts an upgrade that stops dead after `step`; resolves once it sits there. */
+async function pausedAt(step: StepName): Promise<ChildProcess> {
+  const paused = join(inst.layout.upgradeDir, 'paused');
+  rmSync(paused, { force: true });
+  const child = inst.spawnCairn(['upgrade', 'bundle', bundles.vN1], { CAIRN_UPGRADE_PAUSE_AT: step });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const deadline = Date.now() + 600_000;
+  while (!existsSync(paused)) {
+    if (child.exitCode !== null) throw new Error(`the upgrade ended before pausing at ${step}: ${out}`);
+    if (Date.now() > deadline) throw new Error(`the upgrade never reached ${step}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(readFileSync(paused, 'utf8')).toContain(step);
+  return child;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+}
+
+describe('one upgrade at a time', () => {
+  it('refuses a second upgrade, a recovery and a lock clearing while a run lives; after its death, until recovered', async () => {
+    const child = await pausedAt('backup');
+    const second = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
+    expect(second.code).toBe(1);
+    expect(second.out).toContain(BUSY);
+    const recover = await inst.cairn(['upgrade', 'recover']);
+    expect(recover.code).toBe(1);
+    expect(recover.out).toContain(BUSY);
+    const cancel = await inst.api('/api/system/upgrade/cancel/', 'POST', {});
+    expect(cancel).toMatchObject({ status: 409, body: { detail: BUSY } });
+
+    await kill(child);
+    expect(readJournal(inst.layout.journalFile)?.state).toBe('running');
+    const afterDeath = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
+    expect(afterDeath.code).toBe(1);
+    expect(afterDeath.out).toContain(`${BUSY} An interrupted upgrade must be recovered first: cairn upgrade recover`);
+    expect((await inst.api('/api/system/upgrade/cancel/', 'POST', {})).status).toBe(409);
+
+    const recovered = await inst.cairn(['upgrade', 'recover']);
+    expect(recovered.code, recovered.out).toBe(0);
+    expect(readJournal(inst.layout.journalFile)).toMatchObject({ state: 'failed', failedStep: 'backup', outcome: { code: 'unchanged' } });
+    await expectConsistent(inst, bundles.versionN, devices);
+    expect((await inst.api('/api/system/upgrade/cancel/', 'POST', {})).body).toEqual({ cleared: true, had_lock: false });
+  }, 900_000);
+
+  it('a stale lock (dead owner) is cleared by recovery and by the cancel call', async () => {
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.once('exit', r));
+    const lock = JSON.stringify({ pid: dead.pid, pidStart: null, acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: null });
+    writeFileSync(inst.layout.lockFile, lock);
+    const r = await inst.cairn(['upgrade', 'recover']);
+    expect(r.out).toContain('Nothing to recover.');
+    expect(existsSync(inst.layout.lockFile)).toBe(false);
+    writeFileSync(inst.layout.lockFile, lock);
+    expect((await inst.api('/api/system/upgrade/cancel/', 'POST', {})).body).toEqual({ cleared: true, had_lock: true });
+  }, 300_000);
+});
+
+describe('SIGKILL of the run, then `cairn upgrade recover`', () => {
+  it('killed after migrating: the site answers 503 meanwhile; recovery restores the database and runs vN', async () => {
+    const child = await pausedAt('migrate');
+    await kill(child);
+    const held = await inst.api('/api/devices/?limit=1');
+    expect(held.status).toBe(503);
+    expect(held.headers['retry-after']).toBeDefined();
+    const recovered = await inst.cairn(['upgrade', 'recover']);
+    expect(recovered.code, recovered.out).toBe(0);
+    expect(readJournal(inst.layout.journalFile)).toMatchObject({ state: 'failed', failedStep: 'migrate', outcome: { code: 'restored', database: 'restored' } });
+    await expectConsistent(inst, bundles.versionN, devices);
+  }, 900_000);
+
+  it('killed after resume: recovery keeps the new release and finishes', async () => {
+    const child = await pausedAt('resume');
+    await kill(child);
+    const recovered = await inst.cairn(['upgrade', 'recover']);
+    expect(recovered.code, recovered.out).toBe(0);
+    expect(readJournal(inst.layout.journalFile)).toMatchObject({ state: 'done', outcome: { code: 'new', database: 'migrated' } });
+    await expectConsistent(inst, bundles.versionN1, devices);
+  }, 900_000);
+});
