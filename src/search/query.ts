@@ -20,6 +20,8 @@ const TYPES_MAX = 100;
 const KNOWN_PARAMS = new Set(['q', 'types', 'limit']);
 /** Candidates fetched per wanted result: an object can match on several of its fields. */
 const CANDIDATES_PER_RESULT = 8;
+/** Shorter queries match as prefix or substring only. */
+const FUZZY_MIN_LENGTH = 4;
 
 export interface SearchRequest {
   q: string;
@@ -114,8 +116,11 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
   const prefix = sql`(${escaped} || '%')`;
   // An address is matched as an address: similar-looking numbers (10.2.0.0/16 for 10.1.2.3) are noise.
   const fuzzy = trgm && !req.address;
+  // A prefix is also a substring, so one LIKE finds both on the trigram index. Similarity (`%`) catches typos
+  // in longer words; for a few letters it only adds every word sharing a letter pair, at the cost of a recheck.
+  const typos = fuzzy && req.q.length >= FUZZY_MIN_LENGTH;
   const textMatch: RawBuilder<unknown> = fuzzy
-    ? sql`(si.norm LIKE ${prefix} OR si.norm LIKE ('%' || ${escaped} || '%') OR si.norm % ${norm})`
+    ? sql`(si.norm LIKE ('%' || ${escaped} || '%')${typos ? sql` OR si.norm % ${norm}` : sql``})`
     : sql`si.norm LIKE ${prefix}`;
   const textScore: RawBuilder<unknown> = fuzzy
     ? sql`CASE WHEN si.norm = ${norm} THEN 1.0
