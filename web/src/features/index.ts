@@ -11,12 +11,18 @@ interface Feature {
 import * as exportTemplates from './export-templates/index.ts';
 import * as devices from './devices/index.ts';
 import * as services from './services/index.ts';
+import * as lifecycle from './lifecycle/index.ts';
+import * as compliance from './compliance/index.ts';
+import * as system from './system/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
   exportTemplates,
   devices,
   services,
+  lifecycle,
+  compliance,
+  system,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

@@ -1,0 +1,138 @@
+// /compliance: the tenant's rules (the generic list of compliance.rule) and its open violations, filtered by rule
+// and object type, paged, with Evaluate now.
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { get, post } from '../../api/client.ts';
+import { useModelInfo } from '../../api/hooks.ts';
+import type { Page } from '../../api/types.ts';
+import { paths } from '../../app/routes.ts';
+import { Empty, ErrorState, Loading } from '../../components/states.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { Button, PageHeader, inputClass } from '../../components/ui.tsx';
+import { formatDateTime } from '../../components/Value.tsx';
+import { ModelList, type ListState } from '../../pages/list/ModelList.tsx';
+import type { Violation } from '../devices/ComplianceTab.tsx';
+
+const PAGE = 50;
+const TYPES = [
+  { value: 'dcim.device', label: 'Devices' },
+  { value: 'virtualization.virtualmachine', label: 'Virtual machines' },
+];
+
+export default function CompliancePage() {
+  const client = useQueryClient();
+  const toast = useToast();
+  const rules = useModelInfo('compliance.rule');
+  const [ruleState, setRuleState] = useState<ListState>({});
+  const [rule, setRule] = useState('');
+  const [type, setType] = useState('');
+  const [offset, setOffset] = useState(0);
+  const query = { rule: rule || undefined, object_type: type || undefined, limit: PAGE, offset };
+  const violations = useQuery({ queryKey: ['compliance-violations', query], queryFn: () => get<{ count: number; results: Violation[] }>('/api/compliance/violations/', query) });
+  const ruleOptions = useQuery({ queryKey: ['list', '/api/compliance/rules/', { limit: 500 }], queryFn: () => get<Page>('/api/compliance/rules/', { limit: 500 }) });
+  const evaluate = useMutation({
+    mutationFn: () => post<{ result?: string }>('/api/compliance/evaluate/'),
+    onSuccess: (r) => {
+      void client.invalidateQueries({ queryKey: ['compliance-violations'] });
+      toast.show({ message: r.result ? `Evaluated: ${r.result}.` : 'Rules evaluated.', tone: 'success' });
+    },
+    onError: (err) => toast.show({ message: err.message, tone: 'error' }),
+  });
+  const count = violations.data?.count ?? 0;
+  return (
+    <div className="space-y-6">
+      <PageHeader
+        title="Compliance"
+        actions={
+          rules.data?.can.change ? (
+            <Button onClick={() => evaluate.mutate()} disabled={evaluate.isPending}>
+              {evaluate.isPending ? 'Evaluating…' : 'Evaluate now'}
+            </Button>
+          ) : null
+        }
+      />
+      <section aria-labelledby="violations-heading" className="space-y-3">
+        <h2 id="violations-heading" className="text-lg font-semibold">
+          Open violations
+        </h2>
+        <div className="flex flex-wrap gap-3">
+          <div>
+            <label htmlFor="v-rule" className="block text-sm font-medium">
+              Rule
+            </label>
+            <select id="v-rule" className={`${inputClass} w-64`} value={rule} onChange={(e) => (setRule(e.target.value), setOffset(0))}>
+              <option value="">All rules</option>
+              {(ruleOptions.data?.results ?? []).map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.display}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label htmlFor="v-type" className="block text-sm font-medium">
+              Object type
+            </label>
+            <select id="v-type" className={`${inputClass} w-56`} value={type} onChange={(e) => (setType(e.target.value), setOffset(0))}>
+              <option value="">All types</option>
+              {TYPES.map((t) => (
+                <option key={t.value} value={t.value}>
+                  {t.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        {violations.isLoading ? <Loading /> : null}
+        {violations.error ? <ErrorState error={violations.error} retry={() => void violations.refetch()} /> : null}
+        {violations.data && count === 0 ? <Empty title="No open violations">Everything checked passes its rules.</Empty> : null}
+        {violations.data && count > 0 ? (
+          <>
+            <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
+              <thead className="bg-slate-50 text-left text-slate-600">
+                <tr>
+                  <th className="px-3 py-2">Object</th>
+                  <th className="px-3 py-2">Rule</th>
+                  <th className="px-3 py-2">Problem</th>
+                  <th className="px-3 py-2">Failing since</th>
+                </tr>
+              </thead>
+              <tbody>
+                {violations.data.results.map((v) => (
+                  <tr key={v.id} className="border-t border-slate-100">
+                    <td className="px-3 py-2">
+                      <Link className="text-sky-700 hover:underline" to={paths.detail(v.object_type, v.object_id)} search={{ tab: 'compliance' }}>
+                        {v.object_type === 'dcim.device' ? 'Device' : 'VM'} {v.object_id.slice(0, 8)}…
+                      </Link>
+                    </td>
+                    <td className="px-3 py-2">{v.rule.name}</td>
+                    <td className="px-3 py-2">{v.message}</td>
+                    <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(v.since)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div className="flex items-center gap-3 text-sm">
+              <span>
+                {offset + 1}–{Math.min(offset + PAGE, count)} of {count}
+              </span>
+              <Button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+                Previous
+              </Button>
+              <Button disabled={offset + PAGE >= count} onClick={() => setOffset(offset + PAGE)}>
+                Next
+              </Button>
+            </div>
+          </>
+        ) : null}
+      </section>
+      <section aria-labelledby="rules-heading" className="space-y-3">
+        <h2 id="rules-heading" className="text-lg font-semibold">
+          Rules
+        </h2>
+        {rules.isLoading ? <Loading /> : rules.data ? <ModelList model={rules.data} state={ruleState} onState={setRuleState} /> : <p className="text-sm text-slate-600">You may not see compliance rules.</p>}
+      </section>
+    </div>
+  );
+}

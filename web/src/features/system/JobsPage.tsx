@@ -1,0 +1,194 @@
+// /jobs: background jobs with live status and progress (polled while any is unfinished), cancel where the job
+// supports it, and the recurring schedules with their next run.
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { get, post } from '../../api/client.ts';
+import { Empty, Loading } from '../../components/states.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { Badge, Button, PageHeader, inputClass } from '../../components/ui.tsx';
+import { formatDateTime } from '../../components/Value.tsx';
+import { UnavailableOr } from './Unavailable.tsx';
+
+interface Job {
+  id: string;
+  kind: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  started_by: string;
+  created: string;
+  started: string | null;
+  finished: string | null;
+  progress: { done: number; total: number | null };
+  result: string;
+  error: string;
+  cancellable: boolean;
+  cancel_requested: boolean;
+}
+
+interface Schedule {
+  name: string;
+  kind: string;
+  description: string;
+  schedule: string;
+  setting?: string;
+  scope?: string;
+  next_run: string | null;
+  schedule_error?: string;
+}
+
+const TONE = { queued: 'slate', running: 'sky', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const;
+const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+const PAGE = 50;
+
+function Progress({ p }: { p: Job['progress'] }) {
+  if (p.total) {
+    const pct = Math.min(100, Math.round((p.done / p.total) * 100));
+    return (
+      <div className="flex items-center gap-2">
+        <progress className="h-2 w-24" value={p.done} max={p.total} aria-label={`${pct}% done`} />
+        <span className="text-xs text-slate-500">
+          {p.done}/{p.total}
+        </span>
+      </div>
+    );
+  }
+  return p.done ? <span className="text-xs text-slate-500">{p.done} done</span> : null;
+}
+
+export default function JobsPage() {
+  const client = useQueryClient();
+  const toast = useToast();
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const query = { status: status || undefined, limit: PAGE, offset };
+  const jobs = useQuery({
+    queryKey: ['jobs', query],
+    queryFn: () => get<{ count: number; results: Job[] }>('/api/jobs/', query),
+    retry: false,
+    refetchInterval: (q) => (q.state.data?.results.some((j) => j.status === 'queued' || j.status === 'running') ? 2000 : 15_000),
+  });
+  const schedules = useQuery({ queryKey: ['job-schedules'], queryFn: () => get<{ results: Schedule[] }>('/api/jobs/schedules/'), retry: false });
+  const cancel = useMutation({
+    mutationFn: (id: string) => post<Job>(`/api/jobs/${id}/cancel/`),
+    onSuccess: (j) => {
+      void client.invalidateQueries({ queryKey: ['jobs'] });
+      toast.show({ message: j.status === 'cancelled' ? 'Job cancelled.' : 'Cancel requested: the job stops at its next step.', tone: 'success' });
+    },
+    onError: (err) => toast.show({ message: err.message, tone: 'error' }),
+  });
+  const count = jobs.data?.count ?? 0;
+  return (
+    <div className="space-y-6">
+      <PageHeader title="Jobs" subtitle="Background work and recurring schedules" />
+      <section aria-labelledby="jobs-heading" className="space-y-3">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <h2 id="jobs-heading" className="text-lg font-semibold">
+            Background jobs
+          </h2>
+          <div>
+            <label htmlFor="job-status" className="block text-sm font-medium">
+              Status
+            </label>
+            <select id="job-status" className={`${inputClass} w-40`} value={status} onChange={(e) => (setStatus(e.target.value), setOffset(0))}>
+              <option value="">Any</option>
+              {STATUSES.map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        {jobs.isLoading ? <Loading /> : null}
+        {jobs.error ? <UnavailableOr error={jobs.error} what="The jobs list" retry={() => void jobs.refetch()} /> : null}
+        {jobs.data && count === 0 ? <Empty title="No jobs">Imports, refreshes, evaluations and deploys appear here while they run.</Empty> : null}
+        {jobs.data && count > 0 ? (
+          <>
+            <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
+              <thead className="bg-slate-50 text-left text-slate-600">
+                <tr>
+                  <th className="px-3 py-2">Kind</th>
+                  <th className="px-3 py-2">Status</th>
+                  <th className="px-3 py-2">Progress</th>
+                  <th className="px-3 py-2">Started by</th>
+                  <th className="px-3 py-2">Created</th>
+                  <th className="px-3 py-2">Result</th>
+                  <th className="px-3 py-2">
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {jobs.data.results.map((j) => (
+                  <tr key={j.id} className="border-t border-slate-100 align-top" data-job={j.kind}>
+                    <td className="px-3 py-2 font-mono text-xs">{j.kind}</td>
+                    <td className="px-3 py-2">
+                      <Badge tone={TONE[j.status]}>{j.status}</Badge>
+                      {j.cancel_requested && j.status === 'running' ? <span className="ml-1 text-xs text-amber-800">stopping…</span> : null}
+                    </td>
+                    <td className="px-3 py-2">
+                      <Progress p={j.progress} />
+                    </td>
+                    <td className="px-3 py-2">{j.started_by}</td>
+                    <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(j.created)}</td>
+                    <td className="max-w-xs px-3 py-2 break-words">{j.error ? <span className="text-red-700">{j.error}</span> : j.result}</td>
+                    <td className="px-3 py-2">
+                      {j.cancellable && !j.cancel_requested ? (
+                        <Button onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending} aria-label={`Cancel ${j.kind}`}>
+                          Cancel
+                        </Button>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div className="flex items-center gap-3 text-sm">
+              <span>
+                {offset + 1}–{Math.min(offset + PAGE, count)} of {count}
+              </span>
+              <Button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+                Previous
+              </Button>
+              <Button disabled={offset + PAGE >= count} onClick={() => setOffset(offset + PAGE)}>
+                Next
+              </Button>
+            </div>
+          </>
+        ) : null}
+      </section>
+      <section aria-labelledby="schedules-heading" className="space-y-3">
+        <h2 id="schedules-heading" className="text-lg font-semibold">
+          Schedules
+        </h2>
+        {schedules.isLoading ? <Loading /> : null}
+        {schedules.error ? <UnavailableOr error={schedules.error} what="The schedule list" /> : null}
+        {schedules.data ? (
+          <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
+            <thead className="bg-slate-50 text-left text-slate-600">
+              <tr>
+                <th className="px-3 py-2">Job</th>
+                <th className="px-3 py-2">Schedule</th>
+                <th className="px-3 py-2">Next run</th>
+              </tr>
+            </thead>
+            <tbody>
+              {schedules.data.results.map((s) => (
+                <tr key={s.name} className="border-t border-slate-100 align-top">
+                  <td className="px-3 py-2">
+                    <p className="font-medium">{s.name}</p>
+                    <p className="text-xs text-slate-500">{s.description}</p>
+                  </td>
+                  <td className="px-3 py-2">
+                    <span className="font-mono text-xs">{s.schedule || 'off'}</span>
+                    {s.setting ? <p className="text-xs text-slate-500">set by {s.setting}</p> : null}
+                  </td>
+                  <td className="px-3 py-2">{s.schedule_error ? <span className="text-red-700">{s.schedule_error}</span> : s.next_run ? formatDateTime(s.next_run) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : null}
+      </section>
+    </div>
+  );
+}
