@@ -53,14 +53,16 @@ export function withQuery(path: string, query?: Query): string {
 /** Sends one request; resolves with the parsed JSON (or null for 204), rejects with ApiError. */
 export async function api<T>(method: string, path: string, body?: unknown, init?: { signal?: AbortSignal }): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  // A FormData body (a file upload) sets its own multipart content type.
+  const form = typeof FormData !== 'undefined' && body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (method !== 'GET' && method !== 'HEAD') {
     const token = csrfToken();
     if (token) headers['x-csrf-token'] = token;
   }
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body), signal: init?.signal });
+    res = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : form ? (body as FormData) : JSON.stringify(body), signal: init?.signal });
   } catch (err) {
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ApiError(0, { detail: 'The server cannot be reached. Check the connection and try again.' });
