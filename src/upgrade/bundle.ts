@@ -105,6 +105,28 @@ async function readPackageVersion(sourceDir: string): Promise<string> {
 
 // ---------------------------------------------------------------------------------------------- compile
 
+/**
+ * Modules find files relative to themselves (`new URL('../package.json', import.meta.url)` in src/version.ts,
+ * `'../..'` in src/system/web-ui.ts). Compiled into one file those would all resolve from lib/, each wrongly
+ * for its own depth. So every source module gets the URL its file would have inside the release
+ * (<release>/src/...), computed from the compiled file's real location: the relative paths then land where
+ * they did in the checkout (package.json, web/dist, node_modules for createRequire).
+ */
+function sourceLocationPlugin(sourceDir: string): import('esbuild').Plugin {
+  return {
+    name: 'cairn-source-location',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const rel = relative(sourceDir, args.path).split(sep).join('/');
+        if (rel.startsWith('../') || rel.includes('node_modules/')) return undefined;
+        const text = await readFile(args.path, 'utf8');
+        const url = `new URL(${JSON.stringify(`../${rel}`)}, import.meta.url).href`;
+        return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+      });
+    },
+  };
+}
+
 /** Compiles src/main.ts into one ESM file; returns the migrations that went into it. */
 async function compileServer(sourceDir: string, outfile: string): Promise<string[]> {
   const esbuild = await import('esbuild');
@@ -121,6 +143,7 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
+    plugins: [sourceLocationPlugin(sourceDir)],
   });
   // The metafile lists the migration files actually compiled in: the truth the manifest should state.
   return Object.keys(result.metafile.inputs)
