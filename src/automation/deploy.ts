@@ -10,7 +10,7 @@ import { badRequest, forbidden } from '../core/errors.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { requireModel } from '../core/registry.ts';
 import { allocateNumids } from '../core/numids.ts';
-import { checkOutboundUrl, readAllowlist, SsrfError } from '../core/ssrf.ts';
+import { checkOutboundUrl, readAllowlist, SsrfRefusal } from '../core/ssrf.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { loadSubject, renderOne } from '../templating/render.ts';
 import { createJob, finishJob } from '../jobs/record.ts';
@@ -124,9 +124,10 @@ export async function deployDevice(db: Kysely<DB>, ctx: RequestContext, deviceId
   try {
     launched = await launchRun(db, target, extraVars, runId);
   } catch (err) {
-    // The guard refusing is a bad target, not a run: nothing was sent, nothing is recorded.
-    if (err instanceof SsrfError) throw badRequest({ target: [`${target.name}: ${err.message}`] });
-    // Anything else (refused, unreachable, a timeout, an undecryptable token) is a launch that failed: recorded.
+    // The guard refusing the address is a bad target, not a run: nothing was sent, nothing is recorded.
+    if (err instanceof SsrfRefusal) throw badRequest({ target: [`${target.name}: ${err.message}`] });
+    // Anything else (an error answer, unreachable, a timeout that may have launched it, an undecryptable token)
+    // is a launch that failed: recorded, so a job the system did start is not lost from the history.
     launchError = err instanceof LaunchError || err instanceof Error ? err.message : String(err);
   }
 

@@ -14,6 +14,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 
 export class SsrfError extends Error {}
+/** Refused before anything was sent (scheme, resolution, address): the request never left. */
+export class SsrfRefusal extends SsrfError {}
 
 export interface GuardOptions {
   /** Extra allowed CIDRs or host names, on top of CAIRN_SSRF_ALLOWLIST (e.g. the admin-editable list). */
@@ -96,7 +98,7 @@ function allowedByList(host: string, address: string, allowlist: readonly string
 export function checkAddress(host: string, address: string, allowlist: readonly string[]): void {
   if (isPublicAddress(address)) return;
   if (allowedByList(host, address, [...envAllowlist(), ...allowlist])) return;
-  throw new SsrfError(`${host} resolves to a non-public address (${address}); allow-list it first (CAIRN_SSRF_ALLOWLIST or the outbound allow-list).`);
+  throw new SsrfRefusal(`${host} resolves to a non-public address (${address}); allow-list it first (CAIRN_SSRF_ALLOWLIST or the outbound allow-list).`);
 }
 
 /**
@@ -167,12 +169,12 @@ export async function guardedGet(rawUrl: string, opts: GuardOptions = {}): Promi
 export async function guardedRequest(rawUrl: string, opts: GuardOptions = {}): Promise<GuardedResponse> {
   const url = new URL(rawUrl);
   const plain = url.protocol === 'http:';
-  if (url.protocol !== 'https:' && !(plain && opts.allowPlainHttp)) throw new SsrfError(`${rawUrl}: only https:// addresses are fetched.`);
+  if (url.protocol !== 'https:' && !(plain && opts.allowPlainHttp)) throw new SsrfRefusal(`${rawUrl}: only https:// addresses are fetched.`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const allowlist = opts.allowlist ?? [];
   const check = (address: string) => {
     if (plain && !allowedByList(host, address, [...envAllowlist(), ...allowlist])) {
-      throw new SsrfError(`${rawUrl}: plain http:// is only used for allow-listed hosts; use https://.`);
+      throw new SsrfRefusal(`${rawUrl}: plain http:// is only used for allow-listed hosts; use https://.`);
     }
     checkAddress(host, address, allowlist);
   };
@@ -182,9 +184,9 @@ export async function guardedRequest(rawUrl: string, opts: GuardOptions = {}): P
     pinned = { address: host, family: isIP(host) };
   } else {
     const answers = await dnsLookup(host, { all: true, verbatim: true }).catch((err: Error) => {
-      throw new SsrfError(`${host} does not resolve: ${err.message}`);
+      throw new SsrfRefusal(`${host} does not resolve: ${err.message}`);
     });
-    if (answers.length === 0) throw new SsrfError(`${host} does not resolve.`);
+    if (answers.length === 0) throw new SsrfRefusal(`${host} does not resolve.`);
     // Every answer is checked, not only the one used: a mixed answer is how rebinding tricks start.
     for (const a of answers) check(a.address);
     pinned = answers[0]!;

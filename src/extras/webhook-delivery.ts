@@ -140,7 +140,7 @@ export async function attemptDelivery(db: Kysely<DB>, outboxId: string, settings
       allowlist: await readAllowlist(db),
       allowPlainHttp: true,
       timeoutMs: settings.timeoutMs,
-      maxBytes: 64 * 1024,
+      maxBytes: 1024 * 1024,
     });
     statusCode = res.status;
     if (res.status < 200 || res.status >= 300) error = `HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`;
