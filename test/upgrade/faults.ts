@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { listBackups } from '../../src/upgrade/backup.ts';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
-import { expectConsistent, type Bundles, type Install } from './install.ts';
+import type { Bundles, Install } from './install.ts';
+import { expectConsistent } from './expect.ts';
 
 const NOTHING_STOPPED: StepName[] = ['preflight', 'backup', 'prepare'];
 

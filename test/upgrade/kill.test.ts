@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
-import { buildBundles, expectConsistent, installRelease, type Bundles, type Install } from './install.ts';
+import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
+import { expectConsistent } from './expect.ts';
 
 let bundles: Bundles;
 let inst: Install;
@@ -55,6 +56,9 @@ describe('one upgrade at a time', () => {
     const recover = await inst.cairn(['upgrade', 'recover']);
     expect(recover.code).toBe(1);
     expect(recover.out).toContain(BUSY);
+    const restart = await inst.cairn(['services', 'restart']);
+    expect(restart.code).toBe(1);
+    expect(restart.out).toContain(BUSY);
     const cancel = await inst.api('/api/system/upgrade/cancel/', 'POST', {});
     expect(cancel).toMatchObject({ status: 409, body: { detail: BUSY } });
 
@@ -64,6 +68,7 @@ describe('one upgrade at a time', () => {
     expect(afterDeath.code).toBe(1);
     expect(afterDeath.out).toContain(`${BUSY} An interrupted upgrade must be recovered first: cairn upgrade recover`);
     expect((await inst.api('/api/system/upgrade/cancel/', 'POST', {})).status).toBe(409);
+    expect((await inst.cairn(['services', 'restart'])).out).toContain(BUSY);
 
     const recovered = await inst.cairn(['upgrade', 'recover']);
     expect(recovered.code, recovered.out).toBe(0);

@@ -8,6 +8,8 @@ import { loadConfig, type Config } from '../../config.ts';
 import { openConfiguredDatabase } from '../../db/open.ts';
 import type { Database } from '../../db/database.ts';
 import { hostFor } from '../host/index.ts';
+import { SERVICES, type ServiceName } from '../host/types.ts';
+import { restartServices } from './restart.ts';
 import { upgradeStatus, type UpgradeCard } from '../records.ts';
 import { detectRoot, layoutFor, type InstallLayout } from './layout.ts';
 import { runUpgrade } from './run.ts';
@@ -119,6 +121,21 @@ export function registerUpgradeCommands(program: Command): void {
     .description('(run by the upgrade engine) Check this release against the database before it serves.')
     .action(handled(async (_opts, cmd: Command) => {
       console.log(await withDb(cmd, (database, config) => verifyRelease(database, config)));
+    }));
+
+  program
+    .command('services')
+    .description('Restart the services of this install (refused while an upgrade runs or waits for recovery).')
+    .argument('<action>', 'restart')
+    .argument('[services...]', 'web and/or worker (default: those running)')
+    .option(...rootOption)
+    .action(handled(async (action: string, names: string[], opts: { root?: string }) => {
+      if (action !== 'restart') throw new UpgradeCliError(`Unknown action "${action}": the only one is restart.`);
+      const bad = names.filter((n) => !(SERVICES as readonly string[]).includes(n));
+      if (bad.length) throw new UpgradeCliError(`Unknown service ${bad.join(', ')}: choose from ${SERVICES.join(', ')}.`);
+      const layout = layoutOf(opts);
+      const restarted = await restartServices(layout, hostFor(layout), names as ServiceName[]);
+      console.log(restarted.length ? `Restarted ${restarted.join(', ')}.` : 'No service was running.');
     }));
 
   upgrade
