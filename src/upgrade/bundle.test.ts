@@ -146,6 +146,8 @@ describe('unpackBundle refusals', () => {
     await expect(unpackBundle(file, join(work, 'out-modified'))).rejects.toThrow(
       'bundle file lib/b.txt does not match its SHA-256 in the manifest (modified or corrupt)',
     );
+    // Nothing unverified is left behind to be started by mistake.
+    expect(existsSync(join(work, 'out-modified'))).toBe(false);
   });
 
   it('names a file the manifest does not list', async () => {

@@ -341,9 +341,17 @@ export async function unpackBundle(bundlePath: string, destDir: string): Promise
   if (!existsSync(bundlePath) || !(await stat(bundlePath)).isFile()) throw new BundleError(`bundle ${bundlePath} does not exist`);
   if (existsSync(destDir) && (await readdir(destDir)).length > 0) throw new BundleError(`${destDir} is not empty; a release is unpacked into a new directory`);
   await checkArchiveEntries(bundlePath);
+  const created = !existsSync(destDir);
   await mkdir(destDir, { recursive: true });
-  await run('tar', ['-xzf', bundlePath, '-C', destDir, '--no-same-owner', '--delay-directory-restore']);
-  return verifyRelease(destDir);
+  try {
+    await run('tar', ['-xzf', bundlePath, '-C', destDir, '--no-same-owner', '--delay-directory-restore']);
+    return await verifyRelease(destDir);
+  } catch (err) {
+    // A release that failed verification must not be left where someone could start it.
+    if (created) await rm(destDir, { recursive: true, force: true });
+    else for (const name of await readdir(destDir)) await rm(join(destDir, name), { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** Where a release's runnable entry lives (for the engine and tests). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, isPrerelease, parseVersion } from './version.js';
+import { compareVersions, isPrerelease, parseVersion } from './version.ts';
 
 describe('parseVersion', () => {
   it('reads X.Y.Z and the pre-release suffix', () => {
@@ -55,6 +55,14 @@ describe('compareVersions', () => {
     const shuffled = [...ascending].reverse();
     shuffled.push(shuffled.shift()!);
     expect(shuffled.sort(compareVersions)).toEqual(ascending);
+  });
+
+  it('follows SemVer precedence for dotted pre-releases, case-insensitively', () => {
+    const semver = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'];
+    expect([...semver].reverse().sort(compareVersions)).toEqual(semver);
+    // 'RC' must not sort before 'alpha' just because upper case comes first in ASCII.
+    expect(compareVersions('1.0.0-RC.1', '1.0.0-alpha.1')).toBeGreaterThan(0);
+    expect(compareVersions('1.0.0-alpha10', '1.0.0-alpha2')).toBeGreaterThan(0);
   });
 
   it('treats equal versions as equal', () => {
