@@ -1,6 +1,9 @@
 // Deploy runs: one row per Deploy press that reached an automation system. Written by the deploy service and
 // the status poller only; the API reads them (no create, edit or delete: it is the dispatch history).
-import { defineModel } from '../core/registry.ts';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { addModelHook, defineModel } from '../core/registry.ts';
+import { finishJob } from '../jobs/record.ts';
 
 export const DEPLOY_STATUSES = [
   { value: 'queued', label: 'Queued' },
@@ -38,3 +41,14 @@ export const deployRunModel = defineModel({
   defaultOrdering: ['-created'],
   operations: { create: false, update: false, delete: false },
 });
+
+// A device deleted while one of its runs is still followed takes the run with it (cascade); its job record must
+// not stay "running" for ever. One query finds them whatever the number of devices.
+async function cancelRunJobs(tx: Kysely<DB>, deviceIds: string[]): Promise<void> {
+  const { rows } = await sql<{ job_id: string }>`SELECT job_id FROM deploy_runs
+    WHERE device_id = ANY(${deviceIds}::uuid[]) AND finished IS NULL AND job_id IS NOT NULL`.execute(tx);
+  for (const r of rows) await finishJob(tx, r.job_id, { status: 'cancelled', result: 'The device was deleted; its deploy run is no longer followed.' });
+}
+
+addModelHook('dcim.device', 'beforeDelete', ({ tx, row }) => cancelRunJobs(tx, [String(row.id)]));
+addModelHook('dcim.device', 'beforeDeleteMany', ({ tx, rows }) => cancelRunJobs(tx, rows.map((r) => String(r.id))));

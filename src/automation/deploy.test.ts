@@ -212,6 +212,21 @@ describe('POST /api/devices/<id>/deploy/', () => {
     }
   });
 
+  it('keeps runs inside the tenant, and deleting a device ends the job of its unfinished run', async () => {
+    const admin = h.as('admin');
+    const doomed = await createDevice(admin, b, 'leaf-doomed', { platform: b.platform });
+    const res = await admin.post(`/api/devices/${doomed.id}/deploy/`, { target: target.name });
+    expect(res.statusCode, res.body).toBe(201);
+    const run = res.json();
+    expect(run.status).toBe('queued');
+    expect((await h.as('bob').get(`/api/deploy-runs/${run.id}/`)).statusCode).toBe(404);
+    expect((await h.as('bob').get('/api/deploy-runs/')).json().count).toBe(0);
+    expect((await admin.get(`/api/deploy-runs/?device=${doomed.id}`)).json().count).toBe(1);
+    expect((await admin.delete(`/api/devices/${doomed.id}/`)).statusCode).toBe(204);
+    const { rows } = await sql<{ status: string }>`SELECT status FROM jobs WHERE id = ${run.job_id}`.execute(h.database.db);
+    expect(rows).toEqual([{ status: 'cancelled' }]);
+  });
+
   describe('bad input: a clear 400/404, nothing sent, no run recorded', () => {
     const post = (id: string, body: Record<string, unknown>) => h.as('admin').post(`/api/devices/${id}/deploy/`, body);
     const cases: Array<[string, number, string, RegExp, () => Promise<LightMyRequestResponse>]> = [

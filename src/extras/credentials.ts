@@ -5,7 +5,8 @@ import { defineModel, allModels, type ComputedField } from '../core/registry.ts'
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { secretTransform } from '../core/secrets.ts';
 import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { finishJob } from '../jobs/record.ts';
 import type { DB } from '../db/types.ts';
 
 /** `<field>_set`: whether a secret is stored; the only thing about it anyone may read. */
@@ -29,6 +30,13 @@ async function checkUrlField(tx: Kysely<DB>, field: string, value: unknown, erro
   if (typeof value !== 'string') return;
   const problem = checkOutboundUrl(value, await readAllowlist(tx));
   if (problem) errors.add(field, problem);
+}
+
+// Deleting a webhook drops its pending deliveries (cascade); their job records end as cancelled rather than
+// staying "running". One query finds them whatever the number of webhooks.
+async function cancelDeliveryJobs(tx: Kysely<DB>, webhookIds: string[]): Promise<void> {
+  const { rows } = await sql<{ job_id: string }>`SELECT job_id FROM webhook_outbox WHERE webhook_id = ANY(${webhookIds}::uuid[]) AND job_id IS NOT NULL`.execute(tx);
+  for (const r of rows) await finishJob(tx, r.job_id, { status: 'cancelled', result: 'The webhook was deleted before the delivery succeeded.' });
 }
 
 export const webhookModel = defineModel({
@@ -87,6 +95,8 @@ export const webhookModel = defineModel({
       }
       errors.throwIfAny();
     },
+    beforeDelete: ({ tx, row }) => cancelDeliveryJobs(tx, [String(row.id)]),
+    beforeDeleteMany: ({ tx, rows }) => cancelDeliveryJobs(tx, rows.map((r) => String(r.id))),
   },
 });
 

@@ -11,6 +11,8 @@ import { systemContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { OutboundWorker, outboundSettings } from './webhook-worker.ts';
+import { claimDueDeliveries } from './webhook-outbox.ts';
+import { attemptDelivery } from './webhook-delivery.ts';
 
 let h: Harness;
 let receiver: Standin;
@@ -185,6 +187,28 @@ it('gives up after five tries and says so', async () => {
   const { rows } = await sql<{ status: string; error: string }>`SELECT status, error FROM jobs WHERE kind = 'webhook.delivery' AND subject_id = ${hook.id}`.execute(h.database.db);
   expect(rows).toEqual([{ status: 'failed', error: expect.stringMatching(/after 5 tries/) }]);
 }, 120_000);
+
+it('deleting a webhook with a delivery still to retry ends its job as cancelled', async () => {
+  await worker.stop(); // one try by hand, so the retry is certainly still pending when the webhook goes
+  try {
+    const hook = await created(h.as('admin'), '/api/webhooks/', { name: 'doomed', payload_url: `${receiver.url}/flaky`, object_types: ['dcim.platform'], events: ['created'] });
+    flakyCalls = 0;
+    await created(h.as('alice'), '/api/platforms/', { name: 'Doomed OS', slug: 'doomed-os' });
+    const [outboxId] = await claimDueDeliveries(h.database.db);
+    const outcome = await attemptDelivery(h.database.db, outboxId!, outboundSettings().webhooks);
+    expect(outcome).toMatchObject({ delivered: false, attempt: 1, statusCode: 500 });
+    expect(outcome!.nextRetry).not.toBeNull();
+    expect((await h.as('admin').delete(`/api/webhooks/${hook.id}/`)).statusCode).toBe(204);
+    expect(await count('webhook_outbox')).toBe(0);
+    const { rows } = await sql<{ status: string }>`SELECT status FROM jobs WHERE kind = 'webhook.delivery' AND subject_id = ${hook.id}`.execute(h.database.db);
+    expect(rows).toEqual([{ status: 'cancelled' }]);
+    // The attempt stays in the history, detached from the deleted webhook.
+    const history = (await h.as('admin').get('/api/webhook-deliveries/?webhook_name=doomed')).json();
+    expect(history.results).toMatchObject([{ webhook: null, attempt: 1, status_code: 500 }]);
+  } finally {
+    await worker.start();
+  }
+});
 
 describe('bad input', () => {
   it.each([
