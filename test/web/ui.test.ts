@@ -1,7 +1,7 @@
 // The web UI in a real browser against a real `cairn serve`: sign in, create a device (with a field error on the
 // way), flip a boolean custom-field flag, bulk edit three devices, and the "Updated" toast of a newer build.
 // Each step saves a screenshot under test/web/screenshots/.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumAvailable, openBrowser, publishBuildId, shot, signIn, startServer, type Browser, type WebServer } from './helpers.ts';
 
 interface Row {
@@ -27,6 +27,12 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     server = await startServer({ demoDevices: 12 });
     browser = await openBrowser();
   }, 300_000);
+
+  // Every test but the sign-in one starts signed in, also when run alone (vitest -t).
+  beforeEach(async (ctx) => {
+    if (ctx.task.name.startsWith('signs in')) return;
+    if (!(await browser.context.cookies()).some((c) => c.name === 'cairn_session')) await signIn(browser.page, server);
+  });
 
   afterAll(async () => {
     await browser?.close();
@@ -147,12 +153,77 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     expect((await server.api('GET', `/api/devices/${device.id}/`)).status).toBe(404);
   });
 
+  it('finds a device from the global search box with the keyboard alone', async () => {
+    const { page } = browser;
+    const target = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=-name&limit=1')).body.results[0]!;
+    await page.goto(`${server.url}/`);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    // Skip link first, then the brand link, then the search box.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('global-search');
+    await page.keyboard.type(target.name);
+    await page.keyboard.press('Enter');
+    const result = page.getByRole('link', { name: target.name, exact: true });
+    await result.waitFor();
+    await shot(page, '10-global-search');
+    await result.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: target.name }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/objects/dcim.device/${target.id}`);
+  });
+
+  it('creates a read-only API token shown once, which reads but cannot write, and revokes it', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/preferences/tokens`);
+    await page.getByRole('heading', { name: 'API tokens' }).waitFor();
+    await page.getByLabel('Read only').check();
+    await page.getByLabel('Description').fill('web test token');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const keyBox = page.getByTestId('new-token-key');
+    await keyBox.waitFor();
+    const key = await keyBox.inputValue();
+    expect(key.length).toBeGreaterThan(20);
+    await shot(page, '11-token-created');
+    const read = await fetch(`${server.url}/api/devices/?limit=1`, { headers: { authorization: `Token ${key}` } });
+    expect(read.status).toBe(200);
+    const write = await fetch(`${server.url}/api/tags/`, { method: 'POST', headers: { authorization: `Token ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x', slug: 'x' }) });
+    expect(write.status).toBe(403);
+    await page.getByRole('button', { name: 'Done' }).click();
+    // The list shows only the prefix; the key itself is gone from the page.
+    expect(await page.getByTestId('tokens').innerText()).not.toContain(key);
+    await page.getByRole('button', { name: `Revoke token ${key.slice(0, 8)}` }).click();
+    await page.getByRole('dialog', { name: 'Revoke this token?' }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('Token revoked.').waitFor();
+    expect((await fetch(`${server.url}/api/devices/?limit=1`, { headers: { authorization: `Token ${key}` } })).status).toBe(401);
+  });
+
+  it('works on a narrow window: navigation behind a Menu button, no page-wide horizontal scroll', async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.url}/objects/dcim.device`);
+      await page.getByTestId('model-list').waitFor();
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      expect(await nav.isVisible()).toBe(false);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await shot(page, '12-narrow-list');
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await nav.waitFor({ state: 'visible' });
+      await shot(page, '13-narrow-menu');
+      await nav.getByText('Organization', { exact: true }).click();
+      await nav.getByRole('link', { name: 'Sites' }).click();
+      await page.getByRole('heading', { name: 'Sites' }).waitFor();
+      expect(await nav.isVisible()).toBe(false);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('offers a reload when a newer build is served', async () => {
     const { page } = browser;
-    // Runs alone too (vitest -t): sign in when this browser has no session yet.
-    const signedIn = (await browser.context.cookies()).some((c) => c.name === 'cairn_session');
-    if (signedIn) await page.goto(`${server.url}/`);
-    else await signIn(page, server);
+    await page.goto(`${server.url}/`);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     const toast = page.locator('[data-toast="new-build"]');
     // Same build: focusing the tab shows nothing.
@@ -163,7 +234,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     publishBuildId(server, 'a-newer-build');
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     await toast.getByText('Updated.').waitFor();
-    await shot(page, '10-new-build-toast');
+    await shot(page, '14-new-build-toast');
     await page.evaluate(() => ((window as unknown as { beforeReload: boolean }).beforeReload = true));
     await toast.getByRole('button', { name: 'Reload' }).click();
     await page.waitForFunction(() => !(window as unknown as { beforeReload?: boolean }).beforeReload);

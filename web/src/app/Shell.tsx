@@ -159,7 +159,7 @@ export function Shell() {
         </div>
       </header>
       <div className="flex flex-1">
-        <aside id="main-nav" className={`${navOpen ? 'block' : 'hidden'} fixed inset-y-0 top-11 z-10 w-64 overflow-y-auto border-r border-slate-200 bg-slate-100 lg:sticky lg:top-11 lg:block lg:h-[calc(100vh-2.75rem)]`}>
+        <aside id="main-nav" className={`${navOpen ? 'block' : 'hidden'} fixed inset-y-0 top-11 z-10 w-64 overflow-y-auto border-r border-slate-200 bg-slate-100 shadow-xl lg:sticky lg:shadow-none lg:top-11 lg:block lg:h-[calc(100vh-2.75rem)]`}>
           {models.isLoading ? <p className="p-3 text-sm text-slate-500">Loading…</p> : <Nav groups={groups} onNavigate={() => setNavOpen(false)} />}
         </aside>
         <main id="main" className="min-w-0 flex-1 p-4 lg:p-6">

@@ -3,6 +3,7 @@ import { Link } from '@tanstack/react-router';
 import type { Brief, ListFieldKind, Option } from '../api/types.ts';
 import { paths } from '../app/routes.ts';
 import { Badge } from './ui.tsx';
+import { StatusBadge } from './StatusBadge.tsx';
 
 function isBrief(v: unknown): v is Brief {
   return typeof v === 'object' && v !== null && 'id' in v && 'display' in v;
@@ -48,7 +49,7 @@ export function Value({ value, kind, related, options }: ValueProps) {
     );
   }
   if (isBrief(value)) {
-    if (related === 'extras.status') return <Badge color={typeof value.color === 'string' ? value.color : undefined}>{value.display}</Badge>;
+    if (related === 'extras.status') return <StatusBadge status={value} />;
     return related ? (
       <Link to={paths.detail(related, value.id)} className="text-sky-700 hover:underline">
         {value.display}

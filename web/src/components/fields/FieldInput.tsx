@@ -3,11 +3,11 @@
 // turned into request values by toRequestValue.
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { get } from '../../api/client.ts';
 import { useChoices } from '../../api/hooks.ts';
-import type { Brief, CustomFieldColumn, EditableField, Option, Page } from '../../api/types.ts';
+import type { Brief, CustomFieldColumn, EditableField, Option } from '../../api/types.ts';
 import { inputClass } from '../ui.tsx';
 import { MultiObjectPicker, ObjectPicker } from './ObjectPicker.tsx';
+import { statusesQuery } from '../StatusBadge.tsx';
 
 /** A form value: text for scalar inputs, booleans, a brief row, or a list of them. */
 export type FormValue = string | boolean | null | Brief | Brief[] | string[];
@@ -31,7 +31,7 @@ export function FieldShell({ id, label, hint, errors, children, required }: { id
 }
 
 function StatusSelect({ id, statusModel, value, onChange, invalid }: { id: string; statusModel: string; value: Brief | null; onChange: (v: Brief | null) => void; invalid: boolean }) {
-  const statuses = useQuery({ queryKey: ['statuses'], queryFn: () => get<Page<Brief & { available_to: string[] }>>('/api/statuses/', { limit: 1000 }), staleTime: 60_000 });
+  const statuses = useQuery(statusesQuery);
   const options = (statuses.data?.results ?? []).filter((s) => s.available_to.length === 0 || s.available_to.includes(statusModel));
   return (
     <select id={id} className={inputClass} aria-invalid={invalid || undefined} value={value?.id ?? ''} onChange={(e) => onChange(options.find((o) => o.id === e.target.value) ?? null)}>

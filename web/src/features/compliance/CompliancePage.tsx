@@ -32,10 +32,11 @@ export default function CompliancePage() {
   const violations = useQuery({ queryKey: ['compliance-violations', query], queryFn: () => get<{ count: number; results: Violation[] }>('/api/compliance/violations/', query) });
   const ruleOptions = useQuery({ queryKey: ['list', '/api/compliance/rules/', { limit: 500 }], queryFn: () => get<Page>('/api/compliance/rules/', { limit: 500 }) });
   const evaluate = useMutation({
-    mutationFn: () => post<{ result?: string }>('/api/compliance/evaluate/'),
+    mutationFn: () => post<{ rules: number; violations: number }>('/api/compliance/evaluate/'),
     onSuccess: (r) => {
       void client.invalidateQueries({ queryKey: ['compliance-violations'] });
-      toast.show({ message: r.result ? `Evaluated: ${r.result}.` : 'Rules evaluated.', tone: 'success' });
+      void client.invalidateQueries({ queryKey: ['jobs'] });
+      toast.show({ message: `Evaluated ${r.rules} ${r.rules === 1 ? 'rule' : 'rules'}: ${r.violations} ${r.violations === 1 ? 'violation' : 'violations'}.`, tone: 'success' });
     },
     onError: (err) => toast.show({ message: err.message, tone: 'error' }),
   });

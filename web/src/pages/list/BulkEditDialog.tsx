@@ -24,7 +24,9 @@ export function BulkEditDialog({ model, ids, open, onClose, onDone }: { model: M
     }
   }, [open]);
   const customs = listFields.data?.custom_fields ?? [];
-  const fields: EditableField[] = [...(editable.data ?? []), ...customs.map(customFieldAsEditable)];
+  // The model's own field order (list-fields follows the definition); the editable catalog is alphabetical.
+  const order = new Map((listFields.data?.fields ?? []).map((f, i) => [f.key, i]));
+  const fields: EditableField[] = [...[...(editable.data ?? [])].sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)];
   const save = useMutation({
     mutationFn: () => {
       const body: Record<string, unknown> = {};

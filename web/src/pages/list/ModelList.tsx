@@ -85,7 +85,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
           const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options} />;
           // The first column opens the object.
           return index === 0 ? (
-            <Link to={paths.detail(model.model, row.original.id)} className="font-medium text-sky-700 hover:underline">
+            <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
               {value === null || value === undefined || value === '' ? row.original.display : shown}
             </Link>
           ) : (
