@@ -1,0 +1,126 @@
+// Admin and overview pages in a real browser against a real `cairn serve`: Settings → End of life (enable, import a
+// catalog document through the file input), a platform's mapping picker preselecting the suggested product and
+// cycle, the Compliance page with a rule's violations and Evaluate now, the Jobs page listing that evaluation,
+// Updates and Backups. Screenshots under test/web/screenshots/.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
+
+interface Row {
+  id: string;
+  name: string;
+  [key: string]: unknown;
+}
+interface Page<T> {
+  count: number;
+  results: T[];
+}
+
+const ready = chromiumAvailable();
+
+/** A two-cycle catalog document in the endoflife.date /api/v1/products/full shape. */
+function catalog(): Buffer {
+  const releases = [
+    { name: '24.04', label: '24.04 LTS', releaseDate: '2024-04-25', eolFrom: '2029-05-31', isLts: true, isEol: false },
+    { name: '22.04', label: '22.04 LTS', releaseDate: '2022-04-21', eolFrom: '2027-06-01', isLts: true, isEol: false },
+    { name: '18.04', label: '18.04 LTS', releaseDate: '2018-04-26', eolFrom: '2023-05-31', isLts: true, isEol: true },
+  ];
+  return Buffer.from(JSON.stringify({ schema_version: '1.2.0', total: 2, result: [
+    { name: 'ubuntu', label: 'Ubuntu', category: 'os', aliases: [], releases },
+    { name: 'debian', label: 'Debian', category: 'os', aliases: [], releases: [{ name: '12', label: '12', releaseDate: '2023-06-10', eolFrom: '2026-06-10', isLts: false, isEol: true }] },
+  ] }));
+}
+
+describe.skipIf(!ready)('admin pages in chromium', () => {
+  let server: WebServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startServer({ demoDevices: 4 });
+    browser = await openBrowser();
+    await signIn(browser.page, server);
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('enables end-of-life data, imports a catalog and maps a platform with the suggested cycle preselected', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/settings/end-of-life`);
+    const form = page.getByRole('form', { name: 'End-of-life settings' });
+    await form.waitFor();
+    await form.getByLabel('Enable end-of-life data').check();
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('End-of-life settings saved.').waitFor();
+    expect((await server.api<{ enabled: boolean }>('GET', '/api/eol/settings/')).body.enabled).toBe(true);
+
+    await page.getByLabel('Catalog file').setInputFiles({ name: 'full.json', mimeType: 'application/json', buffer: catalog() });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported full.json.').waitFor();
+    await page.getByText('2 catalog products').waitFor();
+    await shot(page, 'f10-eol-settings-imported');
+
+    const platform = await server.api<Row>('POST', '/api/platforms/', { name: 'Ubuntu 22.04', slug: 'ubuntu-22-04' });
+    expect(platform.status).toBe(201);
+    await page.goto(`${server.url}/objects/dcim.platform/${platform.body.id}?tab=eol`);
+    const picker = page.getByRole('region', { name: 'Map to a catalog cycle' });
+    await picker.waitFor();
+    // The suggestion comes first and its cycle (from the platform's name) is preselected.
+    await expect.poll(() => picker.getByLabel('Product').inputValue()).toMatch(/\/ubuntu$/);
+    await expect.poll(() => picker.getByLabel('Cycle').inputValue()).toBe('22.04');
+    expect(await picker.locator('optgroup[label="Suggested"] option').first().textContent()).toContain('Ubuntu');
+    await picker.getByRole('button', { name: 'Save mapping' }).click();
+    await page.getByText('Mapped to ubuntu 22.04.').waitFor();
+    const mapping = (await server.api<{ product: string; cycle: string; status: string }>('GET', `/api/eol/platforms/${platform.body.id}/`)).body;
+    expect([mapping.product, mapping.cycle]).toEqual(['ubuntu', '22.04']);
+    const label = { supported: 'Supported', ending: 'End of life soon', eol: 'End of life', unknown: 'EOL unknown' }[mapping.status]!;
+    await page.getByRole('region', { name: 'End-of-life status' }).getByText(label, { exact: true }).waitFor();
+    await shot(page, 'f11-platform-eol-mapped');
+  });
+
+  it('lists a rule\'s violations on the Compliance page and the evaluation on the Jobs page', async () => {
+    const { page } = browser;
+    const rule = await server.api<Row>('POST', '/api/compliance/rules/', { name: 'web-name-pattern', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '^never-matches$' } });
+    expect(rule.status).toBe(201);
+    const devices = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;
+    await page.goto(`${server.url}/compliance`);
+    await page.getByLabel('Rule', { exact: true }).selectOption(rule.body.id);
+    await page.getByText(`1–${devices} of ${devices}`).waitFor();
+    expect(await page.getByRole('region', { name: 'Open violations' }).getByRole('row').filter({ hasText: 'web-name-pattern' }).count()).toBe(devices);
+    await page.getByRole('button', { name: 'Evaluate now' }).click();
+    const rules = (await server.api<Page<Row>>('GET', '/api/compliance/rules/?limit=1')).body.count;
+    await page.getByText(`Evaluated ${rules} ${rules === 1 ? 'rule' : 'rules'}: ${devices} violations.`).waitFor();
+    await shot(page, 'f12-compliance');
+
+    await page.goto(`${server.url}/jobs`);
+    await page.locator('[data-job="compliance.evaluate"]').first().waitFor();
+    expect(await page.locator('[data-job="compliance.evaluate"]').first().innerText()).toContain('succeeded');
+    await page.getByRole('heading', { name: 'Schedules' }).waitFor();
+    await shot(page, 'f13-jobs');
+  });
+
+  it('shows Updates and Backups, or says they are not available here', async () => {
+    const { page } = browser;
+    const upgrade = await server.api<{ running_version?: string }>('GET', '/api/system/upgrade/');
+    await page.goto(`${server.url}/system/updates`);
+    await page.getByRole('heading', { name: 'Updates' }).waitFor();
+    if (upgrade.status === 200) await page.getByTestId('running-version').filter({ hasText: upgrade.body.running_version! }).waitFor();
+    else await page.getByText('Upgrade status is not available on this server.').waitFor();
+    await page.getByRole('heading', { name: 'After-upgrade steps' }).waitFor();
+    await shot(page, 'f14-updates');
+
+    const backups = await server.api<{ count: number }>('GET', '/api/system/backups/');
+    await page.goto(`${server.url}/settings/backups`);
+    await page.getByRole('heading', { name: 'Backups' }).waitFor();
+    if (backups.status === 404) await page.getByText('The backup list is not available on this server.').waitFor();
+    else if (backups.body.count === 0) await page.getByText('No backups yet').waitFor();
+    else expect(await page.getByRole('row').count()).toBe(backups.body.count + 1);
+    await shot(page, 'f15-backups');
+  });
+
+  it('keeps the console free of errors', () => {
+    // The 401 is /api/auth/me/ before signing in.
+    expect(browser.errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+  });
+});
