@@ -1,6 +1,6 @@
 // Backups against a real database: embedded PGlite by default, PostgreSQL when TEST_DATABASE_URL is set.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -86,7 +86,9 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
     expect(info.kind).toBe('manual');
     expect(info.version).toBe('1.4.0');
     expect(info.size).toBeGreaterThan(1000);
-    expect(existsSync(info.file)).toBe(true);
+    // It holds secret.key and the environment file: the service user's eyes only.
+    expect(statSync(info.file).mode & 0o777).toBe(0o600);
+    expect(statSync(target().backupsDir).mode & 0o777).toBe(0o700);
     const listed = await listBackups(target().backupsDir);
     expect(listed).toEqual([info]);
   }, 60_000);

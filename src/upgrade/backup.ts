@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -198,6 +198,7 @@ export async function snapshotDatabase(target: BackupTarget, file: string): Prom
   const work = await mkdtemp(join(dirname(file), '.snapshot-'));
   try {
     await dumpDatabase(target, work);
+    await chmod(join(work, target.databaseUrl ? 'dump.sql' : 'pgdata.tar'), 0o600);
     await rename(join(work, target.databaseUrl ? 'dump.sql' : 'pgdata.tar'), file);
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -220,7 +221,9 @@ function newId(kind: BackupInfo['kind'], now: Date): string {
 export async function createBackup(target: BackupTarget, kind: BackupInfo['kind']): Promise<BackupInfo> {
   if (!BACKUP_KINDS.includes(kind)) throw new BackupError(`unknown backup kind ${JSON.stringify(kind)}`);
   if (!parseVersion(target.version)) throw new BackupError(`version ${JSON.stringify(target.version)} is not a release version`);
-  await mkdir(target.backupsDir, { recursive: true });
+  // Backups hold the environment file and secret.key: readable by the service user only.
+  await mkdir(target.backupsDir, { recursive: true, mode: 0o700 });
+  await chmod(target.backupsDir, 0o700);
   const now = new Date();
   const id = newId(kind, now);
   const file = join(target.backupsDir, `${id}.tar.gz`);
@@ -239,8 +242,9 @@ export async function createBackup(target: BackupTarget, kind: BackupInfo['kind'
     if (target.envFile && existsSync(target.envFile)) await copyFile(target.envFile, join(staging, 'env'));
     const partial = `${file}.partial`;
     await run('tar', ['--use-compress-program=gzip -1', '-cf', partial, '-C', staging, '.']);
+    await chmod(partial, 0o600);
     await rename(partial, file);
-    await writeFile(join(target.backupsDir, `${id}.json`), JSON.stringify(meta, null, 1));
+    await writeFile(join(target.backupsDir, `${id}.json`), JSON.stringify(meta, null, 1), { mode: 0o600 });
   } catch (err) {
     await rm(`${file}.partial`, { force: true });
     throw err;
