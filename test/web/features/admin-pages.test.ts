@@ -87,11 +87,21 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     await page.goto(`${server.url}/compliance`);
     await page.getByLabel('Rule', { exact: true }).selectOption(rule.body.id);
     await page.getByText(`1–${devices} of ${devices}`).waitFor();
-    expect(await page.getByRole('region', { name: 'Open violations' }).getByRole('row').filter({ hasText: 'web-name-pattern' }).count()).toBe(devices);
+    const violations = page.getByRole('region', { name: 'Open violations' });
+    expect(await violations.getByRole('row').filter({ hasText: 'web-name-pattern' }).count()).toBe(devices);
+    // Objects are named, not shown as ids.
+    const first = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1&ordering=name')).body.results[0]!;
+    await violations.getByRole('link', { name: first.name, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Evaluate now' }).click();
     const rules = (await server.api<Page<Row>>('GET', '/api/compliance/rules/?limit=1')).body.count;
     await page.getByText(`Evaluated ${rules} ${rules === 1 ? 'rule' : 'rules'}: ${devices} violations.`).waitFor();
     await shot(page, 'f12-compliance');
+
+    // The device's own Compliance tab shows the same violation.
+    await page.goto(`${server.url}/objects/dcim.device/${first.id}?tab=compliance`);
+    await page.getByText('1 violation', { exact: true }).waitFor();
+    await page.getByRole('cell', { name: 'name does not match ^never-matches$.' }).waitFor();
+    await shot(page, 'f12b-device-compliance-tab');
 
     await page.goto(`${server.url}/jobs`);
     await page.locator('[data-job="compliance.evaluate"]').first().waitFor();

@@ -15,6 +15,26 @@ import { ModelList, type ListState } from '../../pages/list/ModelList.tsx';
 import type { Violation } from '../devices/ComplianceTab.tsx';
 
 const PAGE = 50;
+const LIST_PATH: Record<string, string> = { 'dcim.device': '/api/devices/', 'virtualization.virtualmachine': '/api/virtual-machines/' };
+
+/** Names of the objects on one page of violations: one list call per object type, filtered by id. */
+function useObjectNames(violations: Violation[] | undefined) {
+  const byType = new Map<string, string[]>();
+  for (const v of violations ?? []) byType.set(v.object_type, [...new Set([...(byType.get(v.object_type) ?? []), v.object_id])]);
+  const wanted = [...byType].filter(([type]) => LIST_PATH[type]);
+  return useQuery({
+    queryKey: ['compliance-names', wanted],
+    queryFn: async () => {
+      const names = new Map<string, string>();
+      for (const [type, ids] of wanted) {
+        const page = await get<Page>(LIST_PATH[type]!, { id: ids, limit: ids.length });
+        for (const row of page.results) names.set(row.id, row.display);
+      }
+      return names;
+    },
+    enabled: wanted.length > 0,
+  });
+}
 const TYPES = [
   { value: 'dcim.device', label: 'Devices' },
   { value: 'virtualization.virtualmachine', label: 'Virtual machines' },
@@ -40,6 +60,7 @@ export default function CompliancePage() {
     },
     onError: (err) => toast.show({ message: err.message, tone: 'error' }),
   });
+  const names = useObjectNames(violations.data?.results);
   const count = violations.data?.count ?? 0;
   return (
     <div className="space-y-6">
@@ -104,7 +125,7 @@ export default function CompliancePage() {
                   <tr key={v.id} className="border-t border-slate-100">
                     <td className="px-3 py-2">
                       <Link className="text-sky-700 hover:underline" to={paths.detail(v.object_type, v.object_id)} search={{ tab: 'compliance' }}>
-                        {v.object_type === 'dcim.device' ? 'Device' : 'VM'} {v.object_id.slice(0, 8)}…
+                        {names.data?.get(v.object_id) ?? `${v.object_type === 'dcim.device' ? 'Device' : 'VM'} ${v.object_id}`}
                       </Link>
                     </td>
                     <td className="px-3 py-2">{v.rule.name}</td>
