@@ -11,7 +11,7 @@ import { AccountError, createTenant, createToken, createUser, defaultTenantId } 
 import { setMaintenance } from './system/maintenance.ts';
 import { DemoDataError, MAX_DEMO_DEVICES } from './system/demo-data.ts';
 import { runDemoDataJob } from './jobs/demo-data.ts';
-import { missingExtensions, runSearchRebuild } from './search/rebuild.ts';
+import { missingExtensions, queueSearchRebuild, runQueuedSearchRebuild, runSearchRebuild } from './search/rebuild.ts';
 import { extensionState } from './search/support.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
@@ -80,12 +80,11 @@ program
       async (database) => {
         const applied = await migrateToLatest(database.db);
         console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'No pending migrations.');
-        // After an upgrade the registry may index other fields: rebuild. A failure here leaves the migration done.
+        // After an upgrade the registry may index other fields. Queued, not run: the worker rebuilds when it
+        // starts, so the upgrade's downtime does not grow with the inventory.
         if (applied.length) {
-          await runSearchRebuild(database.db, { startedBy: 'system' }).then(
-            (r) => console.log(`Search index rebuilt: ${r.entries.toLocaleString('en-US')} entries.`),
-            (err: Error) => console.error(`cairn: the search index was not rebuilt (${err.message}); run cairn rebuild.`),
-          );
+          await queueSearchRebuild(database.db, 'system');
+          console.log('Search index rebuild queued: it runs when background work starts (or run cairn rebuild now).');
         }
       },
       false,
@@ -216,10 +215,9 @@ program
   .description('Rebuild the search index of every tenant from the tables (also runs nightly); creates missing search extensions where permitted.')
   .action(async (_opts, cmd: Command) => {
     await withDatabase(cmd, async (database) => {
-      const report = await runSearchRebuild(database.db, {
-        startedBy: 'system',
-        onProgress: (done, total, model) => console.log(`  search index: ${model} (${done}/${total})`),
-      });
+      const onProgress = (done: number, total: number, model: string) => console.log(`  search index: ${model} (${done}/${total})`);
+      // A rebuild an upgrade queued is done by this one (under its record), not repeated by the worker later.
+      const report = (await runQueuedSearchRebuild(database.db, onProgress)) ?? (await runSearchRebuild(database.db, { startedBy: 'system', onProgress }));
       console.log(`Search index: ${report.entries.toLocaleString('en-US')} entries over ${report.models} models.`);
       for (const name of missingExtensions(report)) console.log(`The ${name} extension is missing; a superuser can run: CREATE EXTENSION IF NOT EXISTS ${name}; then cairn rebuild.`);
     });

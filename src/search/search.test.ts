@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { created, createDevice, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
 import { rebuildSearchIndex } from './indexer.ts';
+import { queueSearchRebuild, runQueuedSearchRebuild } from './rebuild.ts';
+import { searchableModels } from './fields.ts';
 import { extensionState } from './support.ts';
 
 let h: Harness;
@@ -27,6 +29,13 @@ afterAll(async () => {
 });
 
 describe('search', () => {
+  it('has a delete trigger on every searchable table straight after migrations (before any rebuild)', async () => {
+    const { rows } = await sql<{ tbl: string }>`SELECT tgrelid::regclass::text AS tbl FROM pg_trigger WHERE tgname LIKE '%\\_search\\_forget'`.execute(h.database.db);
+    const withTrigger = new Set(rows.map((r) => r.tbl));
+    // A failure names a table added after migration 0011: attach cairn_search_forget() in its migration.
+    expect(searchableModels().map((s) => s.model.table).filter((t) => !withTrigger.has(t))).toEqual([]);
+  });
+
   it('ranks exact above prefix above similar, accent-blind, with the matched field and url', async () => {
     const exact = await createDevice(h.as('alice'), b, 'core');
     const prefixed = await createDevice(h.as('alice'), b, 'core-zürich-01', { serial: 'SN-77-ALPHA', asset_tag: 'AT-5512' });
@@ -150,4 +159,16 @@ describe('search', () => {
     expect(report.entries).toBeGreaterThan(10);
     expect((await find('alice', q('rebuilt-box')))[0]!.id).toBe(dev.id);
   });
+
+  it('runs the rebuild an upgrade queued once, under its own record', async () => {
+    const first = await queueSearchRebuild(h.database.db, 'system');
+    expect(await queueSearchRebuild(h.database.db, 'system')).toBe(first);
+    expect((await h.as('admin').get(`/api/jobs/${first}/`)).json()).toMatchObject({ kind: 'search.rebuild', status: 'queued', tenant: null });
+    const report = await runQueuedSearchRebuild(h.database.db);
+    expect(report?.entries).toBeGreaterThan(0);
+    const job = (await h.as('admin').get(`/api/jobs/${first}/`)).json();
+    expect(job).toMatchObject({ status: 'succeeded', progress: { done: report!.models, total: report!.models } });
+    expect(await runQueuedSearchRebuild(h.database.db)).toBeNull();
+  });
+
 });
