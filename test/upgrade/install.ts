@@ -202,6 +202,7 @@ export async function installRelease(
     close: async () => {
       await host.stop('worker');
       await host.stop('web');
+      await host.releasePort();
       await pgdb?.drop();
       rmSync(root, { recursive: true, force: true });
     },

@@ -291,7 +291,8 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     ctx.journal.context.migrateStarted = true;
     save(ctx);
     const out = await release(ctx, ['migrate']);
-    return { detail: out.trim().split('\n').pop() ?? '' };
+    const lines = out.trim().split('\n');
+    return { detail: lines.find((l) => /^Applied \d+ migration/.test(l)) ?? lines.pop() ?? '' };
   },
 
   async static(ctx) {

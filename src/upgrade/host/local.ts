@@ -87,6 +87,8 @@ export class LocalSupervisor implements Host {
     const web = this.readPid('web');
     const responderUp = () => this.pidOf('responder') !== null;
     if (web && processAlive(web.pid, web.pidStart)) {
+      // A responder still handing over to this web leaves by itself once web listens: let it, then take over.
+      await this.until(() => !responderUp(), 30_000, 'the maintenance responder did not finish its hand-over').catch(() => {});
       if (!responderUp()) {
         // Web hands its socket to a responder process, then exits (host/handover.ts).
         process.kill(web.pid, 'SIGUSR2');
