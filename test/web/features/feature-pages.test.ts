@@ -111,6 +111,20 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await page.getByText('web-ssh is no longer monitored.').waitFor();
     await shot(page, 'f05-service-page-unmonitored');
     expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.monitored).toBe(false);
+
+    // Edit: a port out of range is refused with the API's message on the ports, and nothing changes.
+    await page.getByRole('button', { name: 'Edit service' }).click();
+    const dialog = page.getByRole('form', { name: 'Edit service web-ssh' });
+    await dialog.getByLabel('TCP ports').fill('22, 70000');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByRole('alert').waitFor();
+    expect(await dialog.getByRole('alert').innerText()).toMatch(/^Ports: .+/);
+    await shot(page, 'f05b-service-edit-port-error');
+    expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.protocol_ports).toEqual({ tcp: [22] });
+    await dialog.getByLabel('TCP ports').fill('22, 2222');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved web-ssh.').waitFor();
+    expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.protocol_ports).toEqual({ tcp: [22, 2222] });
   });
 
   it('shows the Config drift badge flip as push records arrive', async () => {
