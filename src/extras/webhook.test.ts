@@ -1,6 +1,8 @@
 // Outbound webhooks end to end: real HTTPS receivers on 127.0.0.1 (allow-listed through CAIRN_SSRF_ALLOWLIST),
 // the pg-boss outbound worker on the test database, signatures checked against the exact body bytes.
 import { createHmac } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
@@ -207,6 +209,30 @@ it('deleting a webhook with a delivery still to retry ends its job as cancelled'
     expect(history.results).toMatchObject([{ webhook: null, attempt: 1, status_code: 500 }]);
   } finally {
     await worker.start();
+  }
+});
+
+it('uses plain http only for an allow-listed host', async () => {
+  const bodies: string[] = [];
+  const plain = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
+  try {
+    const port = (plain.address() as AddressInfo).port;
+    // 127.0.0.1 is on CAIRN_SSRF_ALLOWLIST in this file, so http:// to it is accepted and used.
+    await created(h.as('admin'), '/api/webhooks/', { name: 'plain', payload_url: `http://127.0.0.1:${port}/in`, object_types: ['dcim.devicerole'], events: ['created'] });
+    const role = await created(h.as('alice'), '/api/device-roles/', { name: 'Plain role', slug: 'plain-role' });
+    const body = await eventually(async () => bodies[0], 'the plain http delivery');
+    expect(JSON.parse(body)).toMatchObject({ event: 'created', object_id: role.id });
+  } finally {
+    await new Promise<void>((resolve) => plain.close(() => resolve()));
   }
 });
 
