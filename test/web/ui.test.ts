@@ -221,6 +221,25 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     }
   });
 
+  it('switches tenant: the lists show the other tenant (empty here), then switch back', async () => {
+    const { page } = browser;
+    const me = (await server.api<{ user: { id: string }; tenants: Array<{ id: string }> }>('GET', '/api/auth/me/')).body;
+    const second = await server.api<{ id: string }>('POST', '/api/tenants/', { name: 'Second', slug: 'second' });
+    expect(second.status).toBe(201);
+    expect((await server.api('PATCH', `/api/users/${me.user.id}/`, { tenants: [...me.tenants.map((t) => t.id), second.body.id] })).status).toBe(200);
+    await page.goto(`${server.url}/objects/dcim.device`);
+    await page.getByTestId('model-list').waitFor();
+    const switcher = page.getByLabel('Active tenant');
+    const home = await switcher.inputValue();
+    await switcher.selectOption({ label: 'Second' });
+    await page.getByText('Switched to Second.').waitFor();
+    await page.getByText('No devices yet').waitFor();
+    await shot(page, '14-other-tenant-empty');
+    await switcher.selectOption(home);
+    await page.getByTestId('model-list').waitFor();
+    expect(await page.getByTestId('model-list').locator('tbody tr').count()).toBeGreaterThan(0);
+  });
+
   it('offers a reload when a newer build is served', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/`);
@@ -234,7 +253,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     publishBuildId(server, 'a-newer-build');
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     await toast.getByText('Updated.').waitFor();
-    await shot(page, '14-new-build-toast');
+    await shot(page, '15-new-build-toast');
     await page.evaluate(() => ((window as unknown as { beforeReload: boolean }).beforeReload = true));
     await toast.getByRole('button', { name: 'Reload' }).click();
     await page.waitForFunction(() => !(window as unknown as { beforeReload?: boolean }).beforeReload);

@@ -20,9 +20,9 @@ function TenantSwitcher({ me }: { me: Me }) {
     setBusy(true);
     try {
       const next = await post<Me>('/api/auth/tenant/', { tenant });
-      // Every cached answer belonged to the previous tenant.
-      client.clear();
       client.setQueryData(keys.me, next);
+      // Every other cached answer belonged to the previous tenant: drop them and refetch what is on screen.
+      await client.resetQueries({ predicate: (q) => q.queryKey[0] !== keys.me[0] });
       toast.show({ message: `Switched to ${next.active_tenant?.name ?? 'tenant'}.`, tone: 'success' });
     } catch (err) {
       toast.show({ message: errorMessage(err), tone: 'error' });
