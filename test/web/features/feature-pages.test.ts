@@ -69,6 +69,8 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     expect(await page.getByTestId('preview-output').innerText()).toContain(device.name);
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'Edit web-device-names' }).waitFor();
+    // The preview run before saving stays on the page.
+    expect(await page.getByTestId('preview-output').innerText()).toContain(device.name);
     await shot(page, 'f02-template-saved-with-preview');
     const saved = (await server.api<Page<Row>>('GET', '/api/export-templates/?name=web-device-names')).body.results[0]!;
     expect(saved.object_type).toBe('dcim.device');
@@ -119,6 +121,8 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await dialog.getByRole('alert').waitFor();
     expect(await dialog.getByRole('alert').innerText()).toMatch(/^Ports: .+/);
+    expect(await dialog.getByLabel('TCP ports').getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByLabel('UDP ports').getAttribute('aria-invalid')).toBeNull();
     await shot(page, 'f05b-service-edit-port-error');
     expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.protocol_ports).toEqual({ tcp: [22] });
     await dialog.getByLabel('TCP ports').fill('22, 2222');

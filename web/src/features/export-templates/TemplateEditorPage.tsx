@@ -34,13 +34,17 @@ function draftOf(t: ExportTemplate): Draft {
   return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, template_code: t.template_code };
 }
 
+/** Templates this tab just created: moving from /new to their editor keeps the editor (and its preview) mounted. */
+const justCreated = new Set<string>();
+
 export default function TemplateEditorPage() {
   const params = useParams({ strict: false }) as { id?: string };
   const id = params.id ?? null;
+  const editorKey = id === null || justCreated.has(id) ? 'new' : id;
   const saved = useQuery({ queryKey: ['object', TEMPLATES_PATH, id], queryFn: () => get<ExportTemplate>(`${TEMPLATES_PATH}${id}/`), enabled: id !== null });
   if (id !== null && saved.isLoading) return <Loading />;
   if (saved.error) return <ErrorState error={saved.error} retry={() => void saved.refetch()} />;
-  return <Editor key={id ?? 'new'} saved={saved.data ?? null} />;
+  return <Editor key={editorKey} saved={saved.data ?? null} />;
 }
 
 function Editor({ saved }: { saved: ExportTemplate | null }) {
@@ -72,7 +76,10 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
       client.setQueryData(['object', TEMPLATES_PATH, row.id], row);
       void client.invalidateQueries({ queryKey: ['list', TEMPLATES_PATH] });
       toast.show({ message: `Saved ${row.name}.`, tone: 'success' });
-      if (!saved) void navigate({ to: '/export-templates/$id/editor', params: { id: row.id } });
+      if (!saved) {
+        justCreated.add(row.id);
+        void navigate({ to: '/export-templates/$id/editor', params: { id: row.id }, replace: true });
+      }
     },
     onError: (err) => setErrors(err instanceof ApiError ? err.fieldErrors : {}),
   });

@@ -51,6 +51,10 @@ export function ServiceDialog({ open, onClose, service, parent }: { open: boolea
   });
 
   const portErrors = errors.protocol_ports;
+  // Mark the box whose protocol the message names; a message naming neither marks both.
+  const names = (proto: string) => !!portErrors?.some((m) => m.toLowerCase().includes(proto));
+  const tcpInvalid = !!portErrors && (names('tcp') || !names('udp'));
+  const udpInvalid = !!portErrors && (names('udp') || !names('tcp'));
   return (
     <Dialog
       open={open}
@@ -83,10 +87,10 @@ export function ServiceDialog({ open, onClose, service, parent }: { open: boolea
         </FieldShell>
         <div className="grid grid-cols-2 gap-3">
           <FieldShell id="svc-tcp" label="TCP ports" hint="e.g. 22, 443">
-            <input id="svc-tcp" className={inputClass} value={tcp} aria-invalid={!!portErrors || undefined} onChange={(e) => setTcp(e.target.value)} />
+            <input id="svc-tcp" className={inputClass} value={tcp} aria-invalid={tcpInvalid || undefined} onChange={(e) => setTcp(e.target.value)} />
           </FieldShell>
           <FieldShell id="svc-udp" label="UDP ports" hint="e.g. 53">
-            <input id="svc-udp" className={inputClass} value={udp} aria-invalid={!!portErrors || undefined} onChange={(e) => setUdp(e.target.value)} />
+            <input id="svc-udp" className={inputClass} value={udp} aria-invalid={udpInvalid || undefined} onChange={(e) => setUdp(e.target.value)} />
           </FieldShell>
         </div>
         {portErrors ? (
