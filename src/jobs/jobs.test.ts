@@ -54,7 +54,7 @@ describe('jobs', () => {
     expect(page.count).toBe(4);
     expect(page.results).toHaveLength(1);
     expect(page.next).toContain('offset=1');
-    for (const [query, param] of [['?status=done', 'status'], ['?limit=0', 'limit'], ['?limit=100000', 'limit'], ['?offset=-1', 'offset'], ['?colour=red', 'colour']]) {
+    for (const [query, param] of [['?status=done', 'status'], ['?limit=0', 'limit'], ['?limit=100000', 'limit'], ['?offset=-1', 'offset'], ['?colour=red', 'colour'], ['?kind=a%00b', 'kind']]) {
       const res = await h.as('alice').get(`/api/jobs/${query}`);
       expect(res.statusCode, query).toBe(400);
       expect(res.json(), query).toHaveProperty(param!);

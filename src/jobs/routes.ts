@@ -43,7 +43,8 @@ export function registerJobRoutes(app: FastifyInstance): void {
       const errors = new ErrorCollector();
       for (const key of Object.keys(q)) if (!KNOWN_PARAMS.has(key)) errors.add(key, 'Unknown filter. Jobs can be filtered by kind and status, and paged with limit and offset.');
       const kinds = listOf(q.kind);
-      for (const k of kinds) if (k.length > 64) errors.add('kind', 'A job kind has at most 64 characters.');
+      // eslint-disable-next-line no-control-regex -- control characters are refused (NUL cannot reach PostgreSQL)
+      for (const k of kinds) if (k.length > 64 || /[\u0000-\u001f\u007f]/.test(k)) errors.add('kind', 'A job kind is at most 64 printable characters.');
       const statuses = listOf(q.status);
       for (const s of statuses) if (!(JOB_STATUSES as readonly string[]).includes(s)) errors.add('status', `"${s.slice(0, 40)}" is not a job status: use one of ${JOB_STATUSES.join(', ')}.`);
       const limit = wholeNumber(q.limit, 'limit', 50, 1, MAX_LIMIT, errors);

@@ -46,6 +46,10 @@ function single(raw: unknown): string | undefined {
 }
 
 function asAddress(q: string): string | null {
+  // A zoned IPv6 address (fe80::1%eth0) is valid for ipaddr.js but not for PostgreSQL's inet: search it as text.
+  if (q.includes('%')) return null;
+  // ipaddr.js also reads "3071" or "0x10" as an IPv4 number; people typing digits mean a VLAN id or an ASN.
+  if (!/^[0-9a-fA-F.:/]+$/.test(q) || !/[.:]/.test(q)) return null;
   if (ipaddr.isValid(q)) return ipaddr.parse(q).toString();
   try {
     const [addr, len] = ipaddr.parseCIDR(q);
@@ -63,6 +67,8 @@ export function parseSearchRequest(ctx: RequestContext, query: Record<string, un
   const q = (raw ?? '').trim();
   if (raw === undefined || q === '') errors.add('q', 'Type something to search for.');
   else if (q.length > Q_MAX) errors.add('q', `Ensure the search text has no more than ${Q_MAX} characters (it has ${q.length}).`);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused (NUL cannot reach PostgreSQL)
+  else if (/[\u0000-\u001f\u007f]/.test(q)) errors.add('q', 'The search text contains control characters.');
 
   const viewable = searchableModels().filter((s) => modelAllows(ctx, s.model, 'view'));
   let types = viewable;

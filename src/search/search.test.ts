@@ -140,6 +140,8 @@ describe('search', () => {
       [q('core', '&limit=ten'), 'limit'],
       [q('core', '&limit=-1'), 'limit'],
       [q('core', '&offset=5'), 'offset'],
+      ['q=a%00b', 'q'],
+      ['q=a%0Ab', 'q'],
     ];
     for (const [query, param] of cases) {
       const res = await h.as('alice').get(`/api/search/?${query}`);
@@ -149,6 +151,8 @@ describe('search', () => {
     // LIKE wildcards are text, not patterns.
     expect(await find('alice', q('%'))).toEqual([]);
     expect(await find('alice', q('x%y'))).toEqual([]);
+    // Quotes, backslashes and other scripts are plain text.
+    for (const text of ["o'brien", 'a\\b', '東京', '🙂', '10.1.2.3/33', '::ffff:10.1.2.3', 'fe80::1%eth0']) await find('alice', q(text));
   });
 
   it('is rebuilt from the tables', async () => {
