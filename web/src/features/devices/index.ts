@@ -3,6 +3,7 @@
 import { lazy } from 'react';
 import { registerCellRenderer, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
 import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
+import { ConfigTemplateCell } from './ConfigTemplateCell.tsx';
 
 registerDetailTab({ id: 'config', label: 'Config', models: 'dcim.device', order: 100, component: lazy(() => import('./ConfigTab.tsx')) });
 registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, component: lazy(() => import('../services/ServicesTab.tsx')) });
@@ -11,3 +12,4 @@ registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component
 registerCellRenderer('dcim.platform', 'eol', EolCell);
 registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
 registerCellRenderer('dcim.device', 'compliance', ComplianceCell);
+registerCellRenderer('dcim.device', 'config_template', ConfigTemplateCell);
