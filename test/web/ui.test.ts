@@ -1,6 +1,8 @@
 // The web UI in a real browser against a real `cairn serve`: sign in, create a device (with a field error on the
 // way), flip a boolean custom-field flag, bulk edit three devices, and the "Updated" toast of a newer build.
 // Each step saves a screenshot under test/web/screenshots/.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumAvailable, openBrowser, publishBuildId, shot, signIn, startServer, type Browser, type WebServer } from './helpers.ts';
 
@@ -240,6 +242,30 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     expect(await page.getByTestId('model-list').locator('tbody tr').count()).toBeGreaterThan(0);
   });
 
+  it('reloads once, and only once, when a page chunk is gone (replaced by a deploy)', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/`);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    const chunk = readdirSync(join(server.webDir, 'assets')).find((f) => f.startsWith('TokensPage-') && f.endsWith('.js'))!;
+    const file = join(server.webDir, 'assets', chunk);
+    const saved = readFileSync(file);
+    rmSync(file);
+    let loads = 0;
+    const onLoad = () => loads++;
+    page.on('load', onLoad);
+    try {
+      await page.getByText('admin ▾').click();
+      await page.getByRole('link', { name: 'API tokens' }).click();
+      // One reload; the chunk is still missing afterwards, so the page says so instead of reloading again.
+      await page.getByText('This could not be loaded.').waitFor();
+      expect(loads).toBe(1);
+      await shot(page, '15-chunk-missing');
+    } finally {
+      page.off('load', onLoad);
+      writeFileSync(file, saved);
+    }
+  });
+
   it('offers a reload when a newer build is served', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/`);
@@ -253,7 +279,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     publishBuildId(server, 'a-newer-build');
     await page.evaluate(() => window.dispatchEvent(new Event('focus')));
     await toast.getByText('Updated.').waitFor();
-    await shot(page, '15-new-build-toast');
+    await shot(page, '16-new-build-toast');
     await page.evaluate(() => ((window as unknown as { beforeReload: boolean }).beforeReload = true));
     await toast.getByRole('button', { name: 'Reload' }).click();
     await page.waitForFunction(() => !(window as unknown as { beforeReload?: boolean }).beforeReload);

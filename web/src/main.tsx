@@ -5,11 +5,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { ApiError } from './api/client.ts';
 import { createAppRouter } from './app/router.tsx';
-import { installChunkErrorReload } from './app/build-watch.tsx';
 import { ToastProvider } from './components/Toasts.tsx';
 import './styles.css';
-
-installChunkErrorReload();
 
 const queryClient = new QueryClient({
   defaultOptions: {

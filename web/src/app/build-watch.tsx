@@ -63,17 +63,14 @@ export function isChunkLoadError(error: unknown): boolean {
 }
 
 /** Reloads the tab once per minute at most, so a broken deploy cannot loop. Returns whether it reloads. */
-export function reloadOnceForChunkError(): boolean {
+export function reloadOnceForChunkError(error?: unknown): boolean {
+  // Route pages load through TanStack Router's lazyRouteComponent, which already reloads once per failing module
+  // (remembered in sessionStorage under this key); reloading again here would make it twice.
+  const message = error instanceof Error ? error.message : '';
+  if (message && sessionStorage.getItem(`tanstack_router_reload:${message}`)) return false;
   const last = Number(sessionStorage.getItem(RELOAD_KEY) ?? 0);
   if (Date.now() - last < 60_000) return false;
   sessionStorage.setItem(RELOAD_KEY, String(Date.now()));
   window.location.reload();
   return true;
-}
-
-/** Vite reports a failed preload of a lazy chunk with this event. */
-export function installChunkErrorReload(): void {
-  window.addEventListener('vite:preloadError', (event) => {
-    if (reloadOnceForChunkError()) event.preventDefault();
-  });
 }

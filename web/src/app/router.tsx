@@ -6,9 +6,13 @@ import { appRoute, coreAppRoutes, loginRoute, rootRoute } from './routes.ts';
 import { ErrorState, NotFound } from '../components/states.tsx';
 import { isChunkLoadError, reloadOnceForChunkError } from './build-watch.tsx';
 
-/** A page whose chunk is gone (a newer build replaced it) reloads once; other errors show with a retry. */
+/**
+ * A page or tab whose chunk is gone (a newer build replaced it) reloads once; other errors show with a retry.
+ * Every lazy import failure ends here (route pages via lazyRouteComponent, tabs via React.lazy), so there is
+ * one place that decides about reloading.
+ */
 function RouteError({ error, reset }: { error: unknown; reset: () => void }) {
-  if (isChunkLoadError(error) && reloadOnceForChunkError()) return null;
+  if (isChunkLoadError(error) && reloadOnceForChunkError(error)) return null;
   return (
     <div className="p-6">
       <ErrorState error={error} retry={reset} />
