@@ -100,7 +100,7 @@ describe('credential-bearing types', () => {
       secret: 'hmac-secret',
       additional_headers: { Authorization: 'Bearer tok-123' },
       object_types: ['dcim.device'],
-      events: ['create'],
+      events: ['created'],
     });
     expect(hook.statusCode, hook.body).toBe(201);
     expect(hook.body).not.toContain('hmac-secret');
