@@ -114,7 +114,7 @@ describe('credential-bearing types', () => {
     expect(badHook.json()).toHaveProperty('object_types');
     expect(badHook.json()).toHaveProperty('events');
 
-    const target = await alice.post('/api/automation-targets/', { name: 'awx', kind: 'awx', base_url: 'https://awx.example.com', token: 'awx-token-1' });
+    const target = await alice.post('/api/automation-targets/', { name: 'awx', kind: 'awx', base_url: 'https://awx.example.com', token: 'awx-token-1', job_template_id: 7 });
     expect(target.statusCode, target.body).toBe(201);
     expect(target.body).not.toContain('awx-token-1');
     expect(isEncryptedSecret(await rawColumn('automation_targets', 'token', target.json().id))).toBe(true);
