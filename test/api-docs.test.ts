@@ -41,7 +41,8 @@ function normalize(path: string): string {
 
 /** Routes of the reference itself, left out of the document on purpose (`hide`). */
 function isHiddenDocRoute(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/docs');
+  // Paths outside /api/ serve the web UI (src/system/web-ui.ts), not the API.
+  return !path.startsWith('/api') || path === '/api' || path.startsWith('/api/docs');
 }
 
 async function schemaDocument(): Promise<Record<string, unknown>> {
