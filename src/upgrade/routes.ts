@@ -61,7 +61,8 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
   // Called by the upgrade engine only, while the web process holds the embedded database: the pre-upgrade backup
   // taken with the running code. The proof is the run's secret, whose hash only the live lock owner wrote.
   app.post('/api/system/upgrade/backup/', {
-    schema: { tags, summary: 'Pre-upgrade backup of the embedded database (engine only)', hide: true, response: { 200: anyObject } },
+    schema: { tags, summary: 'Pre-upgrade backup of the embedded database (engine only)', security: [],
+      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
     handler: async (req) => {
       const layout = installLayout();
       const token = req.headers['x-cairn-upgrade-token'];
@@ -87,7 +88,8 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
 
   // Called by the upgrade engine only; the token is its proof (no user is signed in during an upgrade).
   app.post('/api/system/upgrade/resume/', {
-    schema: { tags, summary: 'Open the site after an upgrade (engine only, one-time token)', hide: true, response: { 200: anyObject } },
+    schema: { tags, summary: 'Open the site after an upgrade (engine only, one-time token)', security: [],
+      description: 'Answers only the upgrade run holding the one-time `x-cairn-upgrade-token`; everyone else gets 403.', response: { 200: anyObject } },
     handler: async (req) => {
       const token = req.headers['x-cairn-upgrade-token'];
       if (typeof token !== 'string' || !(await releaseHold(dbOf(req), token))) throw forbidden('Invalid or expired upgrade token.');
