@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { inheritedListenFd, serverFd } from '../host/handover.ts';
+import { drainAndClose, inheritedListenFd, serverFd } from '../host/handover.ts';
 import { releaseEnv, webAddress, type InstallLayout } from './layout.ts';
 import { processStartTime } from './lock.ts';
 import { RETRY_AFTER_SECONDS } from './responder.ts';
@@ -68,8 +68,8 @@ export async function runResponderProcess(layout: InstallLayout, version: string
       web.removeAllListeners();
       if (web.connected) web.disconnect();
       web.unref();
-      server.close(exit);
-      server.closeAllConnections();
+      // The new web accepts on the same socket now; what we accepted last is still answered (503), not reset.
+      drainAndClose(server, exit);
     };
     const timer = setTimeout(done, WEB_READY_TIMEOUT_MS);
     web.once('message', () => {

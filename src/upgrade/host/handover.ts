@@ -5,6 +5,8 @@
 //                   service of <root>/current with the same socket, and exits once the new web listens.
 // The socket is never closed in between: at worst a connection waits in the kernel's backlog for a moment.
 import { spawn } from 'node:child_process';
+import { Server as NetServer } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
 export { inheritedListenFd } from './listen-fd.ts';
@@ -19,6 +21,36 @@ export function serverFd(server: unknown): number | null {
   return typeof fd === 'number' && fd >= 0 ? fd : null;
 }
 
+/** How long a listener that hands over keeps the connections it accepted last, so their request is answered. */
+export const DRAIN_MS = 1000;
+
+/**
+ * Makes Node wait DRAIN_MS before closing "idle" connections once a close begins: server.close() closes idle
+ * connections at once, and a connection accepted a moment ago whose request is still on its way counts as idle,
+ * so its client would see a reset (seen in the clean-upgrade poller). After the grace, idle connections
+ * (keep-alive) are closed as usual, and swept again as in-flight requests finish.
+ */
+export function deferIdleClose(server: HttpServer): void {
+  const closeIdle = server.closeIdleConnections.bind(server);
+  let scheduled = false;
+  server.closeIdleConnections = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      closeIdle();
+      setInterval(closeIdle, 200).unref();
+    }, DRAIN_MS);
+  };
+}
+
+/** Stops accepting on `server`, answers what it already accepted, then calls `onClosed` (all connections gone). */
+export function drainAndClose(server: HttpServer, onClosed: () => void): void {
+  deferIdleClose(server);
+  NetServer.prototype.close.call(server, () => onClosed());
+  server.closeIdleConnections();
+  setTimeout(() => server.closeAllConnections(), DRAIN_MS * 5).unref();
+}
+
 /**
  * Called by `cairn serve` once it listens: tells a parent that waits for it (the responder) that it does, and
  * on SIGUSR2 hands its socket to a new responder and stops.
@@ -31,21 +63,26 @@ export function installUpgradeHandover(app: FastifyInstance, stop: () => Promise
   process.on('SIGUSR2', () => {
     const fd = serverFd(app.server);
     if (fd === null) return void stop();
+    // The responder accepts on the same socket from now on; what we accepted last is still answered.
+    const handOff = () => {
+      deferIdleClose(app.server);
+      void stop();
+    };
     const responder = spawn(process.execPath, [process.argv[1]!, 'upgrade', 'responder'], {
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', fd, 'ipc'],
       env: { ...process.env, CAIRN_LISTEN_FD: '3' },
     });
-    const fallback = setTimeout(() => void stop(), 30_000);
+    const fallback = setTimeout(handOff, 30_000);
     responder.once('message', () => {
       clearTimeout(fallback);
       responder.disconnect();
       responder.unref();
-      void stop();
+      handOff();
     });
     responder.once('exit', () => {
       clearTimeout(fallback);
-      void stop();
+      handOff();
     });
   });
 }
