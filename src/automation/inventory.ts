@@ -293,38 +293,32 @@ interface InterfaceRow {
   address: string | null;
 }
 
-async function readDevices(db: Kysely<DB>, ctx: RequestContext, filters: InventoryFilters): Promise<HostRow[]> {
-  const model = requireModel('dcim.device');
-  const { rows } = await sql<HostRow>`SELECT h.id, h.name, h.serial, h.asset_tag, h.custom_fields, h.site_id, h.role_id, h.platform_id,
-      s.slug AS site, rg.slug AS region, r.slug AS role, p.slug AS platform, st.slug AS status,
-      dt.slug AS device_type, m.slug AS manufacturer, NULL::text AS cluster,
-      host(a4.address) AS ip4, host(a6.address) AS ip6,
-      ARRAY(SELECT tg.slug FROM tagged_items ti JOIN tags tg ON tg.id = ti.tag_id
-        WHERE ti.object_type = ${model.name} AND ti.object_id = h.id ORDER BY tg.slug) AS tags
-    FROM devices h
-    LEFT JOIN sites s ON s.id = h.site_id
-    LEFT JOIN regions rg ON rg.id = s.region_id
-    LEFT JOIN device_roles r ON r.id = h.role_id
-    LEFT JOIN platforms p ON p.id = h.platform_id
-    LEFT JOIN statuses st ON st.id = h.status_id
+/** What differs between the device and the virtual-machine host query; the rest of the join list is shared. */
+const HOST_SOURCES = {
+  device: {
+    model: 'dcim.device',
+    columns: sql`h.serial, h.asset_tag, dt.slug AS device_type, m.slug AS manufacturer, NULL::text AS cluster`,
+    from: sql`devices h
     LEFT JOIN device_types dt ON dt.id = h.device_type_id
-    LEFT JOIN manufacturers m ON m.id = dt.manufacturer_id
-    LEFT JOIN ip_addresses a4 ON a4.id = h.primary_ip4_id
-    LEFT JOIN ip_addresses a6 ON a6.id = h.primary_ip6_id
-    WHERE ${hostConditions(ctx, model, filters)}`.execute(db);
-  return rows;
-}
+    LEFT JOIN manufacturers m ON m.id = dt.manufacturer_id`,
+  },
+  vm: {
+    model: 'virtualization.virtualmachine',
+    columns: sql`NULL::text AS serial, NULL::text AS asset_tag, NULL::text AS device_type, NULL::text AS manufacturer, c.name AS cluster`,
+    from: sql`virtual_machines h
+    LEFT JOIN clusters c ON c.id = h.cluster_id`,
+  },
+} as const;
 
-async function readVirtualMachines(db: Kysely<DB>, ctx: RequestContext, filters: InventoryFilters): Promise<HostRow[]> {
-  const model = requireModel('virtualization.virtualmachine');
-  const { rows } = await sql<HostRow>`SELECT h.id, h.name, NULL::text AS serial, NULL::text AS asset_tag, h.custom_fields, h.site_id, h.role_id, h.platform_id,
+async function readHosts(db: Kysely<DB>, ctx: RequestContext, kind: HostKind, filters: InventoryFilters): Promise<HostRow[]> {
+  const source = HOST_SOURCES[kind];
+  const model = requireModel(source.model);
+  const { rows } = await sql<HostRow>`SELECT h.id, h.name, h.custom_fields, h.site_id, h.role_id, h.platform_id, ${source.columns},
       s.slug AS site, rg.slug AS region, r.slug AS role, p.slug AS platform, st.slug AS status,
-      NULL::text AS device_type, NULL::text AS manufacturer, c.name AS cluster,
       host(a4.address) AS ip4, host(a6.address) AS ip6,
       ARRAY(SELECT tg.slug FROM tagged_items ti JOIN tags tg ON tg.id = ti.tag_id
         WHERE ti.object_type = ${model.name} AND ti.object_id = h.id ORDER BY tg.slug) AS tags
-    FROM virtual_machines h
-    LEFT JOIN clusters c ON c.id = h.cluster_id
+    FROM ${source.from}
     LEFT JOIN sites s ON s.id = h.site_id
     LEFT JOIN regions rg ON rg.id = s.region_id
     LEFT JOIN device_roles r ON r.id = h.role_id
@@ -448,8 +442,8 @@ async function collectHosts(db: Kysely<DB>, ctx: RequestContext, filters: Invent
   const vmModel = requireModel('virtualization.virtualmachine');
   const wantDevices = filters.kind !== 'vm' && modelAllows(ctx, deviceModel, 'view');
   const wantVms = filters.kind !== 'device' && modelAllows(ctx, vmModel, 'view');
-  const devices = wantDevices ? await readDevices(db, ctx, filters) : [];
-  const vms = wantVms ? await readVirtualMachines(db, ctx, filters) : [];
+  const devices = wantDevices ? await readHosts(db, ctx, 'device', filters) : [];
+  const vms = wantVms ? await readHosts(db, ctx, 'vm', filters) : [];
   const deviceIfaces = await readInterfaces(db, ctx, 'device', devices.map((d) => d.id));
   const vmIfaces = await readInterfaces(db, ctx, 'vm', vms.map((v) => v.id));
   const subjects: ConfigContextSubject[] = [...devices, ...vms].map((r) => ({ id: r.id, siteId: r.site_id, roleId: r.role_id, platformId: r.platform_id }));
