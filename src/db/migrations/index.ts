@@ -13,6 +13,7 @@ import * as m0010 from './0010_deploy_webhooks.ts';
 import * as m0011 from './0011_jobs_search.ts';
 import * as m0012 from './0012_upgrades.ts';
 import * as m0013 from './0013_user_preferences.ts';
+import * as m0014 from './0014_bgp_session_settings.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_jobs_search': m0011,
   '0012_upgrades': m0012,
   '0013_user_preferences': m0013,
+  '0014_bgp_session_settings': m0014,
 };
