@@ -427,10 +427,36 @@ const peerSettings: Record<string, FieldDef> = {
   next_hop_self: { kind: 'boolean' },
   route_reflector_client: { kind: 'boolean' },
   ebgp_multihop: { kind: 'integer', label: 'eBGP multihop', nullable: true, min: 1, max: 255 },
+  keepalive: { kind: 'integer', nullable: true, min: 0, max: 65535, help: 'Seconds; set together with hold_time (most platforms configure the pair).' },
+  hold_time: { kind: 'integer', nullable: true, min: 0, max: 65535, help: 'Seconds: 0 (never expire) or 3 and more, and more than the keepalive.' },
+  maximum_prefix: { kind: 'integer', nullable: true, min: 1, max: 4294967295, help: 'Prefixes accepted from the neighbour before the session is torn down.' },
+  allowas_in: { kind: 'integer', label: 'Allow-AS-in', nullable: true, min: 1, max: 10, help: 'Times the local ASN may appear in a received path.' },
+  ttl_security_hops: { kind: 'integer', label: 'TTL security hops', nullable: true, min: 1, max: 254 },
+  default_originate: { kind: 'boolean' },
+  default_originate_policy: { kind: 'fk', target: 'routing.routepolicy', label: 'Default-originate policy', nullable: true, onDelete: 'protect' },
+  as_override: { kind: 'boolean', label: 'AS override' },
+  remove_private_as: { kind: 'boolean', label: 'Remove private AS' },
+  soft_reconfiguration: { kind: 'boolean', help: 'Keep the neighbour\'s unmodified routes (soft-reconfiguration inbound).' },
+  capability_extended_nexthop: { kind: 'boolean', label: 'Extended next hop', help: 'IPv4 routes over an IPv6 session (RFC 8950).' },
 };
+
+/** Timers as routers accept them: hold 0 disables; otherwise at least 3 s and longer than the keepalive. */
+function checkTimers(errors: ErrorCollector, input: Record<string, unknown>, existing: Record<string, unknown> | null): void {
+  if (!('keepalive' in input) && !('hold_time' in input)) return;
+  const keepalive = merged(input, existing, 'keepalive') as number | null;
+  const hold = merged(input, existing, 'hold_time') as number | null;
+  if ((keepalive === null) !== (hold === null)) {
+    errors.add(keepalive === null ? 'keepalive' : 'hold_time', 'Set the keepalive and the hold time together (or neither).');
+    return;
+  }
+  if (hold === null || keepalive === null || hold === 0) return;
+  if (hold < 3) errors.add('hold_time', 'The hold time is 0 (never expire) or at least 3 seconds.');
+  else if (keepalive >= hold) errors.add('keepalive', `The keepalive (${keepalive} s) must be shorter than the hold time (${hold} s).`);
+}
 
 function checkPeerSettings(errors: ErrorCollector, input: Record<string, unknown>, existing: Record<string, unknown> | null, needAsn: boolean): void {
   checkAddressFamilies(errors, 'address_families', input.address_families);
+  checkTimers(errors, input, existing);
   const mode = merged(input, existing, 'remote_asn_mode') as string;
   const asn = merged(input, existing, 'remote_asn');
   if (mode !== 'asn' && asn !== null) errors.add('remote_asn', `With remote_asn_mode "${mode}" the remote ASN is not set.`);

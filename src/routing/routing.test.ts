@@ -191,6 +191,61 @@ describe('BGP', () => {
   });
 });
 
+describe('BGP neighbour settings', () => {
+  it('checks timers and limits, and renders effective values (session, else its peer group)', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['eth0']);
+    const dev = await createDevice(alice, b, 'bgp-knobs');
+    const inst = await created(alice, '/api/routing/bgp-instances/', { device: dev.id, asn: 65010 });
+    const base = { instance: inst.id, remote_address: '10.2.0.2', remote_asn: 65020 };
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ keepalive: 10 }, 'hold_time'],
+      [{ hold_time: 30 }, 'keepalive'],
+      [{ keepalive: 1, hold_time: 2 }, 'hold_time'],
+      [{ keepalive: 30, hold_time: 30 }, 'keepalive'],
+      [{ maximum_prefix: 0 }, 'maximum_prefix'],
+      [{ allowas_in: 11 }, 'allowas_in'],
+      [{ ttl_security_hops: 255 }, 'ttl_security_hops'],
+    ];
+    for (const [extra, field] of refusals) {
+      const res = await alice.post('/api/routing/bgp-sessions/', { ...base, ...extra });
+      expect(res.statusCode, JSON.stringify(extra)).toBe(400);
+      expect(res.json(), JSON.stringify(extra)).toHaveProperty(field);
+    }
+    const pol = await created(alice, '/api/routing/route-policies/', { name: 'DEFAULT-ONLY' });
+    const group = await created(alice, '/api/routing/bgp-peer-groups/', {
+      name: 'TRANSIT', remote_asn: 65030, keepalive: 10, hold_time: 30, maximum_prefix: 950000, soft_reconfiguration: true,
+    });
+    const viaGroup = await created(alice, '/api/routing/bgp-sessions/', { instance: inst.id, remote_address: '10.2.0.6', peer_group: group.id });
+    const own = await created(alice, '/api/routing/bgp-sessions/', {
+      ...base, keepalive: 3, hold_time: 9, allowas_in: 2, default_originate: true, default_originate_policy: pol.id, as_override: true,
+    });
+    expect(own).toMatchObject({ keepalive: 3, hold_time: 9, allowas_in: 2, default_originate: true, default_originate_policy: { name: 'DEFAULT-ONLY' } });
+    // A PATCH of one timer is checked against the stored other one.
+    const badPatch = await alice.patch(`/api/routing/bgp-sessions/${own.id}/`, { hold_time: 3 });
+    expect(badPatch.statusCode).toBe(400);
+    expect(badPatch.json()).toHaveProperty('keepalive');
+    expect((await alice.patch(`/api/routing/bgp-sessions/${own.id}/`, { hold_time: 0 })).statusCode).toBe(200);
+
+    const tpl = await created(alice, '/api/export-templates/', {
+      name: 'bgp-knobs', object_type: 'dcim.device',
+      template_code: '{% for s in routing.bgp[0].sessions %}{{ s.remote_address }} {{ s.keepalive }}/{{ s.hold_time }} max={{ s.maximum_prefix }} '
+        + 'aai={{ s.allowas_in }} do={{ s.default_originate }}:{{ s.default_originate_policy }} soft={{ s.soft_reconfiguration }} aso={{ s.as_override }}\n{% endfor %}'
+        + '{% for g in routing.bgp[0].peer_groups %}group {{ g.name }} {{ g.keepalive }}/{{ g.hold_time }} max={{ g.maximum_prefix }}{% endfor %}',
+    });
+    const res = await alice.get(`/api/devices/${dev.id}/render/?template=${tpl.id}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().output).toBe(
+      '10.2.0.2 3/0 max=None aai=2 do=True:DEFAULT-ONLY soft=False aso=True\n'
+      + '10.2.0.6 10/30 max=950000 aai=None do=False:None soft=True aso=False\n'
+      + 'group TRANSIT 10/30 max=950000',
+    );
+    expect(viaGroup.keepalive).toBeNull();
+    // The policy a session originates with is protected while in use.
+    expect((await alice.delete(`/api/routing/route-policies/${pol.id}/`)).statusCode).toBe(409);
+  });
+});
+
 describe('static routes, OSPF, IS-IS, VTEPs', () => {
   it('validates next hops, areas, NETs and VNIs', async () => {
     const alice = h.as('alice');

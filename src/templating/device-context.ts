@@ -250,7 +250,7 @@ async function loadRouting(session: RenderSession, kind: SubjectKind, ids: strin
   const prefixListIds = new Set<string>();
   for (const s of sessions) {
     if (typeof s.peer_group_id === 'string') groupIds.add(s.peer_group_id);
-    for (const c of ['import_policy_id', 'export_policy_id'] as const) if (typeof s[c] === 'string') policyIds.add(s[c]);
+    for (const c of ['import_policy_id', 'export_policy_id', 'default_originate_policy_id'] as const) if (typeof s[c] === 'string') policyIds.add(s[c]);
     for (const c of ['prefix_list_in_id', 'prefix_list_out_id'] as const) if (typeof s[c] === 'string') prefixListIds.add(s[c]);
   }
   for (const r of [...statics, ...bgpInst, ...ospfInst, ...isisInst, ...vnis]) if (typeof r.vrf_id === 'string') vrfIds.add(r.vrf_id);
@@ -260,7 +260,7 @@ async function loadRouting(session: RenderSession, kind: SubjectKind, ids: strin
     // Interface VRFs of the subjects: every VRF a device must define.
     rowsOf(session, SUBJECTS[kind].ifaceModel, sql`${sql.ref(`t.${SUBJECTS[kind].ifaceOwner}`)} = ANY(${ids}::uuid[]) AND t.vrf_id IS NOT NULL`, sql`t.${sql.ref(SUBJECTS[kind].ifaceOwner)} AS owner, t.vrf_id`),
   ]);
-  for (const g of groups) for (const c of ['import_policy_id', 'export_policy_id'] as const) if (typeof g[c] === 'string') policyIds.add(g[c]);
+  for (const g of groups) for (const c of ['import_policy_id', 'export_policy_id', 'default_originate_policy_id'] as const) if (typeof g[c] === 'string') policyIds.add(g[c]);
   for (const r of ifaceVrfs) vrfIds.add(String(r.vrf_id));
   const [vrfs, policies, rules] = await Promise.all([
     vrfIds.size
@@ -383,6 +383,7 @@ async function loadRouting(session: RenderSession, kind: SubjectKind, ids: strin
               route_reflector_client: Boolean(s.route_reflector_client) || Boolean(g?.route_reflector_client),
               route_reflector_client_from_group: !s.route_reflector_client && Boolean(g?.route_reflector_client),
               send_community: str(g?.send_community), keychain: ref(catalog.keychainById, pick('keychain_id')),
+              ...neighbourKnobs(s, g, usePolicy),
               prefix_list_in: ref(prefixListName, s.prefix_list_in_id), prefix_list_out: ref(prefixListName, s.prefix_list_out_id), description: s.description,
             };
           })
@@ -399,7 +400,8 @@ async function loadRouting(session: RenderSession, kind: SubjectKind, ids: strin
             name: g.name, remote_asn: num(g.remote_asn), remote_asn_mode: g.remote_asn_mode, update_source: str(g.update_source), address_families: g.address_families ?? [],
             import_policy: usePolicy(g.import_policy_id), export_policy: usePolicy(g.export_policy_id), bfd_profile: useBfd(g.bfd_profile_id),
             ebgp_multihop: num(g.ebgp_multihop), next_hop_self: Boolean(g.next_hop_self), route_reflector_client: Boolean(g.route_reflector_client),
-            send_community: str(g.send_community), keychain: ref(catalog.keychainById, g.keychain_id), description: g.description,
+            send_community: str(g.send_community), keychain: ref(catalog.keychainById, g.keychain_id),
+            ...neighbourKnobs(g, null, usePolicy), description: g.description,
           }));
         return {
           id: String(inst.id), vrf: vrfOf(inst), asn: num(inst.asn), router_id: str(inst.router_id_host), graceful_restart: Boolean(inst.graceful_restart),
@@ -547,5 +549,23 @@ export async function loadRoutingBlocks(db: Kysely<DB>, ctx: RequestContext, kin
     : [];
   const routing = await loadRouting(session, kind, ids, new Map(ifaceRows.map((r) => [String(r.id), String(r.name)])));
   for (const id of ids) out.set(id, routing.get(id) ?? emptyRouting(routing.catalog));
+  return out;
+}
+
+const NEIGHBOUR_NUMBERS = ['keepalive', 'hold_time', 'maximum_prefix', 'allowas_in', 'ttl_security_hops'] as const;
+const NEIGHBOUR_FLAGS = ['default_originate', 'as_override', 'remove_private_as', 'soft_reconfiguration', 'capability_extended_nexthop'] as const;
+
+/**
+ * Timers, prefix limits and per-neighbour flags with their effective values: a number the session leaves
+ * unset comes from its peer group; a flag is on when either turns it on (as routers merge group and neighbour).
+ */
+function neighbourKnobs(own: Row, group: Row | null, usePolicy: (id: unknown) => unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of NEIGHBOUR_NUMBERS) {
+    const value = own[key] ?? group?.[key] ?? null;
+    out[key] = value === null ? null : Number(value);
+  }
+  for (const key of NEIGHBOUR_FLAGS) out[key] = Boolean(own[key]) || Boolean(group?.[key]);
+  out.default_originate_policy = usePolicy(own.default_originate_policy_id ?? group?.default_originate_policy_id ?? null);
   return out;
 }
