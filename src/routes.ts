@@ -14,6 +14,7 @@ import { registerUpgradeRoutes } from './upgrade/routes.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
 import { registerSearchRoutes } from './search/routes.ts';
 import { registerUpgradeSystemRoutes } from './upgrade/system-routes.ts';
+import { registerUpgradeOnlineRoutes } from './upgrade/online-routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
@@ -29,4 +30,5 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerJobRoutes(app);
   registerSearchRoutes(app);
   registerUpgradeSystemRoutes(app);
+  registerUpgradeOnlineRoutes(app);
 }

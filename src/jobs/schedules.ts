@@ -6,6 +6,7 @@ import { REFRESH_SCHEDULE } from '../lifecycle/service.ts';
 import { COMPLIANCE_SCHEDULE } from '../compliance/schedule.ts';
 import { monitoringSettings } from '../monitoring/worker.ts';
 import { SEARCH_REBUILD_SCHEDULE } from '../search/schedule.ts';
+import { UPGRADE_CHECK_SCHEDULE } from '../upgrade/schedule.ts';
 
 export interface RecurringJob {
   name: string;
@@ -25,6 +26,7 @@ export function recurringJobs(): RecurringJob[] {
     { name: 'compliance', kind: 'compliance.evaluate', description: 'Evaluate every compliance rule of every tenant.', schedule: COMPLIANCE_SCHEDULE, setting: 'CAIRN_COMPLIANCE_CRON', scope: 'deployment' },
     { name: 'monitoring', kind: 'monitoring.run-checks', description: 'Dispatch due service checks to the monitoring queue.', schedule: monitoringSettings().tick, setting: 'CAIRN_CHECK_TICK', scope: 'deployment' },
     { name: 'search-rebuild', kind: 'search.rebuild', description: 'Rebuild the search index of every tenant.', schedule: SEARCH_REBUILD_SCHEDULE, setting: 'CAIRN_SEARCH_REBUILD_CRON', scope: 'deployment' },
+    { name: 'upgrade-check', kind: 'upgrade.check', description: 'Check the release feed (unless airgapped) and start an automatic update when enabled.', schedule: UPGRADE_CHECK_SCHEDULE, setting: 'CAIRN_UPGRADE_CHECK_CRON', scope: 'deployment' },
   ];
 }
 

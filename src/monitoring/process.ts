@@ -9,12 +9,13 @@ import { inProcessSupervisor, setSupervisor, supervisorFromEnv } from './supervi
 import { startEolRefreshSchedule } from '../lifecycle/schedule.ts';
 import { startComplianceSchedule } from '../compliance/schedule.ts';
 import { startSearchRebuildSchedule } from '../search/schedule.ts';
+import { startUpgradeCheckSchedule } from '../upgrade/schedule.ts';
 import { startOutboundWorker } from '../extras/webhook-worker.ts';
 import { configureSecrets } from '../core/secrets.ts';
 
 /** Every recurring job of a worker host; returns one function stopping them all. */
 function startSchedules(database: Database): () => void {
-  const stops = [startEolRefreshSchedule(database.db), startComplianceSchedule(database.db), startSearchRebuildSchedule(database.db)];
+  const stops = [startEolRefreshSchedule(database.db), startComplianceSchedule(database.db), startSearchRebuildSchedule(database.db), startUpgradeCheckSchedule(database.db)];
   return () => stops.forEach((stop) => stop());
 }
 

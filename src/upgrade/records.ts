@@ -13,6 +13,8 @@ export interface UpgradeCard {
   started_at: string;
   finished_at: string | null;
   state: Journal['state'];
+  /** The step running now (null once the run ended). */
+  current_step: string | null;
   outcome: Journal['outcome'];
   failed_step: string | null;
   error: string | null;
@@ -36,6 +38,7 @@ export function upgradeCard(journal: Journal): UpgradeCard {
     started_at: journal.startedAt,
     finished_at: journal.finishedAt,
     state: journal.state,
+    current_step: journal.state === 'running' ? journal.step : null,
     outcome: journal.outcome,
     failed_step: journal.failedStep,
     error: journal.error,

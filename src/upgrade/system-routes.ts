@@ -85,10 +85,16 @@ export function registerUpgradeSystemRoutes(app: FastifyInstance): void {
     },
   });
 
-  app.get('/api/system/step-notes/', {
+  // The issue's path is /api/system/upgrade/steps/; /api/system/step-notes/ was the first one and stays as an alias.
+  registerStepRoutes(app, '/api/system/upgrade/steps/', '');
+  registerStepRoutes(app, '/api/system/step-notes/', ' (alias of /api/system/upgrade/steps/, kept for earlier clients)');
+}
+
+function registerStepRoutes(app: FastifyInstance, base: string, aliasNote: string): void {
+  app.get(base, {
     schema: {
       tags,
-      summary: 'After-upgrade steps still to do on this deployment',
+      summary: `After-upgrade steps still to do on this deployment${aliasNote}`,
       response: { 200: { type: 'object', properties: stepNotesProperties, required: ['version', 'pending', 'acknowledged', 'completed'] } },
     },
     handler: async (req) => {
@@ -97,10 +103,10 @@ export function registerUpgradeSystemRoutes(app: FastifyInstance): void {
     },
   });
 
-  app.post('/api/system/step-notes/ack/', {
+  app.post(`${base}ack/`, {
     schema: {
       tags,
-      summary: 'Acknowledge after-upgrade steps: {"ids": [...]} or {"all": true}',
+      summary: `Acknowledge after-upgrade steps: {"ids": [...]} or {"all": true}${aliasNote}`,
       body: ackBody,
       response: {
         200: {

@@ -19,6 +19,8 @@ import { holdSite } from './hold.ts';
 import { runResponderProcess } from './responder-process.ts';
 import { VERSION } from '../../version.ts';
 import { compareVersions } from '../version.ts';
+import { launchedBy } from '../launch-env.ts';
+import { runOnlineUpgrade } from '../online-cli.ts';
 
 export class UpgradeCliError extends Error {}
 
@@ -40,9 +42,13 @@ function printCard(card: UpgradeCard | null): void {
   for (const w of card.warnings) console.log(`Warning: ${w}`);
 }
 
-async function withDb<T>(cmd: Command, work: (database: Database, config: Config) => Promise<T>): Promise<T> {
+function configOf(cmd: Command): Config {
   const o = cmd.optsWithGlobals() as { dataDir?: string; databaseUrl?: string };
-  const config = loadConfig({ dataDir: o.dataDir, databaseUrl: o.databaseUrl });
+  return loadConfig({ dataDir: o.dataDir, databaseUrl: o.databaseUrl });
+}
+
+async function withDb<T>(cmd: Command, work: (database: Database, config: Config) => Promise<T>): Promise<T> {
+  const config = configOf(cmd);
   const database = await openConfiguredDatabase(config);
   try {
     return await work(database, config);
@@ -75,18 +81,23 @@ export function registerUpgradeCommands(program: Command): void {
       const layout = layoutOf(opts);
       const path = resolve(file);
       if (!existsSync(path)) throw new UpgradeCliError(`No bundle at ${path}.`);
-      const trigger = process.env.CAIRN_UPGRADE_TRIGGER === 'installer' ? 'installer' : 'bundle';
-      const journal = await runUpgrade({ layout, host: hostFor(layout), bundlePath: path, trigger, startedBy: `cli:${userInfo().username}` });
+      const launch = launchedBy(process.env);
+      const journal = await runUpgrade({ layout, host: hostFor(layout), bundlePath: path, trigger: launch.trigger, startedBy: launch.startedBy ?? `cli:${userInfo().username}`, runId: launch.runId });
       printCard(upgradeStatus(layout).last_upgrade);
       if (journal.state !== 'done') process.exit(1);
     }));
 
   upgrade
     .command('online')
-    .description('Upgrade to the newest release of the configured release feed.')
+    .description('Upgrade to the newest release of the configured release feed (or --version X), downloaded and checked against its SHA-256.')
     .option(...rootOption)
-    .action(handled(async () => {
-      throw new UpgradeCliError('No release source is configured for online upgrades: download the bundle and run `cairn upgrade bundle <file>`.');
+    .option('--version <version>', 'a release the feed lists (default: the newest for the channel)')
+    .option('--feed <url>', 'release feed URL (default: the feed_url setting, read from the database)')
+    .action(handled(async (opts: { root?: string; version?: string; feed?: string }, cmd: Command) => {
+      const layout = layoutOf(opts);
+      const journal = await runOnlineUpgrade(layout, hostFor(layout), { version: opts.version, feedUrl: opts.feed, config: configOf(cmd), startedBy: `cli:${userInfo().username}` });
+      printCard(upgradeStatus(layout).last_upgrade);
+      if (journal.state !== 'done') process.exit(1);
     }));
 
   upgrade

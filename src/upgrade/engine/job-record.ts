@@ -8,6 +8,7 @@ import { openPostgres, type Database } from '../../db/database.ts';
 import { createJob, finishJob } from '../../jobs/record.ts';
 import { readEnvFile } from './layout.ts';
 import { save, type EngineContext } from './context.ts';
+import { engineMailSettings, mailConfigured, mailDigest, mailerFor, restoreFailedMail, upgradeOutcomeMail } from '../mail.ts';
 
 async function withDatabase(ctx: EngineContext, work: (database: Database) => Promise<void>): Promise<void> {
   const url = { ...process.env, ...readEnvFile(ctx.layout.envFile) }.DATABASE_URL;
@@ -36,6 +37,11 @@ export async function startRecord(ctx: EngineContext): Promise<void> {
 }
 
 export async function finishRecord(ctx: EngineContext): Promise<void> {
+  await recordFinishedJob(ctx);
+  await mailOutcome(ctx);
+}
+
+async function recordFinishedJob(ctx: EngineContext): Promise<void> {
   const { journal } = ctx;
   const jobId = journal.context.jobId;
   if (!jobId) return;
@@ -47,15 +53,39 @@ export async function finishRecord(ctx: EngineContext): Promise<void> {
   });
 }
 
+/** Automatic runs (any outcome) and failed runs go to the digest recipients when SMTP is configured. */
+export async function mailOutcome(ctx: EngineContext): Promise<void> {
+  // A failed restore has its own alert (notifyRestoreFailed), sent when it happened.
+  const mail = ctx.journal.state === 'restore_failed' ? null : upgradeOutcomeMail(ctx.journal);
+  if (!mail) return;
+  await sendDigest(ctx, mail, 'the upgrade outcome');
+}
+
+async function sendDigest(ctx: EngineContext, mail: { subject: string; text: string }, what: string): Promise<boolean> {
+  try {
+    const settings = await engineMailSettings(ctx.layout);
+    if (!mailConfigured(settings)) return false;
+    await mailDigest(settings, mailerFor(settings, ctx.layout), mail);
+    return true;
+  } catch (err) {
+    ctx.journal.warnings.push(`could not mail ${what} to the digest recipients: ${(err as Error).message}`);
+    save(ctx);
+    return false;
+  }
+}
+
 /**
- * Cairn has no mail facility yet: the alert that would go to the digest recipients is written to
- * shared/upgrade/alerts.log and noted in the journal, so the card says what happened and that no mail left.
+ * Mails the digest recipients when SMTP is configured (upgrade settings); the alert is always written to
+ * shared/upgrade/alerts.log too, and the card's warning says whether a mail left.
  */
 export async function notifyRestoreFailed(ctx: EngineContext, message: string): Promise<void> {
+  const mailed = await sendDigest(ctx, restoreFailedMail(ctx.journal, message), 'the failed database restore');
   try {
     mkdirSync(ctx.layout.upgradeDir, { recursive: true });
     appendFileSync(join(ctx.layout.upgradeDir, 'alerts.log'), `${new Date().toISOString()} upgrade ${ctx.journal.id}: database restore failed: ${message}\n`);
-    ctx.journal.warnings.push('No mail facility is configured: the digest recipients were not mailed; the alert is in shared/upgrade/alerts.log.');
+    ctx.journal.warnings.push(mailed
+      ? 'The digest recipients were mailed about the failed database restore; the alert is also in shared/upgrade/alerts.log.'
+      : 'No mail was sent (SMTP is not configured in the upgrade settings, or sending failed): the alert is in shared/upgrade/alerts.log.');
     save(ctx);
   } catch {
     /* the journal already says restore_failed */

@@ -36,6 +36,8 @@ export interface UpgradeRequest {
   trigger: Journal['trigger'];
   startedBy: string;
   env?: NodeJS.ProcessEnv;
+  /** Chosen by a launcher that answers with it before the run starts (POST /api/system/upgrade/). */
+  runId?: string;
 }
 
 const HEALTH_TIMEOUT_MS = 120_000;
@@ -55,7 +57,7 @@ export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
     if (unfinished(readJournal(layout.journalFile))) throw new UpgradeBusyError('An interrupted upgrade must be recovered first: cairn upgrade recover');
     const from = currentRelease(layout);
     if (!from) throw new UpgradeRefused(`No release is installed at ${layout.current}.`);
-    const id = newRunId();
+    const id = req.runId ?? newRunId();
     const journal: Journal = {
       id,
       state: 'running',
@@ -359,14 +361,14 @@ async function backupThroughWeb(ctx: EngineContext): Promise<BackupInfo> {
 }
 
 /** Downgrades and the same version are refused, with nothing to override it. */
-function refuseOlder(to: string, from: string): void {
+export function refuseOlder(to: string, from: string): void {
   const order = compareVersions(to, from);
   if (order < 0) throw new UpgradeRefused(`Release ${to} is older than the running ${from}: downgrades are refused.`);
   if (order === 0) throw new UpgradeRefused(`Release ${to} is already running.`);
 }
 
 /** The version in a bundle's manifest without unpacking the rest; null when it cannot be read that way. */
-function peekBundleVersion(bundle: string): Promise<string | null> {
+export function peekBundleVersion(bundle: string): Promise<string | null> {
   return new Promise((resolve) => {
     execFile('tar', ['-xzOf', bundle, '--occurrence=1', MANIFEST_FILE], { maxBuffer: 64 * MB }, (err, stdout) => {
       if (err) return resolve(null);
