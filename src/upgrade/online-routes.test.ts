@@ -13,6 +13,7 @@ import { VERSION } from '../version.ts';
 import { layoutFor } from './engine/layout.ts';
 import { processStartTime } from './engine/lock.ts';
 import { parseVersion } from './version.ts';
+import { scheduledUpgradeCheck } from './auto-update.ts';
 
 let h: Harness;
 let feed: Standin;
@@ -288,5 +289,58 @@ describe('POST /api/system/upgrade/: refusals before anything runs', () => {
     expect(byUpload.json()).toEqual({ detail: 'An upgrade is already running.' });
     sleeper.kill('SIGKILL');
     rmSync(layout.lockFile);
+  });
+});
+
+describe('the scheduled check and automatic updates (up to the launch)', () => {
+  const layout = layoutFor(join(dir, 'auto-root'));
+
+  beforeAll(async () => {
+    mkdirSync(join(layout.releases, VERSION), { recursive: true });
+    writeFileSync(join(layout.releases, VERSION, 'package.json'), JSON.stringify({ name: 'cairn', version: VERSION }));
+    symlinkSync(`releases/${VERSION}`, layout.current);
+    served = { releases: [release(NEXT)] };
+    await h.as('admin').patch('/api/system/upgrade/settings/', { feed_url: `${feed.url}/feed.json`, channel: 'stable', airgapped: false, automatic_updates: false });
+  });
+
+  it('off: checks the feed and starts nothing; airgapped: does not even fetch', async () => {
+    const status = await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: {} });
+    expect(status.decision).toEqual({ action: 'skip', reason: 'disabled' });
+    expect((await h.as('admin').get('/api/system/upgrade/available/')).json()).toMatchObject({ update_available: true, automatic: { decision: { reason: 'disabled' } } });
+    await h.as('admin').patch('/api/system/upgrade/settings/', { airgapped: true, automatic_updates: true });
+    const fetched = feed.received.length;
+    expect((await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: {} })).decision).toEqual({ action: 'skip', reason: 'airgapped' });
+    expect(feed.received.length).toBe(fetched);
+    await h.as('admin').patch('/api/system/upgrade/settings/', { airgapped: false });
+    expect((await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: { CAIRN_CONTAINER: '1' } })).decision).toEqual({ action: 'skip', reason: 'containerized' });
+  });
+
+  it('on: a download that fails its checksum is an attempt, retried only after an hour', async () => {
+    const now = new Date();
+    const first = await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: {}, now });
+    expect(first.decision).toEqual({ action: 'start', version: NEXT, attempt: 1 });
+    expect(first.error).toMatch(/does not match the feed's SHA-256/);
+    expect(existsSync(layout.journalFile)).toBe(false);
+    const soon = await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: {}, now: new Date(now.getTime() + 30 * 60_000) });
+    expect(soon.decision).toMatchObject({ action: 'skip', reason: 'retry_later' });
+    const later = await scheduledUpgradeCheck(h.database.db, { running: VERSION, layout, env: {}, now: new Date(Date.now() + 61 * 60_000) });
+    expect(later.decision).toEqual({ action: 'start', version: NEXT, attempt: 2 });
+    await h.as('admin').patch('/api/system/upgrade/settings/', { automatic_updates: false });
+  });
+});
+
+describe('after-upgrade steps at /api/system/upgrade/steps/ (the old /api/system/step-notes/ answers the same)', () => {
+  it('lists, acknowledges all, and is for deployment admins only', async () => {
+    const res = await h.as('admin').get('/api/system/upgrade/steps/');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual((await h.as('admin').get('/api/system/step-notes/')).json());
+    expect((await h.as('alice').get('/api/system/upgrade/steps/')).statusCode).toBe(403);
+    expect((await h.as('alice').post('/api/system/upgrade/steps/ack/', { all: true })).statusCode).toBe(403);
+    const bad = await h.as('admin').post('/api/system/upgrade/steps/ack/', { ids: ['no-such-step'] });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('ids');
+    const all = await h.as('admin').post('/api/system/upgrade/steps/ack/', { all: true });
+    expect(all.statusCode).toBe(200);
+    expect(all.json().pending.filter((p: { detectable: boolean }) => !p.detectable)).toEqual([]);
   });
 });
