@@ -19,7 +19,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await inst?.close();
-  if (bundles) rmSync(bundles.dir, { recursive: true, force: true });
 }, 120_000);
 
 function count(body: unknown): number {

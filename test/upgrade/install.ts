@@ -1,8 +1,10 @@
 // A real install for upgrade tests: two bundles built from this source tree (vN as it is, vN+1 a copy with the
-// version bumped and one migration added), a temporary install root with vN unpacked and `current` pointing at
-// it, the web service run by the local supervisor, and helpers to run `cairn` commands of the installed release.
+// version bumped and one migration added; built once per source tree and shared by every file), a temporary install
+// root with vN unpacked and `current` pointing at it, the web service run by the local supervisor, and helpers to
+// run `cairn` commands of the installed release.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { parseVersion } from '../../src/upgrade/version.ts';
 import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.ts';
 import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
+import { processAlive } from '../../src/upgrade/engine/lock.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -55,17 +58,94 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   writeFileSync(index, text);
 }
 
-export async function buildBundles(): Promise<Bundles> {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-bundles-'));
-  const versionN = (JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as { version: string }).version;
-  const versionN1 = bumpPatch(versionN);
-  const vN = await buildBundle({ sourceDir: SOURCE, outDir: join(dir, 'n'), skipWeb: true });
+const BUNDLE_INPUTS = ['src', 'bin', 'deploy', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'test/upgrade/install.ts'];
+
+/** A hash of everything that goes into the two bundles: same tree, same bundles. */
+function sourceKey(): string {
+  const hash = createHash('sha256').update(process.version);
+  const walk = (rel: string) => {
+    const full = join(SOURCE, rel);
+    if (!existsSync(full)) return;
+    if (statSync(full).isDirectory()) {
+      for (const name of readdirSync(full).sort()) walk(`${rel}/${name}`);
+    } else {
+      hash.update(`${rel}\0`).update(readFileSync(full)).update('\0');
+    }
+  };
+  for (const entry of BUNDLE_INPUTS) walk(entry);
+  return hash.digest('hex').slice(0, 16);
+}
+
+async function build(dir: string, versionN: string, versionN1: string): Promise<void> {
+  await buildBundle({ sourceDir: SOURCE, outDir: join(dir, 'n'), skipWeb: true });
   const src = join(dir, 'src-n1');
   mkdirSync(src);
   nextSource(src, versionN1);
-  const vN1 = await buildBundle({ sourceDir: src, outDir: join(dir, 'n1'), skipWeb: true });
+  await buildBundle({ sourceDir: src, outDir: join(dir, 'n1'), skipWeb: true });
   rmSync(src, { recursive: true, force: true });
-  return { dir, vN: vN.path, vN1: vN1.path, versionN, versionN1 };
+  writeFileSync(join(dir, 'ready.json'), JSON.stringify({ versionN, versionN1 }));
+}
+
+const CACHE_PREFIX = 'cairn-test-bundles-';
+
+/**
+ * The two bundles, built once per source tree and shared by every upgrade test file (and by the embedded and
+ * PostgreSQL passes of CI): a directory under os.tmpdir() keyed by a hash of the sources. The first file to
+ * ask builds them under a lock directory; the others wait for it. Bundles are only ever read by the tests.
+ */
+export async function buildBundles(): Promise<Bundles> {
+  const versionN = (JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as { version: string }).version;
+  const versionN1 = bumpPatch(versionN);
+  const dir = join(tmpdir(), `${CACHE_PREFIX}${sourceKey()}`);
+  const result: Bundles = { dir, vN: join(dir, 'n', `cairn-${versionN}.tar.gz`), vN1: join(dir, 'n1', `cairn-${versionN1}.tar.gz`), versionN, versionN1 };
+  const ready = join(dir, 'ready.json');
+  const lock = `${dir}.lock`;
+  const deadline = Date.now() + 900_000;
+  while (!existsSync(ready)) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Someone else builds: wait, unless the builder died (its pid file names a gone process).
+      const owner = Number(readFileSyncOr(join(lock, 'pid'), '0'));
+      if (owner && !processAlive(owner)) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`the test bundles in ${dir} were not built within 15 minutes`);
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      if (existsSync(ready)) break;
+      pruneOldBundleCaches(dir);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      await build(dir, versionN, versionN1);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return result;
+}
+
+function readFileSyncOr(file: string, fallback: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+/** Bundles of other source trees older than a day go: each pair is ~100 MB. */
+function pruneOldBundleCaches(keep: string): void {
+  const dayAgo = Date.now() - 86_400_000;
+  for (const name of readdirSync(tmpdir())) {
+    const full = join(tmpdir(), name);
+    if (!name.startsWith(CACHE_PREFIX) || full === keep || name.endsWith('.lock')) continue;
+    try {
+      if (statSync(full).mtimeMs < dayAgo) rmSync(full, { recursive: true, force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
 }
 
 export async function freePort(): Promise<number> {

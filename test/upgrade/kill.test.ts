@@ -20,7 +20,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await inst?.close();
-  if (bundles) rmSync(bundles.dir, { recursive: true, force: true });
 }, 120_000);
 
 const BUSY = 'An upgrade is already running.';
