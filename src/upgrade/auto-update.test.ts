@@ -50,6 +50,10 @@ describe('previousAttempt', () => {
     expect(previousAttempt(journal({ failedStep: 'migrate', outcome: { code: 'restored', database: 'restored', services: 'running' } }), ours)!.retryable).toBe(false);
     expect(previousAttempt(journal({ state: 'restore_failed', failedStep: 'migrate' }), ours)!.retryable).toBe(false);
   });
+  it('a failure the engine marked retryable (nothing stopped yet) is retryable whatever its step', () => {
+    expect(previousAttempt({ ...journal({ failedStep: 'quiesce' }), retryable: true } as Journal, ours)!.retryable).toBe(true);
+    expect(previousAttempt(journal({ failedStep: 'quiesce' }), ours)!.retryable).toBe(false);
+  });
   it('a person\'s run counts as attempt 1 (a manual retry resets the schedule\'s count)', () => {
     expect(previousAttempt(journal({ trigger: 'online', startedBy: 'user:admin', id: 'other' }), ours)!.attempt).toBe(1);
   });

@@ -109,11 +109,15 @@ export function previousAttempt(journal: Journal | null, auto: AutoAttempt | nul
   const version = journal.versionTo ?? ours?.version ?? null;
   if (!version) return null;
   const failed = journal.state !== 'done';
+  // The engine may also mark a failure retryable itself (e.g. quiesce gave up waiting for the host's package
+  // updates before stopping anything).
+  const flagged = (journal as Journal & { retryable?: boolean }).retryable === true;
+  const early = journal.failedStep !== null && BEFORE_ANY_STOP.includes(journal.failedStep);
   return {
     version,
     attempt: ours?.attempt ?? 1,
     failed,
-    retryable: failed && journal.state === 'failed' && journal.failedStep !== null && BEFORE_ANY_STOP.includes(journal.failedStep),
+    retryable: failed && journal.state === 'failed' && (early || flagged),
     finishedAt: journal.finishedAt,
   };
 }
