@@ -1,5 +1,6 @@
-// A clean upgrade vN → vN+1 with real processes (the installed release's `cairn upgrade bundle`, the web service
-// under the local supervisor), a poller that must never meet a refused connection, and the version refusals.
+// A clean upgrade vN → vN+1 with real processes (started through POST /api/system/upgrade/ {version} from a release
+// feed stand-in, run by the installed release's `cairn upgrade bundle` outside the web service, which runs under
+// the local supervisor), a poller that must never meet a refused connection, and the version refusals.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBackups } from '../../src/upgrade/backup.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, startPoller, type Bundles, type Install } from './install.ts';
+import { call, pollRun, startReleaseFeed } from './online.ts';
 
 let bundles: Bundles;
 let inst: Install;
@@ -39,12 +41,33 @@ describe('upgrade vN → vN+1', () => {
     const devicesBefore = count((await inst.api('/api/devices/?limit=1')).body);
     expect(devicesBefore).toBeGreaterThan(0);
 
+    // Started the way the Updates page starts it: vN+1 from a release feed, POST {version}, then polling the card.
+    const feed = await startReleaseFeed([{ version: bundles.versionN1, bundle: bundles.vN1 }]);
+    try {
+      expect((await call(inst.port, inst.adminToken, 'PATCH', '/api/eol/settings/', { ssrf_allowlist: ['127.0.0.1'] })).status).toBe(200);
+      expect((await call(inst.port, inst.adminToken, 'PATCH', '/api/system/upgrade/settings/', { feed_url: feed.url })).status).toBe(200);
+      const available = await call(inst.port, inst.adminToken, 'POST', '/api/system/upgrade/check/');
+      expect(available.body).toMatchObject({ running_version: bundles.versionN, update_available: true, latest: { version: bundles.versionN1 }, error: null });
+    } catch (err) {
+      await feed.close();
+      throw err;
+    }
     const poller = startPoller(inst.port, inst.adminToken);
-    const run = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
+    const started = await call(inst.port, inst.adminToken, 'POST', '/api/system/upgrade/', { version: bundles.versionN1 });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const runId = (started.body as { run_id: string }).run_id;
+    expect(started.body).toMatchObject({ version: bundles.versionN1, trigger: 'online', via: 'process', poll: '/api/system/upgrade/' });
+    // A second start while the run is alive is refused with the engine's words.
+    const second = await call(inst.port, inst.adminToken, 'POST', '/api/system/upgrade/', { version: bundles.versionN1 });
+    expect([409, 503]).toContain(second.status);
+    if (second.status === 409) expect(second.body).toEqual({ detail: 'An upgrade is already running.' });
+    const { card: ended, stepsSeen } = await pollRun(inst.port, inst.adminToken, runId);
     await new Promise((r) => setTimeout(r, 500));
     const polled = await poller.stop();
-    expect(run.out).toContain('done, outcome new');
-    expect(run.code).toBe(0);
+    await feed.close();
+    expect(feed.requests).toContain(`/cairn-${bundles.versionN1}.tar.gz`);
+    expect(ended).toMatchObject({ state: 'done', current_step: null, trigger: 'online', started_by: 'user:admin' });
+    expect(stepsSeen.length).toBeGreaterThan(0);
 
     expect(polled.errors).toEqual([]);
     expect(polled.other).toEqual([]);
