@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { openPGlite } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
+// The registry, so the template carries the search triggers derived from it (installing them per file costs ~1 s).
+import '../src/models.ts';
 
 let templateDir: string | null = null;
 

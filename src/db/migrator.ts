@@ -11,6 +11,17 @@ export function shippedMigrations(): string[] {
 
 export class MigrationError extends Error {}
 
+type AfterMigrations = (db: Kysely<DB>) => Promise<void>;
+const afterMigrations: AfterMigrations[] = [];
+
+/**
+ * Database objects derived from the running code rather than from a migration (the search triggers, built from
+ * the model registry): brought in line after every migration run, whether or not a migration was applied.
+ */
+export function runAfterMigrations(step: AfterMigrations): void {
+  afterMigrations.push(step);
+}
+
 export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
@@ -19,6 +30,7 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
     const what = failed ? `migration ${failed.migrationName} failed: ` : '';
     throw new MigrationError(`${what}${(error as Error).message ?? String(error)}`);
   }
+  for (const step of afterMigrations) await step(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 

@@ -80,27 +80,31 @@ export function searchableModel(name: string): SearchableModel | undefined {
   return searchableModels().find((s) => s.model.name === name);
 }
 
-/** The (field, value, address) rows of one table row `t`, as a LATERAL subquery body. */
+/**
+ * The (field, value, address) rows of one table row `t`, as a LATERAL subquery body. Field names are inlined as
+ * literals (they come from the registry): the write triggers embed this SQL in a function body, which takes no
+ * parameters.
+ */
 export function valuesSql(s: SearchableModel): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [];
   for (const f of s.fields) {
     const col = sql.ref(`t.${f.column}`);
     switch (f.kind) {
       case 'text':
-        parts.push(sql`SELECT ${f.key}::text, ${col}::text, NULL::inet`);
+        parts.push(sql`SELECT ${sql.lit(f.key)}::text, ${col}::text, NULL::inet`);
         break;
       case 'list':
-        parts.push(sql`SELECT ${f.key}::text, array_to_string(${col}, ' '), NULL::inet`);
+        parts.push(sql`SELECT ${sql.lit(f.key)}::text, array_to_string(${col}, ' '), NULL::inet`);
         break;
       case 'host':
         // A host address as /32 or /128: 10.1.2.5/24 must not "contain" 10.1.2.3.
-        parts.push(sql`SELECT ${f.key}::text, host(${col}), host(${col})::inet`);
+        parts.push(sql`SELECT ${sql.lit(f.key)}::text, host(${col}), host(${col})::inet`);
         break;
       case 'network':
-        parts.push(sql`SELECT ${f.key}::text, ${col}::text, ${col}::inet`);
+        parts.push(sql`SELECT ${sql.lit(f.key)}::text, ${col}::text, ${col}::inet`);
         break;
       case 'custom_fields':
-        parts.push(sql`SELECT ${`cf.`}::text || e.key, e.value #>> '{}', NULL::inet FROM jsonb_each(coalesce(${col}, '{}'::jsonb)) e
+        parts.push(sql`SELECT 'cf.'::text || e.key, e.value #>> '{}', NULL::inet FROM jsonb_each(coalesce(${col}, '{}'::jsonb)) e
           WHERE jsonb_typeof(e.value) IN ('string', 'number')`);
         break;
     }

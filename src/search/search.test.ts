@@ -32,7 +32,7 @@ describe('search', () => {
   it('has a delete trigger on every searchable table straight after migrations (before any rebuild)', async () => {
     const { rows } = await sql<{ tbl: string }>`SELECT tgrelid::regclass::text AS tbl FROM pg_trigger WHERE tgname LIKE '%\\_search\\_forget'`.execute(h.database.db);
     const withTrigger = new Set(rows.map((r) => r.tbl));
-    // A failure names a table added after migration 0011: attach cairn_search_forget() in its migration.
+    // The triggers of tables added after migration 0011 come from syncSearchTriggers, run after every migration.
     expect(searchableModels().map((s) => s.model.table).filter((t) => !withTrigger.has(t))).toEqual([]);
   });
 

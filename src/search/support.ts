@@ -1,9 +1,8 @@
 // The database side of search: the two text extensions (pg_trgm for similarity, unaccent for accent-blind
-// matching), the normaliser built on them, the trigram index, and the delete triggers. Health and
+// matching), the normaliser built on them and the trigram index (the triggers: triggers.ts). Health and
 // `cairn status` report a missing extension with the statement a superuser must run.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { searchableModels } from './fields.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
 export type SearchExtension = (typeof SEARCH_EXTENSIONS)[number];
@@ -50,8 +49,8 @@ function quoteLiteral(text: string): string {
 
 /**
  * Creates what search needs and may still be missing: the extensions when this role may (a superuser may have
- * made that possible since the migration), the normaliser matching what exists, the trigram index, and the
- * delete trigger of every searchable table. Idempotent; run before every rebuild.
+ * made that possible since the migration), the normaliser matching what exists and the trigram index.
+ * Idempotent; run before every rebuild.
  */
 export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionState> {
   const before = await extensionState(db);
@@ -69,13 +68,6 @@ export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionStat
   await sql`${sql.raw(`CREATE OR REPLACE FUNCTION cairn_search_norm(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$ ${body} $fn$`)}`.execute(db);
   if (state.schemas.pg_trgm) {
     await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops)`)}`.execute(db);
-  }
-  const { rows: triggers } = await sql<{ tgname: string }>`SELECT tgname FROM pg_trigger WHERE tgname LIKE '%\_search\_forget'`.execute(db);
-  const present = new Set(triggers.map((t) => t.tgname));
-  for (const { model } of searchableModels()) {
-    const name = `${model.table}_search_forget`;
-    if (present.has(name)) continue;
-    await sql`${sql.raw(`CREATE TRIGGER ${quoteIdent(name)} AFTER DELETE ON ${quoteIdent(model.table)} REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION cairn_search_forget()`)}`.execute(db);
   }
   return state;
 }
