@@ -1,4 +1,4 @@
-// `cairn upgrade online [--version X] [--feed URL]`: the same upgrade as POST /api/system/upgrade/ {version},
+// `cairn upgrade online [--release X] [--feed URL]`: the same upgrade as POST /api/system/upgrade/ {version},
 // run in this process (the CLI is already outside the services it stops). Settings come from the database;
 // on the embedded database that works only while `cairn serve` is stopped, hence --feed to name the feed directly.
 import type { Config } from '../config.ts';

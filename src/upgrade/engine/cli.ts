@@ -89,13 +89,14 @@ export function registerUpgradeCommands(program: Command): void {
 
   upgrade
     .command('online')
-    .description('Upgrade to the newest release of the configured release feed (or --version X), downloaded and checked against its SHA-256.')
+    .description('Upgrade to the newest release of the configured release feed (or --release X), downloaded and checked against its SHA-256.')
     .option(...rootOption)
-    .option('--version <version>', 'a release the feed lists (default: the newest for the channel)')
+    // Not --version: that is the program's own flag (it prints the running version wherever it appears).
+    .option('--release <version>', 'a release the feed lists (default: the newest for the channel)')
     .option('--feed <url>', 'release feed URL (default: the feed_url setting, read from the database)')
-    .action(handled(async (opts: { root?: string; version?: string; feed?: string }, cmd: Command) => {
+    .action(handled(async (opts: { root?: string; release?: string; feed?: string }, cmd: Command) => {
       const layout = layoutOf(opts);
-      const journal = await runOnlineUpgrade(layout, hostFor(layout), { version: opts.version, feedUrl: opts.feed, config: configOf(cmd), startedBy: `cli:${userInfo().username}` });
+      const journal = await runOnlineUpgrade(layout, hostFor(layout), { version: opts.release, feedUrl: opts.feed, config: configOf(cmd), startedBy: `cli:${userInfo().username}` });
       printCard(upgradeStatus(layout).last_upgrade);
       if (journal.state !== 'done') process.exit(1);
     }));
