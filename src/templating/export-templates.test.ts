@@ -7,6 +7,8 @@ import { createDevice, created, inventoryBasics, type Basics } from '../../test/
 import { createToken, createUser } from '../../src/core/accounts.ts';
 import { systemContext } from '../../src/core/context.ts';
 import { exportLimits, prepareListRender } from './export.ts';
+import { RenderSession } from './proxies.ts';
+import { templateEnvironment } from './environment.ts';
 
 let h: Harness;
 let basics: Basics;
@@ -284,6 +286,36 @@ describe('narrowed chunks', () => {
     expect(lines[1]).toMatch(/\|S2\|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\|None\|Site 1\|/);
     const api = (await alice.get('/api/devices/?name=leaf2')).json().results[0];
     expect(lines[1]).toContain(`|${api.created}|`);
+  });
+});
+
+describe('custom fields narrowed to the keys read', () => {
+  it('renders the same text as whole values, and fetches only those keys', async () => {
+    const alice = h.as('alice');
+    const ids = (await alice.get('/api/devices/?ordering=name')).json().results.map((d: { id: string }) => d.id) as string[];
+    await sql`UPDATE devices SET custom_fields = ${JSON.stringify({ support_tier: 'gold', other: 5, unread: 'x' })}::jsonb WHERE id = ${ids[0]}`.execute(h.database.db);
+    await sql`UPDATE devices SET custom_fields = ${JSON.stringify({ support_tier: null })}::jsonb WHERE id = ${ids[1]}`.execute(h.database.db);
+    try {
+      const loop = "{% for d in objects %}{{ d.name }}:{{ d.custom_fields.support_tier }}:{{ d.custom_fields.missing is defined }}:{{ d.custom_fields['other'] }}\n{% endfor %}";
+      // Printing one value whole anywhere in the source makes every row carry its whole object.
+      const wholeCode = `${loop}{% if false %}{{ objects[0].custom_fields }}{% endif %}`;
+      const narrow = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: loop });
+      const whole = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: wholeCode });
+      expect(narrow.statusCode, narrow.body).toBe(200);
+      expect(narrow.json().output).toBe(whole.json().output);
+      expect(narrow.json().output).toContain(':gold:False:5\n');
+      expect(narrow.json().output).toContain(':None:False:\n');
+
+      const session = new RenderSession(h.database.db, systemContext(h.tenants.a));
+      await session.prepare();
+      session.useReads(templateEnvironment().compile(loop).reads());
+      const narrowSql = session.selectList('devices', 't').compile(h.database.db).sql;
+      expect(narrowSql).toContain('jsonb_build_object');
+      session.useReads(templateEnvironment().compile(wholeCode).reads());
+      expect(session.selectList('devices', 't').compile(h.database.db).sql).not.toContain('jsonb_build_object');
+    } finally {
+      await sql`UPDATE devices SET custom_fields = '{}'::jsonb WHERE id = ANY(${ids.slice(0, 2)}::uuid[])`.execute(h.database.db);
+    }
   });
 });
 

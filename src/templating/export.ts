@@ -259,6 +259,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const fence = model.name === 'tenancy.tenant' ? (ctx.tenantId ? sql`t.id = ${ctx.tenantId}` : sql`false`) : sql`true`;
   const session = new RenderSession(db, ctx);
   await session.prepare();
+  session.useReads(template.reads());
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const from = sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`;
   const headRows = Math.min(exportLimits.chunkRows, cap);

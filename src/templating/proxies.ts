@@ -17,8 +17,11 @@ import { modelAllows, scopeCondition } from '../core/access.ts';
 import { displayOf, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
 import { isUuid } from '../core/ids.ts';
-import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type TemplateObject } from './engine/index.ts';
+import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type AttributeReads, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
+
+/** Beyond this many keys read, custom field values are fetched whole (the narrowing SQL grows with the keys). */
+const MAX_NARROWED_KEYS = 20;
 
 /** timestamptz: read as text by render queries and parsed only when a template reads it (see selectList). */
 const TIMESTAMPTZ_OID = 1184;
@@ -139,7 +142,39 @@ export class RenderSession {
     // The display column always: a row printed as text ({{ d }}) answers synchronously and cannot fill in.
     const keep = new Set(['id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
     const names = table.names.filter((c) => keep.has(c));
-    return sql.join(names.map((c) => (table.timestamps.has(c) ? sql`${sql.ref(`${alias}.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`${alias}.${c}`))));
+    return sql.join(names.map((c) => this.columnSql(model.table, table, alias, c)));
+  }
+
+  /** Per `table.column` of custom field values: the keys the template reads (see useReads). */
+  private readonly customFieldKeys = new Map<string, readonly string[]>();
+
+  /**
+   * Narrows custom field values to the keys the template reads, when its source shows that it reads nothing else
+   * of them (`d.custom_fields.support_tier`): a 50,000-row render otherwise parses every row's whole JSON object,
+   * a measured tenth of the render's CPU. Call before building queries.
+   */
+  useReads(reads: AttributeReads): void {
+    this.customFieldKeys.clear();
+    for (const model of allModels()) {
+      for (const [key, field] of Object.entries(model.fields)) {
+        if (field.kind !== 'custom_fields') continue;
+        const keys = reads.keysBelow(key);
+        if (keys && keys.size <= MAX_NARROWED_KEYS) this.customFieldKeys.set(`${model.table}.${columnOf(key, field)}`, [...keys]);
+      }
+    }
+    this.selects.clear();
+  }
+
+  /** One column of a render query: timestamptz as text, custom field values narrowed to the keys read. */
+  private columnSql(tableName: string, table: TableColumns, alias: string, c: string): RawBuilder<unknown> {
+    const ref = sql.ref(`${alias}.${c}`);
+    if (table.timestamps.has(c)) return sql`${ref}::text AS ${sql.ref(c)}`;
+    const keys = this.customFieldKeys.get(`${tableName}.${c}`);
+    if (!keys) return ref;
+    // A key that is absent stays absent (it reads as undefined, not None); anything but an object is left whole.
+    const parts = keys.map((k) => sql`CASE WHEN ${ref} ? ${k}::text THEN jsonb_build_object(${k}::text, ${ref} -> ${k}::text) ELSE '{}'::jsonb END`);
+    const picked = parts.length ? sql.join(parts, sql` || `) : sql`'{}'::jsonb`;
+    return sql`CASE WHEN jsonb_typeof(${ref}) = 'object' THEN ${picked} ELSE ${ref} END AS ${sql.ref(c)}`;
   }
 
   /** `alias.col, …` of every column of `table`, timestamptz columns as text. */
@@ -148,9 +183,7 @@ export class RenderSession {
     let list = this.selects.get(key);
     if (!list) {
       const cols = this.catalog?.get(table);
-      list = cols
-        ? sql.join(cols.names.map((c) => (cols.timestamps.has(c) ? sql`${sql.ref(`${alias}.${c}`)}::text AS ${sql.ref(c)}` : sql.ref(`${alias}.${c}`))))
-        : sql`${sql.ref(alias)}.*`;
+      list = cols ? sql.join(cols.names.map((c) => this.columnSql(table, cols, alias, c))) : sql`${sql.ref(alias)}.*`;
       this.selects.set(key, list);
     }
     return list;

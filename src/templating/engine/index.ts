@@ -26,6 +26,8 @@ import { tokenize } from './lexer.ts';
 import { NativeFunction, fromHost, hostError } from './ops.ts';
 import { parse } from './parser.ts';
 import { type Ex, Frame } from './runtime.ts';
+import { type AttributeReads, attributeReads } from './reads.ts';
+import type { Stmt } from './ast.ts';
 import { type FilterImpl, type Limits, Out, RenderState, type TestImpl } from './state.ts';
 import { builtinTests } from './tests.ts';
 import { type Kwargs, Undefined } from './values.ts';
@@ -34,6 +36,7 @@ export { TemplateError, TemplateSyntaxError } from './errors.ts';
 export type { TemplateErrorKind } from './errors.ts';
 export { TEMPLATE_OBJECT, UNDEFINED, PyFloat, Markup } from './values.ts';
 export type { TemplateObject } from './values.ts';
+export type { AttributeReads } from './reads.ts';
 
 export interface EnvironmentOptions {
   trimBlocks?: boolean;
@@ -122,7 +125,7 @@ export class Environment {
       const tokens = tokenize(source, this.options, name);
       const ast = parse(tokens, name);
       const body = new Compiler({ filters: this.filters, tests: this.tests }, name).compileBody(ast);
-      return new Template(this, body, name);
+      return new Template(this, body, name, ast);
     } catch (err) {
       if (err instanceof TemplateSyntaxError) throw err;
       const te = toTemplateError(err);
@@ -145,11 +148,19 @@ export function createEnvironment(options?: EnvironmentOptions): Environment {
 }
 
 export class Template {
+  private readsFound: AttributeReads | null = null;
+
   constructor(
     private readonly env: Environment,
     private readonly body: Ex,
-    readonly name?: string,
+    readonly name: string | undefined,
+    private readonly ast: readonly Stmt[],
   ) {}
+
+  /** What the source says about the attributes it reads (see reads.ts), worked out on first ask. */
+  reads(): AttributeReads {
+    return (this.readsFound ??= attributeReads(this.ast));
+  }
 
   async render(context: Record<string, unknown> = {}, opts: RenderOptions = {}): Promise<string> {
     const out = new Out(this.env.options.maxOutputBytes);
