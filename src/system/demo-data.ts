@@ -440,6 +440,8 @@ class Writer {
       await sql`INSERT INTO ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
         SELECT ${sql.join([...selected, ...constNames.map((n) => consts[n]!)])}
         FROM unnest(${sql.join(arrays)}) AS u(${sql.join(columns.map((_c, i) => sql.ref(`c${i}`)))})`.execute(this.tx);
+      // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.
+      if (end < count) this.progress(`    ${table}: ${end.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} rows`);
     }
     this.rows[table] = (this.rows[table] ?? 0) + count;
   }

@@ -45,6 +45,9 @@ export interface BackupInfo {
 
 export class BackupError extends Error {}
 
+/** Told after each step of a backup or a restore (`cairn backup` prints it): steps done of the total, and which. */
+export type BackupProgress = (done: number, total: number, step: string) => void;
+
 export const BACKUPS_KEPT = 3;
 const BACKUP_KINDS: ReadonlyArray<BackupInfo['kind']> = ['pre-upgrade', 'manual'];
 const ID_RE = /^\d{8}T\d{6}Z-(?:pre-upgrade|manual)-[0-9a-f]{6}$/;
@@ -218,7 +221,7 @@ function newId(kind: BackupInfo['kind'], now: Date): string {
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 
-export async function createBackup(target: BackupTarget, kind: BackupInfo['kind']): Promise<BackupInfo> {
+export async function createBackup(target: BackupTarget, kind: BackupInfo['kind'], onStep: BackupProgress = () => {}): Promise<BackupInfo> {
   if (!BACKUP_KINDS.includes(kind)) throw new BackupError(`unknown backup kind ${JSON.stringify(kind)}`);
   if (!parseVersion(target.version)) throw new BackupError(`version ${JSON.stringify(target.version)} is not a release version`);
   // Backups hold the environment file and secret.key: readable by the service user only.
@@ -232,6 +235,7 @@ export async function createBackup(target: BackupTarget, kind: BackupInfo['kind'
     const meta: BackupMeta = { id, version: target.version, created: now.toISOString(), kind, backend: target.databaseUrl ? 'postgres' : 'pglite' };
     await writeFile(join(staging, 'backup.json'), JSON.stringify(meta, null, 1));
     await dumpDatabase(target, join(staging, 'database'));
+    onStep(1, 4, 'database dumped');
     await mkdir(join(staging, 'data'));
     if (existsSync(target.dataDir)) {
       for (const name of await readdir(target.dataDir)) {
@@ -240,10 +244,12 @@ export async function createBackup(target: BackupTarget, kind: BackupInfo['kind'
       }
     }
     if (target.envFile && existsSync(target.envFile)) await copyFile(target.envFile, join(staging, 'env'));
+    onStep(2, 4, target.envFile ? 'data directory and environment file copied' : 'data directory copied');
     const partial = `${file}.partial`;
     await run('tar', ['--use-compress-program=gzip -1', '-cf', partial, '-C', staging, '.']);
     await chmod(partial, 0o600);
     await rename(partial, file);
+    onStep(3, 4, 'archive compressed');
     await writeFile(join(target.backupsDir, `${id}.json`), JSON.stringify(meta, null, 1), { mode: 0o600 });
   } catch (err) {
     await rm(`${file}.partial`, { force: true });
@@ -254,6 +260,7 @@ export async function createBackup(target: BackupTarget, kind: BackupInfo['kind'
   const info: BackupInfo = { id, file, version: target.version, created: now.toISOString(), size: (await stat(file)).size, kind };
   // The newest three are kept (SPEC Limits); pruning here means no caller can forget it.
   await pruneBackups(target.backupsDir);
+  onStep(4, 4, `older backups pruned (the newest ${BACKUPS_KEPT} are kept)`);
   return info;
 }
 
@@ -290,7 +297,7 @@ export async function pruneBackups(backupsDir: string, keep = BACKUPS_KEPT): Pro
   return removed;
 }
 
-export async function restoreBackup(target: BackupTarget, id: string): Promise<void> {
+export async function restoreBackup(target: BackupTarget, id: string, onStep: BackupProgress = () => {}): Promise<void> {
   if (!ID_RE.test(id)) throw new BackupError(`${JSON.stringify(id)} is not a backup id (see cairn backup list)`);
   const info = (await listBackups(target.backupsDir)).find((b) => b.id === id);
   if (!info) throw new BackupError(`no backup ${id} in ${target.backupsDir}`);
@@ -302,6 +309,7 @@ export async function restoreBackup(target: BackupTarget, id: string): Promise<v
   const work = await mkdtemp(join(target.backupsDir, `.restore-${id}-`));
   try {
     await run('tar', ['-xzf', info.file, '-C', work, '--no-same-owner']);
+    onStep(1, 2, 'archive unpacked');
     const meta = JSON.parse(await readFile(join(work, 'backup.json'), 'utf8')) as BackupMeta;
     const wanted: BackupMeta['backend'] = target.databaseUrl ? 'postgres' : 'pglite';
     if (meta.backend !== wanted) throw new BackupError(`backup ${id} holds a ${meta.backend} database; this installation uses ${wanted}`);
@@ -317,6 +325,7 @@ export async function restoreBackup(target: BackupTarget, id: string): Promise<v
       });
     }
     if (target.envFile && existsSync(join(work, 'env'))) await copyFile(join(work, 'env'), target.envFile);
+    onStep(2, 2, target.envFile ? 'database, data directory and environment file replaced' : 'database and data directory replaced');
   } finally {
     await rm(work, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@ import { loadConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { VERSION } from '../version.ts';
-import { BackupError, BACKUPS_KEPT, createBackup, listBackups, restoreBackup, type BackupInfo } from './backup.ts';
+import { BackupError, BACKUPS_KEPT, createBackup, listBackups, restoreBackup, type BackupInfo, type BackupProgress } from './backup.ts';
 import { localBackupTarget, localRoot } from './local-target.ts';
 import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesStatus } from './step-notes.ts';
 
@@ -38,11 +38,14 @@ function printBackup(b: BackupInfo): void {
   console.log(`${b.id}  ${b.kind.padEnd(11)}  Cairn ${b.version.padEnd(12)}  ${b.created}  ${megabytes(b.size)}`);
 }
 
+/** One line per step as it finishes: a backup of a big database takes minutes, and silence looks like a hang. */
+const printStep: BackupProgress = (done, total, step) => console.log(`  [${done}/${total}] ${step}`);
+
 async function backupNow(cmd: Command): Promise<void> {
   await userErrors(async () => {
     const target = localBackupTarget(configOf(cmd), VERSION);
     console.log(`Backing up the ${target.databaseUrl ? 'PostgreSQL' : 'embedded'} database, the data directory${target.envFile ? ' and the environment file' : ''} into ${target.backupsDir} …`);
-    const info = await createBackup(target, 'manual');
+    const info = await createBackup(target, 'manual', printStep);
     console.log(`Backup ${info.id} written (${megabytes(info.size)}): ${info.file}`);
     console.log(`The newest ${BACKUPS_KEPT} backups are kept.`);
   });
@@ -86,7 +89,7 @@ export function registerBackupCommands(program: Command): void {
           fail(`restoring ${id} replaces the database, the data directory and the environment file with the backup's; stop every Cairn process, then run again with --yes`);
         }
         console.log(`Restoring ${id} …`);
-        await restoreBackup(target, id);
+        await restoreBackup(target, id, printStep);
         console.log(`Restored ${id}.`);
       });
     });
