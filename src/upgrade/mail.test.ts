@@ -81,6 +81,7 @@ describe('which runs are mailed', () => {
   it.each<[string, Partial<Journal>, RegExp | null]>([
     ['automatic, succeeded', {}, /Automatic upgrade 1\.2\.0 → 1\.3\.0 succeeded/],
     ['automatic, failed early', { state: 'failed', failedStep: 'backup', error: 'disk full', outcome: { code: 'unchanged', database: 'unchanged', services: 'running' } }, /Automatic upgrade 1\.2\.0 → 1\.3\.0 failed/],
+    ['automatic, the bundle failed verification (no version in the journal yet): named from the file', { versionTo: null, bundle: '/r/shared/upgrade/downloads/cairn-1.4.0-rc.1.tar.gz', state: 'failed', failedStep: 'preflight' }, /Automatic upgrade 1\.2\.0 → 1\.4\.0-rc\.1 failed/],
     ['by a person, succeeded: not mailed', { trigger: 'online', startedBy: 'user:admin' }, null],
     ['by a person, rolled back', { trigger: 'bundle', state: 'failed', failedStep: 'migrate', error: 'boom', outcome: { code: 'restored', database: 'restored', services: 'running' } }, /^\[Cairn\] Upgrade 1\.2\.0 → 1\.3\.0 failed$/],
   ])('%s', (_name, patch, subject) => {

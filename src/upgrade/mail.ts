@@ -12,6 +12,7 @@ import { SmtpMailer, type MailMessage, type Mailer } from '../core/mail.ts';
 import type { Journal } from './engine/journal.ts';
 import { readEnvFile, type InstallLayout } from './engine/layout.ts';
 import { DEFAULT_UPGRADE_SETTINGS, readUpgradeSettings, type UpgradeSettings } from './settings.ts';
+import { parseVersion } from './version.ts';
 
 /** Configured = a host, a sender and at least one recipient. */
 export function mailConfigured(s: UpgradeSettings): boolean {
@@ -22,7 +23,7 @@ export function mailConfigured(s: UpgradeSettings): boolean {
 export function upgradeOutcomeMail(journal: Journal, site = ''): Omit<MailMessage, 'from' | 'to'> | null {
   const failed = journal.state !== 'done';
   if (journal.trigger !== 'auto' && !failed) return null;
-  const to = journal.versionTo ?? '(unknown version)';
+  const to = targetVersion(journal);
   const how = journal.trigger === 'auto' ? 'Automatic upgrade' : 'Upgrade';
   const outcome = journal.state === 'done'
     ? `succeeded: Cairn ${to} is running`
@@ -48,11 +49,22 @@ export function upgradeOutcomeMail(journal: Journal, site = ''): Omit<MailMessag
   return { subject, text: lines.join('\n') };
 }
 
+/**
+ * The release a run was going to: the journal's (set once the bundle verified), else the version in the bundle's
+ * file name (downloads and uploads are kept as cairn-<version>.tar.gz), so a bundle that failed verification is
+ * still named in the mail.
+ */
+function targetVersion(journal: Journal): string {
+  if (journal.versionTo) return journal.versionTo;
+  const named = /(?:^|\/)cairn-([^/]+)\.(?:tar\.gz|tgz)$/.exec(journal.bundle)?.[1];
+  return named && parseVersion(named) ? named : '(unknown version)';
+}
+
 export function restoreFailedMail(journal: Journal, message: string): Omit<MailMessage, 'from' | 'to'> {
   return {
-    subject: `[Cairn] Upgrade ${journal.versionFrom} → ${journal.versionTo ?? '?'}: DATABASE RESTORE FAILED, services stopped`,
+    subject: `[Cairn] Upgrade ${journal.versionFrom} → ${targetVersion(journal)}: DATABASE RESTORE FAILED, services stopped`,
     text: [
-      `The upgrade of Cairn from ${journal.versionFrom} to ${journal.versionTo ?? '?'} failed, and putting the database back from its snapshot failed too:`,
+      `The upgrade of Cairn from ${journal.versionFrom} to ${targetVersion(journal)} failed, and putting the database back from its snapshot failed too:`,
       message,
       '',
       'The services are stopped so nothing runs on that database. Run `cairn upgrade recover` on the server to retry the restore;',

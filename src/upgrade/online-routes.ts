@@ -3,7 +3,7 @@
 // refusals only; the rules are in settings.ts, feed.ts, start.ts and launch.ts. Progress of a started run is
 // read from GET /api/system/upgrade/ (routes.ts), which answers from the run's journal.
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -160,6 +160,10 @@ async function startUpgrade(app: FastifyInstance, req: FastifyRequest, reply: Fa
       refuseUnlessStartable(layout);
       uploaded = await receiveBundle(req, layout);
       version = await checkUploadedBundle(uploaded, running);
+      // Named by its version from here on, so the card, the log and the mail can say which release it was.
+      const named = join(layout.upgradeDir, 'uploads', `cairn-${version}.tar.gz`);
+      await rename(uploaded, named);
+      uploaded = named;
       bundle = uploaded;
       trigger = 'bundle';
     } else {
