@@ -1,6 +1,6 @@
 // The one model definition. Each model is declared once with defineModel(); routes, schemas, filters,
 // change-log snapshots, the self-describing catalogs and the template object types all derive from it.
-import type { Kysely } from 'kysely';
+import type { Kysely, RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from './context.ts';
 
@@ -82,6 +82,12 @@ export interface ComputedField {
   kind: string;
   schema: Record<string, unknown>;
   load(args: { db: Kysely<DB>; ctx: RequestContext; rows: Record<string, unknown>[]; origin: string }): Promise<Map<string, unknown>>;
+  /**
+   * Optionally, the same value read beside each row: one select-list expression over the row's alias (a scalar
+   * subquery, fenced like `load`), and the value built from what it returns. Export renders of long lists use it
+   * instead of a second query per chunk of rows.
+   */
+  inline?: { select(ctx: RequestContext, alias: string): RawBuilder<unknown>; value(selected: unknown, origin: string): unknown };
 }
 
 export interface ModelHooks {

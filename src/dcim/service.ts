@@ -194,4 +194,19 @@ export const primaryIpField: ComputedField = {
     for (const [device, ip] of chosen) out.set(device, byId.get(ip) ?? null);
     return out;
   },
+  // "<id> <address>" in one text column: abbrev() prints an inet as its output function does (no /32 on a host).
+  inline: {
+    select(ctx, alias) {
+      const addressModel = getModel('ipam.ipaddress');
+      if (!addressModel) return sql`NULL::text`;
+      return sql`(SELECT pip.id::text || ' ' || abbrev(pip.address) FROM ${sql.table(addressModel.table)} pip
+        WHERE pip.id = coalesce(${sql.ref(`${alias}.primary_ip4_id`)}, ${sql.ref(`${alias}.primary_ip6_id`)}) AND ${scopeCondition(ctx, addressModel, 'pip')})`;
+    },
+    value(selected, origin) {
+      const addressModel = getModel('ipam.ipaddress');
+      if (typeof selected !== 'string' || !addressModel) return null;
+      const space = selected.indexOf(' ');
+      return briefObject(addressModel, { id: selected.slice(0, space), address: selected.slice(space + 1) }, origin);
+    },
+  },
 };

@@ -319,6 +319,41 @@ describe('custom fields narrowed to the keys read', () => {
   });
 });
 
+describe('computed values read beside the rows', () => {
+  it('gives the primary IP read with the list as the loader gives it, IPv4 first, host addresses without a mask', async () => {
+    const alice = h.as('alice');
+    const devices = (await alice.get('/api/devices/?ordering=name')).json().results as Array<{ id: string; name: string }>;
+    const nic = async (id: string) => (await alice.get(`/api/interfaces/?device=${id}`)).json().results[0].id as string;
+    const v4 = await created(alice, '/api/ip-addresses/', { address: '192.0.2.11/32', assigned_interface: await nic(devices[0]!.id) });
+    const v6 = await created(alice, '/api/ip-addresses/', { address: '2001:db8::5/64', assigned_interface: await nic(devices[1]!.id) });
+    expect((await alice.patch(`/api/devices/${devices[0]!.id}/`, { primary_ip4: v4.id })).statusCode).toBe(200);
+    expect((await alice.patch(`/api/devices/${devices[1]!.id}/`, { primary_ip6: v6.id })).statusCode).toBe(200);
+    try {
+      // The list's own rows carry the value inline; the same devices reached through a related list use the loader.
+      const code = [
+        '{% for d in objects %}{{ d.name }}|{{ d.primary_ip }}|{{ d.primary_ip|host if d.primary_ip else "-" }}',
+        '|{% for x in d.site.devices.all() %}{% if x.id == d.id %}{{ x.primary_ip }}{% endif %}{% endfor %}|\n{% endfor %}',
+      ].join('');
+      const r = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: code });
+      expect(r.statusCode, r.body).toBe(200);
+      const lines = (r.json().output as string).trimEnd().split('\n');
+      for (const line of lines) {
+        const [, inline, , loaded] = line.split('|');
+        expect(inline, line).toBe(loaded);
+      }
+      const api = (await alice.get(`/api/devices/${devices[0]!.id}/`)).json().primary_ip;
+      expect(lines[0]).toContain(`|192.0.2.11|`);
+      expect(lines[0]).toContain(`'url': '${new URL(api.url).pathname}'`);
+      expect(lines[1]).toContain(`'address': '2001:db8::5/64'`);
+      expect(lines[1]).toContain('|2001:db8::5|');
+    } finally {
+      for (const d of devices.slice(0, 2)) await alice.patch(`/api/devices/${d.id}/`, { primary_ip4: null, primary_ip6: null });
+      await alice.delete(`/api/ip-addresses/${v4.id}/`);
+      await alice.delete(`/api/ip-addresses/${v6.id}/`);
+    }
+  });
+});
+
 describe('no N+1', () => {
   it('renders 2,000 devices through four relations and a related list in at most 12 queries', async () => {
     const bob = h.as('bob');

@@ -107,7 +107,7 @@ class ObjectList implements TemplateObject {
   private async fetchChunk(start: number): Promise<RowGroup> {
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
     const narrow = this.session.narrowSelect(this.model, 't');
-    const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')} FROM ${sql.table(this.model.table)} t
+    const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')} FROM ${sql.table(this.model.table)} t
       WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     // A row deleted since the list was read is left out, as a list page read a moment later would.
@@ -260,6 +260,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const session = new RenderSession(db, ctx);
   await session.prepare();
   session.useReads(template.reads());
+  session.expectComputed(model, template.reads());
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const from = sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`;
   const headRows = Math.min(exportLimits.chunkRows, cap);
@@ -270,7 +271,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // rows (the earlier form of the ids query) cost about as much again as the sort itself.
   const [{ rows: idRows }, { rows: head }, previewCount] = await Promise.all([
     sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${req.preview ? cap : cap + 1}`.execute(db),
-    sql<Row>`SELECT ${session.selectList(model.table, 't')}
+    sql<Row>`SELECT ${session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
       JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db),
     req.preview ? countRows(db, from) : Promise.resolve(null),

@@ -109,8 +109,30 @@ export class RenderSession {
     return a;
   }
 
+  /** Per model: computed values read beside the rows of a list (ComputedField.inline), once known to be read. */
+  private readonly inlineWanted = new Map<string, Set<string>>();
+
+  /** Computed values of `model` that the template's source may read: list chunks carry them from the first one. */
+  expectComputed(model: ModelDef, reads: AttributeReads): void {
+    for (const key of readableComputed(model)) if (model.computed[key]!.inline && reads.mentions(key)) this.noteInline(model, key);
+  }
+
+  private noteInline(model: ModelDef, key: string): void {
+    let keys = this.inlineWanted.get(model.name);
+    if (!keys) this.inlineWanted.set(model.name, (keys = new Set()));
+    keys.add(key);
+  }
+
+  /** `, <expr> AS "__computed_<key>"` for each computed value list chunks of `model` carry, or nothing. */
+  inlineSelect(model: ModelDef, alias: string): RawBuilder<unknown> {
+    const keys = this.inlineWanted.get(model.name);
+    if (!keys?.size) return sql``;
+    return sql`, ${sql.join([...keys].map((k) => sql`${model.computed[k]!.inline!.select(this.ctx, alias)} AS ${sql.ref(inlineColumn(k))}`))}`;
+  }
+
   private note(model: ModelDef, a: Access): void {
     if (a.k === 'computed') {
+      if (model.computed[a.key]!.inline) this.noteInline(model, a.key);
       const columns = computedColumns(model, a.key);
       if (columns === null) this.widen(model);
       else for (const c of columns) this.noteColumn(model, c);
@@ -551,6 +573,15 @@ export class RowGroup {
   }
 
   private computedValue(row: Row, key: string, touchKey: string): unknown {
+    const column = inlineColumn(key);
+    const selected = row[column];
+    if (selected !== undefined) {
+      // Read beside the row: built once per row, on first read.
+      if (selected instanceof InlineValue) return selected.value;
+      const built = new InlineValue(plainValue(this.model.computed[key]!.inline!.value(selected, '')));
+      row[column] = built;
+      return built.value;
+    }
     const loaded = this.computed.done.get(key);
     if (loaded) return plainValue(loaded.get(String(row.id)) ?? null);
     // A loader reads the rows as stored: a narrowed chunk without its columns is completed first.
@@ -623,6 +654,16 @@ export class RowGroup {
       return out;
     });
   }
+}
+
+/** The column a computed value read beside its row arrives in (never a real column: those do not start with `__`). */
+function inlineColumn(key: string): string {
+  return `__computed_${key}`;
+}
+
+/** A computed value built from its inline column, kept in the row so a second read does not build it again. */
+class InlineValue {
+  constructor(readonly value: unknown) {}
 }
 
 /** Computed values are API-shaped JSON (brief objects, strings); Dates become strings like every other value. */

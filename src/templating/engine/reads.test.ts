@@ -37,3 +37,14 @@ describe('attribute reads', () => {
     }
   });
 });
+
+describe('attribute mentions', () => {
+  it('says whether an attribute may be read at all', () => {
+    const mentions = (src: string, attr: string) => env.compile(src).reads().mentions(attr);
+    expect(mentions('{{ d.primary_ip|host if d.primary_ip else "" }}', 'primary_ip')).toBe(true);
+    expect(mentions('{{ d.name }}', 'primary_ip')).toBe(false);
+    expect(mentions("{{ d|attr('primary_ip') }}", 'primary_ip')).toBe(true);
+    expect(mentions("{{ objects|map(attribute='primary_ip.address')|join }}", 'primary_ip')).toBe(true);
+    expect(mentions('{{ d[key] }}', 'primary_ip')).toBe(true);
+  });
+});

@@ -5,6 +5,8 @@ import type { Expr, Stmt } from './ast.ts';
 import { hasBuiltinMethod } from './methods.ts';
 
 export interface AttributeReads {
+  /** Whether the template may read attribute `attr` at all (named as `.attr`, in a string, or by a computed name). */
+  mentions(attr: string): boolean;
   /**
    * The keys read below attribute `attr` (`x.attr.key`, `x.attr['key']`), when that is all the template does with
    * any `.attr`; null when some use takes the value whole (prints it, passes it on, iterates it, calls one of its
@@ -63,11 +65,13 @@ function constantKeyRead(parent: Node | null, child: Node, grandparent: Node | n
 export function attributeReads(body: readonly Stmt[]): AttributeReads {
   const keys = new Map<string, Set<string>>();
   const whole = new Set<string>();
+  const named = new Set<string>();
   const strings: string[] = [];
   let computedNames = false;
   const walk = (node: Node, parent: Node | null, grandparent: Node | null): void => {
     if (readsComputedName(node)) computedNames = true;
     if (node.type === 'Getattr') {
+      named.add(node.attr);
       const key = constantKeyRead(parent, node, grandparent);
       if (key === null) whole.add(node.attr);
       else {
@@ -79,12 +83,16 @@ export function attributeReads(body: readonly Stmt[]): AttributeReads {
     for (const child of childrenOf(node)) walk(child, node, parent);
   };
   for (const stmt of body) walk(stmt, null, null);
+  const inStrings = (attr: string): boolean => strings.some((s) => s.split('.').includes(attr));
   return {
+    mentions(attr: string): boolean {
+      return computedNames || named.has(attr) || inStrings(attr);
+    },
     keysBelow(attr: string): ReadonlySet<string> | null {
       const found = keys.get(attr);
       if (!found || whole.has(attr) || computedNames) return null;
       // Attribute names also arrive as strings (attr('x'), map(attribute='x.y'), sort(attribute=...)).
-      if (strings.some((s) => s.split('.').includes(attr))) return null;
+      if (inStrings(attr)) return null;
       return found;
     },
   };
