@@ -2,6 +2,7 @@
 // catalog document through the file input), a platform's mapping picker preselecting the suggested product and
 // cycle, the Compliance page with a rule's violations and Evaluate now, the Jobs page listing that evaluation,
 // Updates and Backups. Screenshots under test/web/screenshots/.
+import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
 
@@ -33,8 +34,19 @@ function catalog(): Buffer {
 describe.skipIf(!ready)('admin pages in chromium', () => {
   let server: WebServer;
   let browser: Browser;
+  // A stand-in for the public release feed (a real HTTP listener on loopback, allowed by the SSRF allow-list).
+  let feed: Server;
+  let feedUrl = '';
+  const allowlist = process.env.CAIRN_SSRF_ALLOWLIST;
 
   beforeAll(async () => {
+    feed = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ releases: [{ version: '99.1.0', bundle_url: 'http://127.0.0.1:9/cairn-99.1.0.tar.gz', sha256: 'a'.repeat(64), prerelease: false, published: '2026-11-01T00:00:00Z', notes_url: null }] }));
+    });
+    await new Promise<void>((done) => feed.listen(0, '127.0.0.1', done));
+    feedUrl = `http://127.0.0.1:${(feed.address() as { port: number }).port}/feed.json`;
+    process.env.CAIRN_SSRF_ALLOWLIST = '127.0.0.1';
     server = await startServer({ demoDevices: 4 });
     browser = await openBrowser();
     await signIn(browser.page, server);
@@ -43,6 +55,9 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    feed?.close();
+    if (allowlist === undefined) delete process.env.CAIRN_SSRF_ALLOWLIST;
+    else process.env.CAIRN_SSRF_ALLOWLIST = allowlist;
   });
 
   it('enables end-of-life data, imports a catalog and maps a platform with the suggested cycle preselected', async () => {
@@ -138,8 +153,39 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     await shot(page, 'f15-backups');
   });
 
+  it('saves update settings, checks the feed and shows the update-available badge on the page and in the nav', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/settings/updates`);
+    const form = page.getByRole('form', { name: 'Update settings' });
+    await form.waitFor();
+    // A bad value is named on its field and nothing is saved.
+    await form.getByLabel('Port').fill('not-a-port');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.locator('#up-smtp-port-error').waitFor();
+    expect((await server.api<{ smtp_port: number }>('GET', '/api/system/upgrade/settings/')).body.smtp_port).toBe(587);
+    await form.getByLabel('Port').fill('2525');
+    await form.getByLabel('Release feed URL').fill(feedUrl);
+    await form.getByLabel('Digest recipients').fill('ops@example.com\nnoc@example.com');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Update settings saved.').waitFor();
+    const saved = (await server.api<{ feed_url: string; smtp_port: number; digest_recipients: string[] }>('GET', '/api/system/upgrade/settings/')).body;
+    expect(saved).toMatchObject({ feed_url: feedUrl, smtp_port: 2525, digest_recipients: ['ops@example.com', 'noc@example.com'] });
+    await shot(page, 'f14b-update-settings');
+
+    await page.goto(`${server.url}/system/updates`);
+    await page.getByRole('button', { name: 'Check now' }).click();
+    await page.getByText('Update available: 99.1.0').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByText('update available').waitFor();
+    // This test server runs from a checkout, not an installed release: it says so instead of offering the upgrade.
+    const status = (await server.api<{ installed: boolean }>('GET', '/api/system/upgrade/')).body;
+    if (!status.installed) await page.getByText('cannot upgrade itself').waitFor();
+    else await page.getByRole('button', { name: 'Upgrade to 99.1.0' }).waitFor();
+    await shot(page, 'f14c-update-available');
+  });
+
   it('keeps the console free of errors', () => {
-    // The 401 is /api/auth/me/ before signing in.
-    expect(browser.errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    // The 401 is /api/auth/me/ before signing in; the one 400 is the bad port the settings test sends on purpose.
+    expect(browser.errors.filter((e) => /status of 400/.test(e))).toHaveLength(1);
+    expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);
   });
 });

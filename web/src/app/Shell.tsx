@@ -118,6 +118,7 @@ function Nav({ groups, onNavigate }: { groups: NavGroup[]; onNavigate: () => voi
                 <li key={e.to}>
                   <Link to={e.to} onClick={onNavigate} className="block rounded px-2 py-0.5 text-slate-700 hover:bg-slate-200" activeProps={{ className: 'bg-sky-100 text-sky-900 font-medium' }}>
                     {e.label}
+                    {e.badge ? <e.badge /> : null}
                   </Link>
                 </li>
               ))}
@@ -138,7 +139,7 @@ export function Shell() {
   for (const item of extraNavItems(me.data)) {
     let group = groups.find((g) => g.label === item.group);
     if (!group) groups.push((group = { label: item.group, entries: [] }));
-    group.entries.push({ label: item.label, to: item.to });
+    group.entries.push({ label: item.label, to: item.to, badge: item.badge });
   }
   return (
     <div className="flex min-h-screen flex-col">

@@ -44,6 +44,8 @@ export interface NavItem {
   order?: number;
   /** Shown only when this returns true (e.g. admins only). */
   visible?: (me: Me) => boolean;
+  /** Drawn after the label (e.g. an update-available marker); keep it small, it is in the first chunk. */
+  badge?: ComponentType;
 }
 
 const detailTabs: DetailTab[] = [];

@@ -1,5 +1,6 @@
 // Navigation by domain: the models the caller may view (from /api/models/) grouped by their app, in a fixed
 // group order, plus the entries feature modules register.
+import type { ComponentType } from 'react';
 import type { ModelInfo } from '../api/types.ts';
 
 export const APP_GROUPS: Array<{ label: string; apps: string[] }> = [
@@ -17,7 +18,7 @@ export const APP_GROUPS: Array<{ label: string; apps: string[] }> = [
 
 export interface NavGroup {
   label: string;
-  entries: Array<{ label: string; to: string }>;
+  entries: Array<{ label: string; to: string; badge?: ComponentType }>;
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

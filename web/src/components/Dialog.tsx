@@ -1,5 +1,6 @@
 // A modal dialog on the native <dialog> element: focus is trapped and Escape closes it, by the browser.
 import { useEffect, useRef, type ReactNode } from 'react';
+import { Button } from './ui.tsx';
 
 export function Dialog({ open, title, onClose, children, footer, wide }: { open: boolean; title: string; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -31,5 +32,30 @@ export function Dialog({ open, title, onClose, children, footer, wide }: { open:
         </div>
       ) : null}
     </dialog>
+  );
+}
+
+/**
+ * The footer of a dialog that asks for one action: Cancel (or Close) and the action button, which says it is busy
+ * while the request runs. One component so every dialog puts them in the same order with the same wording.
+ */
+export function DialogActions({ onCancel, cancelLabel = 'Cancel', onConfirm, confirmLabel, busyLabel, pending = false, disabled = false, variant = 'primary' }: {
+  onCancel: () => void;
+  cancelLabel?: string;
+  onConfirm: () => void;
+  confirmLabel: string;
+  /** Shown on the action button while `pending` (e.g. "Saving…"). */
+  busyLabel: string;
+  pending?: boolean;
+  disabled?: boolean;
+  variant?: 'primary' | 'danger';
+}) {
+  return (
+    <>
+      <Button onClick={onCancel}>{cancelLabel}</Button>
+      <Button variant={variant} disabled={disabled || pending} onClick={onConfirm}>
+        {pending ? busyLabel : confirmLabel}
+      </Button>
+    </>
   );
 }

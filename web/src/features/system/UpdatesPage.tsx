@@ -1,43 +1,19 @@
-// /system/updates (deployment admins): the running version, the last upgrade card with its steps (polled while an
-// upgrade holds the lock), and the after-upgrade steps with Acknowledge one / all. Endpoints that this server
-// does not offer (404) are said to be unavailable rather than shown as errors.
+// /system/updates (deployment admins): the running version and whether a newer release is available, starting an
+// upgrade (online or from an uploaded bundle), the run's live step progress, and the after-upgrade steps with
+// Acknowledge one / all. The run stops the web service: polling goes on through 503s and refused connections and
+// the card shows progress again when the site is back. Endpoints this server does not offer (404) are said to be
+// unavailable rather than shown as errors.
+import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { get, post } from '../../api/client.ts';
+import { Link } from '@tanstack/react-router';
+import { ApiError, get, post } from '../../api/client.ts';
 import { Empty, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Badge, Button, PageHeader } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
 import { UnavailableOr } from './Unavailable.tsx';
-
-interface UpgradeStep {
-  name: string;
-  status: string;
-  started: string;
-  ended: string | null;
-  seconds: number | null;
-  detail: string;
-}
-
-interface UpgradeAnswer {
-  running_version: string;
-  installed: boolean;
-  update_available?: boolean;
-  latest_version?: string;
-  last_upgrade: null | {
-    version_from: string;
-    version_to: string | null;
-    started_by: string;
-    started_at: string;
-    finished_at: string | null;
-    state: string;
-    outcome: string | null;
-    failed_step: string | null;
-    error: string | null;
-    warnings: string[];
-    steps: UpgradeStep[];
-  };
-  lock: { held: boolean; owner_alive: boolean; unfinished_run: boolean };
-}
+import { UpgradeStart } from './UpgradeStart.tsx';
+import { AVAILABLE_KEY, checkNow, fetchAvailable, fetchStatus, runInProgress, siteAway, STATUS_KEY, type Availability, type UpgradeRun, type UpgradeStatus } from './upgrade-api.ts';
 
 interface StepNote {
   id: string;
@@ -56,41 +32,129 @@ interface StepNotes {
   completed: string[];
 }
 
-const stepTone = (s: string) => (s === 'ok' || s === 'done' || s === 'succeeded' ? 'green' : s === 'failed' ? 'red' : s === 'running' ? 'sky' : 'slate');
+const stepTone = (s: string) => (s === 'ok' || s === 'done' || s === 'succeeded' ? 'green' : s === 'failed' || s === 'restore_failed' ? 'red' : s === 'running' ? 'sky' : 'slate');
 
-function UpgradeCard({ data }: { data: UpgradeAnswer }) {
-  const u = data.last_upgrade;
+const POLL_MS = 2000;
+
+function AvailabilityLine({ available }: { available: Availability }) {
+  if (available.airgapped) return <p className="text-slate-600">This install is airgapped: upgrade it by uploading a release bundle.</p>;
+  if (!available.feed_url) {
+    return (
+      <p className="text-slate-600">
+        No release feed is configured (<Link to="/settings/updates" className="text-sky-700 hover:underline">Settings → Updates</Link>).
+      </p>
+    );
+  }
   return (
-    <section aria-labelledby="upgrade-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 text-sm">
-      <h2 id="upgrade-heading" className="text-lg font-semibold">
+    <p className="text-slate-600">
+      {available.latest ? `Newest ${available.channel === 'stable' ? 'stable ' : ''}release: ${available.latest.version}. ` : ''}
+      {available.checked_at ? `Checked ${formatDateTime(available.checked_at)}.` : 'Not checked yet.'}
+      {available.latest?.notes_url ? (
+        <>
+          {' '}
+          <a className="text-sky-700 hover:underline" href={available.latest.notes_url} target="_blank" rel="noreferrer">
+            Release notes
+          </a>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+function VersionSection({ status, inProgress, onStarted }: { status: UpgradeStatus; inProgress: boolean; onStarted: (runId: string, version: string) => void }) {
+  const client = useQueryClient();
+  const toast = useToast();
+  const available = useQuery({ queryKey: AVAILABLE_KEY, queryFn: fetchAvailable, retry: false });
+  const check = useMutation({
+    mutationFn: checkNow,
+    onSuccess: (a) => client.setQueryData(AVAILABLE_KEY, a),
+    onError: (err) => toast.show({ message: err.message, tone: 'error' }),
+  });
+  const a = available.data;
+  return (
+    <section aria-labelledby="version-heading" className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 text-sm">
+      <h2 id="version-heading" className="text-lg font-semibold">
         Version
       </h2>
-      <p>
-        Running <strong data-testid="running-version">{data.running_version}</strong>{' '}
-        {data.update_available ? <Badge tone="amber">Update available{data.latest_version ? `: ${data.latest_version}` : ''}</Badge> : null}
-        {data.lock.held ? <Badge tone="sky">Upgrade in progress</Badge> : null}
+      <p className="flex flex-wrap items-center gap-2">
+        <span>
+          Running <strong data-testid="running-version">{status.running_version}</strong>
+        </span>
+        {a?.update_available && a.latest ? <Badge tone="amber">Update available: {a.latest.version}</Badge> : null}
+        {a && !a.update_available && !a.error && a.checked_at ? <Badge tone="green">Up to date</Badge> : null}
+        {inProgress ? <Badge tone="sky">Upgrade in progress</Badge> : null}
       </p>
-      {!data.installed ? <p className="text-slate-600">This server does not run from an installed release (a development checkout), so it cannot upgrade itself.</p> : null}
-      <p className="text-slate-600">
-        Upgrades run on the server with <code className="rounded bg-slate-100 px-1">cairn upgrade</code> (online, or from a downloaded bundle); this page follows them.
-      </p>
-      {u ? (
-        <div className="space-y-2 border-t border-slate-200 pt-3">
+      {available.isLoading ? <Loading label="Checking for updates…" /> : null}
+      {available.error ? <UnavailableOr error={available.error} what="The release check" retry={() => void available.refetch()} /> : null}
+      {a ? <AvailabilityLine available={a} /> : null}
+      {a?.error ? (
+        <p role="alert" className="text-red-700">
+          The last release check failed: {a.error}
+        </p>
+      ) : null}
+      {a && !a.airgapped && a.feed_url ? (
+        <Button onClick={() => check.mutate()} disabled={check.isPending}>
+          {check.isPending ? 'Checking…' : 'Check now'}
+        </Button>
+      ) : null}
+      {status.installed ? (
+        <div className="border-t border-slate-200 pt-3">
+          <UpgradeStart
+            target={a?.update_available && a.latest ? a.latest.version : null}
+            disabled={inProgress}
+            onStarted={(run) => {
+              toast.show({ message: `Upgrade to ${run.version} started.`, tone: 'success' });
+              onStarted(run.run_id, run.version);
+            }}
+          />
+        </div>
+      ) : (
+        <p className="text-slate-600">This server does not run from an installed release (a development checkout), so it cannot upgrade itself.</p>
+      )}
+    </section>
+  );
+}
+
+function RunCard({ run, away, waitingFor }: { run: UpgradeRun | null; away: boolean; waitingFor: string | null }) {
+  return (
+    <section aria-labelledby="run-heading" aria-live="polite" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
+      <h2 id="run-heading" className="text-lg font-semibold">
+        {waitingFor || run?.state === 'running' ? 'Upgrade in progress' : 'Last upgrade'}
+      </h2>
+      {away ? (
+        <p role="status" className="rounded bg-amber-50 p-2 text-amber-900">
+          The site is away while the upgrade runs; this page checks again every few seconds.
+        </p>
+      ) : null}
+      {waitingFor ? <p className="text-slate-600">Waiting for the upgrade to {waitingFor} to start…</p> : null}
+      {run && !waitingFor ? (
+        <>
           <h3 className="font-medium">
-            Last upgrade: {u.version_from} → {u.version_to ?? '?'} <Badge tone={u.outcome === 'succeeded' ? 'green' : u.outcome ? 'red' : 'sky'}>{u.outcome ?? u.state}</Badge>
+            {run.version_from} → {run.version_to ?? '?'} <Badge tone={run.outcome === 'succeeded' ? 'green' : run.outcome ? 'red' : 'sky'}>{run.outcome ?? run.state}</Badge>
           </h3>
           <p className="text-slate-600">
-            Started {formatDateTime(u.started_at)} by {u.started_by}
-            {u.finished_at ? `, finished ${formatDateTime(u.finished_at)}` : ''}
+            Started {formatDateTime(run.started_at)} by {run.started_by}
+            {run.finished_at ? `, finished ${formatDateTime(run.finished_at)}` : ''}
           </p>
-          {u.error ? <p className="text-red-700">{u.failed_step ? `${u.failed_step}: ` : ''}{u.error}</p> : null}
-          {u.warnings.map((w) => (
+          {run.current_step ? (
+            <p>
+              Now: <strong data-testid="current-step">{run.current_step}</strong>
+            </p>
+          ) : null}
+          {run.error ? (
+            <p className="text-red-700">
+              {run.failed_step ? `${run.failed_step}: ` : ''}
+              {run.error}
+            </p>
+          ) : null}
+          {run.output_excerpt ? <pre className="max-h-48 overflow-auto rounded bg-slate-50 p-2 font-mono text-xs">{run.output_excerpt}</pre> : null}
+          {run.warnings.map((w) => (
             <p key={w} className="text-amber-800">
               {w}
             </p>
           ))}
           <ol className="space-y-1" aria-label="Upgrade steps">
-            {u.steps.map((s) => (
+            {run.steps.map((s) => (
               <li key={s.name} className="flex flex-wrap items-center gap-2">
                 <Badge tone={stepTone(s.status)}>{s.status}</Badge>
                 <span className="font-medium">{s.name}</span>
@@ -99,10 +163,9 @@ function UpgradeCard({ data }: { data: UpgradeAnswer }) {
               </li>
             ))}
           </ol>
-        </div>
-      ) : (
-        <p className="text-slate-500">No upgrade has run on this install.</p>
-      )}
+        </>
+      ) : null}
+      {!run && !waitingFor ? <p className="text-slate-500">No upgrade has run on this install.</p> : null}
     </section>
   );
 }
@@ -159,19 +222,39 @@ function StepNotesSection() {
 }
 
 export default function UpdatesPage() {
+  const client = useQueryClient();
+  // The run started from this tab, until the card shows it (the journal is written a moment after the 202).
+  const [following, setFollowing] = useState<{ id: string; version: string } | null>(null);
   const upgrade = useQuery({
-    queryKey: ['system-upgrade'],
-    queryFn: () => get<UpgradeAnswer>('/api/system/upgrade/'),
+    queryKey: STATUS_KEY,
+    queryFn: fetchStatus,
     retry: false,
-    // Live step progress while an upgrade holds the lock.
-    refetchInterval: (q) => (q.state.data?.lock.held ? 2000 : false),
+    refetchInterval: (q) => (runInProgress(q.state.data, following?.id ?? null) || siteAway(q.state.error) ? POLL_MS : false),
+    refetchIntervalInBackground: true,
   });
+  const status = upgrade.data;
+  const away = siteAway(upgrade.error);
+  const waiting = following && status?.last_upgrade?.id !== following.id ? following.version : null;
+  const inProgress = runInProgress(status, following?.id ?? null);
+  const ended = following !== null && status?.last_upgrade?.id === following.id && status.last_upgrade.state !== 'running';
+  useEffect(() => {
+    if (!ended) return;
+    // The run ended: forget it, and ask again what is available now that the version may have changed.
+    setFollowing(null);
+    void client.invalidateQueries({ queryKey: AVAILABLE_KEY });
+  }, [ended, client]);
   return (
     <div className="max-w-4xl space-y-6">
       <PageHeader title="Updates" />
       {upgrade.isLoading ? <Loading /> : null}
-      {upgrade.error ? <UnavailableOr error={upgrade.error} what="Upgrade status" retry={() => void upgrade.refetch()} /> : null}
-      {upgrade.data ? <UpgradeCard data={upgrade.data} /> : null}
+      {upgrade.error && !status && !away ? <UnavailableOr error={upgrade.error} what="Upgrade status" retry={() => void upgrade.refetch()} /> : null}
+      {upgrade.error instanceof ApiError && !status && away ? <p role="status">The site is away (perhaps for an upgrade); this page checks again every few seconds.</p> : null}
+      {status ? (
+        <>
+          <VersionSection status={status} inProgress={inProgress} onStarted={(id, version) => setFollowing({ id, version })} />
+          <RunCard run={status.last_upgrade} away={away} waitingFor={waiting} />
+        </>
+      ) : null}
       <StepNotesSection />
     </div>
   );
