@@ -260,7 +260,8 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const session = new RenderSession(db, ctx);
   await session.prepare();
   session.useReads(template.reads());
-  session.expectComputed(model, template.reads());
+  session.expectReads(model, template.reads());
+  const headSelect = session.narrowSelect(model, 't');
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const from = sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`;
   const headRows = Math.min(exportLimits.chunkRows, cap);
@@ -271,7 +272,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // rows (the earlier form of the ids query) cost about as much again as the sort itself.
   const [{ rows: idRows }, { rows: head }, previewCount] = await Promise.all([
     sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${req.preview ? cap : cap + 1}`.execute(db),
-    sql<Row>`SELECT ${session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
+    sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
       JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db),
     req.preview ? countRows(db, from) : Promise.resolve(null),
@@ -285,7 +286,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const ids: string[] = new Array<string>(idRows.length);
   for (let i = 0; i < idRows.length; i++) ids[i] = idRows[i]!.id;
   const total = previewCount ?? ids.length;
-  const objects = new ObjectList(session, model, ids, headMatches(head, ids) ? new RowGroup(session, model, head) : null);
+  const objects = new ObjectList(session, model, ids, headMatches(head, ids) ? new RowGroup(session, model, head, headSelect === null) : null);
   // Asked for now so it loads while the caller sets up the answer (a no-op when the first chunk came with the ids).
   objects.prefetch();
   return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: ids.length };

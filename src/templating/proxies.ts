@@ -112,9 +112,20 @@ export class RenderSession {
   /** Per model: computed values read beside the rows of a list (ComputedField.inline), once known to be read. */
   private readonly inlineWanted = new Map<string, Set<string>>();
 
-  /** Computed values of `model` that the template's source may read: list chunks carry them from the first one. */
-  expectComputed(model: ModelDef, reads: AttributeReads): void {
+  /**
+   * What the template's source may read of `model`'s rows, noted before the first chunk is fetched: that chunk then
+   * carries only those columns (and computed values it reads inline) instead of whole rows. A name the source
+   * hides (a computed attribute name) makes every name count as mentioned; one missed still reads right, filled in.
+   */
+  expectReads(model: ModelDef, reads: AttributeReads): void {
+    const table = this.accessTable(model);
+    for (const key of Object.keys(model.fields)) {
+      if (reads.mentions(key)) this.firstAccess(model, key, table);
+      else if (reads.mentions(`get_${key}_display`)) this.firstAccess(model, key, table);
+    }
+    for (const key of ['id', 'numid', 'created', 'last_updated', 'tenant', ...readableComputed(model)]) if (reads.mentions(key)) this.firstAccess(model, key, table);
     for (const key of readableComputed(model)) if (model.computed[key]!.inline && reads.mentions(key)) this.noteInline(model, key);
+    if (!this.wanted.has(model.name)) this.wanted.set(model.name, new Set());
   }
 
   private noteInline(model: ModelDef, key: string): void {
@@ -151,8 +162,8 @@ export class RenderSession {
   }
 
   /**
-   * The select list for a later chunk of a list of `model`: only the columns the template has read so far (the
-   * first chunk carries whole rows and teaches which), plus id and display text. A 50,000-row render
+   * The select list for a chunk of a list of `model`: only the columns the template's source mentions (see
+   * expectReads) and any it has read since, plus id and display text. A 50,000-row render
    * otherwise parses and collects every column of every row; a column first read later is filled in per chunk
    * (RowGroup.fill). Null when whole rows are needed.
    */
