@@ -12,6 +12,7 @@
 // A backup is restored only onto the version that made it (peers.md §6: migrations cannot be reverted, so a
 // dump from another version would leave code and schema disagreeing).
 import { spawn } from 'node:child_process';
+import { holdForRestore } from './restore-hold.ts';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
@@ -306,7 +307,17 @@ export async function restoreBackup(target: BackupTarget, id: string, onStep: Ba
       `backup ${id} was made by Cairn ${info.version} and this is Cairn ${target.version}: a backup is restored only onto the version that made it (install ${info.version} first)`,
     );
   }
-  const work = await mkdtemp(join(target.backupsDir, `.restore-${id}-`));
+  let releaseHold: () => void;
+  try {
+    releaseHold = holdForRestore(target.backupsDir, id);
+  } catch (err) {
+    throw new BackupError((err as Error).message);
+  }
+  let replacing = false;
+  const work = await mkdtemp(join(target.backupsDir, `.restore-${id}-`)).catch((err: unknown) => {
+    releaseHold();
+    throw err;
+  });
   try {
     await run('tar', ['-xzf', info.file, '-C', work, '--no-same-owner']);
     onStep(1, 2, 'archive unpacked');
@@ -314,10 +325,12 @@ export async function restoreBackup(target: BackupTarget, id: string, onStep: Ba
     const wanted: BackupMeta['backend'] = target.databaseUrl ? 'postgres' : 'pglite';
     if (meta.backend !== wanted) throw new BackupError(`backup ${id} holds a ${meta.backend} database; this installation uses ${wanted}`);
     if (target.databaseUrl) {
+      replacing = true;
       await restorePostgres(target.databaseUrl, join(work, 'database', 'dump.sql'));
       await replaceContents(target.dataDir, join(work, 'data'), (name) => name === PGDATA);
     } else {
       await withStoppedDataDir(target.dataDir, async () => {
+        replacing = true;
         await rename(join(work, 'database', 'pgdata.tar'), join(work, 'pgdata.tar'));
         // The non-database files first, then the database: both under the lock, so no server sees a mix.
         await replaceContents(target.dataDir, join(work, 'data'), (name) => name === PGDATA);
@@ -326,7 +339,10 @@ export async function restoreBackup(target: BackupTarget, id: string, onStep: Ba
     }
     if (target.envFile && existsSync(join(work, 'env'))) await copyFile(join(work, 'env'), target.envFile);
     onStep(2, 2, target.envFile ? 'database, data directory and environment file replaced' : 'database and data directory replaced');
+    replacing = false;
   } finally {
     await rm(work, { recursive: true, force: true });
+    // A restore that died while replacing leaves the site held: the database may be half restored.
+    if (!replacing) releaseHold();
   }
 }

@@ -3,6 +3,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
 import { can } from '../core/context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
@@ -31,6 +32,17 @@ function sameHash(token: string, hex: string): boolean {
 function installLayout(): InstallLayout | null {
   const root = detectRoot();
   return root ? layoutFor(root) : null;
+}
+
+/** The live upgrade run proves itself with its secret, whose hash only the live lock owner wrote. */
+function requireEngine(req: FastifyRequest, refusal: string): InstallLayout {
+  const layout = installLayout();
+  const token = req.headers['x-cairn-upgrade-token'];
+  const lock = layout ? readLock(layout.lockFile) : null;
+  if (!layout || !lock?.tokenSha256 || typeof token !== 'string' || !lockOwnerAlive(layout.lockFile) || !sameHash(token, lock.tokenSha256)) {
+    throw forbidden(refusal);
+  }
+  return layout;
 }
 
 export function registerUpgradeRoutes(app: FastifyInstance): void {
@@ -64,12 +76,7 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
     schema: { tags, summary: 'Pre-upgrade backup of the embedded database (engine only)', security: [],
       description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
     handler: async (req) => {
-      const layout = installLayout();
-      const token = req.headers['x-cairn-upgrade-token'];
-      const lock = layout ? readLock(layout.lockFile) : null;
-      if (!layout || !lock?.tokenSha256 || typeof token !== 'string' || !lockOwnerAlive(layout.lockFile) || !sameHash(token, lock.tokenSha256)) {
-        throw forbidden('Only the running upgrade may ask for this backup.');
-      }
+      const layout = requireEngine(req, 'Only the running upgrade may ask for this backup.');
       const env = { ...process.env, ...readEnvFile(layout.envFile) };
       const database = app.database;
       return createBackup(
@@ -83,6 +90,19 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
         },
         'pre-upgrade',
       );
+    },
+  });
+
+  // Called by the upgrade engine only, at quiesce on an embedded database (which this process holds): the
+  // scheduled jobs running now, which the run lets finish before it stops the workers.
+  app.get('/api/system/upgrade/running-jobs/', {
+    schema: { tags, summary: 'Scheduled jobs running now (engine only)', security: [],
+      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
+    handler: async (req) => {
+      requireEngine(req, 'Only the running upgrade may ask for this.');
+      const rows = await sql<{ kind: string; started_by: string }>`
+        SELECT kind, started_by FROM jobs WHERE status = 'running' AND started_by LIKE 'schedule:%' ORDER BY started`.execute(app.database.db);
+      return { running: rows.rows };
     },
   });
 

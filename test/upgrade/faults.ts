@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { listBackups } from '../../src/upgrade/backup.ts';
-import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
+import { readJournal, STEPS, type StepName } from '../../src/upgrade/engine/journal.ts';
 import type { Bundles, Install } from './install.ts';
 import { expectConsistent } from './expect.ts';
 
@@ -16,6 +16,19 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
   expect(run.out).toContain(`Failed at ${step}: fault injected after the ${step} step's work`);
   const journal = readJournal(inst.layout.journalFile)!;
   expect(journal).toMatchObject({ state: 'failed', failedStep: step, versionTo: bundles.versionN1 });
+  // Progress on the terminal as it happened, and which release's engine ran each step: vN's up to prepare,
+  // the new release's own stage from quiesce on.
+  const ran = journal.steps.map((s) => s.name);
+  for (const [i, name] of ran.entries()) expect(run.out).toContain(`[${i + 1}/13] ${name} …`);
+  expect(run.out).toContain(`      ${step} failed (`);
+  const handedOver = ran.includes('quiesce');
+  expect(journal.steps.map((s) => `${s.name}:${s.engine}`)).toEqual(
+    journal.steps.map((s) => `${s.name}:${handedOver && STEPS.indexOf(s.name) >= STEPS.indexOf('quiesce') ? bundles.versionN1 : bundles.versionN}`),
+  );
+  if (handedOver) {
+    expect(run.out).toContain(`The upgrade stage of ${bundles.versionN1} takes over (protocol 1).`);
+    expect(journal.context.stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
+  }
   const migrated = journal.context.migrateStarted;
   expect(journal.outcome).toEqual({
     code: NOTHING_STOPPED.includes(step) ? 'unchanged' : 'restored',

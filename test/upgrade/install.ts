@@ -10,6 +10,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/db/types.ts';
+import { openPGlite, openPostgres } from '../../src/db/database.ts';
 import { buildBundle, unpackBundle } from '../../src/upgrade/bundle.ts';
 import { parseVersion } from '../../src/upgrade/version.ts';
 import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.ts';
@@ -161,6 +164,8 @@ export async function freePort(): Promise<number> {
 
 export interface Install {
   layout: InstallLayout;
+  /** The install's PostgreSQL database, or null for the embedded one under shared/data. */
+  databaseUrl: string | null;
   host: LocalSupervisor;
   port: number;
   adminToken: string;
@@ -271,6 +276,7 @@ export async function installRelease(
   await waitHealthy(version);
   return {
     layout,
+    databaseUrl: pgdb?.url ?? null,
     host,
     port,
     adminToken,
@@ -287,6 +293,16 @@ export async function installRelease(
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Opens the install's database from the test (stop web first on the embedded one: it holds the data directory). */
+export async function withInstallDatabase<T>(inst: Install, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  const database = inst.databaseUrl ? await openPostgres(inst.databaseUrl, 1) : await openPGlite(inst.layout.dataDir);
+  try {
+    return await work(database.db);
+  } finally {
+    await database.close();
+  }
 }
 
 export function readLog(layout: InstallLayout): string {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
+import { processAlive } from '../../src/upgrade/engine/lock.ts';
+import { currentRelease } from '../../src/upgrade/engine/layout.ts';
 import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { expectConsistent } from './expect.ts';
 
@@ -94,6 +96,12 @@ describe('SIGKILL of the run, then `cairn upgrade recover`', () => {
   it('killed after migrating: the site answers 503 meanwhile; recovery restores the database and runs vN', async () => {
     const child = await pausedAt('migrate');
     await kill(child);
+    // The new release's stage ran migrate; it dies with the run it was handed (like an exec), leaving one dead run.
+    const stage = readJournal(inst.layout.journalFile)!.context.stage!;
+    expect(stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
+    expect(readFileSync(join(inst.layout.upgradeDir, 'paused'), 'utf8')).toContain(`${stage.pid} migrate`);
+    for (let i = 0; i < 100 && processAlive(stage.pid!); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(processAlive(stage.pid!)).toBe(false);
     const held = await inst.api('/api/devices/?limit=1');
     expect(held.status).toBe(503);
     expect(held.headers['retry-after']).toBeDefined();
@@ -111,4 +119,43 @@ describe('SIGKILL of the run, then `cairn upgrade recover`', () => {
     expect(readJournal(inst.layout.journalFile)).toMatchObject({ state: 'done', outcome: { code: 'new', database: 'migrated' } });
     await expectConsistent(inst, bundles.versionN1, devices);
   }, 900_000);
+});
+
+describe('the hand-over protocol', () => {
+  /** Starts the installed release's stage with an IPC channel, as an engine would, and sends it a hello. */
+  async function stageWith(hello: Record<string, string | number>): Promise<{ code: number | null; out: string; message: unknown }> {
+    const child = spawn(process.execPath, [join(inst.layout.current, 'bin', 'cairn.mjs'), 'upgrade', 'stage'], {
+      cwd: inst.layout.shared,
+      env: { ...process.env, CAIRN_ROOT: inst.layout.root },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let out = '';
+    let message: unknown = null;
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('message', (m) => (message = m));
+    child.send(hello);
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    return { code, out, message };
+  }
+
+  it('a stage lists the protocols it accepts, and refuses an engine speaking another one or not holding the lock', async () => {
+    const listed = await inst.cairn(['upgrade', 'stage', '--protocols']);
+    const running = currentRelease(inst.layout)!.version;
+    expect(JSON.parse(listed.out)).toEqual({ release: running, protocols: [1] });
+
+    const future = await stageWith({ protocol: 99, root: inst.layout.root, runId: 'r', token: 't' });
+    expect(future.code).toBe(3);
+    expect(future.out).toContain('takes over from engines speaking protocol 1, not 99');
+    expect(future.message).toMatchObject({ refused: expect.stringContaining('not 99') });
+
+    const stranger = await stageWith({ protocol: 1, root: inst.layout.root, runId: 'r', token: 't' });
+    expect(stranger.code).toBe(3);
+    expect(stranger.out).toContain('the caller does not hold the upgrade lock');
+
+    const byHand = await inst.cairn(['upgrade', 'stage']);
+    expect(byHand.code).toBe(2);
+    expect(byHand.out).toContain('is started by the upgrade engine of the running release');
+    await expectConsistent(inst, running, devices);
+  }, 300_000);
 });

@@ -12,6 +12,7 @@ import { acquireLock, processStartTime, UpgradeBusyError } from '../../src/upgra
 import { holdSite } from '../../src/upgrade/engine/hold.ts';
 import { readMaintenance } from '../../src/system/maintenance.ts';
 import { createHash } from 'node:crypto';
+import { createJob, finishJob } from '../../src/jobs/record.ts';
 
 let h: Harness;
 let layout: InstallLayout;
@@ -164,6 +165,25 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
     // One time only.
     const again = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/', headers: { 'x-cairn-upgrade-token': token } });
     expect(again.statusCode).toBe(403);
+  });
+
+  it('the running-jobs call is refused without the live lock owner secret, and answers the run that holds it', async () => {
+    expect((await h.app.inject({ method: 'GET', url: '/api/system/upgrade/running-jobs/' })).statusCode).toBe(403);
+    const token = 'engine-secret';
+    // The route trusts a lock held by another live process (the engine), never one of its own.
+    const engine = sleeper();
+    const jobId = await createJob(h.database.db, { kind: 'eol.refresh', tenantId: null, startedBy: 'schedule:eol-refresh', status: 'running' });
+    await createJob(h.database.db, { kind: 'deploy.run', tenantId: null, startedBy: 'user:alice', status: 'running' });
+    try {
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: engine.pid, pidStart: processStartTime(engine.pid!), acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: createHash('sha256').update(token).digest('hex') }));
+      expect((await h.app.inject({ method: 'GET', url: '/api/system/upgrade/running-jobs/', headers: { 'x-cairn-upgrade-token': 'wrong' } })).statusCode).toBe(403);
+      const ok = await h.app.inject({ method: 'GET', url: '/api/system/upgrade/running-jobs/', headers: { 'x-cairn-upgrade-token': token } });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json()).toEqual({ running: [{ kind: 'eol.refresh', started_by: 'schedule:eol-refresh' }] });
+    } finally {
+      engine.kill();
+      await finishJob(h.database.db, jobId, { status: 'succeeded', result: 'done' });
+    }
   });
 
   it('the backup call is refused without the live lock owner secret', async () => {

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SystemdHost } from '../../src/upgrade/host/systemd.ts';
+import { PACKAGE_UNITS, packageProcessRunning, SystemdHost } from '../../src/upgrade/host/systemd.ts';
 import { hostFor } from '../../src/upgrade/host/index.ts';
 import { layoutFor } from '../../src/upgrade/engine/layout.ts';
 import { SOURCE } from './install.ts';
@@ -78,6 +78,24 @@ describe('SystemdHost', () => {
     await host.stop('web');
     expect(calls()).toEqual(['stop cairn-web.service']);
     await expect(host.stopTimers(['fail-me'])).rejects.toThrow(/systemctl stop fail-me failed: Unit fail-me not found\./);
+  });
+
+  it('the host is busy with package updates while an apt unit runs (asked of the system manager, even for user units) or a dpkg/apt process lives', async () => {
+    const host = new SystemdHost({ user: true, systemctl: fake });
+    writeFileSync(join(dir, 'active'), 'cairn-web.service\n');
+    expect(await host.packageManagerBusy()).toBe(packageProcessRunning());
+    writeFileSync(join(dir, 'active'), 'apt-daily-upgrade.service\n');
+    expect(await host.packageManagerBusy()).toBe(true);
+    expect(calls()).toEqual(Array(2).fill(`is-active --quiet ${PACKAGE_UNITS.join(' ')}`));
+
+    // The process scan reads comm names from a /proc-like tree.
+    const proc = join(dir, 'proc');
+    mkdirSync(join(proc, '41'), { recursive: true });
+    writeFileSync(join(proc, '41', 'comm'), 'node\n');
+    expect(packageProcessRunning(proc)).toBe(false);
+    mkdirSync(join(proc, '42'));
+    writeFileSync(join(proc, '42', 'comm'), 'unattended-upgr\n');
+    expect(packageProcessRunning(proc)).toBe(true);
   });
 
   it('a release without unit files is refused by linkUnits', async () => {

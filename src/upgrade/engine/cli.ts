@@ -12,10 +12,12 @@ import { SERVICES, type ServiceName } from '../host/types.ts';
 import { restartServices } from './restart.ts';
 import { upgradeStatus, type UpgradeCard } from '../records.ts';
 import { detectRoot, layoutFor, type InstallLayout } from './layout.ts';
-import { runUpgrade } from './run.ts';
+import { printLine, runUpgrade } from './run.ts';
 import { recoverUpgrade } from './recover.ts';
 import { verifyRelease } from './verify.ts';
 import { holdSite } from './hold.ts';
+import { runStage } from './stage.ts';
+import { ACCEPTED_CALLER_PROTOCOLS } from './stage-protocol.ts';
 import { runResponderProcess } from './responder-process.ts';
 import { VERSION } from '../../version.ts';
 import { compareVersions } from '../version.ts';
@@ -164,6 +166,15 @@ export function registerUpgradeCommands(program: Command): void {
       const root = detectRoot();
       if (!root) throw new UpgradeCliError('The maintenance responder runs only in an installed release (CAIRN_ROOT).');
       await runResponderProcess(layoutFor(root), VERSION);
+    }));
+
+  upgrade
+    .command('stage')
+    .description('(run by the upgrade engine of the release before) Take an upgrade to this release over after prepare.')
+    .option('--protocols', 'print the hand-over protocols this stage accepts, as JSON, and exit')
+    .action(handled(async (opts: { protocols?: boolean }) => {
+      if (opts.protocols) return void console.log(JSON.stringify({ release: VERSION, protocols: ACCEPTED_CALLER_PROTOCOLS }));
+      process.exit(await runStage(printLine));
     }));
 
   upgrade

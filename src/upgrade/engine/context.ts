@@ -16,7 +16,12 @@ export interface EngineContext {
   env: NodeJS.ProcessEnv;
   /** The run's secret (its hash is in the lock file): lets the running web process take the embedded backup. */
   engineToken: string | null;
+  /** Where the run's progress goes as it happens (the terminal of `cairn upgrade bundle|recover`); none for a quiet run. */
+  progress?: (line: string) => void;
 }
+
+/** A failure before anything stopped that is worth trying again later as it is (automatic updates may retry it). */
+export class RetryableFailure extends Error {}
 
 export function save(ctx: EngineContext): void {
   writeJournal(ctx.layout.journalFile, ctx.journal);
@@ -69,9 +74,26 @@ export function killLeftoverChild(ctx: EngineContext): void {
   ctx.journal.context.child = null;
 }
 
+function faultsAt(ctx: EngineContext): string[] {
+  return (ctx.env.CAIRN_UPGRADE_FAIL_AT ?? '').split(',').map((s) => s.trim());
+}
+
+/**
+ * Test-only: CAIRN_UPGRADE_FAIL_AT may also name `restore`, which makes the rollback's database restore fail
+ * once per run (a marker in the run's work folder), so `cairn upgrade recover` then retries it for real.
+ */
+export function restoreFaultPoint(ctx: EngineContext): void {
+  if (!faultsAt(ctx).includes('restore')) return;
+  const marker = join(ctx.journal.context.workDir, 'restore-fault-injected');
+  if (existsSync(marker)) return;
+  mkdirSync(ctx.journal.context.workDir, { recursive: true, mode: 0o700 });
+  writeFileSync(marker, `${process.pid}\n`);
+  throw new Error('fault injected into the database restore (CAIRN_UPGRADE_FAIL_AT=restore)');
+}
+
 /** Test-only fault injection (documented in deploy/README.md): fail, or stop dead, right after a step's work. */
 export async function faultPoint(ctx: EngineContext, step: StepName): Promise<void> {
-  if (ctx.env.CAIRN_UPGRADE_FAIL_AT === step) throw new Error(`fault injected after the ${step} step's work (CAIRN_UPGRADE_FAIL_AT=${step})`);
+  if (faultsAt(ctx).includes(step)) throw new Error(`fault injected after the ${step} step's work (CAIRN_UPGRADE_FAIL_AT=${step})`);
   if (ctx.env.CAIRN_UPGRADE_PAUSE_AT === step) {
     writeFileSync(join(ctx.layout.upgradeDir, 'paused'), `${process.pid} ${step}\n`);
     // Wait to be killed: the test stands in for a power cut or an OOM kill here.

@@ -5,7 +5,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openPostgres, type Database } from '../../db/database.ts';
-import { createJob, finishJob } from '../../jobs/record.ts';
+import { createJob, finishJob, reportJobProgress } from '../../jobs/record.ts';
 import { readEnvFile } from './layout.ts';
 import { save, type EngineContext } from './context.ts';
 import { engineMailSettings, mailConfigured, mailDigest, mailerFor, restoreFailedMail, upgradeOutcomeMail } from '../mail.ts';
@@ -90,4 +90,11 @@ export async function notifyRestoreFailed(ctx: EngineContext, message: string): 
   } catch {
     /* the journal already says restore_failed */
   }
+}
+
+/** Steps done so far on the run's job (PostgreSQL only, like the record itself), so /api/jobs/ follows the terminal. */
+export async function recordStepProgress(ctx: EngineContext, done: number, total: number): Promise<void> {
+  const jobId = ctx.journal.context.jobId;
+  if (!jobId) return;
+  await withDatabase(ctx, async ({ db }) => reportJobProgress(db, jobId, done, total));
 }

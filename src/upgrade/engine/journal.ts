@@ -14,6 +14,8 @@ export interface StepRecord {
   started: string;
   ended: string | null;
   detail: string;
+  /** The release whose engine ran the step: from quiesce on, the new release's own stage (engine/handover.ts). */
+  engine?: string;
 }
 
 export type RunState = 'running' | 'done' | 'failed' | 'restore_failed';
@@ -37,6 +39,8 @@ export interface Journal {
   error: string | null;
   errorTail: string | null;
   warnings: string[];
+  /** A failure before any service stopped that may simply be tried again later (the host's package updates, say). */
+  retryable?: boolean;
   /** What rollback and recovery need to know; every field is set before the change it describes. */
   context: {
     workDir: string;
@@ -54,6 +58,8 @@ export interface Journal {
     jobId: string | null;
     /** A command the engine is waiting for, so recovery can stop it if the engine was killed meanwhile. */
     child: { pid: number; pidStart: string | null } | null;
+    /** The new release's upgrade stage that took the run over after prepare (absent in journals of older engines). */
+    stage?: { release: string; protocol: number; pid: number | null } | null;
   };
 }
 

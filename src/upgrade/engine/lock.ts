@@ -1,6 +1,6 @@
 // One upgrade at a time. The lock file names its owner by pid and process start time (so a reused pid is not
 // mistaken for the owner); it is created with O_EXCL so two starters cannot both win.
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const BUSY_MESSAGE = 'An upgrade is already running.';
@@ -18,6 +18,11 @@ export interface LockInfo {
   purpose: string;
   /** SHA-256 of the run's secret: the web process trusts a call from the engine that presents it. */
   tokenSha256: string | null;
+  /**
+   * The new release's upgrade stage the owner handed the run to (engine/handover.ts): the lock is held while
+   * either process lives.
+   */
+  delegate?: { pid: number; pidStart: string | null } | null;
 }
 
 /** Start time of a process (field 22 of /proc/<pid>/stat), or null where /proc is not there. */
@@ -57,9 +62,22 @@ export function readLock(file: string): LockInfo | null {
   }
 }
 
+function holderAlive(lock: LockInfo): boolean {
+  return processAlive(lock.pid, lock.pidStart) || (!!lock.delegate && processAlive(lock.delegate.pid, lock.delegate.pidStart));
+}
+
 export function lockOwnerAlive(file: string): boolean {
   const lock = readLock(file);
-  return lock !== null && lock.pid !== process.pid && processAlive(lock.pid, lock.pidStart);
+  return lock !== null && lock.pid !== process.pid && lock.delegate?.pid !== process.pid && holderAlive(lock);
+}
+
+/** Records the process the owner handed the run to; only the owner's own child may take it (checked by the caller). */
+export function delegateLock(file: string, pid: number): void {
+  const lock = readLock(file);
+  if (!lock) throw new UpgradeBusyError('The upgrade lock is gone: the run that handed over is no longer in charge.');
+  const tmp = `${file}.${pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ...lock, delegate: { pid, pidStart: processStartTime(pid) } }), { mode: 0o600 });
+  renameSync(tmp, file);
 }
 
 /** Takes the lock for this process or throws UpgradeBusyError; a lock whose owner is dead is taken over. */
@@ -75,7 +93,7 @@ export function acquireLock(file: string, purpose: string, tokenSha256: string |
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = readLock(file);
-      if (holder && processAlive(holder.pid, holder.pidStart)) throw new UpgradeBusyError();
+      if (holder && holderAlive(holder)) throw new UpgradeBusyError();
       try {
         unlinkSync(file);
       } catch {

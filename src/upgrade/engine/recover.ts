@@ -9,7 +9,7 @@ import { webAddress, type InstallLayout } from './layout.ts';
 import { acquireLock } from './lock.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { rollback } from './rollback.ts';
-import { openSite } from './run.ts';
+import { openSite, printLine } from './run.ts';
 import { finishRecord } from './job-record.ts';
 
 export interface RecoverResult {
@@ -17,38 +17,52 @@ export interface RecoverResult {
   journal: Journal | null;
 }
 
-export async function recoverUpgrade(layout: InstallLayout, host: Host, env: NodeJS.ProcessEnv = process.env): Promise<RecoverResult> {
+export async function recoverUpgrade(
+  layout: InstallLayout,
+  host: Host,
+  env: NodeJS.ProcessEnv = process.env,
+  progress: ((line: string) => void) | null = printLine,
+): Promise<RecoverResult> {
   const release = acquireLock(layout.lockFile, 'recover'); // refuses while a live engine holds it
   try {
     const journal = readJournal(layout.journalFile);
     if (!journal || !unfinished(journal)) return { action: 'nothing', journal };
-    const ctx: EngineContext = { layout, host, journal, env, engineToken: null };
+    const ctx: EngineContext = { layout, host, journal, env, engineToken: null, progress: progress ?? undefined };
+    ctx.progress?.(`Recovering upgrade ${journal.id} (${journal.versionFrom} → ${journal.versionTo ?? '?'}), interrupted during ${journal.step ?? 'start-up'} …`);
     killLeftoverChild(ctx);
     journal.pid = process.pid;
     journal.warnings.push(`The run was interrupted during ${journal.step ?? 'start-up'}; recovered by \`cairn upgrade recover\`.`);
     save(ctx);
     const reachedResume = journal.steps.some((s) => s.name === 'resume');
     if (journal.state === 'running' && reachedResume) {
+      ctx.progress?.('It had reached resume: keeping the new release and finishing forward.');
       await finishForward(ctx);
       await finishRecord(ctx);
       return { action: 'finished', journal: ctx.journal };
     }
-    if (journal.state === 'running') {
-      const step = journal.steps[journal.steps.length - 1];
-      if (step && step.status === 'running') {
-        step.status = 'failed';
-        step.detail = 'interrupted (the engine process died)';
-        step.ended = new Date().toISOString();
-      }
-      journal.failedStep ??= journal.step;
-      journal.error ??= `the upgrade was interrupted during ${journal.step ?? 'start-up'}`;
-    }
-    await rollback(ctx);
-    await finishRecord(ctx);
+    await rollBackInterrupted(ctx, `the upgrade was interrupted during ${journal.step ?? 'start-up'}`);
     return { action: ctx.journal.state === 'restore_failed' ? 'restore_failed' : 'rolled_back', journal: ctx.journal };
   } finally {
     release();
   }
+}
+
+/** A run whose engine died (or whose stage ended without finishing it) before resume: the step it was in failed; put everything back. */
+export async function rollBackInterrupted(ctx: EngineContext, reason: string): Promise<void> {
+  const { journal } = ctx;
+  if (journal.state === 'running') {
+    const step = journal.steps[journal.steps.length - 1];
+    if (step && step.status === 'running') {
+      step.status = 'failed';
+      step.detail = 'interrupted (the engine process died)';
+      step.ended = new Date().toISOString();
+    }
+    journal.failedStep ??= journal.step;
+    journal.error ??= reason;
+  }
+  ctx.progress?.(`Rolling back: ${journal.error ?? reason}`);
+  await rollback(ctx);
+  await finishRecord(ctx);
 }
 
 /** From resume on nothing rolls back: make sure the new release serves and the site is open. */

@@ -4,7 +4,7 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { restoreSnapshot } from '../backup.ts';
 import { runRelease } from './commands.ts';
-import { backupTarget, killLeftoverChild, logFile, save, trackChild, type EngineContext } from './context.ts';
+import { backupTarget, killLeftoverChild, logFile, restoreFaultPoint, save, trackChild, type EngineContext } from './context.ts';
 import { currentRelease, webAddress } from './layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './run.ts';
@@ -14,8 +14,10 @@ export async function rollback(ctx: EngineContext): Promise<void> {
   const { journal, layout, host } = ctx;
   killLeftoverChild(ctx);
   const stoppedAnything = journal.context.servicesBefore !== null;
+  const say = (line: string) => ctx.progress?.(`  rollback: ${line}`);
   if (!stoppedAnything) {
     // Failed before quiesce: nothing ran differently, only the unpacked release goes.
+    say('nothing was stopped; removing the unpacked release');
     removeNewRelease(ctx);
     rmSync(journal.context.workDir, { recursive: true, force: true });
     finish(ctx, { code: 'unchanged', database: 'unchanged', services: 'running' });
@@ -23,10 +25,12 @@ export async function rollback(ctx: EngineContext): Promise<void> {
   }
 
   // 1. Nothing of the new release may keep running; the responder answers meanwhile.
+  say('stopping services (the site answers 503 meanwhile)');
   await host.stop('worker');
   await host.holdPort();
 
   // 2. Files: current, env file, unit links.
+  say(`pointing current back at ${journal.versionFrom}; environment file and unit links as they were`);
   const previous = journal.context.previousRelease!;
   if (currentRelease(layout)?.dir !== previous) pointCurrentAt(layout, previous);
   if (journal.context.envCopy && existsSync(journal.context.envCopy)) copyFileSync(journal.context.envCopy, layout.envFile);
@@ -35,8 +39,10 @@ export async function rollback(ctx: EngineContext): Promise<void> {
   // 3. Database: from the snapshot only when a migration ran (or may have).
   let database: 'restored' | 'unchanged' = 'unchanged';
   if (journal.context.migrateStarted) {
+    say('restoring the database from the snapshot');
     try {
       if (!journal.context.snapshotFile || !existsSync(journal.context.snapshotFile)) throw new Error('the database snapshot is missing');
+      restoreFaultPoint(ctx);
       await restoreSnapshot(backupTarget(layout, journal.versionFrom), journal.context.snapshotFile);
       database = 'restored';
     } catch (err) {
@@ -51,6 +57,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
   save(ctx);
 
   // 4. What ran before runs again (web behind the responder's socket), on the old release.
+  say(`starting what ran before on ${journal.versionFrom}`);
   const before = journal.context.servicesBefore ?? [];
   if (before.includes('web')) await ctx.host.start('web');
   else await host.releasePort();
@@ -89,6 +96,7 @@ async function restoreFailed(ctx: EngineContext, err: unknown): Promise<void> {
   ctx.journal.state = 'restore_failed';
   ctx.journal.outcome = { code: 'restore_failed', database: 'restore_failed', services: 'stopped' };
   ctx.journal.finishedAt = new Date().toISOString();
+  ctx.progress?.(`  rollback: the database restore failed (${message}); services stay stopped until \`cairn upgrade recover\``);
   ctx.journal.warnings.push(
     `The database restore failed (${message}). Services are stopped; run \`cairn upgrade recover\` to retry. The pre-upgrade backup ${ctx.journal.context.backupId ?? '(none)'} is the last resort.`,
   );

@@ -12,6 +12,7 @@ import { CommandError, runRelease, tail } from './commands.ts';
 import {
   backupTarget,
   faultPoint,
+  RetryableFailure,
   logFile,
   newRunId,
   newToken,
@@ -24,8 +25,13 @@ import { STEPS, readJournal, unfinished, type Journal, type StepName } from './j
 import { currentRelease, releaseDir, webAddress, type InstallLayout } from './layout.ts';
 import { acquireLock, UpgradeBusyError } from './lock.ts';
 import { describeHealth, probeHealth, waitForHealth } from './probe.ts';
-import { finishRecord, startRecord } from './job-record.ts';
+import { finishRecord, recordStepProgress, startRecord } from './job-record.ts';
+import { checkStage, handOver, stageProtocols } from './stage-launch.ts';
+import { STAGE_PROTOCOL } from './stage-protocol.ts';
+import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
+import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
+import { restoreHolding } from '../restore-hold.ts';
 
 export class UpgradeRefused extends Error {}
 
@@ -36,6 +42,8 @@ export interface UpgradeRequest {
   trigger: Journal['trigger'];
   startedBy: string;
   env?: NodeJS.ProcessEnv;
+  /** Where each step's start and end are printed as they happen; stdout unless null (quiet). */
+  progress?: ((line: string) => void) | null;
   /** Chosen by a launcher that answers with it before the run starts (POST /api/system/upgrade/). */
   runId?: string;
 }
@@ -45,6 +53,8 @@ const KEEP_RELEASES = 2;
 
 /** Steps from here on never roll back. */
 const RESUME_INDEX = STEPS.indexOf('resume');
+/** Steps from here on are the new release's: its stage takes the run over after prepare. */
+const HANDOVER_INDEX = STEPS.indexOf('quiesce');
 
 /** Runs one upgrade to its end (done, rolled back, or restore failed) and returns the final journal. */
 export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
@@ -93,7 +103,8 @@ export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
         child: null,
       },
     };
-    const ctx: EngineContext = { layout, host: req.host, journal, env: req.env ?? process.env, engineToken };
+    const progress = req.progress === undefined ? printLine : (req.progress ?? undefined);
+    const ctx: EngineContext = { layout, host: req.host, journal, env: req.env ?? process.env, engineToken, progress };
     save(ctx);
     await execute(ctx);
     return ctx.journal;
@@ -102,9 +113,27 @@ export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
   }
 }
 
+export function printLine(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 async function execute(ctx: EngineContext): Promise<void> {
   await startRecord(ctx);
-  for (const name of STEPS) {
+  for (const name of STEPS.slice(0, HANDOVER_INDEX)) {
+    if (await runStep(ctx, name)) {
+      await rollback(ctx);
+      await finishRecord(ctx);
+      return;
+    }
+  }
+  // The new release's own stage carries out the rest when it can (SPEC "Versioning" 4).
+  if (ctx.journal.context.stage) ctx.journal = await handOver(ctx);
+  else await continueRun(ctx);
+}
+
+/** The steps from quiesce on, run by the new release's stage (or by this engine for a release without one). */
+export async function continueRun(ctx: EngineContext): Promise<void> {
+  for (const name of STEPS.slice(HANDOVER_INDEX)) {
     const failed = await runStep(ctx, name);
     if (failed && STEPS.indexOf(name) < RESUME_INDEX) {
       await rollback(ctx);
@@ -125,10 +154,11 @@ async function execute(ctx: EngineContext): Promise<void> {
 
 /** Runs a step with its journal entries; returns true when it failed. Late steps turn failures into warnings. */
 async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
-  const record = { name, status: 'running' as const, started: new Date().toISOString(), ended: null as string | null, detail: '' };
+  const record = { name, status: 'running' as const, started: new Date().toISOString(), ended: null as string | null, detail: '', engine: VERSION };
   ctx.journal.steps.push(record);
   ctx.journal.step = name;
   save(ctx);
+  ctx.progress?.(`[${STEPS.indexOf(name) + 1}/${STEPS.length}] ${name} …`);
   const entry = ctx.journal.steps[ctx.journal.steps.length - 1]!;
   try {
     const result = await STEP_WORK[name](ctx);
@@ -138,6 +168,8 @@ async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
     entry.ended = new Date().toISOString();
     ctx.journal.context.child = null;
     save(ctx);
+    ctx.progress?.(`      ${name} ${entry.status} (${seconds(entry)} s): ${entry.detail}`);
+    await recordStepProgress(ctx, STEPS.indexOf(name) + 1, STEPS.length);
     return false;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -145,6 +177,7 @@ async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
     entry.detail = message;
     entry.ended = new Date().toISOString();
     ctx.journal.context.child = null;
+    ctx.progress?.(`      ${name} failed (${seconds(entry)} s): ${message}`);
     if (STEPS.indexOf(name) >= RESUME_INDEX) {
       ctx.journal.warnings.push(`${name}: ${message}`);
       save(ctx);
@@ -153,9 +186,14 @@ async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
     ctx.journal.failedStep = name;
     ctx.journal.error = message;
     ctx.journal.errorTail = err instanceof CommandError ? err.output : null;
+    if (err instanceof RetryableFailure) ctx.journal.retryable = true;
     save(ctx);
     return true;
   }
+}
+
+function seconds(step: { started: string; ended: string | null }): string {
+  return ((Date.parse(step.ended ?? step.started) - Date.parse(step.started)) / 1000).toFixed(1);
 }
 
 interface StepResult {
@@ -189,7 +227,16 @@ const MB = 1024 * 1024;
 const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> = {
   async preflight(ctx) {
     const { layout, journal } = ctx;
+    // Containers say so through CAIRN_CONTAINER=1 (set by the image), not /.dockerenv: hosts whose own root is
+    // a container (CI runners, development boxes) still run real installs.
     if (ctx.env.CAIRN_CONTAINER === '1') throw new UpgradeRefused('This is a container deployment: upgrade by pulling the new image, not in place.');
+    const restore = restoreHolding(layout.backupsDir);
+    if (restore?.alive) throw new RetryableFailure(`A restore is in progress (backup ${restore.backupId}, since ${restore.since}): upgrade once it has finished.`);
+    if (restore) {
+      throw new UpgradeRefused(
+        `A restore of backup ${restore.backupId} did not finish (since ${restore.since}): the database may be half restored. Run \`cairn backup restore ${restore.backupId} --yes\` again before upgrading.`,
+      );
+    }
     // The version first (read from the manifest alone), so a refusal does not wait for a full unpack.
     const peeked = await peekBundleVersion(journal.bundle);
     if (peeked) refuseOlder(peeked, journal.versionFrom);
@@ -235,21 +282,29 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     // The bundled dependencies must load before anything stops.
     const printed = (await release(ctx, ['--version'])).trim();
     if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
-    return { detail: `release unpacked to ${target}; it starts and reports ${printed}` };
+    const stage = await stageProtocols(ctx);
+    if (stage) checkStage(stage);
+    else journal.warnings.push(`Release ${journal.versionTo} has no upgrade stage of its own: the engine of ${journal.versionFrom} carried out the whole run.`);
+    journal.context.stage = stage ? { release: stage.release, protocol: STAGE_PROTOCOL, pid: null } : null;
+    save(ctx);
+    return { detail: `release unpacked to ${target}; it starts and reports ${printed}; ${stage ? `its upgrade stage takes over (protocol ${STAGE_PROTOCOL})` : 'it has no upgrade stage'}` };
   },
 
   async quiesce(ctx) {
     const { host, journal } = ctx;
+    // Still up, nothing stopped: past the limit the run ends here and may simply be tried again.
+    const packages = await waitForPackageManager(ctx);
     const services: string[] = [];
     for (const s of SERVICES) if (await host.isActive(s)) services.push(s);
     journal.context.servicesBefore = services;
     journal.context.timersBefore = await host.activeTimers();
     save(ctx);
     await host.stopTimers(journal.context.timersBefore);
-    // Workers first (a running job may finish: the stop waits up to two minutes), then web behind the responder.
+    // A scheduled job that is running may finish (up to two minutes); then workers, then web behind the responder.
+    const jobs = await waitForScheduledJobs(ctx);
     await host.stop('worker');
     await host.holdPort();
-    return { detail: `stopped ${services.join(', ') || 'nothing (no service was running)'}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
+    return { detail: `${packages}${jobs}stopped ${services.join(', ') || 'nothing (no service was running)'}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
   },
 
   async swap(ctx) {

@@ -11,6 +11,8 @@ import { HostError, type Host, type ServiceName } from './types.ts';
 // A running job may finish (SPEC: up to two minutes) before the stop turns into a kill.
 const STOP_GRACE_MS = 150_000;
 
+export const PACKAGE_UPDATES_FILE = 'package-updates';
+
 interface PidFile {
   pid: number;
   pidStart: string | null;
@@ -145,6 +147,13 @@ export class LocalSupervisor implements Host {
   async stopTimers(): Promise<void> {}
   async startTimers(): Promise<void> {}
   async linkUnits(): Promise<void> {}
+  /**
+   * A local install does not wait for the machine's package manager. The file shared/run/package-updates stands in
+   * for one that is busy, so the wait and its refusal can be exercised without root or apt.
+   */
+  async packageManagerBusy(): Promise<boolean> {
+    return existsSync(join(this.layout.runDir, PACKAGE_UPDATES_FILE));
+  }
   // No boot hook without systemd: `cairn upgrade recover` is run by hand (or by the next upgrade's refusal).
   async installRecovery(): Promise<void> {}
 }

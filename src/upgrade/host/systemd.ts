@@ -2,7 +2,7 @@
 // cairn-*.timer units; unit files ship in each release under deploy/systemd/ and are linked from there.
 // Every operation is one `systemctl` call built by systemctlArgs(), so it can be checked without systemd.
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HostError, type Host, type ServiceName } from './types.ts';
@@ -12,6 +12,26 @@ const run = promisify(execFile);
 
 export const UNIT: Record<ServiceName, string> = { web: 'cairn-web.service', worker: 'cairn-worker.service' };
 export const RECOVERY_UNITS = ['cairn-recover.service', 'cairn-recover.timer'];
+export const PACKAGE_UNITS = ['apt-daily.service', 'apt-daily-upgrade.service', 'unattended-upgrades-run.service'];
+const PACKAGE_PROCESSES = new Set(['dpkg', 'apt', 'apt-get', 'aptitude', 'unattended-upgr']);
+
+/** A dpkg or apt process on this machine (comm names, as /proc shows them: at most 15 characters). */
+export function packageProcessRunning(proc = '/proc'): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync(proc).filter((e) => /^\d+$/.test(e));
+  } catch {
+    return false;
+  }
+  for (const pid of entries) {
+    try {
+      if (PACKAGE_PROCESSES.has(readFileSync(join(proc, pid, 'comm'), 'utf8').trim())) return true;
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return false;
+}
 
 export interface SystemdOptions {
   /** `systemctl --user` (units of the service user) rather than system units. */
@@ -98,6 +118,24 @@ export class SystemdHost implements Host {
     }
     if (files.length) await this.systemctl(['link', ...files]);
     await this.systemctl(['daemon-reload']);
+  }
+
+  /**
+   * Debian's daily apt units while they run (system units, seen from a user manager too), or any dpkg/apt process
+   * (an administrator's own apt-get, unattended-upgrades started some other way).
+   */
+  async packageManagerBusy(): Promise<boolean> {
+    const units = await this.systemctlSystem(['is-active', '--quiet', ...PACKAGE_UNITS]);
+    return units === 0 || packageProcessRunning();
+  }
+
+  private async systemctlSystem(args: string[]): Promise<number> {
+    try {
+      await run(this.opts.systemctl ?? 'systemctl', args, { timeout: 60_000 });
+      return 0;
+    } catch (err) {
+      return typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : -1;
+    }
   }
 
   async installRecovery(): Promise<void> {

@@ -23,6 +23,8 @@ export interface Host {
   startTimers(timers: string[]): Promise<void>;
   /** Points the unit links at a release's unit files (systemd); nothing to do for the local supervisor. */
   linkUnits(releaseDir: string): Promise<void>;
+  /** True while the host installs its own package updates (dpkg/apt, unattended-upgrades): quiesce waits for them. */
+  packageManagerBusy(): Promise<boolean>;
   /** Makes sure the recovery unit runs at boot, on failure of the upgrade unit and every five minutes. */
   installRecovery(): Promise<void>;
 }
