@@ -114,8 +114,12 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await shot(page, 'f05-service-page-unmonitored');
     expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.monitored).toBe(false);
 
+    // One Edit in the header (the service dialog), not the generic edit page's link beside it.
+    const header = page.getByRole('main');
+    expect(await header.getByRole('button', { name: 'Edit', exact: true }).count()).toBe(1);
+    expect(await header.getByRole('link', { name: 'Edit', exact: true }).count()).toBe(0);
     // Edit: a port out of range is refused with the API's message on the ports, and nothing changes.
-    await page.getByRole('button', { name: 'Edit service' }).click();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
     const dialog = page.getByRole('form', { name: 'Edit service web-ssh' });
     await dialog.getByLabel('TCP ports').fill('22, 70000');
     await page.getByRole('button', { name: 'Save' }).click();

@@ -27,6 +27,8 @@ export interface DetailAction {
   id: string;
   models: string | string[];
   order?: number;
+  /** The action brings its own Edit (a dialog): the page's generic Edit link is left out, so there is one. */
+  replacesEdit?: boolean;
   /** Drawn in the detail page header next to Edit/Delete (a button that opens its own dialog, say). */
   component: ComponentType<DetailTabProps> | LazyExoticComponent<ComponentType<DetailTabProps>>;
 }
@@ -66,6 +68,17 @@ export function registerDetailAction(action: DetailAction): void {
 /** Replaces how one column of one model's list (and Overview) is drawn, e.g. `dcim.platform` + `eol`. */
 export function registerCellRenderer(model: string, key: string, component: ComponentType<CellRendererProps>): void {
   cellRenderers.set(`${model}:${key}`, component);
+}
+
+const defaultColumnKeys = new Map<string, string[]>();
+
+/** Shows a column in a model's list by default (until the user saves a column choice of their own). */
+export function registerDefaultColumn(model: string, key: string): void {
+  defaultColumnKeys.set(model, [...(defaultColumnKeys.get(model) ?? []), key]);
+}
+
+export function defaultColumnsFor(model: string): string[] {
+  return defaultColumnKeys.get(model) ?? [];
 }
 
 export function registerNavItem(item: NavItem): void {

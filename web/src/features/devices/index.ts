@@ -1,7 +1,7 @@
 // Device pages: Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
 // end-of-life / compliance markers in the device and platform lists.
 import { lazy } from 'react';
-import { registerCellRenderer, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
+import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
 import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
 import { ConfigTemplateCell } from './ConfigTemplateCell.tsx';
 
@@ -12,4 +12,6 @@ registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component
 registerCellRenderer('dcim.platform', 'eol', EolCell);
 registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
 registerCellRenderer('dcim.device', 'compliance', ComplianceCell);
+// Violations are what a device list is read for: the marker column is on unless the user saved columns without it.
+registerDefaultColumn('dcim.device', 'compliance');
 registerCellRenderer('dcim.device', 'config_template', ConfigTemplateCell);

@@ -1,4 +1,5 @@
-// Header of a service's own page: the Monitored switch, Edit (the dialog of the Services tab) and, since Delete
+// Header of a service's own page: the Monitored switch, Edit (the dialog of the Services tab, in place of the
+// generic edit page, so the header has one Edit) and, since Delete
 // also releases the service's checks, a note saying so next to the page's Delete button.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -18,7 +19,7 @@ export default function ServiceActions({ object, model, me }: DetailTabProps) {
   return (
     <>
       <MonitorToggle service={service} disabled={!canChange} />
-      {canChange ? <Button onClick={() => setEditing(true)}>Edit service</Button> : null}
+      {canChange ? <Button onClick={() => setEditing(true)}>Edit</Button> : null}
       {model.can.delete && service.check_count > 0 ? (
         <span className="text-xs text-amber-800" role="note">
           Deleting it removes its {service.check_count} {service.check_count === 1 ? 'check' : 'checks'}.

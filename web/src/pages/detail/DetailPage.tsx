@@ -72,7 +72,7 @@ export default function DetailPage() {
                 </Suspense>
               );
             })}
-            {model.can.change ? (
+            {model.can.change && !actions.some((a) => a.replacesEdit) ? (
               <Link to={paths.edit(model.model, id)} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium hover:bg-slate-100">
                 Edit
               </Link>

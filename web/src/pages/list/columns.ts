@@ -41,11 +41,14 @@ export function allColumns(fields: ListFields): ColumnDef[] {
   ];
 }
 
-export function defaultColumns(fields: ListFields): string[] {
-  return fields.fields
+/** The first plain columns, then the columns a feature asks to show by default (`always`) when the list offers them. */
+export function defaultColumns(fields: ListFields, always: readonly string[] = []): string[] {
+  const plain = fields.fields
     .filter((f) => f.kind !== 'longtext' && f.kind !== 'auto' && f.key !== 'created' && f.key !== 'last_updated')
     .slice(0, 7)
     .map((f) => f.key);
+  const extra = always.filter((k) => !plain.includes(k) && fields.fields.some((f) => f.key === k));
+  return [...plain, ...extra];
 }
 
 export function columnValue(row: Record<string, unknown>, key: string): unknown {
