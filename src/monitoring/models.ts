@@ -9,8 +9,10 @@ import {
   materializeDeviceServices,
   mirrorLegacyPorts,
   reconcileParentServices,
+  retargetServicesOfAddresses,
   reconcileServiceChecks,
   releaseChecksOfServices,
+  releaseMovedAddresses,
   serviceStatusField,
   validateService,
 } from './service.ts';
@@ -154,5 +156,18 @@ export const checkEventModel = defineModel({
 });
 
 registerDeviceMaterializer(materializeDeviceServices);
-addModelHook('dcim.device', 'afterUpdate', ({ tx, before, row }) => reconcileParentServices(tx, 'device', before, row));
-addModelHook('virtualization.virtualmachine', 'afterUpdate', ({ tx, before, row }) => reconcileParentServices(tx, 'vm', before, row));
+// A bulk update reconciles once for all its rows (afterUpdateMany), not once per row.
+addModelHook('dcim.device', 'afterUpdate', async ({ tx, before, row, inBulk }) => {
+  if (!inBulk) await reconcileParentServices(tx, 'device', [{ before, row }]);
+});
+addModelHook('dcim.device', 'afterUpdateMany', ({ tx, rows }) => reconcileParentServices(tx, 'device', rows));
+addModelHook('virtualization.virtualmachine', 'afterUpdate', async ({ tx, before, row, inBulk }) => {
+  if (!inBulk) await reconcileParentServices(tx, 'vm', [{ before, row }]);
+});
+addModelHook('virtualization.virtualmachine', 'afterUpdateMany', ({ tx, rows }) => reconcileParentServices(tx, 'vm', rows));
+addModelHook('ipam.ipaddress', 'afterUpdate', async ({ tx, before, row, inBulk }) => {
+  if (!inBulk) await releaseMovedAddresses(tx, [{ before, row }]);
+});
+addModelHook('ipam.ipaddress', 'afterUpdateMany', ({ tx, rows }) => releaseMovedAddresses(tx, rows));
+addModelHook('ipam.ipaddress', 'beforeDelete', ({ tx, row }) => retargetServicesOfAddresses(tx, [String(row.id)]));
+addModelHook('ipam.ipaddress', 'beforeDeleteMany', ({ tx, rows }) => retargetServicesOfAddresses(tx, rows.map((r) => String(r.id))));

@@ -299,11 +299,61 @@ export async function releaseChecksOfServices(tx: Kysely<DB>, serviceIds: string
   await reconcileServiceChecks(tx, rows.map((r) => r.id));
 }
 
-/** After a device or VM update that changed a primary IP: reconcile its monitored services. */
-export async function reconcileParentServices(tx: Kysely<DB>, parent: 'device' | 'vm', before: Row, row: Row): Promise<void> {
-  if (before.primary_ip4_id === row.primary_ip4_id && before.primary_ip6_id === row.primary_ip6_id) return;
+/**
+ * After devices or VMs were updated (one, or a bulk update at once): reconcile the monitored services of those
+ * whose primary IP changed, in one query and one reconciliation whatever the number of rows.
+ */
+export async function reconcileParentServices(tx: Kysely<DB>, parent: 'device' | 'vm', changes: Array<{ before: Row; row: Row }>): Promise<void> {
+  const ids = changes
+    .filter(({ before, row }) => before.primary_ip4_id !== row.primary_ip4_id || before.primary_ip6_id !== row.primary_ip6_id)
+    .map(({ row }) => String(row.id));
+  if (ids.length === 0) return;
   const column = parent === 'device' ? sql.ref('device_id') : sql.ref('virtual_machine_id');
-  const { rows } = await sql<{ id: string }>`SELECT id FROM services WHERE ${column} = ${row.id} AND monitored`.execute(tx);
+  const { rows } = await sql<{ id: string }>`SELECT id FROM services WHERE ${column} = ANY(${ids}::uuid[]) AND monitored`.execute(tx);
+  await reconcileServiceChecks(tx, rows.map((r) => r.id));
+}
+
+/**
+ * After addresses were updated (one, or a bulk update): a service whose own address left its device's or VM's
+ * interfaces no longer watches it and falls back to the primary IP, reconciled at once rather than at the
+ * service's next save (which would refuse the stale address).
+ */
+export async function releaseMovedAddresses(tx: Kysely<DB>, changes: Array<{ before: Row; row: Row }>): Promise<void> {
+  const ids = changes
+    .filter(({ before, row }) => before.assigned_interface_id !== row.assigned_interface_id || before.assigned_vm_interface_id !== row.assigned_vm_interface_id)
+    .map(({ row }) => String(row.id));
+  if (ids.length === 0) return;
+  const { rows } = await sql<{ id: string; monitored: boolean }>`UPDATE services s SET ip_address_id = NULL
+    FROM ip_addresses a
+    LEFT JOIN interfaces i ON i.id = a.assigned_interface_id
+    LEFT JOIN vm_interfaces vi ON vi.id = a.assigned_vm_interface_id
+    WHERE s.ip_address_id = a.id AND a.id = ANY(${ids}::uuid[])
+      AND NOT coalesce(i.device_id = s.device_id OR vi.virtual_machine_id = s.virtual_machine_id, false)
+    RETURNING s.id, s.monitored`.execute(tx);
+  await reconcileServiceChecks(tx, rows.filter((r) => r.monitored).map((r) => r.id));
+}
+
+/**
+ * Before addresses are deleted: monitored services that target them (their own address, or the primary IP of
+ * their device or VM they fall back to) move to their next target now, in the same transaction, instead of at
+ * their next save. The references are cleared first, as ON DELETE SET NULL would a moment later, so the
+ * reconciliation sees the target each service will have.
+ */
+export async function retargetServicesOfAddresses(tx: Kysely<DB>, ipIds: string[]): Promise<void> {
+  if (ipIds.length === 0) return;
+  const { rows } = await sql<{ id: string }>`SELECT s.id FROM services s
+    LEFT JOIN devices d ON d.id = s.device_id
+    LEFT JOIN virtual_machines v ON v.id = s.virtual_machine_id
+    WHERE s.monitored AND ${targetIpSql} = ANY(${ipIds}::uuid[])`.execute(tx);
+  if (rows.length === 0) return;
+  const gone = sql`${ipIds}::uuid[]`;
+  await sql`UPDATE services SET ip_address_id = NULL WHERE ip_address_id = ANY(${gone})`.execute(tx);
+  for (const table of ['devices', 'virtual_machines']) {
+    await sql`UPDATE ${sql.table(table)} SET
+        primary_ip4_id = CASE WHEN primary_ip4_id = ANY(${gone}) THEN NULL ELSE primary_ip4_id END,
+        primary_ip6_id = CASE WHEN primary_ip6_id = ANY(${gone}) THEN NULL ELSE primary_ip6_id END
+      WHERE primary_ip4_id = ANY(${gone}) OR primary_ip6_id = ANY(${gone})`.execute(tx);
+  }
   await reconcileServiceChecks(tx, rows.map((r) => r.id));
 }
 
