@@ -180,6 +180,27 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     await shot(page, 'f14c-update-available');
   });
 
+  it('filters the device list by a site picked from the site list with the keyboard', async () => {
+    const { page } = browser;
+    const site = (await server.api<Page<Row>>('GET', '/api/sites/?limit=1&ordering=name')).body.results[0]!;
+    const expected = (await server.api<Page<Row>>('GET', `/api/devices/?limit=1&site=${site.id}`)).body.count;
+    expect(expected).toBeGreaterThan(0);
+    await page.goto(`${server.url}/objects/dcim.device`);
+    await page.getByLabel('Filter field').selectOption({ label: 'Site' });
+    const picker = page.getByRole('combobox', { name: 'Site to filter by' });
+    await picker.fill(site.name);
+    await page.getByRole('option', { name: site.name, exact: true }).waitFor();
+    // Arrow down to the site (other names may contain the typed text too), then Enter picks it.
+    const names = await page.getByRole('option').allInnerTexts();
+    for (let i = 0; i < names.indexOf(site.name); i++) await picker.press('ArrowDown');
+    await picker.press('Enter');
+    // The chip names the site, the URL carries its id, and the list holds that site's devices only.
+    await page.getByRole('list', { name: 'Active filters' }).getByText(`Site: ${site.name}`).waitFor();
+    expect(new URL(page.url()).searchParams.get('site')).toBe(site.id);
+    await page.getByText(new RegExp(`of ${expected}$`)).first().waitFor();
+    await shot(page, 'f16-device-list-site-filter');
+  });
+
   it('keeps the console free of errors', () => {
     // The 401 is /api/auth/me/ before signing in; the one 400 is the bad port the settings test sends on purpose.
     expect(browser.errors.filter((e) => /status of 400/.test(e))).toHaveLength(1);

@@ -1,8 +1,10 @@
 // Quick search (`q`) and field filters. Filters are the list endpoint's own query parameters (`name__ic`,
-// `status`, `site`), kept in the page URL so a filtered list can be bookmarked and shared.
+// `status`, `site`), kept in the page URL so a filtered list can be bookmarked and shared. A relation is picked
+// from the related model's list endpoint (the model /api/list-fields/ names), not typed as an id.
 import { useState, type FormEvent } from 'react';
 import type { ListFields } from '../../api/types.ts';
-import { useChoices } from '../../api/hooks.ts';
+import { useChoices, useModels } from '../../api/hooks.ts';
+import { ObjectPicker } from '../../components/fields/ObjectPicker.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
 
 export const RESERVED = new Set(['limit', 'offset', 'ordering', 'q']);
@@ -24,6 +26,9 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
   const [fieldKey, setFieldKey] = useState('');
   const [value, setValue] = useState('');
   const choices = useChoices();
+  const models = useModels();
+  // Names of the rows picked in this page view, so their chips say "Site: DC1" rather than an id.
+  const [picked, setPicked] = useState<Record<string, string>>({});
   const filterable = fields.fields.filter((f) => !['objects', 'auto', 'longtext', 'color'].includes(f.kind));
   const chosen = filterable.find((f) => f.key === fieldKey);
   const labelOf = (param: string) => {
@@ -43,6 +48,7 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
     setValue('');
     setFieldKey('');
   };
+  const relatedEndpoint = chosen?.kind === 'object' && chosen.related ? models.data?.find((m) => m.model === chosen.related)?.path : undefined;
   const options = chosen?.options ?? (chosen?.choices ? choices.data?.[chosen.choices] : undefined);
   return (
     <div className="mb-3 space-y-2">
@@ -71,7 +77,24 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
               <label className="sr-only" htmlFor="filter-value">
                 Filter value
               </label>
-              {chosen.kind === 'bool' ? (
+              {relatedEndpoint ? (
+                <div className="w-56">
+                  <ObjectPicker
+                    id="filter-value"
+                    endpoint={relatedEndpoint}
+                    label={`${chosen.label} to filter by`}
+                    nullable={false}
+                    value={null}
+                    onChange={(row) => {
+                      if (!row) return;
+                      const param = paramFor(chosen.kind, chosen.key);
+                      setPicked({ ...picked, [`${param}=${row.id}`]: row.display });
+                      onChange({ q: q || undefined, filters: { ...filters, [param]: row.id } });
+                      setFieldKey('');
+                    }}
+                  />
+                </div>
+              ) : chosen.kind === 'bool' ? (
                 <select id="filter-value" className={`${inputClass} w-28`} value={value} onChange={(e) => setValue(e.target.value)}>
                   <option value="">—</option>
                   <option value="true">Yes</option>
@@ -95,9 +118,11 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
                   onChange={(e) => setValue(e.target.value)}
                 />
               )}
-              <Button type="submit" disabled={value === ''}>
-                Add filter
-              </Button>
+              {relatedEndpoint ? null : (
+                <Button type="submit" disabled={value === ''}>
+                  Add filter
+                </Button>
+              )}
             </>
           ) : null}
         </form>
@@ -114,7 +139,7 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
           ) : null}
           {Object.entries(filters).map(([k, v]) => (
             <li key={k} className="inline-flex items-center gap-1 rounded-full bg-sky-50 px-2 py-0.5 ring-1 ring-sky-200">
-              {labelOf(k)}: {v}
+              {labelOf(k)}: {picked[`${k}=${v}`] ?? v}
               <button
                 type="button"
                 aria-label={`Remove the filter ${labelOf(k)}`}
