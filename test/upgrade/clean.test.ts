@@ -2,7 +2,7 @@
 // feed stand-in, run by the installed release's `cairn upgrade bundle` outside the web service, which runs under
 // the local supervisor), a poller that must never meet a refused connection, and the version refusals.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { listBackups } from '../../src/upgrade/backup.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, startPoller, type Bundles, type Install } from './install.ts';
 import { call, pollRun, startReleaseFeed } from './online.ts';
+import { startSmtpStandin } from '../helpers/smtp.ts';
 
 let bundles: Bundles;
 let inst: Install;
@@ -127,6 +128,49 @@ describe('upgrade vN → vN+1', () => {
     expect(readJournal(inst.layout.journalFile)).toMatchObject({ versionTo: null, outcome: { code: 'unchanged' } });
     expect((await inst.api('/api/health/')).body).toMatchObject({ status: 'ok', version: bundles.versionN1 });
   }, 300_000);
+
+  it('automatic updates: the daily check in the web service starts the newest release, started_by automatic; its failure is mailed', async () => {
+    // The check runs every two seconds for this test (CAIRN_UPGRADE_CHECK_CRON in the install's env file).
+    const envBefore = readFileSync(inst.layout.envFile, 'utf8');
+    const restartWeb = async () => {
+      await inst.host.stop('web');
+      await inst.host.start('web');
+      await inst.waitHealthy(bundles.versionN1);
+    };
+    const v = bundles.versionN1.split('.').map(Number);
+    const next = `${v[0]}.${v[1]}.${v[2]! + 1}`;
+    // A bundle with only a manifest: it passes every check before the run and fails the run's own verification.
+    const feed = await startReleaseFeed([{ version: next, bundle: manifestOnlyBundle(next) }]);
+    const smtp = await startSmtpStandin();
+    try {
+      writeFileSync(inst.layout.envFile, `${envBefore}CAIRN_UPGRADE_CHECK_CRON=*/2 * * * * *\n`);
+      await restartWeb();
+      const saved = await call(inst.port, inst.adminToken, 'PATCH', '/api/system/upgrade/settings/', {
+        feed_url: feed.url, channel: 'stable', automatic_updates: true,
+        smtp_host: '127.0.0.1', smtp_port: smtp.port, smtp_tls: 'none', mail_from: 'cairn@example.com', digest_recipients: ['ops@example.com'],
+      });
+      expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+      const [mail] = await smtp.waitFor(1, 240_000);
+      await call(inst.port, inst.adminToken, 'PATCH', '/api/system/upgrade/settings/', { automatic_updates: false });
+      expect(mail!.to).toEqual(['ops@example.com']);
+      expect(mail!.data).toContain(`Automatic upgrade of Cairn from ${bundles.versionN1} to ${next} failed before anything was changed`);
+      expect(mail!.data).toContain('Started by: automatic (auto)');
+      const card = (await call(inst.port, inst.adminToken, 'GET', '/api/system/upgrade/')).body as { last_upgrade: Record<string, unknown> };
+      // version_to stays null: the engine records it once the bundle verified, and this one never did (the mail names it).
+      expect(card.last_upgrade).toMatchObject({ trigger: 'auto', started_by: 'automatic', version_to: null, state: 'failed', failed_step: 'preflight', outcome: { code: 'unchanged' } });
+      const available = (await call(inst.port, inst.adminToken, 'GET', '/api/system/upgrade/available/')).body as Record<string, unknown>;
+      expect(available).toMatchObject({ update_available: true, latest: { version: next } });
+      // Failed before anything stopped: the schedule waits an hour before attempt 2 instead of trying again now.
+      expect(smtp.received).toHaveLength(1);
+    } finally {
+      await call(inst.port, inst.adminToken, 'PATCH', '/api/system/upgrade/settings/', { automatic_updates: false }).catch(() => {});
+      writeFileSync(inst.layout.envFile, envBefore);
+      await restartWeb();
+      await smtp.close();
+      await feed.close();
+    }
+    expect((await inst.api('/api/health/')).body).toMatchObject({ status: 'ok', version: bundles.versionN1, maintenance: false });
+  }, 600_000);
 
   it('deploy/install.sh: refuses a downgrade always, a git checkout and a live upgrade unless --force; exit codes', async () => {
     const older = await inst.installer([bundles.vN]);
