@@ -30,13 +30,27 @@ const TYPES: Record<string, string> = {
 
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
+export type WebBuildDecision = { action: 'serve' } | { action: 'build'; vite: string } | { action: 'skip'; problem: string };
+
+/**
+ * Whether `cairn serve` must build the UI first: only when index.html is missing, only into the repository's own
+ * web/dist (a CAIRN_WEB_DIR elsewhere is someone else's copy), and only where the build tools are installed (a
+ * release ships web/dist built and has no Vite).
+ */
+export function webBuildDecision(dir: string, repoRoot = REPO_ROOT, exists: (path: string) => boolean = existsSync): WebBuildDecision {
+  if (exists(join(dir, 'index.html'))) return { action: 'serve' };
+  const vite = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (resolve(dir) !== join(repoRoot, 'web', 'dist') || !exists(vite)) return { action: 'skip', problem: `The web UI is not built (${dir}/index.html is missing); the API still works.` };
+  return { action: 'build', vite };
+}
+
 /** Builds web/dist with Vite when index.html is missing; returns a message when it cannot. */
 export function ensureWebBuild(dir = webDistDir()): string | null {
-  if (existsSync(join(dir, 'index.html'))) return null;
-  const vite = join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  if (dir !== join(REPO_ROOT, 'web', 'dist') || !existsSync(vite)) return `The web UI is not built (${dir}/index.html is missing); the API still works.`;
+  const decision = webBuildDecision(dir);
+  if (decision.action === 'serve') return null;
+  if (decision.action === 'skip') return decision.problem;
   console.log('Building the web UI (web/dist is missing)…');
-  const run = spawnSync(process.execPath, [vite, 'build', '--config', join(REPO_ROOT, 'web', 'vite.config.ts')], { cwd: REPO_ROOT, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [decision.vite, 'build', '--config', join(REPO_ROOT, 'web', 'vite.config.ts')], { cwd: REPO_ROOT, stdio: 'inherit' });
   return run.status === 0 ? null : 'Building the web UI failed; the API still works. Run `npm run build` to see why.';
 }
 
