@@ -65,9 +65,10 @@ export default async function run(): Promise<void> {
     const id = ((await created.json()) as { id: string }).id;
 
     // The render, streamed and discarded by the client; RSS sampled while it runs.
-    const renderOnce = async (): Promise<{ ms: number; bytes: number; rssGrowthMb: number }> => {
+    const renderOnce = async (): Promise<{ ms: number; cpuMs: number; bytes: number; rssGrowthMb: number }> => {
       global.gc?.();
       const base = process.memoryUsage().rss;
+      const cpu = process.cpuUsage();
       let peak = base;
       const sampler = setInterval(() => {
         peak = Math.max(peak, process.memoryUsage().rss);
@@ -78,9 +79,10 @@ export default async function run(): Promise<void> {
       let bytes = 0;
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.byteLength;
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      const used = process.cpuUsage(cpu);
       clearInterval(sampler);
       peak = Math.max(peak, process.memoryUsage().rss);
-      return { ms, bytes, rssGrowthMb: (peak - base) / 1024 / 1024 };
+      return { ms, cpuMs: (used.user + used.system) / 1000, bytes, rssGrowthMb: (peak - base) / 1024 / 1024 };
     };
     const url = process.env.BENCH_DATABASE_URL;
     const copyUrl = url ? new URL(url) : null;
@@ -94,21 +96,25 @@ export default async function run(): Promise<void> {
       copyLength = out.stdout.length;
       return Number(process.hrtime.bigint() - start) / 1e6;
     };
-    // Warm-up, then three rounds of render and COPY side by side: on a shared machine the load moves between
-    // rounds, so each round's ratio is reported too (their median is the steadier figure).
+    // Warm-up, then rounds of render and COPY side by side: on a shared machine the load moves between rounds, so
+    // each round's ratio is reported too (their median is the steadier figure), and the load before and after.
+    const roundCount = Number(process.env.BENCH_EXPORT_ROUNDS ?? 5);
+    const loadBefore = loadNote();
     await renderOnce();
     if (copyUrl) copyOnce();
     const rounds: Array<{ render: Awaited<ReturnType<typeof renderOnce>>; copyMs: number | null }> = [];
-    for (let i = 0; i < 3; i++) rounds.push({ render: await renderOnce(), copyMs: copyUrl ? copyOnce() : null });
+    for (let i = 0; i < roundCount; i++) rounds.push({ render: await renderOnce(), copyMs: copyUrl ? copyOnce() : null });
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const renderMs = median(rounds.map((r) => r.render.ms));
     const bytes = rounds[0]!.render.bytes;
-    console.log(`API render (streamed): ${fmt(renderMs)} median of 3, ${(bytes / 1024 / 1024).toFixed(1)} MiB, RSS growth ${Math.max(...rounds.map((r) => r.render.rssGrowthMb)).toFixed(1)} MB (target < 150 MB)`);
+    console.log(`API render (streamed): ${fmt(renderMs)} median of ${roundCount}, ${(bytes / 1024 / 1024).toFixed(1)} MiB, RSS growth ${Math.max(...rounds.map((r) => r.render.rssGrowthMb)).toFixed(1)} MB (target < 150 MB)`);
+    // CPU time moves far less with the load than wall time does: the figure to compare changes with.
+    console.log(`API render CPU of this process (server and client): ${fmt(median(rounds.map((r) => r.render.cpuMs)))} median; per round ${rounds.map((r) => r.render.cpuMs.toFixed(0)).join(', ')} ms`);
     if (copyUrl) {
       const copyMs = median(rounds.map((r) => r.copyMs!));
       const ratios = rounds.map((r) => r.render.ms / r.copyMs!);
-      console.log(`PostgreSQL COPY … TO STDOUT WITH CSV (psql, incl. process start): ${fmt(copyMs)} median of 3, ${(copyLength / 1024 / 1024).toFixed(1)} MiB`);
-      console.log(`ratio API render / COPY: ${(renderMs / copyMs).toFixed(2)}× of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)}× (target ≤ 3×); ${loadNote()}`);
+      console.log(`PostgreSQL COPY … TO STDOUT WITH CSV (psql, incl. process start): ${fmt(copyMs)} median of ${roundCount}, ${(copyLength / 1024 / 1024).toFixed(1)} MiB`);
+      console.log(`ratio API render / COPY: ${(renderMs / copyMs).toFixed(2)}× of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)}×, spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (target ≤ 3×); before: ${loadBefore}; after: ${loadNote()}`);
     } else console.log('COPY reference needs BENCH_DATABASE_URL (PostgreSQL).');
 
     // Python Jinja2 over the same rows as preloaded dicts.
