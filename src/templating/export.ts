@@ -105,10 +105,12 @@ class ObjectList implements TemplateObject {
   }
 
   private async fetchChunk(start: number): Promise<RowGroup> {
+    // The ids go as one text parameter: pg escapes an array parameter element by element, a measured fifth of
+    // the client's work for these queries (ids come from the database, so they hold no commas).
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
     const narrow = this.session.narrowSelect(this.model, 't');
     const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')} FROM ${sql.table(this.model.table)} t
-      WHERE t.id = ANY(${ids}::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
+      WHERE t.id = ANY(string_to_array(${ids.join(',')}, ',')::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     // A row deleted since the list was read is left out, as a list page read a moment later would.
     const ordered = ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
