@@ -135,6 +135,53 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     expect((await server.api<Row>('GET', `/api/services/${created.body.id}/`)).body.protocol_ports).toEqual({ tcp: [22, 2222] });
   });
 
+  it('ticks Monitor on a device type\'s service template (Components → Services)', async () => {
+    const { page } = browser;
+    const deviceType = (await server.api<Page<Row>>('GET', '/api/device-types/?limit=1')).body.results[0]!;
+    const created = await server.api<Row>('POST', '/api/device-type-services/', { device_type: deviceType.id, name: 'web-type-syslog', protocol_ports: { udp: [514] }, monitor: false });
+    expect(created.status).toBe(201);
+    await page.goto(`${server.url}/objects/dcim.devicetype/${deviceType.id}?tab=services`);
+    const tick = page.getByRole('checkbox', { name: 'Monitor web-type-syslog' });
+    expect(await tick.isChecked()).toBe(false);
+    // A click (not check(): the tick follows the saved row, so it settles once the server has answered).
+    await tick.click();
+    await page.getByText('web-type-syslog: new services are monitored.').waitFor();
+    await expect.poll(() => tick.isChecked()).toBe(true);
+    expect((await server.api<Row>('GET', `/api/device-type-services/${created.body.id}/`)).body.monitor).toBe(true);
+    await shot(page, 'f06-device-type-services-monitor');
+    await tick.click();
+    await page.getByText('web-type-syslog: new services are not monitored.').waitFor();
+    await expect.poll(() => tick.isChecked()).toBe(false);
+    expect((await server.api<Row>('GET', `/api/device-type-services/${created.body.id}/`)).body.monitor).toBe(false);
+  });
+
+  it('works in a narrow window: the menu opens the navigation and a device page fits', async () => {
+    const { page } = browser;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.url}/`);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      // The side navigation is folded away behind Menu until asked for.
+      await page.getByRole('button', { name: 'Menu' }).waitFor();
+      expect(await nav.isVisible()).toBe(false);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await nav.waitFor({ state: 'visible' });
+      await shot(page, 'f20-narrow-nav-open');
+      await nav.getByText('Devices', { exact: true }).first().click();
+      await nav.getByRole('link', { name: 'Devices', exact: true }).click();
+      await nav.waitFor({ state: 'hidden' });
+      await page.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+      await page.goto(`${server.url}/objects/dcim.device/${device.id}`);
+      await page.getByRole('heading', { name: device.name, level: 1 }).waitFor();
+      await page.getByRole('tablist').waitFor();
+      // Nothing wider than the window: the page does not scroll sideways.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shot(page, 'f21-narrow-device-page');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it('shows the Config drift badge flip as push records arrive', async () => {
     const { page } = browser;
     const tpl = await server.api<Row>('POST', '/api/export-templates/', { name: 'web-device-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n', file_extension: 'cfg' });

@@ -50,7 +50,7 @@ export default function DeviceTypeServicesTab({ object, me }: DetailTabProps) {
             <td className="px-3 py-2 font-medium">{s.name}</td>
             <td className="px-3 py-2 font-mono text-xs">{portsText(s.protocol_ports)}</td>
             <td className="px-3 py-2">
-              <input type="checkbox" aria-label={`Monitor ${s.name}`} checked={s.monitor} disabled={me.read_only || tick.isPending} onChange={(e) => tick.mutate({ id: s.id, monitor: e.target.checked })} />
+              <input type="checkbox" aria-label={`Monitor ${s.name}`} checked={tick.isPending && tick.variables.id === s.id ? tick.variables.monitor : s.monitor} disabled={me.read_only || tick.isPending} onChange={(e) => tick.mutate({ id: s.id, monitor: e.target.checked })} />
             </td>
             <td className="px-3 py-2 text-slate-600">{s.description}</td>
           </tr>
