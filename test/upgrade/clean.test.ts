@@ -92,6 +92,10 @@ describe('upgrade vN → vN+1', () => {
     const steps = (card.last_upgrade as { steps: { name: string; status: string }[] }).steps;
     expect(steps.map((s) => s.name)).toEqual(['preflight', 'backup', 'prepare', 'quiesce', 'swap', 'deps', 'snapshot', 'migrate', 'static', 'verify', 'start', 'resume', 'done']);
     expect(steps.find((s) => s.name === 'migrate')!.status).toBe('ok');
+    // vN's engine ran up to prepare; vN+1's own stage ran quiesce to done (SPEC "Versioning" 4).
+    const journal = readJournal(inst.layout.journalFile)!;
+    expect(journal.steps.map((s) => s.engine)).toEqual([...Array(3).fill(bundles.versionN), ...Array(10).fill(bundles.versionN1)]);
+    expect(journal.context.stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
   }, 900_000);
 
   it('refuses the same version and a downgrade, changing nothing', async () => {
