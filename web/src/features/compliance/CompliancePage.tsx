@@ -11,6 +11,7 @@ import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Button, PageHeader, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
+import { Pager } from '../../components/Pager.tsx';
 import { ModelList, type ListState } from '../../pages/list/ModelList.tsx';
 import type { Violation } from '../devices/ComplianceTab.tsx';
 
@@ -135,17 +136,7 @@ export default function CompliancePage() {
                 ))}
               </tbody>
             </table>
-            <div className="flex items-center gap-3 text-sm">
-              <span>
-                {offset + 1}–{Math.min(offset + PAGE, count)} of {count}
-              </span>
-              <Button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-                Previous
-              </Button>
-              <Button disabled={offset + PAGE >= count} onClick={() => setOffset(offset + PAGE)}>
-                Next
-              </Button>
-            </div>
+            <Pager offset={offset} pageSize={PAGE} count={count} onOffset={setOffset} />
           </>
         ) : null}
       </section>

@@ -8,7 +8,7 @@ import { ApiError, get, post } from '../../api/client.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/routes.ts';
-import { Dialog } from '../../components/Dialog.tsx';
+import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
@@ -111,12 +111,7 @@ function DeployDialog({ device, onClose }: { device: ApiObject; onClose: () => v
       onClose={onClose}
       title={`Deploy ${device.display}`}
       footer={
-        <>
-          <Button onClick={onClose}>Close</Button>
-          <Button variant="primary" disabled={launch.isPending || usable.length === 0} onClick={() => launch.mutate()}>
-            {launch.isPending ? 'Starting…' : 'Deploy'}
-          </Button>
-        </>
+<DialogActions onCancel={onClose} cancelLabel="Close" onConfirm={() => launch.mutate()} confirmLabel="Deploy" busyLabel="Starting…" pending={launch.isPending} disabled={usable.length === 0} />
       }
     >
       <div className="space-y-3">

@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, patch, post, type FieldErrors } from '../../api/client.ts';
 import type { Brief } from '../../api/types.ts';
-import { Dialog } from '../../components/Dialog.tsx';
+import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { FieldShell } from '../../components/fields/FieldInput.tsx';
 import { ObjectPicker } from '../../components/fields/ObjectPicker.tsx';
 import { useToast } from '../../components/Toasts.tsx';
-import { Button, inputClass } from '../../components/ui.tsx';
+import { inputClass } from '../../components/ui.tsx';
 import { SERVICES_PATH, type Service } from './api.ts';
 
 /** Splits "22, 443" into numbers; anything that is not a whole number is kept as is for the API to name. */
@@ -61,12 +61,7 @@ export function ServiceDialog({ open, onClose, service, parent }: { open: boolea
       onClose={onClose}
       title={service ? `Edit ${service.name}` : 'Add service'}
       footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="primary" onClick={() => save.mutate()} disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : 'Save'}
-          </Button>
-        </>
+<DialogActions onCancel={onClose} onConfirm={() => save.mutate()} confirmLabel="Save" busyLabel="Saving…" pending={save.isPending} />
       }
     >
       <form

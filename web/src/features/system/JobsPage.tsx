@@ -7,6 +7,7 @@ import { Empty, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Badge, Button, PageHeader, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
+import { Pager } from '../../components/Pager.tsx';
 import { UnavailableOr } from './Unavailable.tsx';
 
 interface Job {
@@ -142,17 +143,7 @@ export default function JobsPage() {
                 ))}
               </tbody>
             </table>
-            <div className="flex items-center gap-3 text-sm">
-              <span>
-                {offset + 1}–{Math.min(offset + PAGE, count)} of {count}
-              </span>
-              <Button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-                Previous
-              </Button>
-              <Button disabled={offset + PAGE >= count} onClick={() => setOffset(offset + PAGE)}>
-                Next
-              </Button>
-            </div>
+            <Pager offset={offset} pageSize={PAGE} count={count} onOffset={setOffset} />
           </>
         ) : null}
       </section>

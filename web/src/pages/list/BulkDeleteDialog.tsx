@@ -4,9 +4,8 @@ import { useEffect, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { post } from '../../api/client.ts';
 import type { BulkDeleteResult, ModelInfo } from '../../api/types.ts';
-import { Dialog } from '../../components/Dialog.tsx';
+import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
-import { Button } from '../../components/ui.tsx';
 
 export function BulkDeleteDialog({ model, ids, open, onClose, onDone }: { model: ModelInfo; ids: string[]; open: boolean; onClose: () => void; onDone: (r: BulkDeleteResult) => void }) {
   const [confirmed, setConfirmed] = useState(false);
@@ -26,12 +25,7 @@ export function BulkDeleteDialog({ model, ids, open, onClose, onDone }: { model:
       title={`Delete ${ids.length} ${ids.length === 1 ? model.label : model.label_plural}?`}
       onClose={onClose}
       footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="danger" disabled={!r || count === 0 || !confirmed || run.isPending} onClick={() => run.mutate()}>
-            {run.isPending ? 'Deleting…' : `Delete ${count}`}
-          </Button>
-        </>
+<DialogActions variant="danger" onCancel={onClose} onConfirm={() => run.mutate()} confirmLabel={`Delete ${count}`} busyLabel="Deleting…" pending={run.isPending} disabled={!r || count === 0 || !confirmed} />
       }
     >
       {preview.isLoading ? <Loading label="Checking what would be deleted…" /> : null}

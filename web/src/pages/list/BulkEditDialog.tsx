@@ -5,9 +5,8 @@ import { useMutation } from '@tanstack/react-query';
 import { ApiError, post, type FieldErrors } from '../../api/client.ts';
 import { useEditableFields, useListFields } from '../../api/hooks.ts';
 import type { EditableField, ModelInfo } from '../../api/types.ts';
-import { Dialog } from '../../components/Dialog.tsx';
+import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
-import { Button } from '../../components/ui.tsx';
 import { FieldInput, customFieldAsEditable, customRequestValue, toFormValue, toRequestValue, type FormValue } from '../../components/fields/FieldInput.tsx';
 
 export function BulkEditDialog({ model, ids, open, onClose, onDone }: { model: ModelInfo; ids: string[]; open: boolean; onClose: () => void; onDone: (updated: number) => void }) {
@@ -58,12 +57,7 @@ export function BulkEditDialog({ model, ids, open, onClose, onDone }: { model: M
       title={`Edit ${ids.length} ${ids.length === 1 ? model.label : model.label_plural}`}
       onClose={onClose}
       footer={
-        <>
-          <Button onClick={onClose}>Cancel</Button>
-          <Button variant="primary" disabled={!anyEnabled || save.isPending} onClick={() => save.mutate()}>
-            {save.isPending ? 'Saving…' : `Apply to ${ids.length}`}
-          </Button>
-        </>
+<DialogActions onCancel={onClose} onConfirm={() => save.mutate()} confirmLabel={`Apply to ${ids.length}`} busyLabel="Saving…" pending={save.isPending} disabled={!anyEnabled} />
       }
     >
       {editable.isLoading || listFields.isLoading ? <Loading /> : null}
