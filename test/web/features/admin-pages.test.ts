@@ -4,17 +4,9 @@
 // Updates and Backups. Screenshots under test/web/screenshots/.
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
+import { chromiumAvailable, shot, type Browser, type WebServer } from '../helpers.ts';
+import { openSession, type Page, type Row, type Session } from './fixtures.ts';
 
-interface Row {
-  id: string;
-  name: string;
-  [key: string]: unknown;
-}
-interface Page<T> {
-  count: number;
-  results: T[];
-}
 
 const ready = chromiumAvailable();
 
@@ -37,7 +29,7 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
   // A stand-in for the public release feed (a real HTTP listener on loopback, allowed by the SSRF allow-list).
   let feed: Server;
   let feedUrl = '';
-  const allowlist = process.env.CAIRN_SSRF_ALLOWLIST;
+  let session: Session;
 
   beforeAll(async () => {
     feed = createServer((_req, res) => {
@@ -46,18 +38,13 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     });
     await new Promise<void>((done) => feed.listen(0, '127.0.0.1', done));
     feedUrl = `http://127.0.0.1:${(feed.address() as { port: number }).port}/feed.json`;
-    process.env.CAIRN_SSRF_ALLOWLIST = '127.0.0.1';
-    server = await startServer({ demoDevices: 4 });
-    browser = await openBrowser();
-    await signIn(browser.page, server);
+    session = await openSession({ demoDevices: 4, allowLoopback: true });
+    ({ server, browser } = session);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await session?.close();
     feed?.close();
-    if (allowlist === undefined) delete process.env.CAIRN_SSRF_ALLOWLIST;
-    else process.env.CAIRN_SSRF_ALLOWLIST = allowlist;
   });
 
   it('enables end-of-life data, imports a catalog and maps a platform with the suggested cycle preselected', async () => {

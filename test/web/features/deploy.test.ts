@@ -3,17 +3,9 @@
 // shows the run with the status the API reports. Only targets that apply to the device are offered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandin, type Standin } from '../../helpers/outbound.ts';
-import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
+import { chromiumAvailable, shot, type Browser, type WebServer } from '../helpers.ts';
+import { openSession, type Page, type Row, type Session } from './fixtures.ts';
 
-interface Row {
-  id: string;
-  name: string;
-  [key: string]: unknown;
-}
-interface Page<T> {
-  count: number;
-  results: T[];
-}
 
 const ready = chromiumAvailable();
 
@@ -21,7 +13,7 @@ describe.skipIf(!ready)('Deploy button in chromium', () => {
   let server: WebServer;
   let browser: Browser;
   let awx: Standin;
-  const allowlist = process.env.CAIRN_SSRF_ALLOWLIST;
+  let session: Session;
 
   beforeAll(async () => {
     awx = await startStandin((req) => {
@@ -29,18 +21,13 @@ describe.skipIf(!ready)('Deploy button in chromium', () => {
       if (req.method === 'GET' && req.url === '/api/v2/jobs/7001/') return { status: 200, json: { id: 7001, status: 'running' } };
       return { status: 404, json: { detail: 'not found' } };
     });
-    process.env.CAIRN_SSRF_ALLOWLIST = '127.0.0.1';
-    server = await startServer({ demoDevices: 3 });
-    browser = await openBrowser();
-    await signIn(browser.page, server);
+    session = await openSession({ demoDevices: 3, allowLoopback: true });
+    ({ server, browser } = session);
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await session?.close();
     await awx?.close();
-    if (allowlist === undefined) delete process.env.CAIRN_SSRF_ALLOWLIST;
-    else process.env.CAIRN_SSRF_ALLOWLIST = allowlist;
   });
 
   it('offers the targets that apply, launches a run and shows its status', async () => {

@@ -6,17 +6,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Locator } from 'playwright-core';
-import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from '../helpers.ts';
+import { chromiumAvailable, shot, type Browser, type WebServer } from '../helpers.ts';
+import { openSession, type Page, type Row, type Session } from './fixtures.ts';
 
-interface Row {
-  id: string;
-  name: string;
-  [key: string]: unknown;
-}
-interface Page<T> {
-  count: number;
-  results: T[];
-}
 
 const ready = chromiumAvailable();
 
@@ -29,17 +21,16 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
   let server: WebServer;
   let browser: Browser;
   let device: Row;
+  let session: Session;
 
   beforeAll(async () => {
-    server = await startServer({ demoDevices: 5 });
-    browser = await openBrowser();
-    await signIn(browser.page, server);
+    session = await openSession({ demoDevices: 5 });
+    ({ server, browser } = session);
     device = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1&ordering=name')).body.results[0]!;
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
+    await session?.close();
   });
 
   it('creates an export template (error on its line first), previews it and downloads the render', async () => {
