@@ -13,7 +13,7 @@ import { Badge, Button, PageHeader } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
 import { UnavailableOr } from './Unavailable.tsx';
 import { UpgradeStart } from './UpgradeStart.tsx';
-import { AVAILABLE_KEY, checkNow, fetchAvailable, fetchStatus, runInProgress, siteAway, STATUS_KEY, type Availability, type UpgradeRun, type UpgradeStatus } from './upgrade-api.ts';
+import { AVAILABLE_KEY, checkNow, fetchAvailable, fetchStatus, runInProgress, siteAway, STATUS_KEY, type Availability, type UpgradeOutcome, type UpgradeRun, type UpgradeStatus } from './upgrade-api.ts';
 
 interface StepNote {
   id: string;
@@ -130,7 +130,7 @@ function RunCard({ run, away, waitingFor }: { run: UpgradeRun | null; away: bool
       {run && !waitingFor ? (
         <>
           <h3 className="font-medium">
-            {run.version_from} → {run.version_to ?? '?'} <Badge tone={run.outcome === 'succeeded' ? 'green' : run.outcome ? 'red' : 'sky'}>{run.outcome ?? run.state}</Badge>
+            {run.version_from} → {run.version_to ?? '?'} <Badge tone={outcomeTone(run.outcome)}>{run.outcome ? OUTCOME_TEXT[run.outcome.code] : run.state}</Badge>
           </h3>
           <p className="text-slate-600">
             Started {formatDateTime(run.started_at)} by {run.started_by}
@@ -258,4 +258,17 @@ export default function UpdatesPage() {
       <StepNotesSection />
     </div>
   );
+}
+
+const OUTCOME_TEXT: Record<UpgradeOutcome['code'], string> = {
+  new: 'Upgraded',
+  unchanged: 'Failed: nothing was changed',
+  restored: 'Failed: rolled back',
+  restore_failed: 'Service stopped: database restore failed',
+};
+
+function outcomeTone(outcome: UpgradeOutcome | null): 'green' | 'red' | 'amber' | 'sky' {
+  if (!outcome) return 'sky';
+  if (outcome.code !== 'new') return 'red';
+  return outcome.services === 'running' ? 'green' : 'amber';
 }

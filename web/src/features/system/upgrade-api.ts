@@ -11,6 +11,13 @@ export interface UpgradeStep {
   detail: string;
 }
 
+/** How a finished run left the site: the code (new release, nothing changed, rolled back, restore failed), the database and the services. */
+export interface UpgradeOutcome {
+  code: 'new' | 'unchanged' | 'restored' | 'restore_failed';
+  database: 'migrated' | 'unchanged' | 'restored' | 'restore_failed';
+  services: 'running' | 'unhealthy' | 'stopped';
+}
+
 export interface UpgradeRun {
   id?: string;
   version_from: string;
@@ -21,7 +28,7 @@ export interface UpgradeRun {
   finished_at: string | null;
   state: string;
   current_step?: string | null;
-  outcome: string | null;
+  outcome: UpgradeOutcome | null;
   failed_step: string | null;
   error: string | null;
   output_excerpt?: string | null;
