@@ -22,6 +22,7 @@ export interface TargetRow {
   project_id: string;
   ref: string;
   extra_vars: Record<string, unknown> | null;
+  timeout_seconds: number;
   enabled: boolean;
 }
 
@@ -37,8 +38,6 @@ export interface LaunchResult {
 /** The launch reached the system and it refused, or it could not be reached: the run is recorded as failed. */
 export class LaunchError extends Error {}
 
-const TIMEOUT_MS = 30_000;
-
 function base(target: TargetRow): string {
   return target.url.replace(/\/+$/, '');
 }
@@ -47,8 +46,10 @@ function bearer(target: TargetRow): Record<string, string> {
   return target.token ? { authorization: `Bearer ${decryptSecret(target.token)}` } : {};
 }
 
-async function send(db: Kysely<DB>, url: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: Buffer): Promise<GuardedResponse> {
-  return guardedRequest(url, { method, headers: { accept: 'application/json', ...headers }, body, allowlist: await readAllowlist(db), allowPlainHttp: true, timeoutMs: TIMEOUT_MS, maxBytes: 4 * 1024 * 1024 });
+async function send(db: Kysely<DB>, target: TargetRow, url: string, method: 'GET' | 'POST', headers: Record<string, string>, body?: Buffer): Promise<GuardedResponse> {
+  // A row written before timeout_seconds existed (a run's stored target snapshot) waits the old 30 s.
+  const timeoutMs = (target.timeout_seconds ?? 30) * 1000;
+  return guardedRequest(url, { method, headers: { accept: 'application/json', ...headers }, body, allowlist: await readAllowlist(db), allowPlainHttp: true, timeoutMs, maxBytes: 4 * 1024 * 1024 });
 }
 
 /** The answer as a JSON object, or a LaunchError naming the status and the start of the body. */
@@ -98,7 +99,7 @@ export async function launchRun(db: Kysely<DB>, target: TargetRow, extraVars: Re
   switch (target.kind) {
     case 'awx': {
       const body = Buffer.from(JSON.stringify({ extra_vars: extraVars }));
-      const res = await send(db, `${root}/api/v2/job_templates/${target.job_template_id}/launch/`, 'POST', { 'content-type': 'application/json', ...bearer(target) }, body);
+      const res = await send(db, target, `${root}/api/v2/job_templates/${target.job_template_id}/launch/`, 'POST', { 'content-type': 'application/json', ...bearer(target) }, body);
       const answer = jsonAnswer(target, 'launch', res);
       const id = idOf(answer.job) || idOf(answer.id);
       if (!id) throw new LaunchError(`${target.name} accepted the launch but named no job id.`);
@@ -106,7 +107,7 @@ export async function launchRun(db: Kysely<DB>, target: TargetRow, extraVars: Re
     }
     case 'semaphore': {
       const body = Buffer.from(JSON.stringify({ template_id: target.job_template_id, environment: JSON.stringify(extraVars) }));
-      const res = await send(db, `${root}/api/project/${target.project_id}/tasks`, 'POST', { 'content-type': 'application/json', ...bearer(target) }, body);
+      const res = await send(db, target, `${root}/api/project/${target.project_id}/tasks`, 'POST', { 'content-type': 'application/json', ...bearer(target) }, body);
       const answer = jsonAnswer(target, 'task start', res);
       const id = idOf(answer.id);
       if (!id) throw new LaunchError(`${target.name} accepted the task but named no task id.`);
@@ -117,7 +118,7 @@ export async function launchRun(db: Kysely<DB>, target: TargetRow, extraVars: Re
       form.set('token', target.token ? decryptSecret(target.token) : '');
       form.set('ref', target.ref);
       for (const [k, v] of Object.entries(extraVars)) form.set(`variables[${k}]`, typeof v === 'string' ? v : JSON.stringify(v));
-      const res = await send(db, `${root}/api/v4/projects/${encodeURIComponent(target.project_id)}/trigger/pipeline`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, Buffer.from(form.toString()));
+      const res = await send(db, target, `${root}/api/v4/projects/${encodeURIComponent(target.project_id)}/trigger/pipeline`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, Buffer.from(form.toString()));
       const answer = jsonAnswer(target, 'pipeline trigger', res);
       const id = idOf(answer.id);
       return {
@@ -132,7 +133,7 @@ export async function launchRun(db: Kysely<DB>, target: TargetRow, extraVars: Re
       const body = Buffer.from(JSON.stringify({ event: 'deploy', deploy_run: runId, extra_vars: extraVars }));
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (target.token) headers['x-cairn-signature'] = signatureOf(body, decryptSecret(target.token));
-      const res = await send(db, root, 'POST', headers, body);
+      const res = await send(db, target, root, 'POST', headers, body);
       if (res.status < 200 || res.status >= 300) throw new LaunchError(`${target.name} answered HTTP ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
       let id = '';
       try {
@@ -152,7 +153,7 @@ export async function readRunStatus(db: Kysely<DB>, target: TargetRow, externalI
   const url =
     target.kind === 'awx' ? `${root}/api/v2/jobs/${encodeURIComponent(externalId)}/` : target.kind === 'semaphore' ? `${root}/api/project/${target.project_id}/tasks/${encodeURIComponent(externalId)}` : null;
   if (!url) throw new LaunchError(`${target.kind} targets report no status.`);
-  const answer = jsonAnswer(target, 'status request', await send(db, url, 'GET', bearer(target)));
+  const answer = jsonAnswer(target, 'status request', await send(db, target, url, 'GET', bearer(target)));
   const status = mapStatus(answer.status);
   if (!status) throw new LaunchError(`${target.name} reported an unknown status ${JSON.stringify(answer.status)}.`);
   return { status, detail: `${target.kind === 'awx' ? 'AWX job' : 'Semaphore task'} ${externalId} is ${String(answer.status)}.` };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, groupId, type Harness } from '../../test/helpers/harness.ts';
 import { created, createDevice, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
@@ -148,6 +149,32 @@ describe('POST /api/devices/<id>/deploy/', () => {
       expect(res.json().deploy_run).toMatchObject({ status: 'failed' });
     } finally {
       launchAnswer = 201;
+    }
+  });
+
+  it('waits the target\'s timeout_seconds for a silent system, then records the run failed naming the wait', async () => {
+    const admin = h.as('admin');
+    for (const timeout_seconds of [0, 601, 'soon']) {
+      const res = await admin.post('/api/automation-targets/', { name: 'slow', kind: 'webhook', base_url: 'https://127.0.0.1/hook', timeout_seconds });
+      expect(res.statusCode, String(timeout_seconds)).toBe(400);
+      expect(res.json()).toHaveProperty('timeout_seconds');
+    }
+    const defaulted = await created(admin, '/api/automation-targets/', { name: 'default-wait', kind: 'webhook', base_url: 'https://127.0.0.1/hook' });
+    expect(defaulted.timeout_seconds).toBe(30);
+    // Accepts the connection and never answers.
+    const sockets = new Set<Socket>();
+    const silent = createNetServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const slow = await created(admin, '/api/automation-targets/', { name: 'silent', kind: 'webhook', base_url: `http://127.0.0.1:${port}/hook`, timeout_seconds: 1 });
+      const res = await admin.post(`/api/devices/${device.id}/deploy/`, { target: slow.id });
+      expect(res.statusCode, res.body).toBe(502);
+      expect(res.json().detail).toMatch(/did not answer within 1 s/);
+      expect(res.json().deploy_run).toMatchObject({ status: 'failed' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 

@@ -58,7 +58,7 @@ interface TargetWithScope extends TargetRow {
 
 async function loadTarget(db: Kysely<DB>, ctx: RequestContext, ref: string): Promise<TargetWithScope> {
   const byId = isUuid(ref) ? sql`t.id = ${ref.toLowerCase()}` : sql`false`;
-  const { rows } = await sql<TargetWithScope>`SELECT t.id, t.name, t.kind, t.url, t.token, t.job_template_id, t.project_id, t.ref, t.extra_vars, t.enabled,
+  const { rows } = await sql<TargetWithScope>`SELECT t.id, t.name, t.kind, t.url, t.token, t.job_template_id, t.project_id, t.ref, t.extra_vars, t.timeout_seconds, t.enabled,
       ARRAY(SELECT role_id::text FROM automation_target_roles r WHERE r.target_id = t.id) AS role_ids,
       ARRAY(SELECT platform_id::text FROM automation_target_platforms p WHERE p.target_id = t.id) AS platform_ids
     FROM automation_targets t WHERE t.tenant_id = ${ctx.tenantId} AND (${byId} OR t.name = ${ref})

@@ -133,6 +133,7 @@ export const automationTargetModel = defineModel({
     extra_vars: { kind: 'json', nullable: true, jsonObject: true, label: 'Extra variables', help: 'JSON object merged into the extra variables of every run (Cairn\'s own keys win).' },
     roles: { kind: 'm2m', target: 'dcim.devicerole', through: { table: 'automation_target_roles', from: 'target_id', to: 'role_id' }, help: 'Device roles it deploys to; none means every role.' },
     platforms: { kind: 'm2m', target: 'dcim.platform', through: { table: 'automation_target_platforms', from: 'target_id', to: 'platform_id' }, help: 'Platforms it deploys to; none means every platform.' },
+    timeout_seconds: { kind: 'integer', default: 30, min: 1, max: 600, label: 'Timeout (s)', help: 'How long a launch or a status read waits for the system before the run is recorded as failed.' },
     enabled: { kind: 'boolean', default: true },
     description: { kind: 'string', maxLength: 200, default: '' },
   },

@@ -14,6 +14,7 @@ import * as m0011 from './0011_jobs_search.ts';
 import * as m0012 from './0012_upgrades.ts';
 import * as m0013 from './0013_user_preferences.ts';
 import * as m0014 from './0014_bgp_session_settings.ts';
+import * as m0015 from './0015_automation_target_timeout.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0012_upgrades': m0012,
   '0013_user_preferences': m0013,
   '0014_bgp_session_settings': m0014,
+  '0015_automation_target_timeout': m0015,
 };
