@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { startHarness, type Harness } from './helpers/harness.ts';
+import { forgetCachedTokens } from '../src/core/auth/credentials.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -166,6 +167,29 @@ describe('API tokens', () => {
     const me = await h.app.inject({ method: 'GET', url: '/api/auth/me/', headers: { authorization: `Token ${token.key}` } });
     expect(me.statusCode).toBe(200);
     expect(me.json()).toMatchObject({ via: 'token', user: { username: 'alice' }, active_tenant: { slug: 'alpha' } });
+  });
+
+  it('last_used is written on use, at most once a minute, and never for an expired token', async () => {
+    const made = (await h.as('alice').post('/api/users/tokens/', { description: 'last-used' })).json() as { id: string; key: string; last_used: string | null };
+    expect(made.last_used).toBeNull();
+    const use = (key: string) => h.app.inject({ method: 'GET', url: '/api/auth/me/', headers: { authorization: `Token ${key}` } });
+    const lastUsed = async (id: string) => (await sql<{ t: Date | null }>`SELECT last_used AS t FROM tokens WHERE id = ${id}`.execute(h.database.db)).rows[0]!.t;
+    expect((await use(made.key)).statusCode).toBe(200);
+    const first = await lastUsed(made.id);
+    expect(first).not.toBeNull();
+    expect((await h.as('alice').get(`/api/users/tokens/${made.id}/`)).json().last_used).toBe(first!.toISOString());
+    // A cache miss within the minute does not write again; one after it does.
+    forgetCachedTokens();
+    expect((await use(made.key)).statusCode).toBe(200);
+    expect(await lastUsed(made.id)).toEqual(first);
+    await sql`UPDATE tokens SET last_used = now() - interval '2 minutes' WHERE id = ${made.id}`.execute(h.database.db);
+    forgetCachedTokens();
+    expect((await use(made.key)).statusCode).toBe(200);
+    expect((await lastUsed(made.id))!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    await sql`UPDATE tokens SET last_used = NULL, expires = now() - interval '1 second' WHERE id = ${made.id}`.execute(h.database.db);
+    forgetCachedTokens();
+    expect((await use(made.key)).statusCode).toBe(401);
+    expect(await lastUsed(made.id)).toBeNull();
   });
 
   it('a token is scoped to its tenant; a user cannot make one for a tenant they are not in', async () => {

@@ -1,6 +1,6 @@
 // Turns a token or a session cookie into a RequestContext with one indexed lookup. Token lookups are
 // cached for a short time (never past the token's expiry) so a token-authenticated request costs at most
-// one query; revocation reaches other processes within TOKEN_CACHE_MS.
+// one query; revocation reaches other processes within TOKEN_CACHE_MS. The same query keeps the token's last_used.
 import { createHash, randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
@@ -66,7 +66,15 @@ export async function resolveToken(db: Kysely<DB>, key: string): Promise<Resolve
   const cached = tokenCache.get(hash);
   if (cached && cached.until > now) return cached.value;
   if (cached) tokenCache.delete(hash);
+  // last_used is written in the same statement, only on a cache miss and at most once a minute, so a busy
+  // automation token costs no extra write per request (a miss happens about once per TOKEN_CACHE_MS per process).
   const { rows } = await sql<PrincipalRow>`
+    WITH touched AS (
+      UPDATE tokens tt SET last_used = now() FROM users uu
+      WHERE tt.key_hash = ${hash} AND uu.id = tt.user_id AND uu.is_active AND (tt.expires IS NULL OR tt.expires > now())
+        AND (tt.last_used IS NULL OR tt.last_used < now() - interval '1 minute')
+      RETURNING tt.id
+    )
     SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, t.read_only, t.expires, NULL AS csrf_token,
       CASE WHEN u.is_superuser OR EXISTS (SELECT 1 FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = t.tenant_id)
         THEN t.tenant_id END AS tenant_id,
