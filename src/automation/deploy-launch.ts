@@ -22,6 +22,7 @@ export interface TargetRow {
   project_id: string;
   ref: string;
   extra_vars: Record<string, unknown> | null;
+  extra_vars_template: string;
   timeout_seconds: number;
   enabled: boolean;
 }

@@ -152,6 +152,23 @@ describe('POST /api/devices/<id>/deploy/', () => {
     }
   });
 
+  it('renders the extra variables template with the device context and the deploy facts; Cairn\'s keys win', async () => {
+    const admin = h.as('admin');
+    const broken = await admin.post('/api/automation-targets/', { name: 'awx-broken', kind: 'awx', base_url: awx.url, job_template_id: 42, extra_vars_template: '{\n"a": "{{ device.name }"\n}' });
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().extra_vars_template[0]).toMatch(/^line 2: /);
+    const t = await created(admin, '/api/automation-targets/', {
+      name: 'awx-templated', kind: 'awx', base_url: awx.url, job_template_id: 42, token: 'awx-api-token',
+      extra_vars: { hostname: 'static', keep: 1 },
+      extra_vars_template: '{"hostname": {{ device.name | tojson }}, "run": "{{ deploy.run_id }}", "target": "{{ deploy.target }}", "note": "{{ deploy.note }}", "cairn_note": "mine"}',
+    });
+    const before = awx.received.length;
+    const res = await admin.post(`/api/devices/${device.id}/deploy/`, { target: t.id, note: 'templated' });
+    expect(res.statusCode, res.body).toBe(201);
+    const vars = JSON.parse(awx.received.slice(before).find((r) => r.method === 'POST')!.body.toString()).extra_vars;
+    expect(vars).toMatchObject({ hostname: 'leaf-deploy', keep: 1, run: res.json().id, target: 'awx-templated', note: 'templated', cairn_note: 'templated' });
+  });
+
   it('waits the target\'s timeout_seconds for a silent system, then records the run failed naming the wait', async () => {
     const admin = h.as('admin');
     for (const timeout_seconds of [0, 601, 'soon']) {
@@ -284,6 +301,14 @@ describe('POST /api/devices/<id>/deploy/', () => {
         } finally {
           process.env.CAIRN_SSRF_ALLOWLIST = '127.0.0.1';
         }
+      }],
+      ['an extra variables template rendering no JSON object', 400, 'extra_vars_template', /must render a JSON object, not an array/, async () => {
+        const t = await created(h.as('admin'), '/api/automation-targets/', { name: 'awx-list', kind: 'awx', base_url: awx.url, job_template_id: 42, extra_vars_template: '["{{ device.name }}"]' });
+        return post(device.id, { target: t.id });
+      }],
+      ['an extra variables template rendering no JSON at all', 400, 'extra_vars_template', /output is not JSON/, async () => {
+        const t = await created(h.as('admin'), '/api/automation-targets/', { name: 'awx-text', kind: 'awx', base_url: awx.url, job_template_id: 42, extra_vars_template: 'hostname: {{ device.name }}' });
+        return post(device.id, { target: t.id });
       }],
       ['an unknown field', 400, 'when', /Unknown field/, () => post(device.id, { target: target.name, when: 'now' })],
       ['a missing target', 400, 'target', /Name the automation target/, () => post(device.id, { note: 'x' })],

@@ -14,6 +14,7 @@ import { checkOutboundUrl, readAllowlist, SsrfRefusal } from '../core/ssrf.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { loadSubject, renderOne } from '../templating/render.ts';
 import { createJob, finishJob } from '../jobs/record.ts';
+import { renderExtraVars } from './deploy-vars.ts';
 import { launchRun, LaunchError, readRunStatus, type LaunchResult, type TargetRow } from './deploy-launch.ts';
 import type { DeployStatus } from './deploy-models.ts';
 
@@ -58,7 +59,7 @@ interface TargetWithScope extends TargetRow {
 
 async function loadTarget(db: Kysely<DB>, ctx: RequestContext, ref: string): Promise<TargetWithScope> {
   const byId = isUuid(ref) ? sql`t.id = ${ref.toLowerCase()}` : sql`false`;
-  const { rows } = await sql<TargetWithScope>`SELECT t.id, t.name, t.kind, t.url, t.token, t.job_template_id, t.project_id, t.ref, t.extra_vars, t.timeout_seconds, t.enabled,
+  const { rows } = await sql<TargetWithScope>`SELECT t.id, t.name, t.kind, t.url, t.token, t.job_template_id, t.project_id, t.ref, t.extra_vars, t.extra_vars_template, t.timeout_seconds, t.enabled,
       ARRAY(SELECT role_id::text FROM automation_target_roles r WHERE r.target_id = t.id) AS role_ids,
       ARRAY(SELECT platform_id::text FROM automation_target_platforms p WHERE p.target_id = t.id) AS platform_ids
     FROM automation_targets t WHERE t.tenant_id = ${ctx.tenantId} AND (${byId} OR t.name = ${ref})
@@ -110,8 +111,11 @@ export async function deployDevice(db: Kysely<DB>, ctx: RequestContext, deviceId
   const files = render ? Object.fromEntries(Object.values(render.files).map((f) => [f.path, f.sha256])) : {};
 
   const runId = uuidv7();
+  const templated = target.extra_vars_template.trim() === '' ? {}
+    : await renderExtraVars(db, ctx, device, target.extra_vars_template, { run_id: runId, target: target.name, bundle: render?.bundle ?? null, files, note: request.note });
   const extraVars: Record<string, unknown> = {
     ...(target.extra_vars ?? {}),
+    ...templated,
     cairn_deploy_run: runId,
     cairn_device: { id: String(device.id), name: String(device.name), primary_ip: await primaryIpOf(db, device) },
     cairn_bundle: render?.bundle ?? null,

@@ -8,6 +8,7 @@ import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
 import { sql, type Kysely } from 'kysely';
 import { finishJob } from '../jobs/record.ts';
 import type { DB } from '../db/types.ts';
+import { compileError } from '../templating/environment.ts';
 
 /** `<field>_set`: whether a secret is stored; the only thing about it anyone may read. */
 function secretSetField(column: string, label: string): ComputedField {
@@ -131,6 +132,13 @@ export const automationTargetModel = defineModel({
     project_id: { kind: 'string', maxLength: 200, default: '', label: 'Project id', help: 'Semaphore project id, or GitLab project id or path (group/project).' },
     ref: { kind: 'string', maxLength: 200, default: '', help: 'GitLab branch or tag the pipeline runs on.' },
     extra_vars: { kind: 'json', nullable: true, jsonObject: true, label: 'Extra variables', help: 'JSON object merged into the extra variables of every run (Cairn\'s own keys win).' },
+    extra_vars_template: {
+      kind: 'text',
+      maxLength: 100_000,
+      default: '',
+      label: 'Extra variables template',
+      help: 'Jinja2 rendered per deploy with the device\'s render context (device, routing, config_context…) and `deploy` (run_id, bundle, files, note, target); its output must be a JSON object. Merged over extra_vars; Cairn\'s own cairn_* keys win. Checked on save.',
+    },
     roles: { kind: 'm2m', target: 'dcim.devicerole', through: { table: 'automation_target_roles', from: 'target_id', to: 'role_id' }, help: 'Device roles it deploys to; none means every role.' },
     platforms: { kind: 'm2m', target: 'dcim.platform', through: { table: 'automation_target_platforms', from: 'target_id', to: 'platform_id' }, help: 'Platforms it deploys to; none means every platform.' },
     timeout_seconds: { kind: 'integer', default: 30, min: 1, max: 600, label: 'Timeout (s)', help: 'How long a launch or a status read waits for the system before the run is recorded as failed.' },
@@ -155,6 +163,10 @@ export const automationTargetModel = defineModel({
       if ((kind === 'semaphore' || kind === 'gitlab') && !has('project_id')) errors.add('project_id', `A ${kind === 'gitlab' ? 'GitLab' : 'Semaphore'} project id is needed for this kind.`);
       if (kind === 'semaphore' && has('project_id') && !/^\d+$/.test(String(merged('project_id')))) errors.add('project_id', 'A Semaphore project id is a number.');
       if (kind === 'gitlab' && !has('ref')) errors.add('ref', 'A GitLab pipeline needs a ref (branch or tag).');
+      if (typeof input.extra_vars_template === 'string' && input.extra_vars_template.trim() !== '') {
+        const problem = compileError(input.extra_vars_template);
+        if (problem) errors.add('extra_vars_template', problem);
+      }
       errors.throwIfAny();
     },
   },
