@@ -296,13 +296,18 @@ export class BodyGenerator {
 }
 
 /** Count and checksum of a model's table and its join tables: equal before and after means nothing changed. */
+/** Columns that record use, not content: authenticating with a token keeps its last_used, which is no change. */
+const USAGE_COLUMNS: Record<string, string> = { tokens: 'last_used' };
+
 export async function tableState(h: Harness, model: ModelDef): Promise<string> {
   const tables = [model.table, ...Object.values(model.fields).flatMap((f) => (f.through ? [f.through.table] : []))];
   if (Object.values(model.fields).some((f) => f.kind === 'tags')) tables.push('tagged_items');
   tables.push('object_changes');
   const parts: string[] = [];
   for (const table of tables) {
-    const { rows } = await sql<{ n: number; sum: string }>`SELECT count(*)::int AS n, md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) AS sum
+    const usage = USAGE_COLUMNS[table];
+    const row = usage ? sql`(to_jsonb(t) - ${usage})::text` : sql`t::text`;
+    const { rows } = await sql<{ n: number; sum: string }>`SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, ',' ORDER BY ${row}), '')) AS sum
       FROM ${sql.table(table)} t`.execute(h.database.db);
     parts.push(`${table}:${rows[0]!.n}:${rows[0]!.sum}`);
   }
