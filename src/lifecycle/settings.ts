@@ -8,6 +8,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges } from '../core/changelog.ts';
 import { allowlistEntryError, checkUrlAtSave, readAllowlist, writeAllowlist } from '../core/ssrf.ts';
 import { allSources, defaultSourceKey, hasSource } from './sources.ts';
+import { readState as readKey, writeState as writeKey } from '../system/state.ts';
 
 export interface EolSettings {
   enabled: boolean;
@@ -39,16 +40,6 @@ export const settingsChangeModel = {
   fields: {},
 } as unknown as ModelDef;
 const SETTINGS_OBJECT_ID = '00000000-0000-7000-8000-00000000e01a';
-
-async function readKey<T>(db: Kysely<DB>, key: string): Promise<T | null> {
-  const { rows } = await sql<{ value: T }>`SELECT value FROM system_state WHERE key = ${key}`.execute(db);
-  return rows[0]?.value ?? null;
-}
-
-async function writeKey(db: Kysely<DB>, key: string, value: unknown): Promise<void> {
-  await sql`INSERT INTO system_state (key, value) VALUES (${key}, ${JSON.stringify(value)}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
-}
 
 export async function readSettings(db: Kysely<DB>): Promise<EolSettings> {
   return { ...DEFAULT_SETTINGS, ...(await readKey<Partial<EolSettings>>(db, SETTINGS_KEY)) };

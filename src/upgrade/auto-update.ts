@@ -8,7 +8,7 @@
 //   - a release whose run stopped services and was rolled back (or whose restore failed) is not tried again by
 //     the schedule: a person retries it (POST /api/system/upgrade/, the CLI) or a newer release appears;
 //   - a newer release than the one that failed starts afresh.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { readJournal, unfinished, type Journal, type StepName } from './engine/journal.ts';
@@ -18,6 +18,7 @@ import { checkFeed, upgradeTarget } from './feed.ts';
 import { writeMailMirror } from './mail.ts';
 import { readUpgradeSettings } from './settings.ts';
 import { downloadRelease, launchChecked, refuseUnlessStartable, StartRefusal } from './start.ts';
+import { readState as readKey, writeState as writeKey } from '../system/state.ts';
 
 export const RETRY_DELAYS_HOURS = [1, 4, 12] as const;
 /** Steps before quiesce: a failure there stopped nothing, so trying again later is safe. */
@@ -83,16 +84,6 @@ export interface AutoStatus {
 
 const ATTEMPT_KEY = 'upgrade_auto_attempt';
 const STATUS_KEY = 'upgrade_auto_status';
-
-async function readKey<T>(db: Kysely<DB>, key: string): Promise<T | null> {
-  const { rows } = await sql<{ value: T }>`SELECT value FROM system_state WHERE key = ${key}`.execute(db);
-  return rows[0]?.value ?? null;
-}
-
-async function writeKey(db: Kysely<DB>, key: string, value: unknown): Promise<void> {
-  await sql`INSERT INTO system_state (key, value) VALUES (${key}, ${JSON.stringify(value)}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
-}
 
 export function readAutoStatus(db: Kysely<DB>): Promise<AutoStatus | null> {
   return readKey<AutoStatus>(db, STATUS_KEY);

@@ -5,11 +5,12 @@
 // Feed document: {"releases": [{"version": "1.4.0", "bundle_url": "https://…/cairn-1.4.0.tar.gz",
 //   "sha256": "<64 hex>", "prerelease": false, "published": "2026-11-01T00:00:00Z", "notes_url": "https://…"}]}
 // A bare array of releases is accepted too.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { guardedGet, readAllowlist } from '../core/ssrf.ts';
 import { compareVersions, isPrerelease, parseVersion } from './version.ts';
 import type { Channel, UpgradeSettings } from './settings.ts';
+import { readState, writeState } from '../system/state.ts';
 
 export interface Release {
   version: string;
@@ -126,13 +127,11 @@ const CHECK_KEY = 'upgrade_feed_check';
 const EMPTY_CHECK: FeedCheck = { checked_at: null, error: null, feed_url: '', releases: [] };
 
 export async function readFeedCheck(db: Kysely<DB>): Promise<FeedCheck> {
-  const { rows } = await sql<{ value: Partial<FeedCheck> }>`SELECT value FROM system_state WHERE key = ${CHECK_KEY}`.execute(db);
-  return { ...EMPTY_CHECK, ...rows[0]?.value };
+  return { ...EMPTY_CHECK, ...(await readState<Partial<FeedCheck>>(db, CHECK_KEY)) };
 }
 
-async function writeFeedCheck(db: Kysely<DB>, check: FeedCheck): Promise<void> {
-  await sql`INSERT INTO system_state (key, value) VALUES (${CHECK_KEY}, ${JSON.stringify(check)}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
+function writeFeedCheck(db: Kysely<DB>, check: FeedCheck): Promise<void> {
+  return writeState(db, CHECK_KEY, check);
 }
 
 /**
