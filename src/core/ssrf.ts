@@ -10,8 +10,9 @@ import { request as plainRequest } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { readState, writeState } from '../system/state.ts';
 
 export class SsrfError extends Error {}
 /** Refused before anything was sent (scheme, resolution, address): the request never left. */
@@ -49,14 +50,12 @@ export function envAllowlist(): string[] {
 
 /** The admin-editable allow-list (deployment-wide, in system_state), read fresh on every fetch. */
 export async function readAllowlist(db: Kysely<DB>): Promise<string[]> {
-  const { rows } = await sql<{ value: unknown }>`SELECT value FROM system_state WHERE key = ${SYSTEM_STATE_KEY}`.execute(db);
-  const value = rows[0]?.value;
+  const value = await readState<unknown>(db, SYSTEM_STATE_KEY);
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
 export async function writeAllowlist(db: Kysely<DB>, entries: readonly string[]): Promise<void> {
-  await sql`INSERT INTO system_state (key, value) VALUES (${SYSTEM_STATE_KEY}, ${JSON.stringify(entries)}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
+  await writeState(db, SYSTEM_STATE_KEY, entries);
 }
 
 /** Why an allow-list entry is not usable, or null when it is a CIDR, an address or a host name. */

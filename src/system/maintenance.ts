@@ -1,7 +1,8 @@
 // Maintenance mode: a flag with an expiry kept in the database (so every process sees it), read through a
 // two-second cache so it costs no query on most requests.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { readState, writeState } from './state.ts';
 
 export interface MaintenanceState {
   enabled: boolean;
@@ -11,6 +12,7 @@ export interface MaintenanceState {
 
 // How long one process trusts its last read of the flag. Other processes see a change within this time; tests
 // raise it (CAIRN_MAINTENANCE_CACHE_MS) so a refresh never lands inside a query-count measurement.
+const MAINTENANCE_KEY = 'maintenance';
 const CACHE_MS = Number(process.env.CAIRN_MAINTENANCE_CACHE_MS ?? 2000);
 let cached: { state: MaintenanceState; at: number } | null = null;
 
@@ -22,8 +24,7 @@ export async function readMaintenance(db: Kysely<DB>, fresh = false): Promise<Ma
   const age = cached ? Date.now() - cached.at : Infinity;
   // age < 0: the clock stepped back; re-read rather than trust a cache from the "future".
   if (!fresh && cached && age >= 0 && age < CACHE_MS) return { ...cached.state, active: active(cached.state) };
-  const { rows } = await sql<{ value: MaintenanceState }>`SELECT value FROM system_state WHERE key = 'maintenance'`.execute(db);
-  const state = rows[0]?.value ?? { enabled: false, until: null, reason: '' };
+  const state = (await readState<MaintenanceState>(db, MAINTENANCE_KEY)) ?? { enabled: false, until: null, reason: '' };
   cached = { state, at: Date.now() };
   return { ...state, active: active(state) };
 }
@@ -35,8 +36,7 @@ export async function setMaintenance(db: Kysely<DB>, enabled: boolean, minutes: 
     until: enabled && minutes !== null ? new Date(Date.now() + minutes * 60_000).toISOString() : null,
     reason: enabled ? reason : '',
   };
-  await sql`INSERT INTO system_state (key, value) VALUES ('maintenance', ${JSON.stringify(state)}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
+  await writeState(db, MAINTENANCE_KEY, state);
   cached = null;
   return state;
 }

@@ -11,3 +11,7 @@ export async function writeState(db: Kysely<DB>, key: string, value: unknown): P
   await sql`INSERT INTO system_state (key, value) VALUES (${key}, ${JSON.stringify(value)}::jsonb)
     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
 }
+
+export async function deleteState(db: Kysely<DB>, key: string): Promise<void> {
+  await sql`DELETE FROM system_state WHERE key = ${key}`.execute(db);
+}

@@ -2,7 +2,7 @@
 // mail), kept in system_state like the end-of-life settings so the web process, workers and the upgrade engine
 // read the same values. Changes go to the change log with the password masked; the password itself is stored
 // encrypted with the deployment key and is never answered.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
@@ -10,6 +10,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, SECRET_MASK } from '../core/changelog.ts';
 import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
 import { encryptSecret, secretsAvailable } from '../core/secrets.ts';
+import { readState, writeState } from '../system/state.ts';
 
 export const CHANNELS = ['stable', 'any'] as const;
 export type Channel = (typeof CHANNELS)[number];
@@ -54,8 +55,7 @@ const SETTINGS_OBJECT_ID = '00000000-0000-7000-8000-0000000a9a1e';
 const MAX_RECIPIENTS = 50;
 
 export async function readUpgradeSettings(db: Kysely<DB>): Promise<UpgradeSettings> {
-  const { rows } = await sql<{ value: Partial<UpgradeSettings> }>`SELECT value FROM system_state WHERE key = ${UPGRADE_SETTINGS_KEY}`.execute(db);
-  return { ...DEFAULT_UPGRADE_SETTINGS, ...rows[0]?.value };
+  return { ...DEFAULT_UPGRADE_SETTINGS, ...(await readState<Partial<UpgradeSettings>>(db, UPGRADE_SETTINGS_KEY)) };
 }
 
 export function settingsView(s: UpgradeSettings): UpgradeSettingsView {
@@ -184,8 +184,7 @@ export async function saveUpgradeSettings(db: Kysely<DB>, ctx: RequestContext, b
   const next = await validateUpgradeSettings(db, body, current);
   if (JSON.stringify(current) === JSON.stringify(next)) return current;
   await db.transaction().execute(async (tx) => {
-    await sql`INSERT INTO system_state (key, value) VALUES (${UPGRADE_SETTINGS_KEY}, ${JSON.stringify(next)}::jsonb)
-      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(tx);
+    await writeState(tx, UPGRADE_SETTINGS_KEY, next);
     const before = masked(current);
     // A changed password shows as changed without showing either value.
     const after = { ...masked(next), ...(next.smtp_password !== current.smtp_password && next.smtp_password ? { smtp_password: `${SECRET_MASK} (changed)` } : {}) };

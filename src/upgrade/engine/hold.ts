@@ -1,28 +1,27 @@
 // The maintenance hold of the start step: maintenance on (15 minutes, so a dead engine cannot hold the site for
 // ever) plus the hash of a one-time token; the resume call presents the token and the web process lets users in.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { setMaintenance } from '../../system/maintenance.ts';
+import { deleteState, readState, writeState } from '../../system/state.ts';
 
 const HOLD_KEY = 'upgrade_hold';
 export const HOLD_MINUTES = 15;
 
 export async function holdSite(db: Kysely<DB>, tokenSha256: string): Promise<void> {
   if (!/^[0-9a-f]{64}$/.test(tokenSha256)) throw new Error('--token-sha256 takes 64 hex digits');
-  await sql`INSERT INTO system_state (key, value) VALUES (${HOLD_KEY}, ${JSON.stringify({ token_sha256: tokenSha256, since: new Date().toISOString() })}::jsonb)
-    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated = now()`.execute(db);
+  await writeState(db, HOLD_KEY, { token_sha256: tokenSha256, since: new Date().toISOString() });
   await setMaintenance(db, true, HOLD_MINUTES, 'upgrade');
 }
 
 /** True (and the site open) when `token` matches the hold; false for any other token or no hold. */
 export async function releaseHold(db: Kysely<DB>, token: string): Promise<boolean> {
-  const { rows } = await sql<{ value: { token_sha256?: string } }>`SELECT value FROM system_state WHERE key = ${HOLD_KEY}`.execute(db);
-  const want = rows[0]?.value.token_sha256;
+  const want = (await readState<{ token_sha256?: string }>(db, HOLD_KEY))?.token_sha256;
   if (!want) return false;
   const got = createHash('sha256').update(token).digest();
   if (!timingSafeEqual(got, Buffer.from(want, 'hex'))) return false;
-  await sql`DELETE FROM system_state WHERE key = ${HOLD_KEY}`.execute(db);
+  await deleteState(db, HOLD_KEY);
   await setMaintenance(db, false);
   return true;
 }
