@@ -5,7 +5,7 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
 import { startEmbeddedWorker } from './monitoring/process.ts';
-import { inheritedListenFd, installUpgradeHandover } from './upgrade/host/handover.ts';
+import { inheritedListenFd, installUpgradeHandover, snapshotAdminsForUpgrade } from './upgrade/host/handover.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
 
 export async function serve(config: Config): Promise<void> {
@@ -21,6 +21,8 @@ export async function serve(config: Config): Promise<void> {
     const stop = async () => {
       if (closing) return;
       closing = true;
+      // A stop during an upgrade (systemd quiesce): the engine's responder may show admins the card.
+      await snapshotAdminsForUpgrade(app);
       await stopWorker();
       await app.close();
       await database.close();

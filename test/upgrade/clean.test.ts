@@ -62,13 +62,20 @@ describe('upgrade vN → vN+1', () => {
     const second = await call(inst.port, inst.adminToken, 'POST', '/api/system/upgrade/', { version: bundles.versionN1 });
     expect([409, 503]).toContain(second.status);
     if (second.status === 409) expect(second.body).toEqual({ detail: 'An upgrade is already running.' });
-    const { card: ended, stepsSeen } = await pollRun(inst.port, inst.adminToken, runId);
+    const { card: ended, stepsSeen, maintenanceSteps, strangerStatuses } = await pollRun(inst.port, inst.adminToken, runId);
     await new Promise((r) => setTimeout(r, 500));
     const polled = await poller.stop();
     await feed.close();
     expect(feed.requests).toContain(`/cairn-${bundles.versionN1}.tar.gz`);
     expect(ended).toMatchObject({ state: 'done', current_step: null, trigger: 'online', started_by: 'user:admin' });
     expect(stepsSeen.length).toBeGreaterThan(0);
+    // Between quiesce and resume the maintenance responder served the admin the card with the running step
+    // (from the journal on disk), and a wrong token only the 503 everyone else gets.
+    const windowSteps = ['quiesce', 'swap', 'deps', 'snapshot', 'migrate', 'static', 'verify', 'start', 'resume'];
+    expect(maintenanceSteps.length, `steps seen: ${stepsSeen.join(', ')}`).toBeGreaterThan(0);
+    for (const step of maintenanceSteps) expect(windowSteps).toContain(step);
+    expect(strangerStatuses.length).toBeGreaterThan(0);
+    expect(new Set(strangerStatuses)).toEqual(new Set([503]));
 
     expect(polled.errors).toEqual([]);
     expect(polled.other).toEqual([]);

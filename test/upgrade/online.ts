@@ -74,19 +74,42 @@ export interface PolledCard {
  * Polls the card until the run `runId` has ended. 503 (maintenance) and refused connections while web is
  * away are expected and counted; the steps seen running are returned in order.
  */
-export async function pollRun(port: number, token: string, runId: string, timeoutMs = 600_000): Promise<{ card: PolledCard; stepsSeen: string[]; unavailable: number }> {
+export interface PolledRun {
+  card: PolledCard;
+  stepsSeen: string[];
+  unavailable: number;
+  /** Steps running in the cards the maintenance responder served (answers with `maintenance: true`). */
+  maintenanceSteps: string[];
+  /** What the same call answered during the window with a wrong token: every status, in order. */
+  strangerStatuses: number[];
+}
+
+/**
+ * Polls the card until the run `runId` has ended. 503 (maintenance) and refused connections while web is
+ * away are expected and counted; the steps seen running are returned in order. Each card the maintenance
+ * responder serves is followed by the same call with a wrong token, whose answer is recorded.
+ */
+export async function pollRun(port: number, token: string, runId: string, timeoutMs = 600_000): Promise<PolledRun> {
   const deadline = Date.now() + timeoutMs;
   const stepsSeen: string[] = [];
+  const maintenanceSteps: string[] = [];
+  const strangerStatuses: number[] = [];
   let unavailable = 0;
   for (;;) {
     if (Date.now() > deadline) throw new Error(`run ${runId} did not end within ${timeoutMs / 1000} s (steps seen: ${stepsSeen.join(', ')})`);
     const res = await call(port, token, 'GET', '/api/system/upgrade/').catch(() => null);
     if (!res || res.status === 503) unavailable++;
     else if (res.status === 200) {
-      const card = (res.body as { last_upgrade: PolledCard | null }).last_upgrade;
+      const body = res.body as { last_upgrade: PolledCard | null; maintenance?: boolean };
+      const card = body.last_upgrade;
       if (card?.id === runId) {
         if (card.current_step && stepsSeen.at(-1) !== card.current_step) stepsSeen.push(card.current_step);
-        if (card.state !== 'running') return { card, stepsSeen, unavailable };
+        if (body.maintenance === true) {
+          if (card.current_step && maintenanceSteps.at(-1) !== card.current_step) maintenanceSteps.push(card.current_step);
+          const stranger = await call(port, 'not-an-admin-token', 'GET', '/api/system/upgrade/').catch(() => null);
+          if (stranger) strangerStatuses.push(stranger.status);
+        }
+        if (card.state !== 'running') return { card, stepsSeen, unavailable, maintenanceSteps, strangerStatuses };
       }
     } else throw new Error(`GET /api/system/upgrade/ answered ${res.status}: ${JSON.stringify(res.body)}`);
     await new Promise((r) => setTimeout(r, 200));

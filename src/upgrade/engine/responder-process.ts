@@ -8,21 +8,12 @@ import { join } from 'node:path';
 import { drainAndClose, inheritedListenFd, serverFd } from '../host/handover.ts';
 import { releaseEnv, webAddress, type InstallLayout } from './layout.ts';
 import { processStartTime } from './lock.ts';
-import { RETRY_AFTER_SECONDS } from './responder.ts';
+import { maintenanceAnswer } from './maintenance-answer.ts';
 
 const WEB_READY_TIMEOUT_MS = 300_000;
 
 export async function runResponderProcess(layout: InstallLayout, version: string): Promise<void> {
-  const server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0]!;
-    const health = path === '/api/health/' || path === '/api/health';
-    const body = health
-      ? { status: 'unavailable', database: false, maintenance: true, version, code_behind_db: [], db_behind_code: [] }
-      : { detail: 'Cairn is being upgraded. Try again shortly.', maintenance: true };
-    res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' });
-    res.end(JSON.stringify(body));
-    req.resume();
-  });
+  const server = createServer(maintenanceAnswer(layout, version));
   const fd = inheritedListenFd();
   const { host, port } = webAddress(layout);
   await new Promise<void>((resolve, reject) => {

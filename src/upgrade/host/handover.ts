@@ -8,6 +8,9 @@ import { spawn } from 'node:child_process';
 import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { detectRoot, layoutFor } from '../engine/layout.ts';
+import { lockOwnerAlive } from '../engine/lock.ts';
+import { removeAdminSnapshot, writeAdminSnapshot } from '../maintenance-admins.ts';
 
 export { inheritedListenFd } from './listen-fd.ts';
 
@@ -56,11 +59,15 @@ export function drainAndClose(server: HttpServer, onClosed: () => void): void {
  * on SIGUSR2 hands its socket to a new responder and stops.
  */
 export function installUpgradeHandover(app: FastifyInstance, stop: () => Promise<void>): void {
+  const root = detectRoot();
+  // The last run's admin snapshot served its window; this web answers the card itself.
+  if (root) removeAdminSnapshot(layoutFor(root));
   if (process.send) {
     process.send({ listening: true });
     process.disconnect();
   }
-  process.on('SIGUSR2', () => {
+  process.on('SIGUSR2', async () => {
+    await snapshotAdminsForUpgrade(app);
     const fd = serverFd(app.server);
     if (fd === null) return void stop();
     // The responder accepts on the same socket from now on; what we accepted last is still answered.
@@ -86,3 +93,28 @@ export function installUpgradeHandover(app: FastifyInstance, stop: () => Promise
     });
   });
 }
+
+/**
+ * While an upgrade holds the lock, leaves the maintenance responder the admins' credentials it may accept for the
+ * upgrade card (../maintenance-admins.ts). Called as this web gives the site up: on the hand-over and on a stop.
+ * Never throws nor waits long: without a snapshot the responder answers the card to nobody, nothing worse.
+ */
+export async function snapshotAdminsForUpgrade(app: FastifyInstance): Promise<void> {
+  const root = detectRoot();
+  if (!root) return;
+  const layout = layoutFor(root);
+  if (!lockOwnerAlive(layout.lockFile)) return;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      writeAdminSnapshot(app.database.db, layout),
+      new Promise((resolve) => (timer = setTimeout(resolve, SNAPSHOT_WAIT_MS))),
+    ]);
+  } catch (err) {
+    console.warn(`The maintenance responder will not serve the upgrade card: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const SNAPSHOT_WAIT_MS = 5000;

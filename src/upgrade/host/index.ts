@@ -8,7 +8,7 @@ import type { Host } from './types.ts';
 export function hostFor(layout: InstallLayout, env: NodeJS.ProcessEnv = process.env): Host {
   const merged = { ...readEnvFile(layout.envFile), ...env };
   if (merged.CAIRN_HOST === 'systemd') {
-    const address = { ...webAddress(layout), version: currentRelease(layout)?.version ?? '' };
+    const address = { ...webAddress(layout), version: currentRelease(layout)?.version ?? '', layout };
     return new SystemdHost({ user: merged.CAIRN_SYSTEMD_USER !== '0', systemctl: merged.CAIRN_SYSTEMCTL }, address);
   }
   return new LocalSupervisor(layout);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HostError, type Host, type ServiceName } from './types.ts';
 import { startResponder, type Responder } from '../engine/responder.ts';
+import type { InstallLayout } from '../engine/layout.ts';
 
 const run = promisify(execFile);
 
@@ -46,7 +47,7 @@ export class SystemdHost implements Host {
   private responder: Responder | null = null;
   constructor(
     private readonly opts: SystemdOptions,
-    private readonly address: { host: string; port: number; version: string } | null = null,
+    private readonly address: { host: string; port: number; version: string; layout?: InstallLayout } | null = null,
   ) {}
 
   systemctlArgs(...args: string[]): string[] {
@@ -77,8 +78,8 @@ export class SystemdHost implements Host {
 
   async holdPort(): Promise<void> {
     if (this.responder || !this.address) return this.stop('web');
-    const { host, port, version } = this.address;
-    const [responder] = await Promise.all([startResponder(host, port, version), this.stop('web')]);
+    const { host, port, version, layout } = this.address;
+    const [responder] = await Promise.all([startResponder(host, port, version, layout ?? null), this.stop('web')]);
     this.responder = responder;
   }
 
