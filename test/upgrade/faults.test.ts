@@ -40,10 +40,7 @@ describe('a failing step rolls back', () => {
     }, 600_000);
   }
 
-  // Open bug (issue #11 notes): on the embedded database the web service that `cairn upgrade recover` starts after
-  // retrying the restore does not report healthy within 120 s (outcome services 'unhealthy'; a later restart
-  // serves). Runs on PostgreSQL until that is fixed.
-  it.skipIf(!process.env.TEST_DATABASE_URL)('a failed database restore stops the services, records it, alerts, and waits for `cairn upgrade recover`', async () => {
+  it('a failed database restore stops the services, records it, alerts, and waits for `cairn upgrade recover`', async () => {
     const run = await inst.cairn(['upgrade', 'bundle', bundles.vN1], { CAIRN_UPGRADE_FAIL_AT: 'verify,restore' });
     expect(run.code, run.out).toBe(1);
     expect(run.out).toContain('rollback: the database restore failed (fault injected into the database restore');

@@ -50,16 +50,20 @@ export class LocalSupervisor implements Host {
       // The responder starts web on its own socket and leaves once web listens (host/handover.ts).
       const before = this.readPid('web');
       process.kill(responder.pid, 'SIGUSR2');
-      await this.until(() => {
+      const started = () => {
         const now = this.readPid('web');
-        return (now !== null && now.pid !== before?.pid) || !processAlive(responder.pid, responder.pidStart);
-      }, 30_000, 'the maintenance responder did not start web');
-      return;
+        return now !== null && now.pid !== before?.pid;
+      };
+      await this.until(() => started() || !processAlive(responder.pid, responder.pidStart), 30_000, 'the maintenance responder did not start web');
+      if (started()) return;
+      // The responder left without starting web (it died): the port is free, web binds it itself.
+      rmSync(this.pidFile('responder'), { force: true });
     }
     this.spawnDetached(service === 'web' ? 'serve' : 'worker', service);
   }
 
-  private spawnDetached(command: string, name: ServiceName | 'responder', args: string[] = []): void {
+  /** Starts `cairn <command>` detached; returns its pid and start time (written to the pid file unless told not to). */
+  private spawnDetached(command: string, name: ServiceName | 'responder', args: string[] = [], writePid = true): PidFile {
     mkdirSync(this.layout.runDir, { recursive: true });
     const log = openSync(join(this.layout.runDir, `${name === 'responder' ? 'web' : name}.log`), 'a');
     try {
@@ -70,8 +74,10 @@ export class LocalSupervisor implements Host {
         env: releaseEnv(this.layout),
       });
       if (child.pid === undefined) throw new HostError(`could not start ${name}`);
-      writeFileSync(this.pidFile(name), JSON.stringify({ pid: child.pid, pidStart: processStartTime(child.pid) } satisfies PidFile));
+      const started: PidFile = { pid: child.pid, pidStart: processStartTime(child.pid) };
+      if (writePid) writeFileSync(this.pidFile(name), JSON.stringify(started));
       child.unref();
+      return started;
     } finally {
       closeSync(log);
     }
@@ -98,10 +104,17 @@ export class LocalSupervisor implements Host {
       }
       await this.stop('web');
     }
-    if (!responderUp()) this.spawnDetached('upgrade responder', 'responder');
+    if (responderUp()) return;
+    // The responder writes its own pid file once it listens, in the same tick as it installs its SIGTERM and
+    // SIGUSR2 handlers: only then is it ready. A pid file written here at spawn time would let start('web')
+    // signal a process still loading its modules, and SIGUSR2's default action kills it silently: no web, no
+    // responder, a closed port (seen after `cairn upgrade recover` on the embedded database, whose restore is
+    // quick enough to win that race).
+    rmSync(this.pidFile('responder'), { force: true });
+    const child = this.spawnDetached('upgrade responder', 'responder', [], false);
     await this.until(() => {
-      const p = this.readPid('responder');
-      return p !== null && processAlive(p.pid, p.pidStart) && existsSync(this.pidFile('responder'));
+      if (!processAlive(child.pid, child.pidStart)) throw new HostError('the maintenance responder exited as it started (see shared/run/web.log)');
+      return this.readPid('responder')?.pid === child.pid;
     }, 60_000, 'the maintenance responder did not start');
   }
 
