@@ -1,9 +1,8 @@
 // The monitoring worker: a pg-boss queue on the application database, fed by a croner tick. Each tick enqueues
 // one "run due checks" job (stately queue: at most one waiting), so with several processes the work is pulled
 // by whichever is free, and the claim in CheckRunner keeps a check from running twice.
-import PgBoss from 'pg-boss';
-import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
+import { startTickedBoss, type TickedBoss } from '../jobs/ticked-boss.ts';
 import { CheckRunner, pruneCheckResults } from './runner.ts';
 import type { ManagedWorker, WorkerInfo } from './supervisor.ts';
 
@@ -36,8 +35,7 @@ export function monitoringSettings(env: NodeJS.ProcessEnv = process.env): Monito
 
 export class MonitoringWorker implements ManagedWorker {
   readonly key: string;
-  private boss: PgBoss | null = null;
-  private cron: Cron | null = null;
+  private running: TickedBoss | null = null;
   private lastPrune = 0;
   private lastRun: { at: string; checks: number } | null = null;
   readonly runner: CheckRunner;
@@ -52,43 +50,33 @@ export class MonitoringWorker implements ManagedWorker {
   }
 
   async start(): Promise<void> {
-    if (this.boss) return;
-    // One pool for everything: PGlite has a single connection, and pg-boss must queue behind our own queries.
-    const pool = this.database.pool;
-    const boss = new PgBoss({
-      db: { executeSql: async (text: string, values: unknown[]) => pool.query(text, values) },
-      supervise: true,
-      schedule: false,
-    });
-    boss.on('error', (err: Error) => console.error(`monitoring worker: ${err.message}`));
-    await boss.start();
-    await boss.createQueue(MONITORING_QUEUE, { name: MONITORING_QUEUE, policy: 'stately', retryLimit: 0, expireInSeconds: 300 });
-    await boss.work(MONITORING_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async () => {
-      const checks = await this.runner.runUntilIdle();
-      this.lastRun = { at: new Date().toISOString(), checks };
-      if (Date.now() - this.lastPrune > 3_600_000) {
-        this.lastPrune = Date.now();
-        await pruneCheckResults(this.database.db, this.settings.retentionDays);
-      }
-    });
-    this.boss = boss;
-    this.cron = new Cron(this.settings.tick, { protect: true }, async () => {
-      await boss.send(MONITORING_QUEUE, {}).catch(() => null);
+    if (this.running) return;
+    this.running = await startTickedBoss(this.database.pool, {
+      label: 'monitoring worker',
+      dispatchQueue: MONITORING_QUEUE,
+      tick: this.settings.tick,
+      setup: async (boss) => {
+        await boss.work(MONITORING_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async () => {
+          const checks = await this.runner.runUntilIdle();
+          this.lastRun = { at: new Date().toISOString(), checks };
+          if (Date.now() - this.lastPrune > 3_600_000) {
+            this.lastPrune = Date.now();
+            await pruneCheckResults(this.database.db, this.settings.retentionDays);
+          }
+        });
+      },
     });
   }
 
   async stop(): Promise<void> {
-    this.cron?.stop();
-    this.cron = null;
-    const boss = this.boss;
-    this.boss = null;
-    // close: false keeps the shared pool open for the web process.
-    if (boss) await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
+    const running = this.running;
+    this.running = null;
+    await running?.stop();
   }
 
   async describe(): Promise<Omit<WorkerInfo, 'key' | 'kind'>> {
-    const queued = this.boss ? await this.boss.getQueueSize(MONITORING_QUEUE).catch(() => null) : null;
+    const queued = this.running ? await this.running.boss.getQueueSize(MONITORING_QUEUE).catch(() => null) : null;
     const last = this.lastRun ? `last run ${this.lastRun.at}: ${this.lastRun.checks} checks` : 'no run yet';
-    return { running: this.boss !== null, detail: `concurrency ${this.settings.concurrency}; ${last}`, queues: [{ name: MONITORING_QUEUE, queued }] };
+    return { running: this.running !== null, detail: `concurrency ${this.settings.concurrency}; ${last}`, queues: [{ name: MONITORING_QUEUE, queued }] };
   }
 }

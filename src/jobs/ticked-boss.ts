@@ -1,0 +1,48 @@
+// pg-boss on the application's pool, fed by a croner tick: the start and stop the background workers share
+// (monitoring checks, outbound deliveries). Each tick enqueues one job on a stately dispatch queue (at most one
+// waiting), so with several processes the work is pulled by whichever is free. The workers own their queues'
+// handlers; this owns the boss and the tick.
+import PgBoss from 'pg-boss';
+import { Cron } from 'croner';
+import type pg from 'pg';
+
+export interface TickedBossOptions {
+  /** Prefix of the errors pg-boss reports ("monitoring worker"). */
+  label: string;
+  /** The stately queue each tick sends one job to. */
+  dispatchQueue: string;
+  /** Cron pattern (seconds field) of the tick. */
+  tick: string;
+  /** Creates the worker's other queues and registers its handlers (the dispatch queue's too), before the first tick. */
+  setup(boss: PgBoss): Promise<void>;
+}
+
+export interface TickedBoss {
+  readonly boss: PgBoss;
+  /** Stops the tick, then pg-boss (waiting for running handlers); the pool stays open. */
+  stop(): Promise<void>;
+}
+
+export async function startTickedBoss(pool: pg.Pool, options: TickedBossOptions): Promise<TickedBoss> {
+  // The application's pool: PGlite has a single connection, and pg-boss must queue behind our own queries.
+  const boss = new PgBoss({
+    db: { executeSql: async (text: string, values: unknown[]) => pool.query(text, values) },
+    supervise: true,
+    schedule: false,
+  });
+  boss.on('error', (err: Error) => console.error(`${options.label}: ${err.message}`));
+  await boss.start();
+  await boss.createQueue(options.dispatchQueue, { name: options.dispatchQueue, policy: 'stately', retryLimit: 0, expireInSeconds: 300 });
+  await options.setup(boss);
+  const cron = new Cron(options.tick, { protect: true }, async () => {
+    await boss.send(options.dispatchQueue, {}).catch(() => null);
+  });
+  return {
+    boss,
+    stop: async () => {
+      cron.stop();
+      // close: false keeps the shared pool open for the web process.
+      await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
+    },
+  };
+}
