@@ -1,15 +1,17 @@
-// HTTP for Settings → Backups and the after-upgrade steps (deployment admins: users.manage). Shapes only; the
-// rules live in backup.ts and step-notes.ts.
+// HTTP for Settings → Backups and the after-upgrade steps (deployment admins: users.manage). Shapes and refusals
+// only; the rules live in backup.ts, backup-actions.ts and step-notes.ts.
 import { basename } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { can } from '../core/context.ts';
 import { badRequest, forbidden, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
 import { BACKUPS_KEPT, listBackups } from './backup.ts';
+import { createBackupNow, restoreBackupNow } from './backup-actions.ts';
 import { localBackupTarget, localRoot } from './local-target.ts';
 import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesScope } from './step-notes.ts';
 
 const tags = ['system'];
+const emptyBody = { type: ['object', 'null'], additionalProperties: false, properties: {} };
 
 const backupSchema = {
   type: 'object',
@@ -82,6 +84,46 @@ export function registerUpgradeSystemRoutes(app: FastifyInstance): void {
       const target = localBackupTarget({ databaseUrl: app.config.databaseUrl, dataDir: app.database.dataDir ?? app.config.dataDir }, app.cairnVersion);
       const results = (await listBackups(target.backupsDir)).map((b) => ({ ...b, file: basename(b.file) }));
       return { count: results.length, kept: BACKUPS_KEPT, results };
+    },
+  });
+
+  app.post('/api/system/backups/', {
+    schema: {
+      tags,
+      summary: 'Take a backup now: database, data directory and environment file (kind "manual"; the newest three are kept)',
+      description: 'Refused (409) while an upgrade or a restore holds the site; 503 when the database dump tool is missing.',
+      body: emptyBody,
+      response: { 201: backupSchema },
+    },
+    handler: async (req, reply) => {
+      requireAdmin(req);
+      const info = await createBackupNow(app);
+      reply.code(201);
+      return { ...info, file: basename(info.file) };
+    },
+  });
+
+  app.post('/api/system/backups/:id/restore/', {
+    schema: {
+      tags,
+      summary: 'Restore a backup onto this deployment: replaces the database, the data directory and the environment file',
+      description: [
+        'Send {"confirm": "<the backup id>"}. Only a backup made by the running version is restored (400 `id` otherwise);',
+        'an unknown id is 404; 409 while an upgrade or another restore holds the site, and on the embedded database,',
+        'which this web process holds open (stop Cairn and run `cairn backup restore <id> --yes` there).',
+        'Sessions and tokens are those of the backup afterwards: you may have to sign in again.',
+      ].join(' '),
+      params: { type: 'object', properties: { id: { type: 'string', maxLength: 100 } }, required: ['id'] },
+      body: { type: 'object', additionalProperties: false, properties: { confirm: { type: 'string', maxLength: 100 } }, required: ['confirm'] },
+      response: { 200: { type: 'object', properties: { restored: backupSchema }, required: ['restored'] } },
+    },
+    handler: async (req) => {
+      requireAdmin(req);
+      const { id } = req.params as { id: string };
+      const { confirm } = req.body as { confirm: string };
+      if (confirm !== id) throw badRequest({ confirm: [`Type the backup id (${id}) to confirm that it replaces the database, the data directory and the environment file.`] });
+      const info = await restoreBackupNow(app, id);
+      return { restored: { ...info, file: basename(info.file) } };
     },
   });
 
