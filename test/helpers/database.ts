@@ -1,12 +1,12 @@
-// A fresh, migrated database per test file: a copy of the migrated PGlite template, or a new database on the
-// PostgreSQL server named by TEST_DATABASE_URL.
+// A fresh, migrated database per test file: a copy of the migrated PGlite template, or a copy of the run's
+// template database on the PostgreSQL server named by TEST_DATABASE_URL (dropped when the run ends).
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
+import { withServer } from './pg-test-databases.ts';
 
 export interface TestDatabase extends Database {
   /** Where the embedded data lives (null on PostgreSQL). */
@@ -18,26 +18,15 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (url) {
     // PostgreSQL deployments must bring their own key for secrets at rest; tests use a fixed throw-away one.
     process.env.CAIRN_SECRET_KEY ??= 'a'.repeat(64);
-    const name = `cairn_t_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
+    const template = inject('pgTemplate');
+    // Named after the run (the template's name carries its pid), so the run's teardown finds and drops it.
+    const name = `${template.replace(/template$/, '')}${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+    await withServer(url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
     const dbUrl = new URL(url);
     dbUrl.pathname = `/${name}`;
     const database = await openPostgres(dbUrl.toString(), 4);
     await migrateToLatest(database.db);
-    return {
-      ...database,
-      dataDir: null,
-      close: async () => {
-        await database.close();
-        const drop = new pg.Client({ connectionString: url });
-        await drop.connect();
-        await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => drop.query(`DROP DATABASE IF EXISTS ${name}`));
-        await drop.end();
-      },
-    };
+    return { ...database, dataDir: null };
   }
   const template = inject('pgliteTemplate');
   const dir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
