@@ -1,23 +1,15 @@
 // The `cairn` command as real processes: first run, the data-directory lock, account commands, status, and
 // one-line failures. One data directory is reused throughout (each first open of PGlite costs seconds).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, runCairn, startServe, type CairnRun as Run, type CairnServer } from './helpers/cairn-process.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BIN = join(ROOT, 'bin', 'cairn.mjs');
 let tmp: string;
 let dataDir: string;
 const children: ChildProcess[] = [];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -28,70 +20,16 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 function cairn(args: string[], env: Record<string, string> = {}, unset: string[] = []): Promise<Run> {
-  return new Promise((done) => {
-    const e = baseEnv(env);
-    for (const k of unset) delete e[k];
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  port: number;
-  output(): string;
-  stop(): Promise<number | null>;
+  const e = baseEnv(env);
+  for (const k of unset) delete e[k];
+  return runCairn(args, { cwd: tmp, env: e });
 }
 
 /** Starts `cairn serve` and waits until /api/health/ answers (or the process exits). */
-async function serve(): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { cwd: tmp, env: baseEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  let exitCode: number | null | undefined;
-  void exited.then((c) => (exitCode = c));
-  // Start-up on a loaded CI machine (tsx, PGlite's first open) can take a while: wait up to 3 minutes, and fail
-  // with the output rather than signalling a process that never came up.
-  let healthy = false;
-  for (let i = 0; i < 1800 && !healthy; i++) {
-    if (exitCode !== undefined) throw new Error(`cairn serve exited with ${exitCode}: ${out}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/health/`);
-      healthy = res.status === 200;
-    } catch {
-      /* not listening yet */
-    }
-    if (!healthy) await new Promise((r) => setTimeout(r, 100));
-  }
-  if (!healthy) throw new Error(`cairn serve did not answer /api/health/ within 3 minutes: ${out}`);
-  return {
-    child,
-    port,
-    output: () => out,
-    stop: async () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+async function serve(): Promise<CairnServer> {
+  const server = await startServe({ cwd: tmp, env: baseEnv() });
+  children.push(server.child);
+  return server;
 }
 
 /** A failure as scripts need it: exit 1, one line on stderr, no stack trace. */

@@ -1,20 +1,17 @@
 // Webhooks through a real `cairn serve` process: its embedded worker (the default) delivers a signed change to a
 // real HTTPS receiver, so deliveries do not depend on a separate `cairn worker`. Real processes, no timing
 // assertions; each wait fails with the server's output.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, startStandin, type Standin } from '../../test/helpers/outbound.ts';
+import { runCairn, startServe, type CairnRun, type CairnServer } from '../../test/helpers/cairn-process.ts';
 
-const BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'cairn.mjs');
 let tmp: string;
 let receiver: Standin;
-let server: ChildProcess | null = null;
-let output = '';
+let server: CairnServer | null = null;
 
 function env(): NodeJS.ProcessEnv {
   const e: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', CAIRN_DATA_DIR: join(tmp, 'data'), CAIRN_SSRF_ALLOWLIST: '127.0.0.1' };
@@ -23,26 +20,8 @@ function env(): NodeJS.ProcessEnv {
   return e;
 }
 
-function cairn(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmp, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
+function cairn(args: string[]): Promise<CairnRun> {
+  return runCairn(args, { cwd: tmp, env: env() });
 }
 
 beforeAll(async () => {
@@ -50,11 +29,7 @@ beforeAll(async () => {
   receiver = await startStandin(() => ({ status: 204 }));
 });
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.on('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await server?.stop();
   await receiver?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
@@ -68,15 +43,8 @@ it('cairn serve delivers a signed webhook with its embedded worker', async () =>
   expect(token.code, token.stderr).toBe(0);
   const headers = { authorization: `Token ${token.stdout.trim()}`, 'content-type': 'application/json' };
 
-  const port = await freePort();
-  server = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { cwd: tmp, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  server.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  await eventually(async () => {
-    if (server!.exitCode !== null) throw new Error(`cairn serve exited: ${output}`);
-    return (await fetch(`${base}/api/health/`).then((r) => r.status).catch(() => 0)) === 200 ? true : undefined;
-  }, `cairn serve to answer health (${output})`, 1800);
+  server = await startServe({ cwd: tmp, env: env() });
+  const base = server.url;
 
   const hook = await fetch(`${base}/api/webhooks/`, {
     method: 'POST', headers,
@@ -87,7 +55,7 @@ it('cairn serve delivers a signed webhook with its embedded worker', async () =>
   expect(tag.status).toBe(201);
   const tagId = ((await tag.json()) as { id: string }).id;
 
-  const got = await eventually(async () => receiver.received[0], `the delivery (server output: ${output})`, 1200);
+  const got = await eventually(async () => receiver.received[0], `the delivery (server output: ${server.output()})`, 1200);
   expect(got.headers['x-cairn-signature']).toBe(`sha256=${createHmac('sha256', 'serve-secret').update(got.body).digest('hex')}`);
   expect(JSON.parse(got.body.toString())).toMatchObject({ event: 'created', object_type: 'extras.tag', object_id: tagId, user: 'ops', tenant: { slug: 'hooks' } });
   const deliveries = await eventually(async () => {

@@ -1,0 +1,94 @@
+// The `cairn` command as real processes for tests: one-shot commands and a `cairn serve` that is waited on until
+// it answers /api/health/. The caller builds the environment (which database, data directory, allow-list), so
+// each suite says what its processes see.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+
+export const CAIRN_BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'cairn.mjs');
+
+export interface CairnRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CairnProcessOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs one `cairn` command to its end. */
+export function runCairn(args: string[], { cwd, env }: CairnProcessOptions): Promise<CairnRun> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => done(port));
+    });
+  });
+}
+
+export interface CairnServer {
+  child: ChildProcess;
+  port: number;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** Everything the process wrote so far, stdout and stderr interleaved. */
+  output(): string;
+  /** SIGTERM, then its exit code once it has exited (at once if it already has). */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `cairn serve` on a free port and waits until /api/health/ answers 200 (or the process exits). */
+export async function startServe({ cwd, env }: CairnProcessOptions): Promise<CairnServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [CAIRN_BIN, 'serve', '--port', String(port)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  let exitCode: number | null | undefined;
+  void exited.then((c) => (exitCode = c));
+  const url = `http://127.0.0.1:${port}`;
+  // Start-up on a loaded CI machine (tsx, PGlite's first open) can take a while: wait up to 3 minutes, and fail
+  // with the output rather than with a test timeout that shows nothing.
+  let healthy = false;
+  for (let i = 0; i < 1800 && !healthy; i++) {
+    if (exitCode !== undefined) throw new Error(`cairn serve exited with ${exitCode}: ${out}`);
+    try {
+      const res = await fetch(`${url}/api/health/`);
+      healthy = res.status === 200;
+    } catch {
+      /* not listening yet */
+    }
+    if (!healthy) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!healthy) {
+    // Not left running after the suite whose wait gave up on it.
+    child.kill('SIGKILL');
+    throw new Error(`cairn serve did not answer /api/health/ within 3 minutes: ${out}`);
+  }
+  return {
+    child,
+    port,
+    url,
+    output: () => out,
+    stop: async () => {
+      if (exitCode === undefined) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
