@@ -5,18 +5,13 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chromiumAvailable, openBrowser, publishBuildId, shot, signIn, startServer, type Browser, type WebServer } from './helpers.ts';
+import type { Page, Row } from './features/fixtures.ts';
 
-interface Row {
-  id: string;
-  name: string;
+/** A device as the API answers it: the fields these tests read beyond id and name. */
+interface Device extends Row {
   display: string;
   status: { id: string; display: string } | null;
   custom_fields: Record<string, unknown>;
-  [key: string]: unknown;
-}
-interface Page<T> {
-  count: number;
-  results: T[];
 }
 
 const ready = chromiumAvailable();
@@ -55,7 +50,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Devices' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/objects/dcim.device');
-    const total = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;
+    const total = (await server.api<Page<Device>>('GET', '/api/devices/?limit=1')).body.count;
     await expectText(page.getByTestId('page-range'), `1–${total} of ${total}`);
     await shot(page, '02-device-list');
   });
@@ -74,13 +69,13 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await nameField.getByRole('alert').waitFor();
     expect(await nameField.getByRole('textbox').getAttribute('aria-invalid')).toBe('true');
     await shot(page, '03-create-device-field-error');
-    expect((await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.count).toBe(0);
+    expect((await server.api<Page<Device>>('GET', '/api/devices/?name=web-created-1')).body.count).toBe(0);
 
     await nameField.getByRole('textbox').fill('web-created-1');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
     await shot(page, '04-created-device');
-    const found = await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1');
+    const found = await server.api<Page<Device>>('GET', '/api/devices/?name=web-created-1');
     expect(found.body.count).toBe(1);
     const device = found.body.results[0]!;
     expect(new URL(page.url()).pathname).toBe(`/objects/dcim.device/${device.id}`);
@@ -90,7 +85,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
 
   it('flips a boolean custom-field flag on a device', async () => {
     const { page } = browser;
-    const device = (await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
+    const device = (await server.api<Page<Device>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
     const before = device.custom_fields.snmp_v3 === true;
     await page.goto(`${server.url}/objects/dcim.device/${device.id}/edit`);
     const field = page.getByLabel('SNMPv3');
@@ -101,7 +96,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     const shown = page.locator('[data-overview-field="custom_fields.snmp_v3"] dd');
     await expectText(shown, before ? 'No' : 'Yes');
     await shot(page, '05-custom-field-flipped');
-    const after = (await server.api<Row>('GET', `/api/devices/${device.id}/`)).body;
+    const after = (await server.api<Device>('GET', `/api/devices/${device.id}/`)).body;
     expect(after.custom_fields.snmp_v3).toBe(!before);
     // The other custom fields kept their values (the form sends only what was touched).
     for (const [k, v] of Object.entries(device.custom_fields)) if (k !== 'snmp_v3') expect(after.custom_fields[k]).toEqual(v);
@@ -113,7 +108,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
 
   it('bulk edits three selected devices and leaves the others alone', async () => {
     const { page } = browser;
-    const all = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
+    const all = (await server.api<Page<Device>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
     await page.goto(`${server.url}/objects/dcim.device?ordering=name`);
     const table = page.getByTestId('model-list');
     await table.waitFor();
@@ -128,7 +123,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await dialog.getByRole('button', { name: 'Apply to 3' }).click();
     await page.getByText('Updated 3 devices.').waitFor();
     await shot(page, '08-bulk-edited');
-    const after = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
+    const after = (await server.api<Page<Device>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;
     const byId = new Map(all.map((d) => [d.id, d]));
     for (const d of after) {
       if (chosen.some((c) => c.id === d.id)) expect(d.status?.display).toBe('Planned');
@@ -138,7 +133,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
 
   it('shows the dry-run impact before a bulk delete, and deletes only on confirmation', async () => {
     const { page } = browser;
-    const device = (await server.api<Page<Row>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
+    const device = (await server.api<Page<Device>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
     await page.goto(`${server.url}/objects/dcim.device?name=web-created-1`);
     await page.getByRole('checkbox', { name: `Select ${device.display}` }).check();
     await page.getByRole('button', { name: 'Delete selected' }).click();
@@ -157,7 +152,7 @@ describe.skipIf(!ready)('web UI in chromium', () => {
 
   it('finds a device from the global search box with the keyboard alone', async () => {
     const { page } = browser;
-    const target = (await server.api<Page<Row>>('GET', '/api/devices/?ordering=-name&limit=1')).body.results[0]!;
+    const target = (await server.api<Page<Device>>('GET', '/api/devices/?ordering=-name&limit=1')).body.results[0]!;
     await page.goto(`${server.url}/`);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     // Skip link first, then the brand link, then the search box.
