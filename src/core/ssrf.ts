@@ -31,6 +31,11 @@ export interface GuardOptions {
   body?: string | Buffer;
   /** Permit http:// for hosts every address of which is on the allow-list (never for public hosts otherwise). */
   allowPlainHttp?: boolean;
+  /**
+   * Receives the body as it arrives instead of it being held in memory (a release bundle can be a gigabyte);
+   * the response's `body` is then empty. A throw fails the request. The size cap still applies.
+   */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 export interface GuardedResponse {
@@ -232,7 +237,16 @@ export async function guardedRequest(rawUrl: string, opts: GuardOptions = {}): P
             res.destroy();
             return;
           }
-          chunks.push(chunk);
+          if (!opts.onChunk) {
+            chunks.push(chunk);
+            return;
+          }
+          try {
+            opts.onChunk(chunk);
+          } catch (err) {
+            fail(err as Error);
+            res.destroy();
+          }
         });
         res.on('end', () => {
           if (settled) return;

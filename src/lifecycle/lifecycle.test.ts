@@ -471,6 +471,14 @@ describe('refresh through the SSRF guard', () => {
       await h.as('admin').post('/api/eol/refresh/');
       expect(String((await waitForRefresh()).last_refresh_error)).toMatch(/answered HTTP 404/);
       await expect(guardedGet(`${url}/api/v1/products/full`, { maxBytes: 100 })).rejects.toThrow(/larger than/);
+      // Streamed: the chunks reach the sink, not the body; the cap and a failing sink still end the request.
+      const whole = await guardedGet(`${url}/api/v1/products/full`);
+      const parts: Buffer[] = [];
+      const streamed = await guardedGet(`${url}/api/v1/products/full`, { onChunk: (c) => parts.push(c) });
+      expect(streamed.body.length).toBe(0);
+      expect(Buffer.concat(parts).equals(whole.body)).toBe(true);
+      await expect(guardedGet(`${url}/api/v1/products/full`, { maxBytes: 100, onChunk: () => undefined })).rejects.toThrow(/larger than/);
+      await expect(guardedGet(`${url}/api/v1/products/full`, { onChunk: () => { throw new Error('disk full'); } })).rejects.toThrow('disk full');
     } finally {
       delete process.env.CAIRN_SSRF_ALLOWLIST;
     }

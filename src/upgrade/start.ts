@@ -3,7 +3,7 @@
 // release, a bad download), the download of a feed release into shared/ with its SHA-256 checked, and the
 // launch of the engine outside this process (launch.ts). The engine repeats every check under its lock.
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { guardedGet } from '../core/ssrf.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
@@ -77,22 +77,37 @@ export function pickRelease(releases: readonly Release[], version: string, runni
  * feed's SHA-256 and its own manifest; returns the file. A mismatch leaves nothing behind.
  */
 export async function downloadRelease(layout: InstallLayout, release: Release, allowlist: readonly string[]): Promise<string> {
-  let res;
-  try {
-    res = await guardedGet(release.bundle_url, { allowlist, maxBytes: bundleMaxBytes(), timeoutMs: DOWNLOAD_TIMEOUT_MS, allowPlainHttp: true });
-  } catch (err) {
-    throw new StartRefusal(502, 'version', `The bundle of ${release.version} could not be downloaded: ${(err as Error).message}`);
-  }
-  if (res.status !== 200) throw new StartRefusal(502, 'version', `The bundle of ${release.version} could not be downloaded: ${release.bundle_url} answered HTTP ${res.status}.`);
-  const got = createHash('sha256').update(res.body).digest('hex');
-  if (got !== release.sha256) {
-    throw new StartRefusal(422, 'version', `The download of ${release.version} does not match the feed's SHA-256 (expected ${release.sha256}, got ${got}): nothing was changed.`);
-  }
   const dir = join(layout.upgradeDir, 'downloads');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `cairn-${release.version}.tar.gz`);
   const tmp = `${file}.${process.pid}.part`;
-  writeFileSync(tmp, res.body, { mode: 0o600 });
+  // Streamed to disk and hashed on the way: the bundle is never held in memory whole.
+  const hash = createHash('sha256');
+  const fd = openSync(tmp, 'w', 0o600);
+  let res;
+  try {
+    res = await guardedGet(release.bundle_url, {
+      allowlist, maxBytes: bundleMaxBytes(), timeoutMs: DOWNLOAD_TIMEOUT_MS, allowPlainHttp: true,
+      onChunk: (chunk) => {
+        hash.update(chunk);
+        writeSync(fd, chunk);
+      },
+    });
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw new StartRefusal(502, 'version', `The bundle of ${release.version} could not be downloaded: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+  if (res.status !== 200) {
+    rmSync(tmp, { force: true });
+    throw new StartRefusal(502, 'version', `The bundle of ${release.version} could not be downloaded: ${release.bundle_url} answered HTTP ${res.status}.`);
+  }
+  const got = hash.digest('hex');
+  if (got !== release.sha256) {
+    rmSync(tmp, { force: true });
+    throw new StartRefusal(422, 'version', `The download of ${release.version} does not match the feed's SHA-256 (expected ${release.sha256}, got ${got}): nothing was changed.`);
+  }
   chmodSync(tmp, 0o600);
   renameSync(tmp, file);
   const inside = await peekBundleVersion(file);
