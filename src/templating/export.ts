@@ -106,15 +106,18 @@ class ObjectList implements TemplateObject {
 
   private async fetchChunk(start: number): Promise<RowGroup> {
     // The ids go as one text parameter: pg escapes an array parameter element by element, a measured fifth of
-    // the client's work for these queries (ids come from the database, so they hold no commas).
+    // the client's work for these queries (ids come from the database, so they hold no commas). Each id is looked
+    // up by primary key (the lateral subquery, kept apart by OFFSET 0, cannot become a join): as `t.id = ANY(…)`
+    // PostgreSQL chose a scan of the whole tenant's rows per chunk, filtering out nine tenths of them, whenever its
+    // statistics were behind (as after a bulk load). The rows come back in list order.
     const ids = this.ids.slice(start, start + exportLimits.chunkRows);
     const narrow = this.session.narrowSelect(this.model, 't');
-    const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')} FROM ${sql.table(this.model.table)} t
-      WHERE t.id = ANY(string_to_array(${ids.join(',')}, ',')::uuid[]) AND ${fenceOf(this.session.ctx, this.model)}`.execute(this.session.db);
-    const byId = new Map(rows.map((r) => [String(r.id), r]));
+    const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')}
+      FROM unnest(string_to_array(${ids.join(',')}, ',')::uuid[]) WITH ORDINALITY AS k(id, n)
+      CROSS JOIN LATERAL (SELECT * FROM ${sql.table(this.model.table)} t WHERE t.id = k.id AND ${fenceOf(this.session.ctx, this.model)} OFFSET 0) t
+      ORDER BY k.n`.execute(this.session.db);
     // A row deleted since the list was read is left out, as a list page read a moment later would.
-    const ordered = ids.map((id) => byId.get(id)).filter((r): r is Row => r !== undefined);
-    return new RowGroup(this.session, this.model, ordered, narrow === null);
+    return new RowGroup(this.session, this.model, rows, narrow === null);
   }
 
   getAttr(): unknown {
