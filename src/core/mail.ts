@@ -1,4 +1,4 @@
-// Outbound mail: a small SMTP client (RFC 5321: EHLO, optional STARTTLS or implicit TLS, AUTH PLAIN, one
+// Outbound mail: a small SMTP client (RFC 5321: EHLO, optional STARTTLS or implicit TLS, AUTH PLAIN or LOGIN, one
 // message to several recipients) behind the Mailer interface, so callers and tests never depend on the wire.
 // Plain text only; enough for the digest and alert mail this product sends.
 import { connect as netConnect, type Socket } from 'node:net';
@@ -111,6 +111,13 @@ export function formatMessage(m: MailMessage, date = new Date(), domain = hostna
   return `${headers.join('\r\n')}\r\n\r\n${dotStuff(m.text)}`;
 }
 
+/** The SASL mechanisms of the EHLO's AUTH line (also the old `AUTH=` form), upper-cased. */
+export function authMechanisms(ehloText: string): string[] {
+  const mechanisms = new Set<string>();
+  for (const m of ehloText.matchAll(/^AUTH[ =](.*)$/gim)) for (const name of m[1]!.trim().split(/\s+/)) if (name) mechanisms.add(name.toUpperCase());
+  return [...mechanisms];
+}
+
 export class SmtpMailer implements Mailer {
   constructor(private readonly opts: SmtpOptions) {}
 
@@ -145,8 +152,7 @@ export class SmtpMailer implements Mailer {
       }
       if (this.opts.user) {
         if (!/^AUTH\b/im.test(ehlo.text)) throw new MailError(`SMTP: ${this.opts.host} offers no authentication, but a user is set.`);
-        const token = Buffer.from(`\0${this.opts.user}\0${this.opts.password ?? ''}`, 'utf8').toString('base64');
-        await command(`AUTH PLAIN ${token}`, [235], 'AUTH');
+        await this.authenticate(authMechanisms(ehlo.text), command);
       }
       await command(`MAIL FROM:<${message.from}>`, [250], 'MAIL FROM');
       for (const to of message.to) await command(`RCPT TO:<${to}>`, [250, 251], `RCPT TO ${to}`);
@@ -156,6 +162,25 @@ export class SmtpMailer implements Mailer {
     } finally {
       clearTimeout(timer);
       socket.destroy();
+    }
+  }
+
+  /**
+   * PLAIN when offered, else LOGIN (RFC 4954; Exchange and Office 365 often offer only that). The credentials go
+   * only on the wire: every error names the step, never the line sent.
+   */
+  private async authenticate(offered: string[], command: (line: string, codes: number[], what: string) => Promise<unknown>): Promise<void> {
+    const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    const user = this.opts.user ?? '';
+    const password = this.opts.password ?? '';
+    if (offered.includes('PLAIN')) {
+      await command(`AUTH PLAIN ${b64(`\0${user}\0${password}`)}`, [235], 'AUTH PLAIN');
+    } else if (offered.includes('LOGIN')) {
+      await command('AUTH LOGIN', [334], 'AUTH LOGIN');
+      await command(b64(user), [334], 'AUTH LOGIN user name');
+      await command(b64(password), [235], 'AUTH LOGIN password');
+    } else {
+      throw new MailError(`SMTP: ${this.opts.host} offers authentication by ${offered.join(', ') || 'no mechanism'}; Cairn speaks PLAIN and LOGIN.`);
     }
   }
 

@@ -1,5 +1,5 @@
 // A local SMTP stand-in for mail tests: a real TCP listener on 127.0.0.1 speaking enough SMTP (EHLO, optional
-// STARTTLS and AUTH PLAIN, MAIL, RCPT, DATA, QUIT) to accept messages and keep them for the test to read.
+// STARTTLS, AUTH PLAIN and/or LOGIN, MAIL, RCPT, DATA, QUIT) to accept messages and keep them for the test to read.
 import { createServer, type Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ export interface ReceivedMail {
   from: string;
   to: string[];
   data: string;
-  auth: { user: string; password: string } | null;
+  auth: { user: string; password: string; mechanism: string } | null;
   tls: boolean;
 }
 
@@ -25,6 +25,10 @@ export interface StandinOptions {
   tls?: { key: Buffer; cert: Buffer };
   /** Answer RCPT TO for these addresses with 550. */
   rejectRecipients?: string[];
+  /** The SASL mechanisms the EHLO offers (default PLAIN); others are answered 504. An empty list: no AUTH line. */
+  authMechanisms?: string[];
+  /** When set, AUTH with another password is answered 535. */
+  password?: string;
 }
 
 export async function startSmtpStandin(opts: StandinOptions = {}): Promise<SmtpStandin> {
@@ -36,6 +40,15 @@ export async function startSmtpStandin(opts: StandinOptions = {}): Promise<SmtpS
     let socket: Socket = raw;
     let buffer = '';
     let inData = false;
+    // AUTH LOGIN's two challenges: the user name comes first, then the password.
+    let login: { user: string | null } | null = null;
+    const mechanisms = opts.authMechanisms ?? ['PLAIN'];
+    const authenticated = (user: string, password: string, mechanism: string) => {
+      if (opts.password !== undefined && password !== opts.password) return send('535 5.7.8 authentication credentials invalid');
+      current.auth = { user, password, mechanism };
+      send('235 2.7.0 authenticated');
+    };
+    const b64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
     let current: ReceivedMail = { from: '', to: [], data: '', auth: null, tls: false };
     const send = (line: string) => socket.write(`${line}\r\n`);
     const onLine = (line: string) => {
@@ -48,9 +61,20 @@ export async function startSmtpStandin(opts: StandinOptions = {}): Promise<SmtpS
         } else current.data += `${line.startsWith('..') ? line.slice(1) : line}\n`;
         return;
       }
+      if (login) {
+        if (login.user === null) {
+          login.user = b64(line);
+          send(`334 ${Buffer.from('Password:').toString('base64')}`);
+        } else {
+          const { user } = login;
+          login = null;
+          authenticated(user, b64(line), 'LOGIN');
+        }
+        return;
+      }
       const verb = line.split(' ')[0]!.toUpperCase();
       if (verb === 'EHLO' || verb === 'HELO') {
-        const ext = [...(opts.tls && !current.tls ? ['STARTTLS'] : []), 'AUTH PLAIN', '8BITMIME'];
+        const ext = [...(opts.tls && !current.tls ? ['STARTTLS'] : []), ...(mechanisms.length ? [`AUTH ${mechanisms.join(' ')}`] : []), '8BITMIME'];
         socket.write(`250-standin greets you\r\n${ext.map((e, i) => `250${i === ext.length - 1 ? ' ' : '-'}${e}`).join('\r\n')}\r\n`);
       } else if (verb === 'STARTTLS' && opts.tls) {
         send('220 2.0.0 go ahead');
@@ -61,10 +85,15 @@ export async function startSmtpStandin(opts: StandinOptions = {}): Promise<SmtpS
         buffer = '';
         secure.on('data', onData);
       } else if (verb === 'AUTH') {
-        const [, , token] = line.split(' ');
-        const parts = Buffer.from(token ?? '', 'base64').toString('utf8').split('\0');
-        current.auth = { user: parts[1] ?? '', password: parts[2] ?? '' };
-        send('235 2.7.0 authenticated');
+        const [, mechanism = '', token] = line.split(' ');
+        if (!mechanisms.includes(mechanism.toUpperCase())) send('504 5.5.4 mechanism not supported');
+        else if (mechanism.toUpperCase() === 'LOGIN') {
+          login = { user: null };
+          send(`334 ${Buffer.from('Username:').toString('base64')}`);
+        } else {
+          const parts = b64(token ?? '').split('\0');
+          authenticated(parts[1] ?? '', parts[2] ?? '', 'PLAIN');
+        }
       } else if (verb === 'MAIL') {
         current.from = /<(.*)>/.exec(line)?.[1] ?? '';
         send('250 2.1.0 ok');
