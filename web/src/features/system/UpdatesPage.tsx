@@ -1,8 +1,8 @@
 // /system/updates (deployment admins): the running version and whether a newer release is available, starting an
 // upgrade (online or from an uploaded bundle), the run's live step progress, and the after-upgrade steps with
-// Acknowledge one / all. The run stops the web service: polling goes on through 503s and refused connections and
-// the card shows progress again when the site is back. Endpoints this server does not offer (404) are said to be
-// unavailable rather than shown as errors.
+// Acknowledge one / all. The run stops the web service: the maintenance responder still answers the card to admins
+// (from the journal), and polling goes on through 503s and refused connections otherwise. Endpoints this server
+// does not offer (404) are said to be unavailable rather than shown as errors.
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -115,7 +115,7 @@ function VersionSection({ status, inProgress, onStarted }: { status: UpgradeStat
   );
 }
 
-function RunCard({ run, away, waitingFor }: { run: UpgradeRun | null; away: boolean; waitingFor: string | null }) {
+function RunCard({ run, away, maintenance, waitingFor }: { run: UpgradeRun | null; away: boolean; maintenance: boolean; waitingFor: string | null }) {
   return (
     <section aria-labelledby="run-heading" aria-live="polite" className="space-y-2 rounded-lg border border-slate-200 bg-white p-4 text-sm">
       <h2 id="run-heading" className="text-lg font-semibold">
@@ -124,6 +124,11 @@ function RunCard({ run, away, waitingFor }: { run: UpgradeRun | null; away: bool
       {away ? (
         <p role="status" className="rounded bg-amber-50 p-2 text-amber-900">
           The site is away while the upgrade runs; this page checks again every few seconds.
+        </p>
+      ) : null}
+      {maintenance && !away ? (
+        <p role="status" className="rounded bg-sky-50 p-2 text-sky-900">
+          The site is in maintenance while the upgrade runs; this card is read from the upgrade's journal.
         </p>
       ) : null}
       {waitingFor ? <p className="text-slate-600">Waiting for the upgrade to {waitingFor} to start…</p> : null}
@@ -252,7 +257,7 @@ export default function UpdatesPage() {
       {status ? (
         <>
           <VersionSection status={status} inProgress={inProgress} onStarted={(id, version) => setFollowing({ id, version })} />
-          <RunCard run={status.last_upgrade} away={away} waitingFor={waiting} />
+          <RunCard run={status.last_upgrade} away={away} maintenance={status.maintenance === true} waitingFor={waiting} />
         </>
       ) : null}
       <StepNotesSection />

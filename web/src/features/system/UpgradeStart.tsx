@@ -17,12 +17,15 @@ function describe(choice: Choice): string {
 
 export function UpgradeStart({ target, disabled, onStarted }: { target: string | null; disabled: boolean; onStarted: (run: UpgradeStarted) => void }) {
   const [file, setFile] = useState<File | null>(null);
+  // Bumped to empty the file input once a run started (the browser keeps the chosen name otherwise).
+  const [inputKey, setInputKey] = useState(0);
   const [choice, setChoice] = useState<Choice | null>(null);
   const start = useMutation({
     mutationFn: (c: Choice) => startUpgrade(c),
     onSuccess: (run) => {
       setChoice(null);
       setFile(null);
+      setInputKey((k) => k + 1);
       onStarted(run);
     },
   });
@@ -41,7 +44,7 @@ export function UpgradeStart({ target, disabled, onStarted }: { target: string |
       <div className="flex flex-wrap items-end gap-2">
         <label className="space-y-1 text-sm">
           <span className="block font-medium">Release bundle</span>
-          <input type="file" accept=".tar.gz,.tgz,application/gzip" className={`${inputClass} w-72`} disabled={disabled} onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
+          <input key={inputKey} type="file" accept=".tar.gz,.tgz,application/gzip" className={`${inputClass} w-72`} disabled={disabled} onChange={(e) => setFile(e.target.files?.[0] ?? null)} />
         </label>
         <Button disabled={disabled || !file} onClick={() => file && setChoice({ bundle: file })}>
           Upload bundle

@@ -41,6 +41,8 @@ export interface UpgradeStatus {
   installed: boolean;
   last_upgrade: UpgradeRun | null;
   lock: { held: boolean; owner_alive: boolean; unfinished_run: boolean };
+  /** Set by the maintenance responder, which answers the card while the site is down for the upgrade. */
+  maintenance?: boolean;
 }
 
 export interface Release {
