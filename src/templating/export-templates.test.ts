@@ -7,8 +7,9 @@ import { createDevice, created, inventoryBasics, type Basics } from '../../test/
 import { createToken, createUser } from '../../src/core/accounts.ts';
 import { systemContext } from '../../src/core/context.ts';
 import { exportLimits, prepareListRender } from './export.ts';
-import { RenderSession } from './proxies.ts';
+import { RenderSession, RowGroup } from './proxies.ts';
 import { templateEnvironment } from './environment.ts';
+import { requireModel } from '../core/registry.ts';
 
 let h: Harness;
 let basics: Basics;
@@ -382,5 +383,92 @@ describe('no N+1', () => {
     expect(lines).toHaveLength(2000);
     expect(lines[1999]).toMatch(/^bulk-02000,Site \d+,Role \d+,Platform \d+,Model \d+,2$/);
     expect(used, `queries: ${used}`).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('virtual machines', () => {
+  it('gives the primary IP read with the list as the loader gives it, IPv4 first, host addresses without a mask', async () => {
+    const alice = h.as('alice');
+    const vms = [
+      await created(alice, '/api/virtual-machines/', { name: 'exp-vm1', role: basics.role }),
+      await created(alice, '/api/virtual-machines/', { name: 'exp-vm2', role: basics.role }),
+      await created(alice, '/api/virtual-machines/', { name: 'exp-vm3', role: basics.role }),
+    ];
+    const nics = [];
+    for (const vm of vms.slice(0, 2)) nics.push(await created(alice, '/api/vm-interfaces/', { virtual_machine: vm.id, name: 'eth0' }));
+    const v4 = await created(alice, '/api/ip-addresses/', { address: '198.51.100.7/24', assigned_vm_interface: nics[0]!.id });
+    const v6 = await created(alice, '/api/ip-addresses/', { address: '2001:db8::9/64', assigned_vm_interface: nics[1]!.id });
+    const v6b = await created(alice, '/api/ip-addresses/', { address: '2001:db8::10/64', assigned_vm_interface: nics[0]!.id });
+    expect((await alice.patch(`/api/virtual-machines/${vms[0]!.id}/`, { primary_ip4: v4.id, primary_ip6: v6b.id })).statusCode).toBe(200);
+    expect((await alice.patch(`/api/virtual-machines/${vms[1]!.id}/`, { primary_ip6: v6.id })).statusCode).toBe(200);
+    // The list's own rows carry the value inline (one query with the rows); the same machines reached through
+    // their vm_interfaces use the loader.
+    const code = [
+      '{% for v in objects %}{{ v.name }}|{{ v.primary_ip }}|{{ v.primary_ip|host if v.primary_ip else "-" }}',
+      '|{% for i in v.vm_interfaces.all() %}{{ i.virtual_machine.primary_ip }}{% endfor %}|\n{% endfor %}',
+    ].join('');
+    const r = await alice.post('/api/export-templates/preview/', { object_type: 'virtualization.virtualmachine', template_code: code });
+    expect(r.statusCode, r.body).toBe(200);
+    const lines = (r.json().output as string).trimEnd().split('\n');
+    expect(lines.map((l) => l.split('|')[0])).toEqual(['exp-vm1', 'exp-vm2', 'exp-vm3']);
+    for (const line of lines.slice(0, 2)) {
+      const [, inline, , loaded] = line.split('|');
+      expect(inline, line).toBe(loaded);
+    }
+    expect(lines[0]).toContain(`'address': '198.51.100.7/24'`);
+    expect(lines[0]).toContain('|198.51.100.7|');
+    expect(lines[1]).toContain(`'address': '2001:db8::9/64'`);
+    expect(lines[1]).toContain('|2001:db8::9|');
+    expect(lines[2]).toBe('exp-vm3|None|-||');
+    const api = (await alice.get(`/api/virtual-machines/${vms[0]!.id}/`)).json().primary_ip;
+    expect(lines[0]).toContain(`'id': '${v4.id}'`);
+    expect(lines[0]).toContain(`'url': '${new URL(api.url).pathname}'`);
+    // The inline value comes with the rows: no query per machine and none for the loader.
+    const listCode = '{% for v in objects %}{{ v.primary_ip|host if v.primary_ip else "-" }};{% endfor %}';
+    const start = h.database.queryCount();
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'virtualization.virtualmachine', templateCode: listCode, query: { name__isw: 'exp-vm' }, preview: false });
+    expect(await prepared.template.render(prepared.context)).toBe('198.51.100.7;2001:db8::9;-;');
+    expect(h.database.queryCount() - start).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('rows that change while a render runs', () => {
+  it('leaves out a row deleted after the ids were read and shows a changed row as it is now', async () => {
+    const alice = h.as('alice');
+    const made = [];
+    for (const name of ['drift-1', 'drift-2', 'drift-3', 'drift-4']) made.push(await createDevice(alice, basics, name, { serial: `D-${name}` }));
+    exportLimits.chunkRows = 1;
+    const code = '{% for d in objects %}{{ d.name }},{{ d.serial }},{{ d.site.name }}\n{% endfor %}{{ count }}';
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'drift-' }, preview: false });
+    // The ids are read (and the first chunk with them); the later chunks are read when the render reaches them.
+    expect((await alice.delete(`/api/devices/${made[2]!.id}/`)).statusCode).toBe(204);
+    expect((await alice.patch(`/api/devices/${made[3]!.id}/`, { serial: 'CHANGED' })).statusCode).toBe(200);
+    expect(await prepared.template.render(prepared.context)).toBe('drift-1,D-drift-1,Site 1\ndrift-2,D-drift-2,Site 1\ndrift-4,CHANGED,Site 1\n4');
+    for (const d of [made[0]!, made[1]!, made[3]!]) await alice.delete(`/api/devices/${d.id}/`);
+  });
+
+  it('fills in a narrowed chunk whose rows were deleted or changed since it was read', async () => {
+    const alice = h.as('alice');
+    const made = [];
+    for (const name of ['fill-1', 'fill-2', 'fill-3']) made.push(await createDevice(alice, basics, name, { serial: `F-${name}` }));
+    const ctx = systemContext(h.tenants.a);
+    const session = new RenderSession(h.database.db, ctx);
+    await session.prepare();
+    const model = requireModel('dcim.device');
+    // A chunk read with the name only (as a narrowed chunk of a template that had read nothing else yet).
+    const { rows } = await sql<Record<string, unknown>>`SELECT id, name FROM devices WHERE name LIKE 'fill-%' ORDER BY name`.execute(h.database.db);
+    const group = new RowGroup(session, model, rows, false);
+    expect((await alice.delete(`/api/devices/${made[1]!.id}/`)).statusCode).toBe(204);
+    expect((await alice.patch(`/api/devices/${made[2]!.id}/`, { serial: 'NEW', name: 'fill-3-renamed' })).statusCode).toBe(200);
+    const before = h.database.queryCount();
+    const serials = [];
+    for (const p of group.proxies) serials.push(await p.getAttr('serial'));
+    // One query completes the whole chunk; the deleted row reads as nothing, the changed one as it is now, and a
+    // column the chunk already had keeps the value it was read with (each row stays one read of it).
+    expect(h.database.queryCount() - before).toBe(1);
+    expect(serials).toEqual(['F-fill-1', null, 'NEW']);
+    expect(group.proxies.map((p) => p.getAttr('name'))).toEqual(['fill-1', 'fill-2', 'fill-3']);
+    expect(group.full).toBe(true);
+    for (const d of [made[0]!, made[2]!]) await alice.delete(`/api/devices/${d.id}/`);
   });
 });
