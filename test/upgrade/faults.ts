@@ -2,11 +2,37 @@
 // must roll back to exactly the old release on an unchanged (or restored) database.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { listBackups } from '../../src/upgrade/backup.ts';
 import { readJournal, STEPS, type StepName } from '../../src/upgrade/engine/journal.ts';
-import type { Bundles, Install } from './install.ts';
+import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { expectConsistent } from './expect.ts';
+
+export interface FaultFixture {
+  bundles: Bundles;
+  inst: Install;
+  /** Devices of the demo data: every run must leave exactly these. */
+  devices: number;
+}
+
+/**
+ * The install a fault-test file runs its upgrades on: vN with demo data and web running, set up once before the
+ * file's tests and removed after them. Each file has its own, so the files run side by side on two workers.
+ * The fields are filled in by beforeAll: read them inside tests, not at collection time.
+ */
+export function useFaultInstall(): FaultFixture {
+  const fixture = {} as FaultFixture;
+  beforeAll(async () => {
+    fixture.bundles = await buildBundles();
+    fixture.inst = await installRelease(fixture.bundles.vN, fixture.bundles.versionN);
+    fixture.devices = ((await fixture.inst.api('/api/devices/?limit=1')).body as { count: number }).count;
+    expect(fixture.devices).toBeGreaterThan(0);
+  }, 900_000);
+  afterAll(async () => {
+    await fixture.inst?.close();
+  }, 120_000);
+  return fixture;
+}
 
 const NOTHING_STOPPED: StepName[] = ['preflight', 'backup', 'prepare'];
 
