@@ -13,6 +13,7 @@ import { BUSY_MESSAGE, lockOwnerAlive, readLock } from './engine/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
+import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
 const tags = ['system'];
 const anyObject = { type: 'object', additionalProperties: true };
@@ -103,6 +104,17 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
       const rows = await sql<{ kind: string; started_by: string }>`
         SELECT kind, started_by FROM jobs WHERE status = 'running' AND started_by LIKE 'schedule:%' ORDER BY started`.execute(app.database.db);
       return { running: rows.rows };
+    },
+  });
+
+  // Called by the upgrade engine only, on an embedded database (which this process holds): the run's job record
+  // (kind 'upgrade') as its journal says it is now; the engine writes it itself on PostgreSQL.
+  app.post('/api/system/upgrade/job/', {
+    schema: { tags, summary: "Write the upgrade run's job record (engine only)", security: [], body: UPGRADE_JOB_WRITE_SCHEMA,
+      description: 'Answers only the live upgrade run (or recovery), which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
+    handler: async (req) => {
+      requireEngine(req, 'Only the running upgrade may write its job record.');
+      return { id: await applyUpgradeJobWrite(app.database.db, req.body as UpgradeJobWrite) };
     },
   });
 

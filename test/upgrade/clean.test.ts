@@ -10,6 +10,7 @@ import { listBackups } from '../../src/upgrade/backup.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, startPoller, type Bundles, type Install } from './install.ts';
 import { call, pollRun, startReleaseFeed } from './online.ts';
+import { expectUpgradeJob, upgradeJob } from './faults.ts';
 import { startSmtpStandin } from '../helpers/smtp.ts';
 
 let bundles: Bundles;
@@ -103,6 +104,9 @@ describe('upgrade vN → vN+1', () => {
     const journal = readJournal(inst.layout.journalFile)!;
     expect(journal.steps.map((s) => s.engine)).toEqual([...Array(3).fill(bundles.versionN), ...Array(10).fill(bundles.versionN1)]);
     expect(journal.context.stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
+    // Listed as a job on both databases (embedded: written through the running web, brought up to date by the new one).
+    await expectUpgradeJob(inst, journal, { status: 'succeeded', started_by: 'user:admin', progress: { done: 13, total: 13 }, error: '' });
+    expect((await upgradeJob(inst, journal)).result).toContain(`${bundles.versionN} → ${bundles.versionN1}`);
   }, 900_000);
 
   it('refuses the same version and a downgrade, changing nothing', async () => {

@@ -6,7 +6,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withInstallDatabase } from './install.ts';
-import { failAt, useFaultInstall } from './faults.ts';
+import { expectUpgradeJob, failAt, upgradeJob, useFaultInstall } from './faults.ts';
 import { expectConsistent } from './expect.ts';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
 import { upgradeStatus } from '../../src/upgrade/records.ts';
@@ -48,8 +48,12 @@ describe('outcomes and waits of a run', () => {
     const recovered = await fx.inst.cairn(['upgrade', 'recover']);
     expect(recovered.code, recovered.out).toBe(0);
     expect(recovered.out).toContain('rollback: restoring the database from the snapshot');
-    expect(readJournal(fx.inst.layout.journalFile)).toMatchObject({ state: 'failed', outcome: { code: 'restored', database: 'restored', services: 'running' } });
+    const journal = readJournal(fx.inst.layout.journalFile)!;
+    expect(journal).toMatchObject({ state: 'failed', outcome: { code: 'restored', database: 'restored', services: 'running' } });
     await expectConsistent(fx.inst, fx.bundles.versionN, fx.devices);
+    // The job record ends failed at verify once a web serves again (on the embedded database, the one recover started).
+    await expectUpgradeJob(fx.inst, journal, { status: 'failed', progress: { done: 9, total: 13 } });
+    expect((await upgradeJob(fx.inst, journal)).error).toMatch(/^verify: fault injected/);
   }, 900_000);
 
   it('quiesce waits for the host\'s package updates, then stops, retryable, with nothing stopped', async () => {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { listBackups } from '../../src/upgrade/backup.ts';
-import { readJournal, STEPS, type StepName } from '../../src/upgrade/engine/journal.ts';
+import { readJournal, STEPS, type Journal, type StepName } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { expectConsistent } from './expect.ts';
 
@@ -66,6 +66,37 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
   expect(existsSync(journal.context.workDir)).toBe(false);
   const card = (await inst.api('/api/system/upgrade/')).body as { last_upgrade: { failed_step: string; error: string } };
   expect(card.last_upgrade.failed_step).toBe(step);
+  // Listed as a job on both databases: the steps before the failing one done, failed with the step's error.
+  await expectUpgradeJob(inst, journal, { status: 'failed', progress: { done: STEPS.indexOf(step), total: STEPS.length } });
+  expect((await upgradeJob(inst, journal)).error).toMatch(new RegExp(`^${step}: fault injected`));
+}
+
+interface JobAnswer {
+  id: string;
+  kind: string;
+  status: string;
+  tenant: string | null;
+  started_by: string;
+  started: string | null;
+  progress: { done: number; total: number | null };
+  result: string;
+  error: string;
+}
+
+/** The run's job record (kind 'upgrade', the id the journal keeps) as /api/jobs/ shows it. */
+export async function upgradeJob(inst: Install, journal: Journal): Promise<JobAnswer> {
+  expect(journal.context.jobId, 'the run recorded no job').toMatch(/^[0-9a-f-]{36}$/);
+  const listed = (await inst.api('/api/jobs/?kind=upgrade&limit=100')).body as { results: JobAnswer[] };
+  const job = listed.results.find((j) => j.id === journal.context.jobId);
+  expect(job, `job ${journal.context.jobId} is not listed on /api/jobs/`).toBeDefined();
+  return job!;
+}
+
+export async function expectUpgradeJob(inst: Install, journal: Journal, expected: Partial<JobAnswer>): Promise<void> {
+  const job = await upgradeJob(inst, journal);
+  expect(job).toMatchObject({ kind: 'upgrade', tenant: null, ...expected });
+  // Started when the run started, even where the record could only be written later.
+  expect(Date.parse(job.started!)).toBe(Date.parse(journal.startedAt));
 }
 
 export async function expectBackupsPruned(inst: Install): Promise<void> {

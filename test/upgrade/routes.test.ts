@@ -13,6 +13,7 @@ import { holdSite } from '../../src/upgrade/engine/hold.ts';
 import { readMaintenance } from '../../src/system/maintenance.ts';
 import { createHash } from 'node:crypto';
 import { createJob, finishJob } from '../../src/jobs/record.ts';
+import { sql } from 'kysely';
 
 let h: Harness;
 let layout: InstallLayout;
@@ -183,6 +184,41 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
     } finally {
       engine.kill();
       await finishJob(h.database.db, jobId, { status: 'succeeded', result: 'done' });
+    }
+  });
+
+  it("the job-record call is refused without the live lock owner secret, refuses bad input, and writes the run's job", async () => {
+    const url = '/api/system/upgrade/job/';
+    const token = 'engine-job-secret';
+    const body = { job_id: null, started_by: 'user:admin', started_at: '2026-01-01T00:00:00.000Z', done: 2, total: 13, status: 'running', result: null, error: null };
+    expect((await h.app.inject({ method: 'POST', url, payload: body })).statusCode).toBe(403);
+    const engine = sleeper();
+    try {
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: engine.pid, pidStart: processStartTime(engine.pid!), acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: createHash('sha256').update(token).digest('hex') }));
+      expect((await h.app.inject({ method: 'POST', url, payload: body, headers: { 'x-cairn-upgrade-token': 'wrong' } })).statusCode).toBe(403);
+      const headers = { 'x-cairn-upgrade-token': token };
+      const bad = await h.app.inject({ method: 'POST', url, payload: { ...body, done: -1, status: 'half' }, headers });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.body).toContain('done');
+      expect(bad.body).toContain('status');
+      const before = await sql<{ n: string }>`SELECT count(*) AS n FROM jobs WHERE kind = 'upgrade'`.execute(h.database.db);
+      expect(Number(before.rows[0]!.n)).toBe(0);
+
+      const created = await h.app.inject({ method: 'POST', url, payload: body, headers });
+      expect(created.statusCode, created.body).toBe(200);
+      const id = (created.json() as { id: string }).id;
+      const row = async () => (await sql<Record<string, unknown>>`SELECT * FROM jobs WHERE id = ${id}`.execute(h.database.db)).rows[0]!;
+      expect(await row()).toMatchObject({ kind: 'upgrade', tenant_id: null, status: 'running', started_by: 'user:admin', done: 2, total: 13 });
+      expect(new Date((await row()).started as string).toISOString()).toBe(body.started_at);
+
+      const failed = await h.app.inject({ method: 'POST', url, payload: { ...body, job_id: id, done: 9, status: 'failed', error: 'verify: boom (restored)' }, headers });
+      expect(failed.json()).toEqual({ id });
+      expect(await row()).toMatchObject({ status: 'failed', done: 9, error: 'verify: boom (restored)' });
+      // A finished record keeps its first ending.
+      await h.app.inject({ method: 'POST', url, payload: { ...body, job_id: id, done: 13, status: 'succeeded', result: '1.0.0 → 1.1.0' }, headers });
+      expect(await row()).toMatchObject({ status: 'failed', done: 9, result: '' });
+    } finally {
+      engine.kill();
     }
   });
 

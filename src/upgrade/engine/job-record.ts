@@ -1,56 +1,80 @@
 // The run as a job (kind 'upgrade', deployment-wide) on the Jobs page, and the alert of a failed database
-// restore. Both are best effort: recording must never make an upgrade fail. The engine can reach the database
-// only on PostgreSQL; an embedded database is held by the web process for most of the run, so there the run is
-// recorded in the journal (the upgrade card) only.
+// restore. Both are best effort: recording must never make an upgrade fail. On PostgreSQL the engine writes the
+// record itself; an embedded database is held by the web process, so there the engine asks the running web
+// (its engine-only route, proven by the run's secret). While web is stopped (quiesce → resume) nothing can be
+// written; every write carries the whole record as the journal has it, so the first one after the new (or the
+// restored old) web serves again brings it up to date.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { openPostgres, type Database } from '../../db/database.ts';
-import { createJob, finishJob, reportJobProgress } from '../../jobs/record.ts';
-import { readEnvFile } from './layout.ts';
+import { openPostgres } from '../../db/database.ts';
+import { applyUpgradeJobWrite, upgradeJobWrite, type UpgradeJobWrite } from '../job-write.ts';
+import { readEnvFile, webAddress } from './layout.ts';
 import { save, type EngineContext } from './context.ts';
 import { engineMailSettings, mailConfigured, mailDigest, mailerFor, restoreFailedMail, upgradeOutcomeMail } from '../mail.ts';
 
-async function withDatabase(ctx: EngineContext, work: (database: Database) => Promise<void>): Promise<void> {
-  const url = { ...process.env, ...readEnvFile(ctx.layout.envFile) }.DATABASE_URL;
-  if (!url) return;
-  let database: Database | null = null;
+type Written = { id: string } | { unreachable: string } | { failed: string };
+
+async function writeDirect(url: string, write: UpgradeJobWrite): Promise<Written> {
+  let database: Awaited<ReturnType<typeof openPostgres>> | null = null;
   try {
     database = await openPostgres(url, 1);
-    await work(database);
+    return { id: await applyUpgradeJobWrite(database.db, write) };
   } catch (err) {
-    ctx.journal.warnings.push(`could not record the upgrade as a job: ${(err as Error).message}`);
+    return { failed: (err as Error).message };
   } finally {
     await database?.close().catch(() => {});
   }
 }
 
-export async function startRecord(ctx: EngineContext): Promise<void> {
-  await withDatabase(ctx, async ({ db }) => {
-    ctx.journal.context.jobId = await createJob(db, {
-      kind: 'upgrade',
-      tenantId: null,
-      startedBy: ctx.journal.startedBy.startsWith('user:') ? ctx.journal.startedBy : 'system',
-      status: 'running',
+async function writeThroughWeb(ctx: EngineContext, write: UpgradeJobWrite): Promise<Written> {
+  const { host, port } = webAddress(ctx.layout);
+  let res: Response;
+  try {
+    res = await fetch(`http://${host}:${port}/api/system/upgrade/job/`, {
+      method: 'POST',
+      headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '', 'content-type': 'application/json' },
+      body: JSON.stringify(write),
+      signal: AbortSignal.timeout(10_000),
     });
-    save(ctx);
-  });
+  } catch (err) {
+    return { unreachable: `the web service did not answer (${(err as Error).message})` };
+  }
+  const body = (await res.json().catch(() => ({}))) as { id?: string; detail?: string };
+  // 503: the maintenance responder, or the new web behind maintenance (the start step): not serving yet.
+  if (res.status === 503) return { unreachable: 'the web service was in maintenance' };
+  if (res.status !== 200 || !body.id) return { failed: `HTTP ${res.status} ${body.detail ?? ''}`.trim() };
+  return { id: body.id };
+}
+
+/**
+ * Brings the run's job record to what the journal says now. `final` is the last write of a run (or of a
+ * recovery): only its failure is worth a warning, earlier ones are made good by the next write.
+ */
+async function syncRecord(ctx: EngineContext, final: boolean): Promise<void> {
+  const write = upgradeJobWrite(ctx.journal);
+  const url = { ...process.env, ...readEnvFile(ctx.layout.envFile) }.DATABASE_URL;
+  const written = url ? await writeDirect(url, write) : await writeThroughWeb(ctx, write);
+  if ('id' in written) {
+    if (ctx.journal.context.jobId !== written.id) {
+      ctx.journal.context.jobId = written.id;
+      save(ctx);
+    }
+    return;
+  }
+  // Embedded: a write while web is stopped is made good by the next one; after a failed restore web stays
+  // stopped on purpose, and `cairn upgrade recover` finishes the record.
+  if (!url && (!final || ctx.journal.state === 'restore_failed')) return;
+  ctx.journal.warnings.push(`could not record the upgrade as a job: ${'unreachable' in written ? written.unreachable : written.failed}`);
+  save(ctx);
+}
+
+export async function startRecord(ctx: EngineContext): Promise<void> {
+  await syncRecord(ctx, false);
 }
 
 export async function finishRecord(ctx: EngineContext): Promise<void> {
-  await recordFinishedJob(ctx);
+  await syncRecord(ctx, true);
   await mailOutcome(ctx);
-}
-
-async function recordFinishedJob(ctx: EngineContext): Promise<void> {
-  const { journal } = ctx;
-  const jobId = journal.context.jobId;
-  if (!jobId) return;
-  // The job row was written before the snapshot, so a restore keeps it; finishJob ignores an id that is gone.
-  await withDatabase(ctx, async ({ db }) => {
-    const to = journal.versionTo ?? '?';
-    if (journal.state === 'done') await finishJob(db, jobId, { status: 'succeeded', result: `${journal.versionFrom} → ${to}${journal.warnings.length ? ` with ${journal.warnings.length} warning(s)` : ''}` });
-    else await finishJob(db, jobId, { status: 'failed', error: `${journal.failedStep ?? '?'}: ${journal.error ?? ''} (${journal.outcome?.code ?? 'unknown'})` });
-  });
 }
 
 /** Automatic runs (any outcome) and failed runs go to the digest recipients when SMTP is configured. */
@@ -92,9 +116,7 @@ export async function notifyRestoreFailed(ctx: EngineContext, message: string): 
   }
 }
 
-/** Steps done so far on the run's job (PostgreSQL only, like the record itself), so /api/jobs/ follows the terminal. */
-export async function recordStepProgress(ctx: EngineContext, done: number, total: number): Promise<void> {
-  const jobId = ctx.journal.context.jobId;
-  if (!jobId) return;
-  await withDatabase(ctx, async ({ db }) => reportJobProgress(db, jobId, done, total));
+/** Steps done so far on the run's job, so /api/jobs/ follows the terminal (while web serves, on the embedded database). */
+export async function recordStepProgress(ctx: EngineContext): Promise<void> {
+  await syncRecord(ctx, false);
 }

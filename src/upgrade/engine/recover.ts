@@ -3,7 +3,7 @@
 // database restore is retried.
 import { SERVICES } from '../host/types.ts';
 import type { Host } from '../host/types.ts';
-import { killLeftoverChild, save, type EngineContext } from './context.ts';
+import { killLeftoverChild, newToken, save, sha256, type EngineContext } from './context.ts';
 import { readJournal, unfinished, type Journal } from './journal.ts';
 import { webAddress, type InstallLayout } from './layout.ts';
 import { acquireLock } from './lock.ts';
@@ -23,11 +23,14 @@ export async function recoverUpgrade(
   env: NodeJS.ProcessEnv = process.env,
   progress: ((line: string) => void) | null = printLine,
 ): Promise<RecoverResult> {
-  const release = acquireLock(layout.lockFile, 'recover'); // refuses while a live engine holds it
+  // Refuses while a live engine holds it. The secret lets the web it starts again take the run's job record
+  // (embedded database).
+  const engineToken = newToken();
+  const release = acquireLock(layout.lockFile, 'recover', sha256(engineToken));
   try {
     const journal = readJournal(layout.journalFile);
     if (!journal || !unfinished(journal)) return { action: 'nothing', journal };
-    const ctx: EngineContext = { layout, host, journal, env, engineToken: null, progress: progress ?? undefined };
+    const ctx: EngineContext = { layout, host, journal, env, engineToken, progress: progress ?? undefined };
     ctx.progress?.(`Recovering upgrade ${journal.id} (${journal.versionFrom} → ${journal.versionTo ?? '?'}), interrupted during ${journal.step ?? 'start-up'} …`);
     killLeftoverChild(ctx);
     journal.pid = process.pid;

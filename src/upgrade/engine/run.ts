@@ -169,7 +169,7 @@ async function runStep(ctx: EngineContext, name: StepName): Promise<boolean> {
     ctx.journal.context.child = null;
     save(ctx);
     ctx.progress?.(`      ${name} ${entry.status} (${seconds(entry)} s): ${entry.detail}`);
-    await recordStepProgress(ctx, STEPS.indexOf(name) + 1, STEPS.length);
+    await recordStepProgress(ctx);
     return false;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
