@@ -1,16 +1,20 @@
-// The outbound worker: pg-boss queues for webhook deliveries and deploy-run status reads, run wherever background
+// The outbound worker: pg-boss queues for webhook deliveries, deploy-run status reads and end-of-life catalog
+// refreshes, run wherever background
 // work runs (the embedded worker of `cairn serve`, or `cairn worker`). A croner tick enqueues one dispatch job
-// (stately: at most one waiting); the dispatcher claims committed outbox rows and due runs and turns each into a
+// (stately: at most one waiting); the dispatcher claims committed outbox rows, due runs and a queued refresh and turns each into a
 // job of its own queue, so any number of worker processes share the work and never do one item twice.
 import type { Database } from '../db/database.ts';
 import { startTickedBoss, type TickedBoss } from '../jobs/ticked-boss.ts';
 import { attemptDelivery, webhookSettings, type WebhookSettings } from './webhook-delivery.ts';
 import { claimDueDeliveries } from './webhook-outbox.ts';
 import { claimDueRuns, deploySettings, pollDeployRun, type DeploySettings } from '../automation/deploy.ts';
+import { claimQueuedJob } from '../jobs/claim.ts';
+import { EOL_REFRESH_KIND, runClaimedRefresh } from '../lifecycle/service.ts';
 
 export const OUTBOUND_DISPATCH_QUEUE = 'outbound-dispatch';
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-delivery';
 export const DEPLOY_POLL_QUEUE = 'deploy-poll';
+export const EOL_REFRESH_QUEUE = 'eol-refresh';
 
 export interface OutboundSettings {
   /** Cron pattern (seconds field) of the dispatch tick. */
@@ -47,13 +51,17 @@ export class OutboundWorker {
         // Retries are ours (webhook_outbox.next_attempt_at, deploy_runs.next_poll_at), so every attempt is recorded.
         await boss.createQueue(WEBHOOK_DELIVERY_QUEUE, { name: WEBHOOK_DELIVERY_QUEUE, retryLimit: 0, expireInSeconds: 120 });
         await boss.createQueue(DEPLOY_POLL_QUEUE, { name: DEPLOY_POLL_QUEUE, retryLimit: 0, expireInSeconds: 120 });
+        // A refresh of several large catalogs can take minutes; its state and job record carry the outcome.
+        await boss.createQueue(EOL_REFRESH_QUEUE, { name: EOL_REFRESH_QUEUE, retryLimit: 0, expireInSeconds: 1800 });
 
         await boss.work(OUTBOUND_DISPATCH_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async () => {
           const deliveries = await claimDueDeliveries(db);
           const runs = await claimDueRuns(db);
+          const refresh = await claimQueuedJob(db, EOL_REFRESH_KIND);
           const jobs = [
             ...deliveries.map((id) => ({ name: WEBHOOK_DELIVERY_QUEUE, data: { outboxId: id } })),
             ...runs.map((id) => ({ name: DEPLOY_POLL_QUEUE, data: { runId: id } })),
+            ...(refresh ? [{ name: EOL_REFRESH_QUEUE, data: { jobId: refresh } }] : []),
           ];
           if (jobs.length) await boss.insert(jobs);
         });
@@ -63,6 +71,9 @@ export class OutboundWorker {
         });
         await boss.work<{ runId: string }>(DEPLOY_POLL_QUEUE, { batchSize: 10, pollingIntervalSeconds: 0.5 }, async (jobs) => {
           reportFailures('deploy status read', await Promise.allSettled(jobs.map((job) => pollDeployRun(db, job.data.runId, this.settings.deploys))));
+        });
+        await boss.work<{ jobId: string }>(EOL_REFRESH_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => {
+          if (job) await runClaimedRefresh(db, job.data.jobId);
         });
       },
     });

@@ -12,6 +12,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Who } from '../../test/helpers/harness.ts';
 import { guardedGet } from '../core/ssrf.ts';
+import { startOutboundWorker } from '../extras/webhook-worker.ts';
 import { addDays, setToday } from './status.ts';
 
 const REPO = new URL('../../', import.meta.url);
@@ -418,8 +419,17 @@ describe('refresh through the SSRF guard', () => {
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   });
 
+  // Refreshes run on the outbound worker's pg-boss queue, as in `cairn serve` or `cairn worker`.
+  let stopWorker: (() => Promise<void>) | null = null;
+  beforeAll(async () => {
+    stopWorker = await startOutboundWorker(h.database);
+  });
+  afterAll(async () => {
+    await stopWorker?.();
+  });
+
   async function waitForRefresh(): Promise<Record<string, unknown>> {
-    for (let i = 0; i < 200; i++) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
       const s = (await h.as('admin').get('/api/eol/settings/')).json();
       if (s.last_refresh_status === 'ok' || s.last_refresh_status === 'failed') return s;
       await new Promise((r) => setTimeout(r, 25));

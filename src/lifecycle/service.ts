@@ -290,22 +290,27 @@ export async function runRefresh(db: Kysely<DB>, jobId?: string): Promise<{ skip
   return { sources: results, errors };
 }
 
-// The job seam. Until pg-boss is wired in, a refresh runs in this process after the answer is sent; its state is
-// in system_state, so any process can read it. With pg-boss, replace the runner with `boss.send('eol-refresh')`
-// and schedule REFRESH_SCHEDULE (croner syntax, server time zone) to call runRefresh.
-export const REFRESH_JOB = 'eol-refresh';
+// A refresh is a queued job record (kind EOL_REFRESH_KIND): the outbound worker (src/extras/webhook-worker.ts,
+// in `cairn serve`'s embedded worker or a `cairn worker` process) claims it on its pg-boss dispatch tick and runs
+// runRefresh there, so a refresh survives the web process that queued it and several processes never run two.
+export const EOL_REFRESH_KIND = 'eol.refresh';
 export const REFRESH_SCHEDULE = process.env.CAIRN_EOL_REFRESH_CRON ?? '35 5 * * *';
 export type JobRunner = (db: Kysely<DB>, jobId?: string) => void;
-let jobRunner: JobRunner = (db, jobId) => {
-  setImmediate(() => {
-    runRefresh(db, jobId).catch(async (err: Error) => {
-      await writeRefreshState(db, { status: 'failed', error: err.message.slice(0, 2000), at: new Date().toISOString() }).catch(() => undefined);
-      if (jobId) await finishJob(db, jobId, { status: 'failed', error: err.message }).catch(() => undefined);
-    });
-  });
-};
+let jobRunner: JobRunner = () => {};
+/** Tests only: what happens once a refresh is queued (default: nothing here; a worker claims it). */
 export function setRefreshRunner(runner: JobRunner): void {
   jobRunner = runner;
+}
+
+/** Runs a claimed refresh job; a failure is recorded on the refresh state and the job, never thrown. */
+export async function runClaimedRefresh(db: Kysely<DB>, jobId: string): Promise<void> {
+  try {
+    await runRefresh(db, jobId);
+  } catch (err) {
+    const message = (err as Error).message;
+    await writeRefreshState(db, { status: 'failed', error: message.slice(0, 2000), at: new Date().toISOString() }).catch(() => undefined);
+    await finishJob(db, jobId, { status: 'failed', error: message }).catch(() => undefined);
+  }
 }
 
 /** A queued or running refresh older than this is taken for a dead worker and no longer blocks a new one. */
@@ -320,7 +325,7 @@ export async function queueRefresh(db: Kysely<DB>, startedBy = 'system'): Promis
   const fresh = state.changed !== null && Date.now() - Date.parse(state.changed) < STALE_MS;
   if ((state.status === 'queued' || state.status === 'running') && fresh) throw conflict('A refresh is already running.');
   const next = await writeRefreshState(db, { status: 'queued', via: 'online', error: '' });
-  const jobId = await createJob(db, { kind: 'eol.refresh', tenantId: null, startedBy, total: settings.sources.length });
+  const jobId = await createJob(db, { kind: EOL_REFRESH_KIND, tenantId: null, startedBy, total: settings.sources.length });
   jobRunner(db, jobId);
   return next;
 }
