@@ -3,12 +3,12 @@
 // screenshots under test/web/screenshots/ (gitignored) to look at.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { freePort } from '../helpers/cairn-process.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'cairn.mjs');
@@ -28,17 +28,6 @@ export function ensureBuilt(): void {
   if (existsSync(join(DIST, 'index.html'))) return;
   const run = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });
   if (run.status !== 0) throw new Error('npm run build failed');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => done(port));
-    });
-  });
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
@@ -72,7 +61,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
   const webDir = join(tmp, 'web');
   cpSync(DIST, webDir, { recursive: true });
   const dataDir = join(tmp, 'data');
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', CAIRN_ADMIN_PASSWORD: ADMIN_PASSWORD, CAIRN_WEB_DIR: webDir, CAIRN_EMBEDDED_WORKER: '0' };
+  // The data directory is the server's own on both databases: backups go beside it, never into the checkout.
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', CAIRN_ADMIN_PASSWORD: ADMIN_PASSWORD, CAIRN_WEB_DIR: webDir, CAIRN_EMBEDDED_WORKER: '0', CAIRN_DATA_DIR: dataDir };
   delete env.PORT;
   let dropDatabase: (() => Promise<void>) | null = null;
   const pgUrl = process.env.TEST_DATABASE_URL;
@@ -103,7 +93,6 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
       template = '';
     }
     if (template) cpSync(template, dataDir, { recursive: true });
-    env.CAIRN_DATA_DIR = dataDir;
   }
   if (opts.demoDevices) {
     const demo = await run(['demo-data', '--devices', String(opts.demoDevices)], env);
