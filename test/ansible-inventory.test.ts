@@ -3,10 +3,10 @@
 // installed with apt when missing; only when apt cannot install it are the tests skipped, with the reason.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './helpers/cairn-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCRIPT = join(ROOT, 'contrib/ansible/cairn_inventory.py');
@@ -31,18 +31,6 @@ function ensureAnsible(): string | null {
 
 const unavailable = ensureAnsible();
 if (unavailable) console.warn(`Skipping the ansible-inventory end-to-end tests: ${unavailable}`);
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const srv = createServer();
-    srv.once('error', fail);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => done(port));
-    });
-  });
-}
 
 let dataDir = '';
 let workDir = '';

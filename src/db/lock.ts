@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 export class DataDirLockedError extends Error {}
 
-function processAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,29 +2,19 @@
 // and any change to an unpacked file must be caught and named.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, appendFileSync, unlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleError, buildBundle, MANIFEST_FILE, releaseEntry, sha256File, unpackBundle, verifyRelease, type BundleManifest } from './bundle.ts';
 import { migrations } from '../db/migrations/index.ts';
+import { freePort } from '../../test/helpers/cairn-process.ts';
 
 const sourceDir = resolve(import.meta.dirname, '../..');
 const hasWebBuild = existsSync(join(sourceDir, 'web/dist/index.html'));
 const work = mkdtempSync(join(tmpdir(), 'cairn-bundle-test-'));
 const release = join(work, 'release');
 let built: { path: string; sha256: string; manifest: BundleManifest };
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? res(addr.port) : rej(new Error('no port'))));
-    });
-  });
-}
 
 function cairn(args: string[], dataDir: string): string {
   // A clean environment: the release must not lean on tsx, the checkout or the test's variables.

@@ -2,6 +2,7 @@
 // (test/global-setup.ts) and dropped together when the run ends. A run that was killed leaves its databases
 // behind; the next run drops those whose run process is gone.
 import pg from 'pg';
+import { processAlive } from '../../src/db/lock.ts';
 
 export function testDatabasePrefix(runPid: number): string {
   return `cairn_t_${runPid}_`;
@@ -17,22 +18,13 @@ export async function withServer<T>(url: string, work: (client: pg.Client) => Pr
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Drops the databases of run `run`, or (deadRunsOnly) of every run whose process no longer exists. */
 export async function dropTestDatabases(url: string, which: { run: number } | { deadRunsOnly: true }): Promise<void> {
   await withServer(url, async (client) => {
     const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname ~ '^cairn_t_[0-9]+_'`);
     for (const { datname } of rows) {
       const pid = Number(/^cairn_t_(\d+)_/.exec(datname)![1]);
-      const drop = 'run' in which ? pid === which.run : !alive(pid);
+      const drop = 'run' in which ? pid === which.run : !processAlive(pid);
       if (drop) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
   });

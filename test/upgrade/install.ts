@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -19,6 +18,7 @@ import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.t
 import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
 import { processAlive } from '../../src/upgrade/engine/lock.ts';
+import { freePort } from '../helpers/cairn-process.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -149,17 +149,6 @@ function pruneOldBundleCaches(keep: string): void {
       /* gone meanwhile */
     }
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
 }
 
 export interface Install {
