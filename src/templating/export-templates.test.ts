@@ -6,7 +6,7 @@ import { startHarness, groupId, type Harness } from '../../test/helpers/harness.
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
 import { createToken, createUser } from '../../src/core/accounts.ts';
 import { systemContext } from '../../src/core/context.ts';
-import { exportLimits, prepareListRender } from './export.ts';
+import { continueAfter, exportLimits, prepareListRender } from './export.ts';
 import { RenderSession, RowGroup } from './proxies.ts';
 import { templateEnvironment } from './environment.ts';
 import { requireModel } from '../core/registry.ts';
@@ -445,6 +445,27 @@ describe('rows that change while a render runs', () => {
     expect((await alice.patch(`/api/devices/${made[3]!.id}/`, { serial: 'CHANGED' })).statusCode).toBe(200);
     expect(await prepared.template.render(prepared.context)).toBe('drift-1,D-drift-1,Site 1\ndrift-2,D-drift-2,Site 1\ndrift-4,CHANGED,Site 1\n4');
     for (const d of [made[0]!, made[1]!, made[3]!]) await alice.delete(`/api/devices/${d.id}/`);
+  });
+
+  it('continues after the first chunk where the ids put its last row, keeping each row once and in order', () => {
+    const ids = (...xs: string[]) => xs.map((id) => ({ id }));
+    // The usual case: the ids start with the first chunk.
+    expect(continueAfter(['a', 'b'], ids('a', 'b', 'c', 'd'), 10)).toEqual(['a', 'b', 'c', 'd']);
+    // Written between the reads: x sorts into the first chunk (left out, as if written after the render began), y
+    // after it (kept); a deleted first-chunk row moves the rest up.
+    expect(continueAfter(['a', 'b', 'c'], ids('a', 'x', 'b', 'c', 'y', 'd'), 10)).toEqual(['a', 'b', 'c', 'y', 'd']);
+    expect(continueAfter(['a', 'b', 'c'], ids('a', 'b', 'd', 'e'), 10)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(continueAfter(['a', 'b', 'c'], ids('a', 'x', 'b', 'd'), 10)).toEqual(['a', 'b', 'c', 'd']);
+    // A first-chunk row renamed to sort later is not rendered twice; the cap holds.
+    expect(continueAfter(['a', 'b'], ids('b', 'c', 'a', 'd'), 10)).toEqual(['a', 'b', 'c', 'd']);
+    expect(continueAfter(['a', 'b'], ids('a', 'b', 'c', 'd'), 3)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('walks a list of several chunks: length, last item, a second loop and an item of a later chunk', async () => {
+    exportLimits.chunkRows = 1;
+    const code = '{{ objects|length }}|{{ objects[-1].name }}|{% for d in objects %}{{ d.name }};{% endfor %}|{% for d in objects %}{{ loop.index }}{{ d.serial }};{% endfor %}|{{ objects[1].name }}|{{ objects }}';
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'leaf' }, preview: false });
+    expect(await prepared.template.render(prepared.context)).toBe('2|leaf2|leaf1;leaf2;|1S1;2S2;|leaf2|<2 devices>');
   });
 
   it('fills in a narrowed chunk whose rows were deleted or changed since it was read', async () => {

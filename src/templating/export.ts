@@ -76,19 +76,26 @@ export function templateFailure(err: TemplateError): ApiError {
 
 /**
  * `objects` of a list render: iterates the rows chunk by chunk (each chunk one query by id, in list order),
- * so a 50,000-row render holds one chunk of rows and their loaded relations at a time.
+ * so a 50,000-row render holds one chunk of rows and their loaded relations at a time. The first chunk comes
+ * with the list (read in list order, not by id); the ids of the rest arrive while it renders.
  */
 class ObjectList implements TemplateObject {
   readonly [TEMPLATE_OBJECT] = true as const;
-  private lastGroup: { start: number; group: Promise<RowGroup> } | null = null;
+  private lastGroup: { start: number; group: Promise<RowGroup> } | null;
+  /** Every id in list order, once known (the first chunk's alone when it holds the whole list). */
+  private ids: readonly string[] | null = null;
+  private readonly idsReady: Promise<readonly string[]>;
 
   constructor(
     private readonly session: RenderSession,
     private readonly model: ModelDef,
-    private readonly ids: readonly string[],
-    head: RowGroup | null = null,
+    private readonly head: RowGroup,
+    ids: Promise<readonly string[]>,
   ) {
-    if (head) this.lastGroup = { start: 0, group: Promise.resolve(head) };
+    this.lastGroup = { start: 0, group: Promise.resolve(head) };
+    this.idsReady = ids.then((all) => (this.ids = all));
+    // Awaited where a chunk beyond the first or the length is needed; a failure surfaces there.
+    this.idsReady.catch(() => undefined);
   }
 
   private chunk(start: number): Promise<RowGroup> {
@@ -100,17 +107,13 @@ class ObjectList implements TemplateObject {
     return group;
   }
 
-  prefetch(): void {
-    if (this.ids.length) void this.chunk(0);
-  }
-
   private async fetchChunk(start: number): Promise<RowGroup> {
     // The ids go as one text parameter: pg escapes an array parameter element by element, a measured fifth of
     // the client's work for these queries (ids come from the database, so they hold no commas). Each id is looked
     // up by primary key (the lateral subquery, kept apart by OFFSET 0, cannot become a join): as `t.id = ANY(…)`
     // PostgreSQL chose a scan of the whole tenant's rows per chunk, filtering out nine tenths of them, whenever its
     // statistics were behind (as after a bulk load). The rows come back in list order.
-    const ids = this.ids.slice(start, start + exportLimits.chunkRows);
+    const ids = (this.ids ?? (await this.idsReady)).slice(start, start + exportLimits.chunkRows);
     const narrow = this.session.narrowSelect(this.model, 't');
     const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')}
       FROM unnest(string_to_array(${ids.join(',')}, ',')::uuid[]) WITH ORDINALITY AS k(id, n)
@@ -126,11 +129,15 @@ class ObjectList implements TemplateObject {
 
   async getItem(key: unknown): Promise<unknown> {
     if (typeof key !== 'number' || !Number.isInteger(key)) return UNDEFINED;
-    const i = key < 0 ? this.ids.length + key : key;
-    if (i < 0 || i >= this.ids.length) return UNDEFINED;
+    // Within the first chunk no ids are needed; from the end, or beyond it, they are.
+    const inHead = key >= 0 && key < this.head.proxies.length;
+    const ids = this.ids ?? (inHead ? null : await this.idsReady);
+    if (!ids) return this.head.proxies[key];
+    const i = key < 0 ? ids.length + key : key;
+    if (i < 0 || i >= ids.length) return UNDEFINED;
     const start = i - (i % exportLimits.chunkRows);
     const group = await this.chunk(start);
-    return group.proxies.find((p) => String(p.row.id) === this.ids[i]) ?? UNDEFINED;
+    return group.proxies.find((p) => String(p.row.id) === ids[i]) ?? UNDEFINED;
   }
 
   iterate(): AsyncIterable<unknown> {
@@ -142,28 +149,36 @@ class ObjectList implements TemplateObject {
     return new BatchCursor(this);
   }
 
-  /** The chunk at `start`, and the loads the previous chunk walked started on it (see ChunkCursor). */
-  async enter(start: number, previous: RowGroup | null): Promise<RowGroup> {
+  /**
+   * The chunk at `start` and the loads the previous chunk walked started on it (see ChunkCursor); null past the
+   * end of the list.
+   */
+  async enter(start: number, previous: RowGroup | null): Promise<RowGroup | null> {
+    // The first chunk renders without waiting for the ids; past it, they say where the list ends.
+    const ids = start === 0 ? this.ids : (this.ids ?? (await this.idsReady));
+    if (ids && start >= ids.length) return null;
     const group = await this.chunk(start);
     // The relations the previous chunk walked are started now for this one, all at once.
     previous?.warm(group);
-    const next = start + exportLimits.chunkRows;
     // Warmed twice on purpose: when its rows arrive (overlapping this chunk's render) and when it starts
     // (catching relations this chunk touched late); a load already started is not started again.
-    if (next < this.ids.length) void this.chunk(next).then((g) => group.warm(g), () => undefined);
+    const next = start + exportLimits.chunkRows;
+    void this.idsReady.then((all) => {
+      if (next < all.length) return this.chunk(next).then((g) => group.warm(g));
+    }).catch(() => undefined);
     return group;
   }
 
-  length(): number {
-    return this.ids.length;
+  length(): number | Promise<number> {
+    return this.ids ? this.ids.length : this.idsReady.then((ids) => ids.length);
   }
 
   truthy(): boolean {
-    return this.ids.length > 0;
+    return this.head.proxies.length > 0;
   }
 
   toTemplateString(): string {
-    return `<${this.ids.length} ${this.model.labelPlural}>`;
+    return `<${this.ids?.length ?? this.head.proxies.length} ${this.model.labelPlural}>`;
   }
 }
 
@@ -176,6 +191,7 @@ class ChunkCursor implements AsyncIterator<unknown> {
   private group: RowGroup | null = null;
   private start = 0;
   private index = 0;
+  private finished = false;
 
   constructor(private readonly list: ObjectList) {}
 
@@ -187,16 +203,18 @@ class ChunkCursor implements AsyncIterator<unknown> {
 
   private async advance(): Promise<IteratorResult<unknown>> {
     for (;;) {
+      if (this.finished) return { value: undefined, done: true };
       if (this.group) this.start += exportLimits.chunkRows;
-      if (this.start >= this.list.length()) return { value: undefined, done: true };
-      this.group = await this.list.enter(this.start, this.group);
+      const group = await this.list.enter(this.start, this.group);
+      if (!group) return this.return();
+      this.group = group;
       this.index = 0;
-      if (this.group.proxies.length) return { value: this.group.proxies[this.index++], done: false };
+      if (group.proxies.length) return { value: group.proxies[this.index++], done: false };
     }
   }
 
   return(): Promise<IteratorResult<unknown>> {
-    this.start = this.list.length();
+    this.finished = true;
     this.group = null;
     return Promise.resolve({ value: undefined, done: true });
   }
@@ -206,18 +224,21 @@ class ChunkCursor implements AsyncIterator<unknown> {
 class BatchCursor implements AsyncIterator<readonly unknown[]> {
   private group: RowGroup | null = null;
   private start = 0;
+  private finished = false;
 
   constructor(private readonly list: ObjectList) {}
 
   async next(): Promise<IteratorResult<readonly unknown[]>> {
+    if (this.finished) return { value: undefined, done: true };
     if (this.group) this.start += exportLimits.chunkRows;
-    if (this.start >= this.list.length()) return { value: undefined, done: true };
-    this.group = await this.list.enter(this.start, this.group);
-    return { value: this.group.proxies, done: false };
+    const group = await this.list.enter(this.start, this.group);
+    if (!group) return this.return();
+    this.group = group;
+    return { value: group.proxies, done: false };
   }
 
   return(): Promise<IteratorResult<readonly unknown[]>> {
-    this.start = this.list.length();
+    this.finished = true;
     this.group = null;
     return Promise.resolve({ value: undefined, done: true });
   }
@@ -275,26 +296,31 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // and for a preview the real count. The first chunk sorts ids and joins the rows afterwards: sorting whole rows
   // made PostgreSQL sort 50,000 of them on disk to hand back 5,000. A window count(*) and row_number() over all
   // rows (the earlier form of the ids query) cost about as much again as the sort itself.
-  const [{ rows: idRows }, { rows: head }, previewCount] = await Promise.all([
-    sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${req.preview ? cap : cap + 1}`.execute(db),
-    sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
+  // At once (on PostgreSQL, on separate connections): the first chunk's rows in list order, so rendering starts
+  // with them; the count, to refuse a render beyond the cap before anything renders; once the count allows, the
+  // ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it holds the
+  // whole list). The first chunk orders ids and joins the rows afterwards: sorting whole rows made PostgreSQL sort
+  // 50,000 of them on disk to hand back 5,000; ordered by an indexed column, it reads the first ids off the index.
+  const headQuery = sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
-      JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db),
-    req.preview ? countRows(db, from) : Promise.resolve(null),
-  ]);
-  if (!req.preview && idRows.length > cap) {
-    const total = await countRows(db, from);
+      JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db);
+  // Settled here so a refused render leaves no unhandled rejection behind; awaited below.
+  headQuery.catch(() => undefined);
+  const total = await countRows(db, from);
+  if (!req.preview && total > cap) {
     throw badRequest(
       `${total} ${model.labelPlural} is more than one render can take (${cap.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
     );
   }
-  const ids: string[] = new Array<string>(idRows.length);
-  for (let i = 0; i < idRows.length; i++) ids[i] = idRows[i]!.id;
-  const total = previewCount ?? ids.length;
-  const objects = new ObjectList(session, model, ids, headMatches(head, ids) ? new RowGroup(session, model, head, headSelect === null) : null);
-  // Asked for now so it loads while the caller sets up the answer (a no-op when the first chunk came with the ids).
-  objects.prefetch();
-  return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: ids.length };
+  const allIds = total > headRows && headRows < cap ? sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${cap}`.execute(db) : null;
+  allIds?.catch(() => undefined);
+  const { rows: head } = await headQuery;
+  const headIds: string[] = new Array<string>(head.length);
+  for (let i = 0; i < head.length; i++) headIds[i] = String(head[i]!.id);
+  // A first chunk shorter than a chunk is the whole list, whatever the count said a moment before.
+  const ids = allIds && head.length === headRows ? allIds.then(({ rows }) => continueAfter(headIds, rows, cap)) : Promise.resolve(headIds);
+  const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), ids);
+  return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: head.length };
 }
 
 async function countRows(db: Kysely<DB>, from: RawBuilder<unknown>): Promise<number> {
@@ -303,13 +329,20 @@ async function countRows(db: Kysely<DB>, from: RawBuilder<unknown>): Promise<num
 }
 
 /**
- * Whether the first chunk read beside the ids is exactly the start of that list (a write between the two reads can
- * make them differ; the chunk is then read again by id like any other).
+ * The ids of the whole list: the first chunk's, then those the ids query lists after the first chunk's last row.
+ * The two reads are separate, and a row written between them can shift the list: continuing after the last row
+ * rendered keeps each row once and in order (a row that moved in before it is left out, as if written later).
+ * When that row is gone, the list continues after the last first-chunk row the ids still hold.
  */
-function headMatches(head: Row[], ids: readonly string[]): boolean {
-  if (head.length !== Math.min(exportLimits.chunkRows, ids.length)) return false;
-  for (let i = 0; i < head.length; i++) if (String(head[i]!.id) !== ids[i]) return false;
-  return true;
+export function continueAfter(headIds: readonly string[], rows: ReadonlyArray<{ id: string }>, cap: number): string[] {
+  const last = headIds[headIds.length - 1];
+  // Usually the first chunk's last row is where the first chunk ends in the ids too.
+  let at = rows[headIds.length - 1]?.id === last ? headIds.length - 1 : rows.findIndex((r) => r.id === last);
+  const inHead = new Set(headIds);
+  if (at === -1) for (let i = rows.length - 1; i >= 0 && at === -1; i--) if (inHead.has(rows[i]!.id)) at = i;
+  const out = [...headIds];
+  for (let i = at + 1; i < rows.length && out.length < cap; i++) if (!inHead.has(rows[i]!.id)) out.push(rows[i]!.id);
+  return out;
 }
 
 /** Loads a stored template inside the caller's tenant (another tenant's id is a 404) after the view check. */

@@ -143,7 +143,8 @@ export class RenderSession {
 
   private note(model: ModelDef, a: Access): void {
     if (a.k === 'computed') {
-      if (model.computed[a.key]!.inline) this.noteInline(model, a.key);
+      // Read beside the rows, the value needs none of the loader's columns (a chunk without it is filled in).
+      if (model.computed[a.key]!.inline) return this.noteInline(model, a.key);
       const columns = computedColumns(model, a.key);
       if (columns === null) this.widen(model);
       else for (const c of columns) this.noteColumn(model, c);
@@ -369,7 +370,7 @@ type Access =
   | { k: 'value'; field: FieldDef; column: string }
   | { k: 'fk'; key: string; field: FieldDef; column: string; target: ModelDef; nameField: string | undefined; closed: boolean; touchKey: string }
   | { k: 'set'; rel: Relation; column: 'id' }
-  | { k: 'computed'; key: string; touchKey: string; column: null }
+  | { k: 'computed'; key: string; touchKey: string; inlineKey: string; column: null }
   | { k: 'tenant'; column: 'tenant_id' };
 
 const NO_ACCESS: Access = { k: 'none', column: null };
@@ -422,7 +423,7 @@ function resolveAccess(model: ModelDef, name: string): Access {
     if (!isColumnField(field)) return NO_ACCESS;
     return { k: 'value', field, column: columnOf(name, field) };
   }
-  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, column: null };
+  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, inlineKey: inlineColumn(name), column: null };
   if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: 'tenant_id' };
   const rel = relationsOf(model).get(name);
   if (rel) return { k: 'set', rel, column: 'id' };
@@ -430,6 +431,7 @@ function resolveAccess(model: ModelDef, name: string): Access {
 }
 
 type FkAccess = Extract<Access, { k: 'fk' }>;
+type ComputedAccess = Extract<Access, { k: 'computed' }>;
 
 /** Rows of one model loaded together; relations touched on one of them load for all of them. */
 export class RowGroup {
@@ -444,6 +446,8 @@ export class RowGroup {
   full: boolean;
   private filling: Promise<void> | null = null;
   private readonly access: Map<string, Access>;
+  /** Per inline column: each row's computed value, once read (NOT_BUILT until then). */
+  private readonly inlineBuilt = new Map<string, unknown[]>();
 
   constructor(
     readonly session: RenderSession,
@@ -454,7 +458,7 @@ export class RowGroup {
     this.full = full;
     this.access = session.accessTable(model);
     const proxies = new Array<RowProxy>(rows.length);
-    for (let i = 0; i < rows.length; i++) proxies[i] = new RowProxy(this, rows[i]!);
+    for (let i = 0; i < rows.length; i++) proxies[i] = new RowProxy(this, rows[i]!, i);
     this.proxies = proxies;
   }
 
@@ -491,14 +495,14 @@ export class RowGroup {
     const a = this.access.get(name) ?? this.session.firstAccess(this.model, name, this.access);
     const row = proxy.row;
     // A narrowed chunk lacks a column nothing had read when it was fetched: complete the whole chunk, then answer.
-    if (!this.full && a.column !== null && row[a.column] === undefined) return this.fill().then(() => this.attr(proxy, name));
+    if (!this.full && a.column !== null && row[a.column] === undefined) return this.attrAfterFill(proxy, name);
     switch (a.k) {
       case 'value':
         return fieldValue(a.field, row[a.column]);
       case 'fk':
         return this.foreignKey(row, a);
       case 'computed':
-        return this.computedValue(row, a.key, a.touchKey);
+        return this.computedValue(proxy, a);
       case 'id':
         return row.id;
       case 'numid':
@@ -513,6 +517,12 @@ export class RowGroup {
       default:
         return UNDEFINED;
     }
+  }
+
+  // The continuations below are methods of their own: an arrow in attr, foreignKey or computedValue closing over
+  // their parameters would make V8 allocate a context on every call (once per attribute read of every row).
+  private attrAfterFill(proxy: RowProxy, name: string): Promise<unknown> {
+    return this.fill().then(() => this.attr(proxy, name));
   }
 
   call(proxy: RowProxy, name: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
@@ -540,7 +550,10 @@ export class RowGroup {
     } else if (!this.session.canView(a.target)) return null;
     const loaded = this.fks.done.get(a.key);
     if (loaded) return loaded.get(id) ?? null;
-    // A narrowed chunk fetched before this column was first read cannot be warmed: its ids are not there yet.
+    return this.loadForeignKey(id, a);
+  }
+
+  private loadForeignKey(id: string, a: FkAccess): unknown {
     const load = (g: RowGroup) => g.fks.get(a.key, () => (a.closed ? g.loadNames(a.target, a.nameField!, a.key, a.field) : g.loadRelated(a.target, a.key, a.field)));
     // A narrowed chunk fetched before this column was first read cannot be warmed: its ids are not there yet.
     this.touch(a.touchKey, (g) => (g.hasColumns([a.column]) ? load(g) : undefined));
@@ -583,23 +596,38 @@ export class RowGroup {
     return this.computed.get(key, () => this.model.computed[key]!.load({ db: this.session.db, ctx: this.session.ctx, rows: this.rows, origin: '' }));
   }
 
-  private computedValue(row: Row, key: string, touchKey: string): unknown {
-    const column = inlineColumn(key);
+  private computedValue(proxy: RowProxy, a: ComputedAccess): unknown {
+    const { key, inlineKey: column } = a;
+    const row = proxy.row;
     const selected = row[column];
     if (selected !== undefined) {
-      // Read beside the row: built once per row, on first read.
-      if (selected instanceof InlineValue) return selected.value;
-      const built = new InlineValue(plainValue(this.model.computed[key]!.inline!.value(selected, '')));
-      row[column] = built;
-      return built.value;
+      // Read beside the row: built once per row, on first read, and kept beside the rows rather than written into
+      // them, so rows keep the one shape the driver gave them.
+      let built = this.inlineBuilt.get(column);
+      if (!built) this.inlineBuilt.set(column, (built = new Array<unknown>(this.proxies.length).fill(NOT_BUILT)));
+      const known = built[proxy.index];
+      if (known !== NOT_BUILT) return known;
+      return (built[proxy.index] = plainValue(this.model.computed[key]!.inline!.value(selected, '')));
     }
     const loaded = this.computed.done.get(key);
     if (loaded) return plainValue(loaded.get(String(row.id)) ?? null);
+    return this.loadComputedValue(proxy, a);
+  }
+
+  private loadComputedValue(proxy: RowProxy, a: ComputedAccess): unknown {
+    const { key, touchKey, inlineKey: column } = a;
+    const row = proxy.row;
     // A loader reads the rows as stored: a narrowed chunk without its columns is completed first.
     const columns = computedColumns(this.model, key);
-    if (!this.full && (columns === null || columns.some((c) => row[c] === undefined))) return this.fill().then(() => this.computedValue(row, key, touchKey));
-    this.touch(touchKey, (g) => (columns === null ? g.full : g.hasColumns(columns)) ? g.loadComputed(key) : undefined);
+    if (!this.full && (columns === null || columns.some((c) => row[c] === undefined))) return this.fill().then(() => this.computedValue(proxy, a));
+    // Warming the next chunk: not when its rows carry the value inline.
+    this.touch(touchKey, (g) => (!g.carries(column) && (columns === null ? g.full : g.hasColumns(columns)) ? g.loadComputed(key) : undefined));
     return then(this.loadComputed(key), (m) => plainValue(m.get(String(row.id)) ?? null));
+  }
+
+  /** Whether the rows came with this column (a computed value read inline); rows of one query all have the same ones. */
+  carries(column: string): boolean {
+    return this.proxies.length > 0 && column in this.proxies[0]!.row;
   }
 
   /** Whether the rows carry these columns (rows of one query all have the same ones). */
@@ -672,10 +700,8 @@ function inlineColumn(key: string): string {
   return `__computed_${key}`;
 }
 
-/** A computed value built from its inline column, kept in the row so a second read does not build it again. */
-class InlineValue {
-  constructor(readonly value: unknown) {}
-}
+/** A computed value read inline that no read has built yet. */
+const NOT_BUILT: unique symbol = Symbol('not built');
 
 /** Computed values are API-shaped JSON (brief objects, strings); Dates become strings like every other value. */
 function plainValue(v: unknown): unknown {
@@ -688,6 +714,8 @@ export class RowProxy implements TemplateObject {
   constructor(
     readonly group: RowGroup,
     readonly row: Row,
+    /** Position in its group. */
+    readonly index: number,
   ) {}
   getAttr(name: string): unknown {
     return this.group.attr(this, name);

@@ -107,6 +107,33 @@ function missingAttr(obj: unknown, name: string): Undefined {
   return new Undefined(`${objectTypeRepr(obj)} has no attribute '${name}'`);
 }
 
+// The hints below are built by functions of their own, not by arrows inside getAttr/hostAttr: an arrow closing over
+// a function's parameters makes V8 allocate a context on every call of that function, used or not, and these run
+// once per attribute a template reads.
+
+/** A dict's own value of `name`, as a template value. */
+function dictValue(obj: Record<string, unknown>, name: string): unknown {
+  const v = obj[name];
+  if (v === undefined || v === UNDEFINED || typeof v === 'function') return missingDictValue(obj, name, v);
+  return v;
+}
+
+function missingHostItem(o: TemplateObject, key: unknown, v: unknown): unknown {
+  return fromHost(v, () => `'${hostName(o)}' has no element ${toStr(key)}`);
+}
+
+function missingDictItem(obj: unknown, key: unknown, v: unknown): unknown {
+  return fromHost(v, () => `${objectTypeRepr(obj)} has no element ${toStr(key)}`);
+}
+
+function missingDictValue(obj: Record<string, unknown>, name: string, v: unknown): unknown {
+  return fromHost(v, () => `${objectTypeRepr(obj)} has no attribute '${name}'`);
+}
+
+function missingHostAttr(o: TemplateObject, name: string, v: unknown): unknown {
+  return fromHost(v, () => `'${hostName(o)}' has no attribute '${name}'`);
+}
+
 function hostAttr(o: TemplateObject, name: string): unknown {
   let v: unknown;
   try {
@@ -114,9 +141,7 @@ function hostAttr(o: TemplateObject, name: string): unknown {
   } catch (err) {
     throw hostError(err);
   }
-  // Checked inline rather than through fromHost's hint closure: this runs once per host attribute read.
-  if (v === undefined || v === UNDEFINED || typeof v === 'function')
-    return fromHost(v, () => `'${hostName(o)}' has no attribute '${name}'`);
+  if (v === undefined || v === UNDEFINED || typeof v === 'function') return missingHostAttr(o, name, v);
   return v;
 }
 
@@ -149,7 +174,7 @@ export function getAttr(obj: unknown, name: string): unknown {
       const v = obj.get(name);
       return v === undefined ? missingAttr(obj, name) : v;
     }
-    if (hasOwn.call(obj, name)) return fromHost(obj[name], () => `${objectTypeRepr(obj)} has no attribute '${name}'`);
+    if (hasOwn.call(obj, name)) return dictValue(obj, name);
     return missingAttr(obj, name);
   }
   if (isPrivateName(name)) return new Undefined(`access to attribute '${name}' of ${objectTypeRepr(obj)} is unsafe.`, 'security');
@@ -167,7 +192,7 @@ export function getAttr(obj: unknown, name: string): unknown {
     }
     if (isPlainObject(obj)) {
       if (hasBuiltinMethod(obj, name)) return new BoundMethod(obj, name);
-      if (hasOwn.call(obj, name)) return fromHost(obj[name], () => `${objectTypeRepr(obj)} has no attribute '${name}'`);
+      if (hasOwn.call(obj, name)) return dictValue(obj, name);
       return missingAttr(obj, name);
     }
   }
@@ -217,14 +242,14 @@ export function getItem(obj: unknown, key: unknown): unknown {
         } catch (err) {
           throw hostError(err);
         }
-        return fromHost(v, () => `'${hostName(o)}' has no element ${toStr(key)}`);
+        return v === undefined || v === UNDEFINED || typeof v === 'function' ? missingHostItem(o, key, v) : v;
       }
       return typeof key === 'string' ? getAttr(obj, key) : new Undefined(`object has no element ${toStr(key)}`);
     }
     if (isDict(obj)) {
       if (dictHas(obj, key)) {
         const v = dictGet(obj, key);
-        return fromHost(v, () => `${objectTypeRepr(obj)} has no element ${toStr(key)}`);
+        return v === undefined || v === UNDEFINED || typeof v === 'function' ? missingDictItem(obj, key, v) : v;
       }
       if (typeof key === 'string' && hasBuiltinMethod(obj, key) && !isUnsafeName(key)) return new BoundMethod(obj, key);
       return new Undefined(`${objectTypeRepr(obj)} has no attribute ${typeof key === 'string' ? `'${key}'` : toStr(key)}`);
@@ -283,11 +308,11 @@ export function callValue(fn: unknown, args: unknown[], kwargs: Kwargs, state: R
 /** `obj.name(args)` without allocating a bound method. */
 export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (obj instanceof Undefined || obj === undefined || obj === UNDEFINED) throw undefinedFail(obj);
-  if (isUnsafeName(name)) return thenMaybe(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
+  if (isUnsafeName(name)) return callFound(getAttr(obj, name), args, kwargs, state);
   if (typeof obj === 'object' && obj !== null) {
     if ((obj as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true) {
       const o = obj as TemplateObject;
-      if (!o.callMethod) return thenMaybe(hostAttr(o, name), (m) => callValue(m, args, kwargs, state));
+      if (!o.callMethod) return callFound(hostAttr(o, name), args, kwargs, state);
       let v: unknown;
       try {
         v = o.callMethod(name, args, { ...kwargs });
@@ -295,7 +320,7 @@ export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: 
         if (err instanceof TemplateError) throw err;
         throw typeError(`'${name}' is not callable on this object: ${err instanceof Error ? err.message : String(err)}`);
       }
-      return fromHost(v, () => `'${name}' returned nothing`);
+      return v === undefined || v === UNDEFINED || typeof v === 'function' ? nothingReturned(name, v) : v;
     }
     if (obj instanceof PyObject) {
       const m = obj.getAttr(name);
@@ -304,7 +329,16 @@ export function callMethod(obj: unknown, name: string, args: unknown[], kwargs: 
     }
   }
   if (hasBuiltinMethod(obj, name)) return callBuiltinMethod(obj, name, args, kwargs, state);
-  return thenMaybe(getAttr(obj, name), (m) => callValue(m, args, kwargs, state));
+  return callFound(getAttr(obj, name), args, kwargs, state);
+}
+
+/** Calls the attribute found (once it resolves). Kept out of callMethod so its calls allocate no closure context. */
+function callFound(m: unknown, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
+  return thenMaybe(m, (x) => callValue(x, args, kwargs, state));
+}
+
+function nothingReturned(name: string, v: unknown): unknown {
+  return fromHost(v, () => `'${name}' returned nothing`);
 }
 
 export function thenMaybe<T>(v: unknown, f: (x: unknown) => T): T | Promise<T> {
