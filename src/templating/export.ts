@@ -335,9 +335,17 @@ async function countRows(db: Kysely<DB>, from: RawBuilder<unknown>): Promise<num
  * When that row is gone, the list continues after the last first-chunk row the ids still hold.
  */
 export function continueAfter(headIds: readonly string[], rows: ReadonlyArray<{ id: string }>, cap: number): string[] {
+  const n = headIds.length;
+  // Usually the ids start with the first chunk exactly: then no first-chunk row can come again after it.
+  let same = rows.length >= n;
+  for (let i = 0; same && i < n; i++) same = rows[i]!.id === headIds[i];
+  if (same) {
+    const out = headIds.slice();
+    for (let i = n; i < rows.length && out.length < cap; i++) out.push(rows[i]!.id);
+    return out;
+  }
   const last = headIds[headIds.length - 1];
-  // Usually the first chunk's last row is where the first chunk ends in the ids too.
-  let at = rows[headIds.length - 1]?.id === last ? headIds.length - 1 : rows.findIndex((r) => r.id === last);
+  let at = rows.findIndex((r) => r.id === last);
   const inHead = new Set(headIds);
   if (at === -1) for (let i = rows.length - 1; i >= 0 && at === -1; i--) if (inHead.has(rows[i]!.id)) at = i;
   const out = [...headIds];

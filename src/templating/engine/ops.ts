@@ -167,6 +167,13 @@ export function getAttr(obj: unknown, name: string): unknown {
     if (OBJECT_DUNDERS.has(name)) return new Undefined(`access to attribute '${name}' of 'Undefined' object is unsafe.`, 'security');
     throw undefinedFail(obj);
   }
+  // Host objects first: a list render reads several of their attributes per row. The same checks as below, in
+  // the same order for them (a host object is neither a dict nor a Map).
+  if (typeof obj === 'object' && obj !== null && (obj as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true) {
+    if (isPrivateName(name)) return new Undefined(`access to attribute '${name}' of ${objectTypeRepr(obj)} is unsafe.`, 'security');
+    if (isUnsafeName(name)) return missingAttr(obj, name);
+    return hostAttr(obj as TemplateObject, name);
+  }
   if (typeof obj === 'object' && obj !== null && (obj instanceof Map || isPlainObject(obj))) {
     // A dict's data keys are data, whatever their name (Jinja2 falls back to the item); only methods are attributes.
     if (!isUnsafeName(name) && hasBuiltinMethod(obj, name)) return new BoundMethod(obj, name);

@@ -84,8 +84,11 @@ export class RenderState {
  */
 export class Out {
   // Pieces are collected in an array and joined every PIECES_PER_CHUNK writes: appending to one growing string
-  // allocates a rope node per write that lives until the end, which made the garbage collector the hot spot.
-  private parts: string[] = [];
+  // allocates a rope node per write that lives until the end, which made the garbage collector the hot spot. The
+  // array is filled by index and reused, not emptied and grown again for every join (it grows only for the first
+  // PIECES_PER_CHUNK pieces, so a capture of a few pieces stays small).
+  private readonly parts: string[] = [];
+  private count = 0;
   private joined: string[] = [];
   size = 0;
   wantFlush = false;
@@ -100,11 +103,10 @@ export class Out {
   write(s: string): void {
     const n = s.length;
     if (n === 0) return;
-    const parts = this.parts;
-    parts.push(s);
-    if (parts.length >= PIECES_PER_CHUNK) {
-      this.joined.push(parts.join(''));
-      parts.length = 0;
+    this.parts[this.count++] = s;
+    if (this.count === PIECES_PER_CHUNK) {
+      this.joined.push(this.parts.join(''));
+      this.count = 0;
     }
     this.size += n;
     if (this.size > this.limit) throw limitError(`output exceeds the limit of ${this.limit} bytes`);
@@ -112,9 +114,9 @@ export class Out {
   }
 
   take(): string {
-    if (this.parts.length) this.joined.push(this.parts.join(''));
-    const s = this.joined.length === 1 ? this.joined[0] : this.joined.join('');
-    this.parts.length = 0;
+    if (this.count) this.joined.push(this.parts.slice(0, this.count).join(''));
+    const s = this.joined.length === 1 ? this.joined[0]! : this.joined.join('');
+    this.count = 0;
     this.joined = [];
     this.pending = 0;
     this.wantFlush = false;
