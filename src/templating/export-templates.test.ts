@@ -7,7 +7,7 @@ import { createDevice, created, inventoryBasics, type Basics } from '../../test/
 import { createToken, createUser } from '../../src/core/accounts.ts';
 import { systemContext } from '../../src/core/context.ts';
 import { continueAfter, exportLimits, prepareListRender } from './export.ts';
-import { RenderSession, RowGroup } from './proxies.ts';
+import { RenderSession, RowGroup, proxyLimits } from './proxies.ts';
 import { templateEnvironment } from './environment.ts';
 import { requireModel } from '../core/registry.ts';
 
@@ -15,6 +15,7 @@ let h: Harness;
 let basics: Basics;
 let customizeToken: string;
 const defaults = { ...exportLimits };
+const proxyDefaults = { ...proxyLimits };
 
 beforeAll(async () => {
   h = await startHarness();
@@ -30,6 +31,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   Object.assign(exportLimits, defaults);
+  Object.assign(proxyLimits, proxyDefaults);
 });
 
 const csv = '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.platform.name if d.platform else "" }},{{ d.interfaces.count() }}\n{% endfor %}';
@@ -383,6 +385,40 @@ describe('no N+1', () => {
     expect(lines).toHaveLength(2000);
     expect(lines[1999]).toMatch(/^bulk-02000,Site \d+,Role \d+,Platform \d+,Model \d+,2$/);
     expect(used, `queries: ${used}`).toBeLessThanOrEqual(13);
+  });
+});
+
+describe('related rows across chunks', () => {
+  it('reads a related row once for the whole render, and per chunk again once too many were read', async () => {
+    const alice = h.as('alice');
+    const other = await created(alice, '/api/sites/', { name: 'Chunk Site', slug: 'chunk-site' });
+    const made = [
+      await createDevice(alice, basics, 'chunk-1'),
+      await createDevice(alice, basics, 'chunk-2', { site: other.id }),
+      await createDevice(alice, basics, 'chunk-3'),
+      await createDevice(alice, basics, 'chunk-4', { site: other.id }),
+    ];
+    exportLimits.chunkRows = 1;
+    const ctx = systemContext(h.tenants.a);
+    const render = async (code: string) => {
+      const before = h.database.queryCount();
+      const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'chunk-' }, preview: false });
+      const text = await prepared.template.render(prepared.context);
+      return { text, queries: h.database.queryCount() - before };
+    };
+    // The second of two: a first render reads things once per database handle (the column catalog).
+    await render('{% for d in objects %}{{ d.name }};{% endfor %}');
+    const names = await render('{% for d in objects %}{{ d.name }};{% endfor %}');
+    const sites = await render('{% for d in objects %}{{ d.name }}@{{ d.site.name }};{% endfor %}');
+    expect(sites.text).toBe('chunk-1@Site 1;chunk-2@Chunk Site;chunk-3@Site 1;chunk-4@Chunk Site;');
+    // Four chunks, two sites: one query for each site's first chunk, none for the chunks after.
+    expect(sites.queries - names.queries).toBe(2);
+    proxyLimits.relatedRowsKept = 1;
+    const perChunk = await render('{% for d in objects %}{{ d.name }}@{{ d.site.name }};{% endfor %}');
+    expect(perChunk.text).toBe(sites.text);
+    expect(perChunk.queries - names.queries).toBeGreaterThan(2);
+    for (const d of made) await alice.delete(`/api/devices/${d.id}/`);
+    await alice.delete(`/api/sites/${other.id}/`);
   });
 });
 

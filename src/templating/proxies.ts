@@ -20,6 +20,12 @@ import { isUuid } from '../core/ids.ts';
 import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type AttributeReads, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
 
+/** Tunables; an object so tests can lower them. */
+export const proxyLimits = {
+  /** Related rows of one model a render keeps for its later chunks (see RenderSession.relatedRows). */
+  relatedRowsKept: 10_000,
+};
+
 /** Beyond this many keys read, custom field values are fetched whole (the narrowing SQL grows with the keys). */
 const MAX_NARROWED_KEYS = 20;
 
@@ -221,6 +227,20 @@ export class RenderSession {
       this.selects.set(key, list);
     }
     return list;
+  }
+
+  /** Per target model: related rows read so far in this render by id (null: read and not there), while few. */
+  private readonly related = new Map<string, Map<string, TemplateObject | null> | null>();
+
+  /**
+   * The related rows of `model` this render has read, to add to; null once they outgrew proxyLimits (each
+   * chunk then reads its own, so memory stays flat when a list points to as many rows as it has).
+   */
+  relatedRows(model: ModelDef): Map<string, TemplateObject | null> | null {
+    let rows = this.related.get(model.name);
+    if (rows === undefined) this.related.set(model.name, (rows = new Map()));
+    if (rows && rows.size > proxyLimits.relatedRowsKept) this.related.set(model.name, (rows = null));
+    return rows;
   }
 
   /** Whether related rows of `model` may be read at all: view permission, and never a closed model's rows. */
@@ -436,7 +456,7 @@ type ComputedAccess = Extract<Access, { k: 'computed' }>;
 /** Rows of one model loaded together; relations touched on one of them load for all of them. */
 export class RowGroup {
   readonly proxies: RowProxy[];
-  private readonly fks = new Batches<Map<string, TemplateObject>>();
+  private readonly fks = new Batches<ReadonlyMap<string, TemplateObject | null>>();
   private readonly computed = new Batches<Map<string, unknown>>();
   private readonly setRows = new Batches<Map<string, RowProxy[]>>();
   private readonly setCounts = new Batches<Map<string, number>>();
@@ -570,14 +590,23 @@ export class RowGroup {
     return [...ids];
   }
 
-  private async loadRelated(target: ModelDef, key: string, field: FieldDef): Promise<Map<string, TemplateObject>> {
+  /**
+   * The related rows a foreign key column points to. Rows read for an earlier chunk of the render are reused
+   * (RenderSession.relatedRows): a list's chunks mostly point to the same sites, roles and platforms, and reading
+   * them again for every chunk was most of the rows such a render parsed besides its own.
+   */
+  private async loadRelated(target: ModelDef, key: string, field: FieldDef): Promise<ReadonlyMap<string, TemplateObject | null>> {
     const ids = this.idsOf(key, field);
-    const out = new Map<string, TemplateObject>();
-    if (!ids.length) return out;
+    const known = this.session.relatedRows(target);
+    const out = known ?? new Map<string, TemplateObject | null>();
+    const missing = known ? ids.filter((id) => !known.has(id)) : ids;
+    if (!missing.length) return out;
     const { rows } = await sql<Row>`SELECT ${this.session.selectList(target.table, 'r')} FROM ${sql.table(target.table)} r
-      WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
+      WHERE r.id = ANY(${missing}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
     const group = new RowGroup(this.session, target, rows);
     for (const p of group.proxies) out.set(String(p.row.id), p);
+    // An id read and not found (another tenant's row, or gone) reads as nothing, and is not asked for again.
+    if (known) for (const id of missing) if (!known.has(id)) known.set(id, null);
     return out;
   }
 
