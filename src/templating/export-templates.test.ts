@@ -320,6 +320,31 @@ describe('custom fields narrowed to the keys read', () => {
       await sql`UPDATE devices SET custom_fields = '{}'::jsonb WHERE id = ANY(${ids.slice(0, 2)}::uuid[])`.execute(h.database.db);
     }
   });
+
+  it('reads one key as it reads the whole value, whatever the value', async () => {
+    const alice = h.as('alice');
+    const ids = (await alice.get('/api/devices/?ordering=name')).json().results.map((d: { id: string }) => d.id) as string[];
+    const one = "{% for d in objects %}{{ d.name }}:{{ d.custom_fields.tier }}:{{ d.custom_fields.tier is defined }}:{{ d.custom_fields.tier|tojson if d.custom_fields.tier is defined }}\n{% endfor %}";
+    const whole = `${one}{% if false %}{{ objects[0].custom_fields }}{% endif %}`;
+    const values = ['"gold"', '"with \\"quotes\\", \\\\ and ünïcode"', '""', '5', '1.5', 'true', 'null', '{"a": [1, {"b": 2}]}', '[1, 2]'];
+    // Stored values are objects (the search index's trigger refuses anything else).
+    const wholes = ['{}', '{"other": 1}'];
+    try {
+      for (const stored of [...values.map((v) => `{"tier": ${v}, "other": 1}`), ...wholes]) {
+        await sql`UPDATE devices SET custom_fields = ${stored}::jsonb WHERE id = ${ids[0]}`.execute(h.database.db);
+        const narrow = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: one });
+        const wide = await alice.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: whole });
+        expect(narrow.statusCode, narrow.body).toBe(200);
+        expect(narrow.json().output, stored).toBe(wide.json().output);
+      }
+      const session = new RenderSession(h.database.db, systemContext(h.tenants.a));
+      await session.prepare();
+      session.useReads(templateEnvironment().compile(one).reads());
+      expect(session.selectList('devices', 't').compile(h.database.db).sql).toContain("'s' ||");
+    } finally {
+      await sql`UPDATE devices SET custom_fields = '{}'::jsonb WHERE id = ${ids[0]}`.execute(h.database.db);
+    }
+  });
 });
 
 describe('computed values read beside the rows', () => {
