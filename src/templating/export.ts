@@ -91,6 +91,8 @@ class ObjectList implements TemplateObject {
     private readonly model: ModelDef,
     private readonly head: RowGroup,
     ids: Promise<readonly string[]>,
+    /** The count read with the first chunk: the length until the ids arrive. */
+    private readonly total: number,
   ) {
     this.lastGroup = { start: 0, group: Promise.resolve(head) };
     this.idsReady = ids.then((all) => (this.ids = all));
@@ -178,7 +180,7 @@ class ObjectList implements TemplateObject {
   }
 
   toTemplateString(): string {
-    return `<${this.ids?.length ?? this.head.proxies.length} ${this.model.labelPlural}>`;
+    return `<${this.ids?.length ?? this.total} ${this.model.labelPlural}>`;
   }
 }
 
@@ -266,8 +268,8 @@ export interface RenderRequest {
 }
 
 /**
- * Checks the subject type and the caller's view permission, compiles, reads the first chunk with the total
- * (one query), and refuses a render beyond the row cap before anything is rendered.
+ * Checks the subject type and the caller's view permission, compiles, counts the rows and reads the first chunk,
+ * and refuses a render beyond the row cap before anything is rendered; the ids of the rest are read meanwhile.
  */
 export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req: RenderRequest): Promise<PreparedRender> {
   const subject = checkSubjectType(req.objectType);
@@ -291,11 +293,6 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const from = sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`;
   const headRows = Math.min(exportLimits.chunkRows, cap);
-  // At once (on PostgreSQL, on separate connections): the ordered ids of the rows, one beyond the cap to tell a
-  // render to refuse; the first chunk's whole rows in the same order, so rendering can start when the ids arrive;
-  // and for a preview the real count. The first chunk sorts ids and joins the rows afterwards: sorting whole rows
-  // made PostgreSQL sort 50,000 of them on disk to hand back 5,000. A window count(*) and row_number() over all
-  // rows (the earlier form of the ids query) cost about as much again as the sort itself.
   // At once (on PostgreSQL, on separate connections): the first chunk's rows in list order, so rendering starts
   // with them; the count, to refuse a render beyond the cap before anything renders; once the count allows, the
   // ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it holds the
@@ -319,7 +316,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   for (let i = 0; i < head.length; i++) headIds[i] = String(head[i]!.id);
   // A first chunk shorter than a chunk is the whole list, whatever the count said a moment before.
   const ids = allIds && head.length === headRows ? allIds.then(({ rows }) => continueAfter(headIds, rows, cap)) : Promise.resolve(headIds);
-  const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), ids);
+  const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), ids, total);
   return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: head.length };
 }
 
