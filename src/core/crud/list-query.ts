@@ -266,7 +266,7 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
     }
     const ref = sql.ref(`${alias}.${columnOf(key, field)}`);
     if (!field.nullable && !field.naturalOrder) {
-      // NOT NULL (test/registry-not-null.test.ts): the NULLS clause changes nothing, and without it an index on
+      // NOT NULL (test/fk-indexes.test.ts): the NULLS clause changes nothing, and without it an index on
       // the column can serve the ordering (PostgreSQL's ascending indexes keep NULLs last).
       parts.push(desc ? sql`${ref} DESC` : sql`${ref} ASC`);
       continue;
