@@ -65,7 +65,7 @@ program
 
 program
   .command('worker')
-  .description('Run monitoring checks in this process (PostgreSQL deployments; `serve` runs them itself unless CAIRN_EMBEDDED_WORKER=0).')
+  .description('Run background work in this process: monitoring checks, webhook deliveries, deploy polls, end-of-life refreshes (PostgreSQL deployments; `serve` runs them itself unless CAIRN_EMBEDDED_WORKER=0).')
   .action(async (_opts, cmd: Command) => {
     const { runWorkerProcess } = await import('./monitoring/process.ts');
     await runWorkerProcess(loadConfig(globalOverrides(cmd)));

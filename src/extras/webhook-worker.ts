@@ -1,8 +1,8 @@
 // The outbound worker: pg-boss queues for webhook deliveries, deploy-run status reads and end-of-life catalog
-// refreshes, run wherever background
-// work runs (the embedded worker of `cairn serve`, or `cairn worker`). A croner tick enqueues one dispatch job
-// (stately: at most one waiting); the dispatcher claims committed outbox rows, due runs and a queued refresh and turns each into a
-// job of its own queue, so any number of worker processes share the work and never do one item twice.
+// refreshes, run wherever background work runs (the embedded worker of `cairn serve`, or `cairn worker`). A croner
+// tick enqueues one dispatch job (stately: at most one waiting); the dispatcher claims committed outbox rows, due
+// runs and a queued refresh and turns each into a job of its own queue, so any number of worker processes share
+// the work and never do one item twice.
 import type { Database } from '../db/database.ts';
 import { startTickedBoss, type TickedBoss } from '../jobs/ticked-boss.ts';
 import { attemptDelivery, webhookSettings, type WebhookSettings } from './webhook-delivery.ts';
