@@ -211,7 +211,7 @@ export class RenderSession {
     if (table.timestamps.has(c)) return sql`${ref}::text AS ${sql.ref(c)}`;
     const keys = this.customFieldKeys.get(`${tableName}.${c}`);
     if (!keys) return ref;
-    // Text in the form decodeCustomFields reads. A key that is absent stays absent (it reads as undefined, not
+    // Text in the form customFields() reads. A key that is absent stays absent (it reads as undefined, not
     // None); anything but an object is left whole. One key's text value comes as is, without JSON to parse.
     if (keys.length === 1) {
       const k = keys[0]!;
