@@ -211,8 +211,9 @@ export class RenderSession {
     if (table.timestamps.has(c)) return sql`${ref}::text AS ${sql.ref(c)}`;
     const keys = this.customFieldKeys.get(`${tableName}.${c}`);
     if (!keys) return ref;
-    // Text in the form customFields() reads. A key that is absent stays absent (it reads as undefined, not
-    // None); anything but an object is left whole. One key's text value comes as is, without JSON to parse.
+    // A key that is absent stays absent (it reads as undefined, not None); anything but an object is left whole.
+    // One key comes as text in the form customFields() reads: a text value as is, without JSON to parse. Several
+    // keys come as JSON, parsed once by the driver (a value read per key would parse it once per read).
     if (keys.length === 1) {
       const k = keys[0]!;
       return sql`CASE WHEN jsonb_typeof(${ref}) <> 'object' THEN 'W' || ${ref}::text WHEN NOT ${ref} ? ${k}::text THEN ''
@@ -220,19 +221,19 @@ export class RenderSession {
     }
     const parts = keys.map((k) => sql`CASE WHEN ${ref} ? ${k}::text THEN jsonb_build_object(${k}::text, ${ref} -> ${k}::text) ELSE '{}'::jsonb END`);
     const picked = parts.length ? sql.join(parts, sql` || `) : sql`'{}'::jsonb`;
-    return sql`'W' || (CASE WHEN jsonb_typeof(${ref}) = 'object' THEN ${picked} ELSE ${ref} END)::text AS ${sql.ref(c)}`;
+    return sql`CASE WHEN jsonb_typeof(${ref}) = 'object' THEN ${picked} ELSE ${ref} END AS ${sql.ref(c)}`;
   }
 
   /**
-   * A custom field value as a template reads it. A narrowed column (see columnSql) arrives as text: '' (none of
-   * the keys read), 's' + a text value or 'j' + the JSON of another value of the one key read, 'W' + JSON of the
-   * whole (narrowed) value. Built when read rather than when the rows arrive: JSON.parse of every row's object
-   * was a measured eighth of a 50,000-row render, and an object built per read does not outlive its row.
+   * A custom field value as a template reads it. A column narrowed to one key (see columnSql) arrives as text:
+   * '' (the key is absent), 's' + its text value, 'j' + the JSON of another value, 'W' + the JSON of a whole value
+   * that is not an object. Built when read rather than when the rows arrive: JSON.parse of every row's object was
+   * a measured eighth of a 50,000-row render, and an object built per read does not outlive its row.
    */
   customFields(table: string, column: string, value: unknown): unknown {
     if (typeof value !== 'string') return value;
     const keys = this.customFieldKeys.get(`${table}.${column}`);
-    if (!keys) return value;
+    if (keys?.length !== 1) return value;
     if (value === '') return {};
     const tag = value.charCodeAt(0);
     if (tag === 87 /* W */) return JSON.parse(value.slice(1)) as unknown;
