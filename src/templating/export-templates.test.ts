@@ -443,6 +443,37 @@ describe('related rows across chunks', () => {
   });
 });
 
+describe('related rows of another tenant', () => {
+  it('read as nothing in every chunk, and are not asked for again', async () => {
+    const alice = h.as('alice');
+    const hidden = await created(h.as('bob'), '/api/sites/', { name: 'Hidden SECRET Site', slug: 'hidden-secret-site' });
+    const made = [];
+    for (const name of ['fence-1', 'fence-2', 'fence-3', 'fence-4']) made.push(await createDevice(alice, basics, name));
+    // Only a write below the API can point a row at another tenant's row.
+    await sql`UPDATE devices SET site_id = ${hidden.id} WHERE id = ANY(${[made[1]!.id, made[3]!.id]}::uuid[])`.execute(h.database.db);
+    try {
+      exportLimits.chunkRows = 1;
+      const ctx = systemContext(h.tenants.a);
+      const render = async (code: string) => {
+        const before = h.database.queryCount();
+        const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'fence-' }, preview: false });
+        const text = await prepared.template.render(prepared.context);
+        return { text, queries: h.database.queryCount() - before };
+      };
+      await render('{% for d in objects %}{{ d.name }};{% endfor %}');
+      const names = await render('{% for d in objects %}{{ d.name }};{% endfor %}');
+      const sites = await render('{% for d in objects %}{{ d.name }}@{{ d.site.name }}@{{ d.site is none }};{% endfor %}');
+      expect(sites.text).toBe('fence-1@Site 1@False;fence-2@@True;fence-3@Site 1@False;fence-4@@True;');
+      // One query for the first chunk's site, one for the hidden one (found nothing), none after.
+      expect(sites.queries - names.queries).toBe(2);
+    } finally {
+      await sql`UPDATE devices SET site_id = ${basics.site} WHERE id = ANY(${made.map((d) => d.id)}::uuid[])`.execute(h.database.db);
+      for (const d of made) await alice.delete(`/api/devices/${d.id}/`);
+      await h.as('bob').delete(`/api/sites/${hidden.id}/`);
+    }
+  });
+});
+
 describe('virtual machines', () => {
   it('gives the primary IP read with the list as the loader gives it, IPv4 first, host addresses without a mask', async () => {
     const alice = h.as('alice');
