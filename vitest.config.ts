@@ -1,4 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { useRunTmpdir } from './test/runner/tmpdir.ts';
+
+// Before any worker starts: every process of the run inherits its temporary directory (in memory when there is room).
+const runTmpdir = useRunTmpdir();
+if (runTmpdir) process.env.CAIRN_TEST_RUN_TMPDIR = runTmpdir;
 
 export default defineConfig({
   test: {
@@ -9,8 +15,10 @@ export default defineConfig({
     env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // PGlite instances are memory-hungry (~300 MB each): keep the number of parallel files modest.
-    maxWorkers: 2,
+    // One worker per core. PGlite instances are memory-hungry (~300 MB each), so never more than that.
+    maxWorkers: Math.max(1, availableParallelism()),
     pool: 'forks',
+    sequence: { sequencer: (await import('./test/runner/sequencer.ts')).default },
+    reporters: ['default', './test/runner/file-times-reporter.ts'],
   },
 });

@@ -10,6 +10,7 @@ import { migrateToLatest } from '../src/db/migrator.ts';
 // The registry, so the template carries the search triggers derived from it (installing them per file costs ~1 s).
 import '../src/models.ts';
 import { dropTestDatabases, testDatabasePrefix, withServer } from './helpers/pg-test-databases.ts';
+import { removeRunTmpdir } from './runner/tmpdir.ts';
 
 let templateDir: string | null = null;
 
@@ -39,6 +40,8 @@ export async function teardown(): Promise<void> {
   if (templateDir) rmSync(templateDir, { recursive: true, force: true });
   // The per-file databases are dropped here, in one go, rather than by each file on its way out.
   if (process.env.TEST_DATABASE_URL) await dropTestDatabases(process.env.TEST_DATABASE_URL, { run: process.pid });
+  // Last: everything the run's processes wrote to their temporary directory (vitest.config.ts chose it).
+  removeRunTmpdir(process.env.CAIRN_TEST_RUN_TMPDIR ?? null);
 }
 
 declare module 'vitest' {

@@ -99,7 +99,7 @@ const CACHE_PREFIX = 'cairn-test-bundles-';
 export async function buildBundles(): Promise<Bundles> {
   const versionN = (JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as { version: string }).version;
   const versionN1 = bumpPatch(versionN);
-  const dir = join(tmpdir(), `${CACHE_PREFIX}${sourceKey()}`);
+  const dir = join(bundleCacheRoot(), `${CACHE_PREFIX}${sourceKey()}`);
   const result: Bundles = { dir, vN: join(dir, 'n', `cairn-${versionN}.tar.gz`), vN1: join(dir, 'n1', `cairn-${versionN1}.tar.gz`), versionN, versionN1 };
   const ready = join(dir, 'ready.json');
   const lock = `${dir}.lock`;
@@ -137,14 +137,19 @@ function readFileSyncOr(file: string, fallback: string): string {
   }
 }
 
-/** Bundles of other source trees older than a day go: each pair is ~100 MB. */
+/** Kept across runs (test/runner/tmpdir.ts), so CI's two passes and a developer's reruns build them once. */
+function bundleCacheRoot(): string {
+  return process.env.CAIRN_TEST_SHARED_TMP || tmpdir();
+}
+
+/** Bundles of other source trees untouched for an hour go: each pair is ~100 MB, usually of memory. */
 function pruneOldBundleCaches(keep: string): void {
-  const dayAgo = Date.now() - 86_400_000;
-  for (const name of readdirSync(tmpdir())) {
-    const full = join(tmpdir(), name);
+  const hourAgo = Date.now() - 3_600_000;
+  for (const name of readdirSync(bundleCacheRoot())) {
+    const full = join(bundleCacheRoot(), name);
     if (!name.startsWith(CACHE_PREFIX) || full === keep || name.endsWith('.lock')) continue;
     try {
-      if (statSync(full).mtimeMs < dayAgo) rmSync(full, { recursive: true, force: true });
+      if (statSync(full).mtimeMs < hourAgo) rmSync(full, { recursive: true, force: true });
     } catch {
       /* gone meanwhile */
     }

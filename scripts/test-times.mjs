@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Prints the slowest test files of one or more test runs and how long each run took, so a change to the suite is
+// judged by numbers. Reads the file-times reports of test/runner/file-times-reporter.ts (`<name>.times.json`, what
+// `.ci/run` keeps in CI_RESULTS: the whole time a file held its worker) or, failing those, vitest's JSON reports
+// (which count only the tests, without hooks and imports).
+//
+//   npm run test:times -- <report | directory of reports> [...] [--top N]
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const args = process.argv.slice(2);
+let top = 20;
+const inputs = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--top') top = Number(args[++i]);
+  else inputs.push(args[i]);
+}
+if (!inputs.length || !Number.isInteger(top) || top < 1) {
+  console.error('usage: npm run test:times -- <report.json | directory of reports> [...] [--top N]');
+  process.exit(2);
+}
+
+const reports = inputs.flatMap((p) => {
+  if (!statSync(p).isDirectory()) return [p];
+  const json = readdirSync(p).filter((f) => f.endsWith('.json')).sort();
+  const times = json.filter((f) => f.endsWith('.times.json'));
+  return (times.length ? times : json).map((f) => join(p, f));
+});
+if (!reports.length) {
+  console.error(`no .json reports in ${inputs.join(', ')}`);
+  process.exit(2);
+}
+
+const rows = [];
+for (const file of reports) {
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  const label = file.replace(/^.*\//, '').replace(/(\.times)?\.json$/, '');
+  const files = Array.isArray(report.files) ? fromTimes(report) : fromVitest(report);
+  for (const f of files) rows.push({ ...f, report: label });
+  const tests = files.reduce((s, f) => s + f.tests, 0);
+  const failed = files.reduce((s, f) => s + f.failed, 0);
+  const sum = files.reduce((s, f) => s + f.ms, 0);
+  const wall = Array.isArray(report.files) ? report.ended - report.started : Math.max(...files.map((f) => f.ended)) - report.startTime;
+  console.log(`${label}: ${files.length} files, ${tests} tests (${failed} failed); the files held workers ${fmt(sum)}; the run took ${fmt(wall)}`);
+}
+
+rows.sort((a, b) => b.ms - a.ms);
+const several = reports.length > 1;
+const width = Math.max(...rows.slice(0, top).map((r) => r.file.length), 4);
+console.log(`\n${'seconds'.padStart(8)}  ${'tests'.padStart(5)}  ${'file'.padEnd(width)}${several ? '  run' : ''}`);
+for (const r of rows.slice(0, top)) {
+  console.log(`${(r.ms / 1000).toFixed(1).padStart(8)}  ${String(r.tests).padStart(5)}  ${r.file.padEnd(width)}${several ? `  ${r.report}` : ''}`);
+}
+const total = rows.reduce((s, r) => s + r.ms, 0);
+console.log(`${(total / 1000).toFixed(1).padStart(8)}  ${String(rows.reduce((s, r) => s + r.tests, 0)).padStart(5)}  total of ${rows.length} files`);
+
+function fromTimes(report) {
+  return report.files.map((f) => ({ file: f.file, ms: f.ms, tests: f.tests, failed: f.failed, ended: f.ended }));
+}
+
+function fromVitest(report) {
+  return (report.testResults ?? []).map((r) => ({
+    file: relative(process.cwd(), r.name),
+    ms: r.endTime - r.startTime,
+    tests: (r.assertionResults ?? []).length,
+    failed: (r.assertionResults ?? []).filter((a) => a.status === 'failed').length,
+    ended: r.endTime,
+  }));
+}
+
+function fmt(ms) {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}

@@ -1,0 +1,52 @@
+// The order test files start in. Two workers share two cores, so the run ends when the last long file ends: the
+// long files (real installs, real servers, real browsers) go first and the many short ones fill in behind them.
+// On a clean clone vitest knows no durations (it would start the largest files first, whatever they cost), so the
+// known-slow files are listed here, slowest first, as `npm run test:times` measured them; the rest follow by size.
+import { statSync } from 'node:fs';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Path prefixes of the slow files, slowest first (a prefix covers a folder). */
+export const SLOW_FIRST = [
+  'test/upgrade/faults-outcomes.test.ts',
+  'test/upgrade/faults-rollback.test.ts',
+  'test/upgrade/handover.test.ts',
+  'test/upgrade/kill.test.ts',
+  'test/upgrade/clean.test.ts',
+  'test/cli.test.ts',
+  'test/web/upgrade-live.test.ts',
+  'src/upgrade/system-cli.test.ts',
+  'src/upgrade/bundle.test.ts',
+  'src/search/cli.test.ts',
+  'src/extras/webhook-serve.test.ts',
+  'test/registry-generated.test.ts',
+  'test/cli-progress.test.ts',
+  'src/extras/webhook.test.ts',
+  'test/web/',
+  'src/upgrade/backup.test.ts',
+  'src/automation/deploy.test.ts',
+  'src/upgrade/online-cli.test.ts',
+];
+
+function rank(file: string): number {
+  const i = SLOW_FIRST.findIndex((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
+  return i === -1 ? SLOW_FIRST.length : i;
+}
+
+export default class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const keyed = files.map((spec) => {
+      const file = relative(root, spec.moduleId);
+      let size = 0;
+      try {
+        size = statSync(spec.moduleId).size;
+      } catch {
+        /* gone: sorts last */
+      }
+      return { spec, rank: rank(file), size, file };
+    });
+    keyed.sort((a, b) => a.rank - b.rank || b.size - a.size || (a.file < b.file ? -1 : 1));
+    return keyed.map((k) => k.spec);
+  }
+}
