@@ -1,26 +1,31 @@
 // The `cairn` command line. Every command is scriptable: flags instead of prompts, exit code 1 and a
 // one-line message on failure, no stack traces.
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig, type Config, type ConfigOverrides } from './config.ts';
-import { openConfiguredDatabase } from './db/open.ts';
+import { loadConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { Database } from './db/database.ts';
-import { DatabaseOpenError } from './db/database.ts';
-import { DataDirLockedError } from './db/lock.ts';
-import { migrateToLatest, migrationState, MigrationError } from './db/migrator.ts';
-import { AccountError, createTenant, createToken, createUser, defaultTenantId } from './core/accounts.ts';
-import { setMaintenance } from './system/maintenance.ts';
-import { DemoDataError, MAX_DEMO_DEVICES } from './system/demo-data.ts';
-import { runDemoDataJob } from './jobs/demo-data.ts';
-import { missingExtensions, queueSearchRebuild, runQueuedSearchRebuild, runSearchRebuild } from './search/rebuild.ts';
-import { extensionState } from './search/support.ts';
+import { MAX_DEMO_DEVICES } from './system/demo-data-limits.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
 import { registerBackupCommands, registerStepNotesCommands } from './upgrade/system-cli.ts';
 import { VERSION } from './version.ts';
-import './models.ts';
 
-/** Failures a user can act on: printed as one line, exit code 1. */
-const USER_ERRORS = [ConfigError, DatabaseOpenError, DataDirLockedError, MigrationError, AccountError, DemoDataError];
+// Only the command definitions load up front; each command imports what it runs when it runs. A one-shot command
+// then loads what it needs (`--version` or the upgrade stage's protocol list no server framework, no database
+// driver), which the upgrade engine, scripts and tests start many times over.
+
+/** Failures a user can act on: printed as one line, exit code 1. Their modules are loaded once one has failed. */
+async function isUserError(err: unknown): Promise<boolean> {
+  const [config, database, lock, migrator, accounts, demo] = await Promise.all([
+    import('./config.ts'),
+    import('./db/database.ts'),
+    import('./db/lock.ts'),
+    import('./db/migrator.ts'),
+    import('./core/accounts.ts'),
+    import('./system/demo-data.ts'),
+  ]);
+  const kinds = [config.ConfigError, database.DatabaseOpenError, lock.DataDirLockedError, migrator.MigrationError, accounts.AccountError, demo.DemoDataError];
+  return kinds.some((E) => err instanceof E);
+}
 
 function fail(message: string): never {
   process.stderr.write(`cairn: ${message}\n`);
@@ -32,12 +37,17 @@ function globalOverrides(cmd: Command): ConfigOverrides {
   return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, host: o.host, port: o.port };
 }
 
-/** Opens the database with migrations applied, runs `work`, closes. */
+/**
+ * Opens the database with migrations applied, runs `work`, closes. Migrating needs the model registry: the search
+ * triggers are derived from it after every migration run (src/db/migrator.ts, runAfterMigrations).
+ */
 async function withDatabase<T>(cmd: Command, work: (db: Database, config: Config) => Promise<T>, migrate = true): Promise<T> {
   const config = loadConfig(globalOverrides(cmd));
+  const { openConfiguredDatabase } = await import('./db/open.ts');
+  if (migrate) await import('./models.ts');
   const database = await openConfiguredDatabase(config);
   try {
-    if (migrate) await migrateToLatest(database.db);
+    if (migrate) await (await import('./db/migrator.ts')).migrateToLatest(database.db);
     return await work(database, config);
   } finally {
     await database.close();
@@ -75,6 +85,9 @@ program
   .command('migrate')
   .description('Apply pending database migrations.')
   .action(async (_opts, cmd: Command) => {
+    await import('./models.ts');
+    const { migrateToLatest } = await import('./db/migrator.ts');
+    const { queueSearchRebuild } = await import('./search/rebuild.ts');
     await withDatabase(
       cmd,
       async (database) => {
@@ -98,6 +111,7 @@ program
   .requiredOption('--password <password>')
   .option('--email <email>', 'e-mail address', '')
   .action(async (opts: { username: string; password: string; email: string }, cmd: Command) => {
+    const { createTenant, createUser, defaultTenantId } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
       const tenantId = (await defaultTenantId(database.db)) ?? (await createTenant(database.db, 'Default', 'default')).id;
       await createUser(database.db, { username: opts.username, password: opts.password, email: opts.email, isSuperuser: true, tenantIds: [tenantId] });
@@ -113,6 +127,7 @@ tenant
   .requiredOption('--slug <slug>')
   .option('--description <text>', 'description', '')
   .action(async (opts: { name: string; slug: string; description: string }, cmd: Command) => {
+    const { createTenant } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
       const t = await createTenant(database.db, opts.name, opts.slug, opts.description);
       console.log(t.id);
@@ -133,6 +148,7 @@ token
   }))
   .option('--description <text>', 'what the token is for', '')
   .action(async (opts: { username: string; tenant?: string; readOnly?: boolean; expiresDays?: number; description: string }, cmd: Command) => {
+    const { createToken } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
       const key = await createToken(database.db, {
         username: opts.username,
@@ -150,6 +166,8 @@ program
   .description('Version, database and pending migrations.')
   .option('--json', 'print JSON')
   .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { migrationState } = await import('./db/migrator.ts');
+    const { extensionState } = await import('./search/support.ts');
     await withDatabase(
       cmd,
       async (database, config) => {
@@ -183,12 +201,14 @@ maintenance
   .action(async (opts: { minutes?: string; reason: string }, cmd: Command) => {
     const minutes = opts.minutes === undefined ? null : Number(opts.minutes);
     if (minutes !== null && (!Number.isFinite(minutes) || minutes <= 0)) fail('--minutes takes a positive number.');
+    const { setMaintenance } = await import('./system/maintenance.ts');
     await withDatabase(cmd, async (database) => {
       await setMaintenance(database.db, true, minutes, opts.reason);
       console.log('Maintenance mode on.');
     });
   });
 maintenance.command('off').action(async (_opts, cmd: Command) => {
+  const { setMaintenance } = await import('./system/maintenance.ts');
   await withDatabase(cmd, async (database) => {
     await setMaintenance(database.db, false);
     console.log('Maintenance mode off.');
@@ -205,6 +225,7 @@ program
     const devices = Number(opts.devices);
     if (!/^\d+$/.test(opts.devices) || devices < 1 || devices > MAX_DEMO_DEVICES) fail(`--devices takes a whole number from 1 to ${MAX_DEMO_DEVICES}.`);
     if (!/^\d+$/.test(opts.seed)) fail('--seed takes a whole number.');
+    const { runDemoDataJob } = await import('./jobs/demo-data.ts');
     await withDatabase(cmd, async (database) => {
       await runDemoDataJob(database, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant });
     });
@@ -214,6 +235,7 @@ program
   .command('rebuild')
   .description('Rebuild the search index of every tenant from the tables (also runs nightly); creates missing search extensions where permitted.')
   .action(async (_opts, cmd: Command) => {
+    const { missingExtensions, runQueuedSearchRebuild, runSearchRebuild } = await import('./search/rebuild.ts');
     await withDatabase(cmd, async (database) => {
       const onProgress = (done: number, total: number, model: string) => console.log(`  search index: ${model} (${done}/${total})`);
       // A rebuild an upgrade queued is done by this one (under its record), not repeated by the worker later.
@@ -232,6 +254,6 @@ registerStepNotesCommands(program);
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (USER_ERRORS.some((E) => err instanceof E)) fail((err as Error).message);
+  if (await isUserError(err)) fail((err as Error).message);
   fail(`unexpected error: ${(err as Error).message}`);
 }

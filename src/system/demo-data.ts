@@ -22,10 +22,11 @@ import type { DB } from '../db/types.ts';
 import { createTenant } from '../core/accounts.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
+import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 
 export class DemoDataError extends Error {}
 
-export const MAX_DEMO_DEVICES = 200_000;
+export { MAX_DEMO_DEVICES };
 /** Devices per site: 4 spines, 2 borders, 2 firewalls, 32 leaves (a spine has 36 ports: 32 leaves + 2 borders + 2 spare). */
 export const SITE_SIZE = 40;
 const SPINES = 4;

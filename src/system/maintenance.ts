@@ -14,18 +14,20 @@ export interface MaintenanceState {
 // raise it (CAIRN_MAINTENANCE_CACHE_MS) so a refresh never lands inside a query-count measurement.
 const MAINTENANCE_KEY = 'maintenance';
 const CACHE_MS = Number(process.env.CAIRN_MAINTENANCE_CACHE_MS ?? 2000);
-let cached: { state: MaintenanceState; at: number } | null = null;
+// Per database handle: a process (a test worker running file after file) may hold several databases over its life.
+const cache = new WeakMap<Kysely<DB>, { state: MaintenanceState; at: number }>();
 
 function active(state: MaintenanceState): boolean {
   return state.enabled && (state.until === null || Date.parse(state.until) > Date.now());
 }
 
 export async function readMaintenance(db: Kysely<DB>, fresh = false): Promise<MaintenanceState & { active: boolean }> {
+  const cached = cache.get(db);
   const age = cached ? Date.now() - cached.at : Infinity;
   // age < 0: the clock stepped back; re-read rather than trust a cache from the "future".
   if (!fresh && cached && age >= 0 && age < CACHE_MS) return { ...cached.state, active: active(cached.state) };
   const state = (await readState<MaintenanceState>(db, MAINTENANCE_KEY)) ?? { enabled: false, until: null, reason: '' };
-  cached = { state, at: Date.now() };
+  cache.set(db, { state, at: Date.now() });
   return { ...state, active: active(state) };
 }
 
@@ -37,7 +39,7 @@ export async function setMaintenance(db: Kysely<DB>, enabled: boolean, minutes: 
     reason: enabled ? reason : '',
   };
   await writeState(db, MAINTENANCE_KEY, state);
-  cached = null;
+  cache.delete(db);
   return state;
 }
 

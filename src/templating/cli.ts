@@ -3,7 +3,6 @@
 // with its line, and the exit code is 1.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { TemplateError, createEnvironment } from './engine/index.ts';
 
 interface RenderFlags {
   data?: string;
@@ -40,6 +39,8 @@ export async function renderTemplateFile(file: string, flags: RenderFlags): Prom
       return 1;
     }
   }
+  // Loaded with the command, not with every `cairn` start (src/main.ts).
+  const { TemplateError, createEnvironment } = await import('./engine/index.ts');
   const env = createEnvironment({
     trimBlocks: Boolean(flags.trimBlocks),
     lstripBlocks: Boolean(flags.lstripBlocks),

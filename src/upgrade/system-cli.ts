@@ -2,12 +2,10 @@
 // steps. Same rules as the API (backup.ts, step-notes.ts); failures are one line and exit code 1.
 import type { Command } from 'commander';
 import { loadConfig, type Config, type ConfigOverrides } from '../config.ts';
-import { openConfiguredDatabase } from '../db/open.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import { VERSION } from '../version.ts';
 import { BackupError, BACKUPS_KEPT, createBackup, listBackups, restoreBackup, type BackupInfo, type BackupProgress } from './backup.ts';
 import { localBackupTarget, localRoot } from './local-target.ts';
-import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesStatus } from './step-notes.ts';
+import type { StepNotesStatus } from './step-notes.ts';
 
 function fail(message: string): never {
   process.stderr.write(`cairn: ${message}\n`);
@@ -25,6 +23,8 @@ async function userErrors(work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (err) {
+    // step-notes.ts (and the database driver it needs) loads only with its command.
+    const { StepNotesError } = await import('./step-notes.ts');
     if (err instanceof BackupError || err instanceof StepNotesError) fail(err.message);
     throw err;
   }
@@ -118,6 +118,13 @@ export function registerStepNotesCommands(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { ack?: string[]; json?: boolean }, cmd: Command) => {
       await userErrors(async () => {
+        const [{ openConfiguredDatabase }, { migrateToLatest }, { acknowledgeSteps, stepNotesStatus }] = await Promise.all([
+          import('../db/open.ts'),
+          import('../db/migrator.ts'),
+          import('./step-notes.ts'),
+          // The registry: migrating brings the search triggers in line with it (src/db/migrator.ts).
+          import('../models.ts'),
+        ]);
         const database = await openConfiguredDatabase(configOf(cmd));
         try {
           await migrateToLatest(database.db);

@@ -5,24 +5,16 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../../config.ts';
-import { openConfiguredDatabase } from '../../db/open.ts';
 import type { Database } from '../../db/database.ts';
-import { hostFor } from '../host/index.ts';
 import { SERVICES, type ServiceName } from '../host/types.ts';
-import { restartServices } from './restart.ts';
-import { upgradeStatus, type UpgradeCard } from '../records.ts';
+import type { UpgradeCard } from '../records.ts';
 import { detectRoot, layoutFor, type InstallLayout } from './layout.ts';
-import { printLine, runUpgrade } from './run.ts';
-import { recoverUpgrade } from './recover.ts';
-import { verifyRelease } from './verify.ts';
-import { holdSite } from './hold.ts';
-import { runStage } from './stage.ts';
 import { ACCEPTED_CALLER_PROTOCOLS } from './stage-protocol.ts';
-import { runResponderProcess } from './responder-process.ts';
 import { VERSION } from '../../version.ts';
 import { compareVersions } from '../version.ts';
 import { launchedBy } from '../launch-env.ts';
-import { runOnlineUpgrade } from '../online-cli.ts';
+
+// Each command imports what it runs when it runs (see src/main.ts): the engine starts several of these per run.
 
 export class UpgradeCliError extends Error {}
 
@@ -51,6 +43,7 @@ function configOf(cmd: Command): Config {
 
 async function withDb<T>(cmd: Command, work: (database: Database, config: Config) => Promise<T>): Promise<T> {
   const config = configOf(cmd);
+  const { openConfiguredDatabase } = await import('../../db/open.ts');
   const database = await openConfiguredDatabase(config);
   try {
     return await work(database, config);
@@ -84,6 +77,7 @@ export function registerUpgradeCommands(program: Command): void {
       const path = resolve(file);
       if (!existsSync(path)) throw new UpgradeCliError(`No bundle at ${path}.`);
       const launch = launchedBy(process.env);
+      const [{ runUpgrade }, { hostFor }, { upgradeStatus }] = await Promise.all([import('./run.ts'), import('../host/index.ts'), import('../records.ts')]);
       const journal = await runUpgrade({ layout, host: hostFor(layout), bundlePath: path, trigger: launch.trigger, startedBy: launch.startedBy ?? `cli:${userInfo().username}`, runId: launch.runId });
       printCard(upgradeStatus(layout).last_upgrade);
       if (journal.state !== 'done') process.exit(1);
@@ -98,6 +92,7 @@ export function registerUpgradeCommands(program: Command): void {
     .option('--feed <url>', 'release feed URL (default: the feed_url setting, read from the database)')
     .action(handled(async (opts: { root?: string; release?: string; feed?: string }, cmd: Command) => {
       const layout = layoutOf(opts);
+      const [{ runOnlineUpgrade }, { hostFor }, { upgradeStatus }] = await Promise.all([import('../online-cli.ts'), import('../host/index.ts'), import('../records.ts')]);
       const journal = await runOnlineUpgrade(layout, hostFor(layout), { version: opts.release, feedUrl: opts.feed, config: configOf(cmd), startedBy: `cli:${userInfo().username}` });
       printCard(upgradeStatus(layout).last_upgrade);
       if (journal.state !== 'done') process.exit(1);
@@ -109,6 +104,7 @@ export function registerUpgradeCommands(program: Command): void {
     .option(...rootOption)
     .action(handled(async (opts: { root?: string }) => {
       const layout = layoutOf(opts);
+      const [{ recoverUpgrade }, { hostFor }, { upgradeStatus }] = await Promise.all([import('./recover.ts'), import('../host/index.ts'), import('../records.ts')]);
       const result = await recoverUpgrade(layout, hostFor(layout));
       if (result.action === 'nothing') console.log('Nothing to recover.');
       else printCard(upgradeStatus(layout).last_upgrade);
@@ -121,6 +117,7 @@ export function registerUpgradeCommands(program: Command): void {
     .option(...rootOption)
     .option('--json', 'print JSON')
     .action(handled(async (opts: { root?: string; json?: boolean }) => {
+      const { upgradeStatus } = await import('../records.ts');
       const status = upgradeStatus(layoutOf(opts));
       if (opts.json) console.log(JSON.stringify(status, null, 2));
       else {
@@ -134,6 +131,7 @@ export function registerUpgradeCommands(program: Command): void {
     .command('verify')
     .description('(run by the upgrade engine) Check this release against the database before it serves.')
     .action(handled(async (_opts, cmd: Command) => {
+      const { verifyRelease } = await import('./verify.ts');
       console.log(await withDb(cmd, (database, config) => verifyRelease(database, config)));
     }));
 
@@ -148,6 +146,7 @@ export function registerUpgradeCommands(program: Command): void {
       const bad = names.filter((n) => !(SERVICES as readonly string[]).includes(n));
       if (bad.length) throw new UpgradeCliError(`Unknown service ${bad.join(', ')}: choose from ${SERVICES.join(', ')}.`);
       const layout = layoutOf(opts);
+      const [{ restartServices }, { hostFor }] = await Promise.all([import('./restart.ts'), import('../host/index.ts')]);
       const restarted = await restartServices(layout, hostFor(layout), names as ServiceName[]);
       console.log(restarted.length ? `Restarted ${restarted.join(', ')}.` : 'No service was running.');
     }));
@@ -165,6 +164,7 @@ export function registerUpgradeCommands(program: Command): void {
     .action(handled(async () => {
       const root = detectRoot();
       if (!root) throw new UpgradeCliError('The maintenance responder runs only in an installed release (CAIRN_ROOT).');
+      const { runResponderProcess } = await import('./responder-process.ts');
       await runResponderProcess(layoutFor(root), VERSION);
     }));
 
@@ -174,6 +174,7 @@ export function registerUpgradeCommands(program: Command): void {
     .option('--protocols', 'print the hand-over protocols this stage accepts, as JSON, and exit')
     .action(handled(async (opts: { protocols?: boolean }) => {
       if (opts.protocols) return void console.log(JSON.stringify({ release: VERSION, protocols: ACCEPTED_CALLER_PROTOCOLS }));
+      const [{ runStage }, { printLine }] = await Promise.all([import('./stage.ts'), import('./run.ts')]);
       process.exit(await runStage(printLine));
     }));
 
@@ -182,6 +183,7 @@ export function registerUpgradeCommands(program: Command): void {
     .description('(run by the upgrade engine) Maintenance on for the start step, opened again by the engine.')
     .requiredOption('--token-sha256 <hex>', 'SHA-256 of the one-time resume token')
     .action(handled(async (opts: { tokenSha256: string }, cmd: Command) => {
+      const { holdSite } = await import('./hold.ts');
       await withDb(cmd, (database) => holdSite(database.db, opts.tokenSha256));
       console.log('Maintenance on until the upgrade resumes.');
     }));
