@@ -12,32 +12,51 @@ import '../src/models.ts';
 import { dropTestDatabases, testDatabasePrefix, withServer } from './helpers/pg-test-databases.ts';
 import { removeRunTmpdir } from './runner/tmpdir.ts';
 
-let templateDir: string | null = null;
+interface Templates {
+  pgliteTemplate: string;
+  pgTemplate: string;
+}
 
-export async function setup(project: TestProject): Promise<void> {
+// vitest calls setup and teardown once per project (vitest.config.ts has two), each with this module loaded anew:
+// the templates are made once per run (kept on globalThis of the main process) and removed after the last project.
+interface RunState {
+  templates: Promise<Templates> | null;
+  projects: number;
+}
+const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun ??= { templates: null, projects: 0 });
+
+async function makeTemplates(): Promise<Templates> {
   const url = process.env.TEST_DATABASE_URL;
-  let pgTemplate = '';
   if (url) {
     await dropTestDatabases(url, { deadRunsOnly: true });
-    pgTemplate = `${testDatabasePrefix(process.pid)}template`;
+    const pgTemplate = `${testDatabasePrefix(process.pid)}template`;
     await withServer(url, (c) => c.query(`CREATE DATABASE ${pgTemplate}`));
     const u = new URL(url);
     u.pathname = `/${pgTemplate}`;
     const database = await openPostgres(u.toString(), 1);
     await migrateToLatest(database.db);
     await database.close();
-  } else {
-    templateDir = mkdtempSync(join(tmpdir(), 'cairn-test-template-'));
-    const database = await openPGlite(templateDir);
-    await migrateToLatest(database.db);
-    await database.close();
+    return { pgliteTemplate: '', pgTemplate };
   }
-  project.provide('pgliteTemplate', templateDir ?? '');
-  project.provide('pgTemplate', pgTemplate);
+  const templateDir = mkdtempSync(join(tmpdir(), 'cairn-test-template-'));
+  const database = await openPGlite(templateDir);
+  await migrateToLatest(database.db);
+  await database.close();
+  return { pgliteTemplate: templateDir, pgTemplate: '' };
+}
+
+export async function setup(project: TestProject): Promise<void> {
+  run.projects++;
+  run.templates ??= makeTemplates();
+  const made = await run.templates;
+  project.provide('pgliteTemplate', made.pgliteTemplate);
+  project.provide('pgTemplate', made.pgTemplate);
 }
 
 export async function teardown(): Promise<void> {
-  if (templateDir) rmSync(templateDir, { recursive: true, force: true });
+  if (--run.projects > 0 || !run.templates) return;
+  const made = await run.templates;
+  if (made.pgliteTemplate) rmSync(made.pgliteTemplate, { recursive: true, force: true });
   // The per-file databases are dropped here, in one go, rather than by each file on its way out.
   if (process.env.TEST_DATABASE_URL) await dropTestDatabases(process.env.TEST_DATABASE_URL, { run: process.pid });
   // Last: everything the run's processes wrote to their temporary directory (vitest.config.ts chose it).
