@@ -8,7 +8,7 @@ if (runTmpdir) process.env.CAIRN_TEST_RUN_TMPDIR = runTmpdir;
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
-const ISOLATED = ['test/upgrade/**', 'test/web/**', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'src/upgrade/**'];
+const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/**/*.test.ts', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'src/upgrade/**/*.test.ts'];
 
 export default defineConfig({
   test: {

@@ -4,11 +4,11 @@
 // run `cairn` commands of the installed release.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/types.ts';
 import { openPGlite, openPostgres } from '../../src/db/database.ts';
@@ -19,6 +19,7 @@ import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
 import { processAlive } from '../../src/upgrade/engine/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
+import { withServer } from '../helpers/pg-test-databases.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -174,24 +175,98 @@ export interface Install {
   close(): Promise<void>;
 }
 
-async function createPgDatabase(base: string | undefined): Promise<{ url: string; drop: () => Promise<void> } | null> {
+async function createPgDatabase(base: string | undefined, template: string | null): Promise<{ url: string; name: string; drop: () => Promise<void> } | null> {
   if (!base) return null;
   const name = `cairn_up_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  await withServer(base, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await c.end();
-    },
+    name,
+    drop: () => withServer(base, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined, () => undefined),
   };
+}
+
+/**
+ * What a new install holds once its admin, token and demo data are made (the first-run commands, ~15 s of CPU on
+ * the embedded database): the first install of a run with the same release, size and database kind makes it with
+ * the real commands and keeps a copy (a data directory, or a PostgreSQL template database named after the run so
+ * the run's teardown drops it); later installs start from the copy. Every install still unpacks its release and
+ * starts its own web.
+ */
+interface InstallSeed {
+  adminToken: string;
+  /** Embedded: the data directory to copy. */
+  dataDir: string | null;
+  /** PostgreSQL: the template database to create from. */
+  database: string | null;
+}
+
+interface SeedPaths {
+  dir: string;
+  file: string;
+  lock: string;
+  database: string | null;
+}
+
+/** Where the seed lives; null when no run template names a PostgreSQL server (nothing would drop the copy). */
+function seedPaths(version: string, devices: number, pg: boolean): SeedPaths | null {
+  const key = `${version}-${devices}-${pg ? 'pg' : 'embedded'}`;
+  const dir = join(tmpdir(), `cairn-install-seed-${key}`);
+  const runTemplate = inject('pgTemplate');
+  if (pg && !runTemplate) return null;
+  const database = pg ? `${runTemplate.replace(/template$/, '')}seed_${key.replace(/[^a-z0-9]/gi, '_')}` : null;
+  return { dir, file: join(dir, 'seed.json'), lock: `${dir}.lock`, database };
+}
+
+/** The seed for this kind of install, or null with the lock held (the caller makes it, then calls saveSeed). */
+async function takeSeed(paths: SeedPaths): Promise<InstallSeed | null> {
+  const deadline = Date.now() + 900_000;
+  for (;;) {
+    if (existsSync(paths.file)) return JSON.parse(readFileSync(paths.file, 'utf8')) as InstallSeed;
+    try {
+      mkdirSync(paths.lock);
+      writeFileSync(join(paths.lock, 'pid'), String(process.pid));
+      if (existsSync(paths.file)) {
+        rmSync(paths.lock, { recursive: true, force: true });
+        continue;
+      }
+      return null;
+    } catch {
+      const owner = Number(readFileSyncOr(join(paths.lock, 'pid'), '0'));
+      if (owner && !processAlive(owner)) rmSync(paths.lock, { recursive: true, force: true });
+      if (Date.now() > deadline) throw new Error(`the install seed ${paths.dir} was not made within 15 minutes`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+async function saveSeed(paths: SeedPaths, from: { dataDir: string; database: string | null; base: string | undefined }, adminToken: string): Promise<void> {
+  try {
+    mkdirSync(paths.dir, { recursive: true });
+    let dataDir: string | null = null;
+    if (from.database && from.base) {
+      // The commands that made it have exited; a closing backend may still hold it for a moment.
+      for (let i = 0; ; i++) {
+        try {
+          await withServer(from.base, (c) => c.query(`CREATE DATABASE ${paths.database} TEMPLATE ${from.database}`));
+          break;
+        } catch (err) {
+          if (i >= 20 || !/being accessed by other users/.test((err as Error).message)) throw err;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    } else {
+      dataDir = join(paths.dir, 'data');
+      cpSync(from.dataDir, dataDir, { recursive: true });
+    }
+    const seed: InstallSeed = { adminToken, dataDir, database: from.database ? paths.database : null };
+    writeFileSync(`${paths.file}.partial`, JSON.stringify(seed));
+    renameSync(`${paths.file}.partial`, paths.file);
+  } finally {
+    rmSync(paths.lock, { recursive: true, force: true });
+  }
 }
 
 /** Installs vN into a fresh root, loads demo data, starts web and waits for it. */
@@ -202,10 +277,15 @@ export async function installRelease(
 ): Promise<Install> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-root-'));
   const layout = layoutFor(root);
-  const pgdb = await createPgDatabase(opts.postgresUrl ?? process.env.TEST_DATABASE_URL);
+  const pgBase = opts.postgresUrl ?? process.env.TEST_DATABASE_URL;
+  const devices = opts.devices ?? 12;
+  const seedAt = seedPaths(version, devices, Boolean(pgBase));
+  const seed = seedAt ? await takeSeed(seedAt) : null;
+  const pgdb = await createPgDatabase(pgBase, seed?.database ?? null);
   await unpackBundle(bundle, join(layout.releases, version));
   symlinkSync(`releases/${version}`, layout.current);
-  mkdirSync(layout.dataDir, { recursive: true });
+  if (seed?.dataDir) cpSync(seed.dataDir, layout.dataDir, { recursive: true });
+  else mkdirSync(layout.dataDir, { recursive: true });
   const port = await freePort();
   const env = [
     'HOST=127.0.0.1',
@@ -246,9 +326,19 @@ export async function installRelease(
     if (r.code !== 0) throw new Error(`cairn ${args.join(' ')} failed: ${r.out}`);
     return r.out.trim();
   };
-  await run(['createsuperuser', '--username', 'admin', '--password', 'admin-password-for-tests']);
-  const adminToken = (await run(['token', 'create', '--username', 'admin'])).split('\n').pop()!;
-  await run(['demo-data', '--devices', String(opts.devices ?? 12), '--tenant', 'default']);
+  let adminToken: string;
+  if (seed) adminToken = seed.adminToken;
+  else {
+    try {
+      await run(['createsuperuser', '--username', 'admin', '--password', 'admin-password-for-tests']);
+      adminToken = (await run(['token', 'create', '--username', 'admin'])).split('\n').pop()!;
+      await run(['demo-data', '--devices', String(devices), '--tenant', 'default']);
+    } catch (err) {
+      if (seedAt) rmSync(seedAt.lock, { recursive: true, force: true });
+      throw err;
+    }
+    if (seedAt) await saveSeed(seedAt, { dataDir: layout.dataDir, database: pgdb?.name ?? null, base: pgBase }, adminToken);
+  }
 
   const api = (path: string, method: 'GET' | 'POST' = 'GET', body?: unknown) =>
     new Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>((ok, fail) => {
