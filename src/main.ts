@@ -38,8 +38,9 @@ function globalOverrides(cmd: Command): ConfigOverrides {
 }
 
 /**
- * Opens the database with migrations applied, runs `work`, closes. Migrating needs the model registry: the search
- * triggers are derived from it after every migration run (src/db/migrator.ts, runAfterMigrations).
+ * Opens the database with migrations applied, runs `work`, closes. Migrating loads the model registry first (the
+ * search triggers are derived from it after every migration run: src/db/migrator.ts), so `work` imports the domain
+ * code it runs after the registry, in the order a whole-program import would have.
  */
 async function withDatabase<T>(cmd: Command, work: (db: Database, config: Config) => Promise<T>, migrate = true): Promise<T> {
   const config = loadConfig(globalOverrides(cmd));
@@ -111,8 +112,8 @@ program
   .requiredOption('--password <password>')
   .option('--email <email>', 'e-mail address', '')
   .action(async (opts: { username: string; password: string; email: string }, cmd: Command) => {
-    const { createTenant, createUser, defaultTenantId } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
+      const { createTenant, createUser, defaultTenantId } = await import('./core/accounts.ts');
       const tenantId = (await defaultTenantId(database.db)) ?? (await createTenant(database.db, 'Default', 'default')).id;
       await createUser(database.db, { username: opts.username, password: opts.password, email: opts.email, isSuperuser: true, tenantIds: [tenantId] });
       console.log(`Superuser ${opts.username} created.`);
@@ -127,8 +128,8 @@ tenant
   .requiredOption('--slug <slug>')
   .option('--description <text>', 'description', '')
   .action(async (opts: { name: string; slug: string; description: string }, cmd: Command) => {
-    const { createTenant } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
+      const { createTenant } = await import('./core/accounts.ts');
       const t = await createTenant(database.db, opts.name, opts.slug, opts.description);
       console.log(t.id);
     });
@@ -148,8 +149,8 @@ token
   }))
   .option('--description <text>', 'what the token is for', '')
   .action(async (opts: { username: string; tenant?: string; readOnly?: boolean; expiresDays?: number; description: string }, cmd: Command) => {
-    const { createToken } = await import('./core/accounts.ts');
     await withDatabase(cmd, async (database) => {
+      const { createToken } = await import('./core/accounts.ts');
       const key = await createToken(database.db, {
         username: opts.username,
         tenantSlug: opts.tenant,
@@ -201,15 +202,15 @@ maintenance
   .action(async (opts: { minutes?: string; reason: string }, cmd: Command) => {
     const minutes = opts.minutes === undefined ? null : Number(opts.minutes);
     if (minutes !== null && (!Number.isFinite(minutes) || minutes <= 0)) fail('--minutes takes a positive number.');
-    const { setMaintenance } = await import('./system/maintenance.ts');
     await withDatabase(cmd, async (database) => {
+      const { setMaintenance } = await import('./system/maintenance.ts');
       await setMaintenance(database.db, true, minutes, opts.reason);
       console.log('Maintenance mode on.');
     });
   });
 maintenance.command('off').action(async (_opts, cmd: Command) => {
-  const { setMaintenance } = await import('./system/maintenance.ts');
   await withDatabase(cmd, async (database) => {
+    const { setMaintenance } = await import('./system/maintenance.ts');
     await setMaintenance(database.db, false);
     console.log('Maintenance mode off.');
   });
@@ -225,8 +226,8 @@ program
     const devices = Number(opts.devices);
     if (!/^\d+$/.test(opts.devices) || devices < 1 || devices > MAX_DEMO_DEVICES) fail(`--devices takes a whole number from 1 to ${MAX_DEMO_DEVICES}.`);
     if (!/^\d+$/.test(opts.seed)) fail('--seed takes a whole number.');
-    const { runDemoDataJob } = await import('./jobs/demo-data.ts');
     await withDatabase(cmd, async (database) => {
+      const { runDemoDataJob } = await import('./jobs/demo-data.ts');
       await runDemoDataJob(database, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant });
     });
   });
@@ -235,8 +236,8 @@ program
   .command('rebuild')
   .description('Rebuild the search index of every tenant from the tables (also runs nightly); creates missing search extensions where permitted.')
   .action(async (_opts, cmd: Command) => {
-    const { missingExtensions, runQueuedSearchRebuild, runSearchRebuild } = await import('./search/rebuild.ts');
     await withDatabase(cmd, async (database) => {
+      const { missingExtensions, runQueuedSearchRebuild, runSearchRebuild } = await import('./search/rebuild.ts');
       const onProgress = (done: number, total: number, model: string) => console.log(`  search index: ${model} (${done}/${total})`);
       // A rebuild an upgrade queued is done by this one (under its record), not repeated by the worker later.
       const report = (await runQueuedSearchRebuild(database.db, onProgress)) ?? (await runSearchRebuild(database.db, { startedBy: 'system', onProgress }));
