@@ -1,10 +1,14 @@
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { useRunTmpdir } from './test/runner/tmpdir.ts';
 
 // Before any worker starts: every process of the run inherits its temporary directory (in memory when there is room).
 const runTmpdir = useRunTmpdir();
 if (runTmpdir) process.env.CAIRN_TEST_RUN_TMPDIR = runTmpdir;
+// The `cairn` processes tests start compile WebAssembly with V8's baseline tier only (see the file).
+const wasmBaseline = resolve(import.meta.dirname, 'test/runner/wasm-baseline.cjs');
+if (!process.env.NODE_OPTIONS?.includes(wasmBaseline)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${wasmBaseline}`.trim();
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
