@@ -20,6 +20,7 @@ import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
 import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
+import { registerControlCharacterGuard } from './core/text-guard.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 import { registerDomainRoutes } from './routes.ts';
@@ -125,6 +126,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     reply.code(404).send({ detail: 'Not found.' });
   });
 
+  // Before any route is added: the guard attaches itself to each one.
+  registerControlCharacterGuard(app);
   await app.register(fastifyCookie);
 
   // Maintenance holds every request except health with 503 + Retry-After.

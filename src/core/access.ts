@@ -9,6 +9,8 @@ export type Action = 'view' | 'add' | 'change' | 'delete';
 
 export function modelAllows(ctx: RequestContext, model: ModelDef, action: Action | string): boolean {
   if (!ctx.user) return false;
+  // A read-only token changes nothing, whatever its user's groups grant.
+  if (ctx.readOnly && action !== 'view') return false;
   if (model.access) return model.access(ctx, action);
   if (model.adminOnly) return can(ctx, 'users.manage');
   return can(ctx, `${model.permission}.${action}`);

@@ -1,81 +1,15 @@
-// The self-describing catalogs: /api/editable-fields/ (what a caller may write, field by field: the same
-// allow-list bulk-update enforces) and /api/list-fields/ (what columns a list can show). Everything is
+// The self-describing catalogs: /api/editable-fields/ (what a caller may write, field by field: crud/editable.ts,
+// the allow-list bulk-update enforces) and /api/list-fields/ (what columns a list can show). Everything is
 // derived from the registry; nothing here is a second hand-kept list of fields.
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { FieldDef, ModelDef } from './registry.ts';
 import { allModels, fieldLabel, findModel } from './registry.ts';
+import { editableFields } from './crud/editable.ts';
 import { modelAllows } from './access.ts';
 import { forbidden, notFound } from './errors.ts';
 import { dbOf } from './http.ts';
 import { choiceOptions } from './crud/field-values.ts';
-
-export interface EditableField {
-  key: string;
-  label: string;
-  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime';
-  nullable: boolean;
-  choices?: string;
-  options?: Array<{ value: string; label: string }>;
-  status_model?: string;
-  object_model?: string;
-  endpoint?: string;
-  hint?: string;
-}
-
-/** The write allow-list of a model: fields a client may set (secrets, passwords and JSON are not offered). */
-export function editableFields(model: ModelDef): EditableField[] {
-  const out: EditableField[] = [];
-  for (const [key, field] of Object.entries(model.fields)) {
-    const d = editableDescriptor(model, key, field);
-    if (d) out.push(d);
-  }
-  return out.sort((a, b) => a.label.localeCompare(b.label, 'en', { sensitivity: 'base' }));
-}
-
-function editableDescriptor(model: ModelDef, key: string, field: FieldDef): EditableField | null {
-  if (field.readOnly || field.writeOnly || field.secret) return null;
-  const base = { key, label: fieldLabel(key, field), nullable: field.nullable ?? false, ...(field.help ? { hint: field.help } : {}) };
-  switch (field.kind) {
-    case 'string':
-    case 'text':
-    case 'slug':
-    case 'url':
-    case 'color':
-    case 'inet':
-    case 'cidr':
-      return { ...base, kind: 'text' };
-    case 'integer':
-      return { ...base, kind: 'int' };
-    case 'decimal':
-      return { ...base, kind: 'decimal' };
-    case 'boolean':
-      return { ...base, kind: 'bool' };
-    case 'date':
-      return { ...base, kind: 'date' };
-    case 'datetime':
-      return { ...base, kind: 'datetime' };
-    case 'choice':
-      return field.vocabulary
-        ? { ...base, kind: 'choice', choices: field.vocabulary }
-        : { ...base, kind: 'choice', options: choiceOptions(field).map(({ value, label }) => ({ value, label })) };
-    case 'fk': {
-      const target = findModel(field.target!);
-      if (!target) return null;
-      if (target.name === 'extras.status') return { ...base, kind: 'status', status_model: model.name };
-      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path };
-    }
-    case 'm2m': {
-      const target = findModel(field.target!);
-      return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path } : null;
-    }
-    case 'tags':
-      return { ...base, kind: 'tags', object_model: 'extras.tag', endpoint: '/api/tags/' };
-    default:
-      // JSON, custom fields (edited through their own definitions), lists and raw ids are not offered.
-      return null;
-  }
-}
 
 export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
 

@@ -4,7 +4,7 @@ import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
 import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
-import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
+import { checkPrimaryIps, checkVlanMode, clearPrimaryAddresses, primaryAddressesOn } from '../ipam/service.ts';
 import './choices.ts';
 import './filters.ts';
 
@@ -207,10 +207,18 @@ export const interfaceModel = defineModel({
   hooks: {
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
+      if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },
-    beforeDelete: ({ tx, ctx, row }) => deleteCablesLosingAnEnd(tx, ctx, [String(row.id)]),
+    async beforeDelete({ tx, ctx, row }) {
+      await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, [String(row.id)])).map((a) => a.id));
+      await deleteCablesLosingAnEnd(tx, ctx, [String(row.id)]);
+    },
     // Bulk deletes: one statement for all the interfaces' cables instead of one per interface.
-    beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => String(r.id))),
+    async beforeDeleteMany({ tx, ctx, rows }) {
+      const ids = rows.map((r) => String(r.id));
+      await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, ids)).map((a) => a.id));
+      await deleteCablesLosingAnEnd(tx, ctx, ids);
+    },
   },
 });
 
@@ -252,4 +260,15 @@ function checkProtocolPorts(value: unknown): void {
       throw fieldError('protocol_ports', `The ${proto} ports must be a list of port numbers 1–65535.`);
     }
   }
+}
+
+/**
+ * An interface holding its device's primary address stays on that device: moved, the address would go with it
+ * and the device would keep a primary IP on another device (and its checks would watch that one).
+ */
+async function refuseMovingPrimary(tx: Parameters<typeof primaryAddressesOn>[0], existing: Record<string, unknown>): Promise<void> {
+  const held = (await primaryAddressesOn(tx, [String(existing.id)]))[0];
+  if (!held) return;
+  const slot = held.slot === 'primary_ip4' ? 'primary IPv4' : 'primary IPv6';
+  throw fieldError('device', `${String(existing.name)} holds ${held.address}, the ${slot} of ${held.device}: clear ${held.slot} on ${held.device} (or move the address) before moving the interface.`);
 }

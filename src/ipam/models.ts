@@ -7,6 +7,7 @@ import {
   assignedObjectField,
   assignedObjectTypeField,
   checkAddressStillPrimary,
+  clearPrimaryAddresses,
   containingPrefixField,
   familyField,
   routeDistinguisherError,
@@ -190,5 +191,8 @@ export const ipAddressModel = defineModel({
       }
     },
     afterCreate: (args) => applyDefaultStatus(args),
+    // The owner's primary address goes with it, in the change log (the foreign key alone would clear it unsaid).
+    beforeDelete: ({ tx, ctx, row }) => clearPrimaryAddresses(tx, ctx, [String(row.id)]),
+    beforeDeleteMany: ({ tx, ctx, rows }) => clearPrimaryAddresses(tx, ctx, rows.map((r) => String(r.id))),
   },
 });

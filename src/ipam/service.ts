@@ -9,6 +9,7 @@ import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { scopeCondition } from '../core/access.ts';
 import { briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
 import { parseInet } from '../core/crud/field-values.ts';
+import { prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 
 const RD_RE = /^(\d{1,10}|\d{1,3}(?:\.\d{1,3}){3}):(\d{1,10})$/;
 
@@ -115,6 +116,39 @@ export async function checkAddressStillPrimary(tx: Kysely<DB>, existing: Row, ne
       throw fieldError(field, `This address is the ${r.slot} of ${r.kind} ${r.name}; it must stay on one of its interfaces. Unset ${r.slot} there first.`);
     }
   }
+}
+
+/**
+ * Devices and VMs whose primary IPv4 or IPv6 is one of `ipIds` lose it, through the one write path: each owner's
+ * change is in the change log under the caller's request, and its hooks (monitoring falls back to the other
+ * primary address) run. For deletes of addresses and of the interfaces that hold them.
+ */
+export async function clearPrimaryAddresses(tx: Kysely<DB>, ctx: RequestContext, ipIds: string[]): Promise<void> {
+  if (ipIds.length === 0) return;
+  for (const [name, table] of [['dcim.device', 'devices'], ['virtualization.virtualmachine', 'virtual_machines']] as const) {
+    const model = requireModel(name);
+    const { rows } = await sql<{ id: string; ip4: boolean; ip6: boolean }>`SELECT o.id, o.primary_ip4_id = ANY(${ipIds}::uuid[]) AS ip4,
+        o.primary_ip6_id = ANY(${ipIds}::uuid[]) AS ip6
+      FROM ${sql.table(table)} o WHERE (o.primary_ip4_id = ANY(${ipIds}::uuid[]) OR o.primary_ip6_id = ANY(${ipIds}::uuid[]))
+        AND ${scopeCondition(ctx, model, 'o')}`.execute(tx);
+    for (const r of rows) {
+      const body: Record<string, null> = {};
+      if (r.ip4) body.primary_ip4 = null;
+      if (r.ip6) body.primary_ip6 = null;
+      await updateRowInTx(tx, ctx, model, r.id, await prepareUpdate(model, body, 'patch'), 'patch');
+    }
+  }
+}
+
+/** The addresses assigned to `interfaceIds` that are some device's primary IPv4 or IPv6. */
+export async function primaryAddressesOn(tx: Kysely<DB>, interfaceIds: string[]): Promise<Array<{ id: string; address: string; slot: 'primary_ip4' | 'primary_ip6'; device: string }>> {
+  if (interfaceIds.length === 0) return [];
+  const { rows } = await sql<{ id: string; address: string; slot: 'primary_ip4' | 'primary_ip6'; device: string }>`
+    SELECT a.id, a.address::text AS address, CASE WHEN d.primary_ip4_id = a.id THEN 'primary_ip4' ELSE 'primary_ip6' END AS slot, d.name AS device
+    FROM ip_addresses a JOIN interfaces i ON i.id = a.assigned_interface_id JOIN devices d ON d.id = i.device_id
+    WHERE a.assigned_interface_id = ANY(${interfaceIds}::uuid[]) AND (d.primary_ip4_id = a.id OR d.primary_ip6_id = a.id)
+    ORDER BY a.address`.execute(tx);
+  return rows;
 }
 
 /**

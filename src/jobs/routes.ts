@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCollector, unauthorized } from '../core/errors.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
-import { JOB_STATUSES, cancelJob, listJobs, readJob, requireJobAccess } from './service.ts';
+import { JOB_STATUSES, cancelJob, listJobs, readJob, requireJobAccess, requireJobCancel } from './service.ts';
 import { nextRun, recurringJobs } from './schedules.ts';
 import type { JobStatus } from './record.ts';
 
@@ -95,9 +95,14 @@ export function registerJobRoutes(app: FastifyInstance): void {
   app.post('/api/jobs/:id/cancel/', {
     ...registryValidated,
     schema: { tags, summary: 'Cancel a job that supports it: a queued job at once, a running one at its next step', params: idParams, response: { 200: anyObject } },
-    handler: async (req) => {
+    // Permission before input (a malformed id or body from a caller who may not cancel is a 403, not a 400).
+    preParsing: async (req, _reply, payload) => {
       if (!req.ctx.user) throw unauthorized();
       requireJobAccess(req.ctx);
+      requireJobCancel(req.ctx);
+      return payload;
+    },
+    handler: async (req) => {
       return cancelJob(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), originOf(req));
     },
   });

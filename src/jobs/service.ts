@@ -88,6 +88,11 @@ export function requireJobAccess(ctx: RequestContext): void {
   if (!(ctx.tenantId && can(ctx, 'job.view')) && !can(ctx, 'users.manage')) throw forbidden('You do not have permission to view jobs.');
 }
 
+/** Whether the caller may cancel any job at all (which one, tenant or deployment-wide, is checked on the row). */
+export function requireJobCancel(ctx: RequestContext): void {
+  if (!can(ctx, 'job.change') && !can(ctx, 'users.manage')) throw forbidden('You do not have permission to cancel jobs.');
+}
+
 export interface JobFilters {
   kinds: string[];
   statuses: JobStatus[];

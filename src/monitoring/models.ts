@@ -21,6 +21,7 @@ const PROTOCOLS: readonly ChoiceOption[] = [
   { value: 'tcp', label: 'TCP' },
   { value: 'udp', label: 'UDP' },
 ];
+const SERVICE_PROTOCOL_CHOICES: readonly ChoiceOption[] = [...PROTOCOLS, { value: 'sctp', label: 'SCTP' }];
 const STATES: readonly ChoiceOption[] = [
   { value: 'up', label: 'Up' },
   { value: 'down', label: 'Down' },
@@ -37,9 +38,9 @@ export const serviceModel = defineModel({
     device: { kind: 'fk', target: 'dcim.device', nullable: true, onDelete: 'cascade', help: 'The device it runs on (or set virtual_machine).' },
     virtual_machine: { kind: 'fk', target: 'virtualization.virtualmachine', nullable: true, onDelete: 'cascade', help: 'The VM it runs on (or set device).' },
     name: { kind: 'string', maxLength: 128 },
-    protocol: { kind: 'choice', choices: PROTOCOLS, default: 'tcp', help: 'Legacy: mirrored from the first block of protocol_ports on save.' },
+    protocol: { kind: 'choice', choices: SERVICE_PROTOCOL_CHOICES, default: 'tcp', help: 'Legacy: mirrored from the first block of protocol_ports on save.' },
     ports: { kind: 'integer_list', min: 1, max: 65535, default: [], help: 'Legacy: mirrored from the first block of protocol_ports on save.' },
-    protocol_ports: { kind: 'json', jsonObject: true, default: {}, help: 'Ports by protocol, e.g. {"tcp": [22, 443], "udp": [53]}; ports 1–65535, each once.' },
+    protocol_ports: { kind: 'json', jsonObject: true, default: {}, help: 'Ports by protocol (tcp, udp, sctp), e.g. {"tcp": [22, 443], "udp": [53]}; ports 1–65535, each once. Monitoring checks tcp and udp.' },
     ip_address: { kind: 'fk', target: 'ipam.ipaddress', nullable: true, onDelete: 'set_null', help: "The service's own address, on one of its parent's interfaces; else the parent's primary IP is watched." },
     monitored: { kind: 'boolean', help: 'Whether checks run for this service; reconciled on save.' },
     description: { kind: 'string', maxLength: 200, default: '' },

@@ -22,6 +22,26 @@ function isProtocol(value: unknown): value is CheckProtocol {
   return value === 'tcp' || value === 'udp';
 }
 
+/** What a service may list ports for (NetBox's choices); only tcp and udp are checked by monitoring. */
+export const SERVICE_PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;
+type ServiceProtocol = (typeof SERVICE_PROTOCOLS)[number];
+type StoredPortMap = Partial<Record<ServiceProtocol, number[]>>;
+
+function isServiceProtocol(value: unknown): value is ServiceProtocol {
+  return (SERVICE_PROTOCOLS as readonly unknown[]).includes(value);
+}
+
+/** A stored protocol_ports value with its empty and unknown blocks dropped. */
+function storedPortMap(value: unknown): StoredPortMap {
+  const out: StoredPortMap = {};
+  const map = (value ?? {}) as Record<string, unknown>;
+  for (const proto of SERVICE_PROTOCOLS) {
+    const ports = map[proto];
+    if (Array.isArray(ports) && ports.length) out[proto] = ports.map(Number);
+  }
+  return out;
+}
+
 /**
  * The one reader of a service's ports: the protocol_ports map (empty lists dropped) when it has any port, else
  * the legacy single pair, so rows written before the split still resolve.
@@ -73,7 +93,7 @@ export async function validateService({ tx, ctx, input, existing }: HookArgs & {
   if ('protocol_ports' in input) {
     const map = input.protocol_ports as Record<string, unknown>;
     for (const [proto, ports] of Object.entries(map)) {
-      if (!isProtocol(proto)) errors.add('protocol_ports', `Unknown protocol "${proto}": use tcp or udp.`);
+      if (!isServiceProtocol(proto)) errors.add('protocol_ports', `Unknown protocol "${proto}": use tcp, udp or sctp.`);
       else checkPortList(ports, 'protocol_ports', `The ${proto} ports`, errors);
     }
   }
@@ -103,21 +123,25 @@ function samePorts(a: unknown, b: unknown): boolean {
 
 /**
  * Keeps the legacy pair and the map in step after a write: a map that changed (or any map on create) is the
- * source and the pair mirrors its first block (tcp before udp); a pair written alone becomes that block of the
- * map. Updates `row` in place so the answer shows the stored values.
+ * source and the pair mirrors its first block (tcp, then udp, then sctp), and a map cleared on update clears the
+ * pair's ports too; a pair written alone becomes that block of the map. Updates `row` in place so the answer
+ * shows the stored values.
  */
 export async function mirrorLegacyPorts(tx: Kysely<DB>, before: Row | null, row: Row): Promise<void> {
-  const map = portMapOf({ protocol_ports: row.protocol_ports });
+  const map = storedPortMap(row.protocol_ports);
   const mapChanged = !before || !samePorts(before.protocol_ports, row.protocol_ports);
   const legacyChanged = !!before && (before.protocol !== row.protocol || !samePorts(before.ports, row.ports));
   let protocol = String(row.protocol);
   let ports = (row.ports as number[]) ?? [];
-  let protocolPorts: PortMap = map;
-  const first = CHECK_PROTOCOLS.find((p) => map[p]);
+  let protocolPorts: StoredPortMap = map;
+  const first = SERVICE_PROTOCOLS.find((p) => map[p]);
   if (first && (mapChanged || !legacyChanged)) {
     protocol = first;
     ports = map[first]!;
-  } else if (isProtocol(protocol)) {
+  } else if (before && mapChanged && !legacyChanged) {
+    // Every block was removed: the ports are gone, not handed back by the pair the map used to mirror.
+    ports = [];
+  } else if (isServiceProtocol(protocol)) {
     // The pair was written (or the map is empty): it becomes its protocol's block, other blocks kept.
     protocolPorts = { ...map };
     if (ports.length) protocolPorts[protocol] = ports;
@@ -369,11 +393,13 @@ export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { r
     ORDER BY t.name`.execute(tx);
   if (templates.length === 0) return;
   const tenantId = String(row.tenant_id);
-  // Mirror here: the bulk insert bypasses the per-row write path that mirrors on save. Only tcp/udp are checked.
+  // Mirror here: the bulk insert bypasses the per-row write path that mirrors on save. Every protocol's ports are
+  // kept (sctp too); only tcp and udp are checked.
   const shaped = templates.map((t) => {
-    const map = portMapOf(t);
-    const first = CHECK_PROTOCOLS.find((p) => map[p]);
-    return { ...t, protocol: first ?? (isProtocol(t.protocol) ? t.protocol : 'tcp'), ports: first ? map[first]! : [], protocol_ports: map };
+    const map = storedPortMap(t.protocol_ports);
+    if (Object.keys(map).length === 0 && isServiceProtocol(t.protocol) && Array.isArray(t.ports) && t.ports.length) map[t.protocol] = t.ports.map(Number);
+    const first = SERVICE_PROTOCOLS.find((p) => map[p]);
+    return { ...t, protocol: first ?? (isServiceProtocol(t.protocol) ? t.protocol : 'tcp'), ports: first ? map[first]! : [], protocol_ports: map };
   });
   const first = await allocateNumids(tx, tenantId, 'services', shaped.length);
   const { rows: created } = await sql<Row>`INSERT INTO services (id, numid, tenant_id, device_id, name, protocol, ports, protocol_ports, monitored, description)

@@ -223,7 +223,7 @@ describe('push records and drift', () => {
       [{ files: [{ path: '/a', sha256: 'a'.repeat(63) }] }, 'Entry 0 needs a path and a sha256'],
       [{ files: [{ path: '/a', output: 'x', sha256: sha256Hex('y') }] }, 'Entry 0: the sha256 does not match the output.'],
       [{ files: [{ path: '/ok', output: 'x' }, { path: '/etc/../shadow', output: 'x' }] }, 'Entry 1 has a path with a ".." segment.'],
-      [{ files: [{ path: '/a\u0000b', output: 'x' }] }, 'Entry 0 has a path with NUL or control characters.'],
+      [{ files: [{ path: '/a\nb', output: 'x' }] }, 'Entry 0 has a path with NUL or control characters.'],
       [{ files: [{ output: 'x' }] }, 'Entry 0 needs a path'],
     ];
     for (const [body, message] of bad) {
@@ -231,6 +231,10 @@ describe('push records and drift', () => {
       expect(res.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
       expect(String(res.json().files[0])).toContain(message);
     }
+    // NUL never reaches the route: the boundary refuses it, naming the entry's field.
+    const nul = await alice.post(url, { files: [{ path: '/a\u0000b', output: 'x' }] });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json()['files[0].path'][0]).toMatch(/NUL/);
     expect((await alice.post(url, { path: '/a', output: 'x', color: 'red' })).statusCode).toBe(400);
     expect((await h.as('aliceRO').post(url, { path: '/a', output: 'x' })).statusCode).toBe(403);
     expect((await h.as('viewer').post(url, { path: '/a', output: 'x' })).statusCode).toBe(403);

@@ -11,7 +11,7 @@ import { ApiError, ErrorCollector, badRequest, conflict, notFound } from '../err
 import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
-import { checkInput } from './input.ts';
+import { bulkEditableKeys } from './editable.ts';
 import { displayOf, type Row } from './serialize.ts';
 import { checkReferences, inTransaction, inUseMessage, mergeCustomFields, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
 import { translateDbError } from './db-errors.ts';
@@ -179,8 +179,15 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
   else if (Object.keys(fields).length === 0 && addTags.length === 0 && removeTags.length === 0) {
     errors.add('fields', 'Provide at least one field to update.');
   }
+  if (typeof fields === 'object' && fields !== null) {
+    const allowed = bulkEditableKeys(model);
+    for (const k of Object.keys(fields)) {
+      if (model.fields[k] && !model.fields[k]!.readOnly && !allowed.has(k)) errors.add(`fields.${k}`, `${model.labelPlural} cannot change this field in bulk.`);
+    }
+  }
   errors.throwIfAny();
-  const input = checkInput(model, fields, 'patch');
+  // The same checks and field transforms (password hashing, secret encryption) as a single update.
+  const input = await prepareUpdate(model, fields, 'patch');
   const patch = input.values;
 
   try {

@@ -1,7 +1,7 @@
 // The generic routes every registry model gets: list, create, retrieve, update, partial update, delete.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { ModelDef } from '../registry.ts';
-import { requireModelPermission } from '../access.ts';
+import { requireModelPermission, type Action } from '../access.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
 import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
@@ -34,6 +34,18 @@ export function registerModelSchemas(app: FastifyInstance, model: ModelDef): voi
   }
 }
 
+/**
+ * The permission check of a route, run before its input is looked at (preParsing: ahead of the body parser, the
+ * control character guard and the handler's own checks), so a caller without the permission gets 403, never a
+ * 400 about what it sent.
+ */
+export function permitted(model: ModelDef, action: Action) {
+  return async (req: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
+    requireModelPermission(req.ctx, model, action);
+    return payload;
+  };
+}
+
 export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void {
   const name = schemaName(model);
   const tags = [tagOf(model)];
@@ -45,8 +57,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.get(model.path, {
       ...registryValidated,
       schema: { tags, summary: `List ${model.labelPlural}`, querystring: listQuerySchema(model), response: { 200: pageSchema(one) } },
+      preParsing: permitted(model, 'view'),
       handler: async (req, reply) => {
-        requireModelPermission(req.ctx, model, 'view');
         const exportRef = (req.query as QueryValues).export;
         if (exportRef !== undefined && listExporter) return listExporter(req, reply, model, String(Array.isArray(exportRef) ? exportRef[0] : exportRef));
         return listPage(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req));
@@ -55,8 +67,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.get(detail, {
       ...registryValidated,
       schema: { tags, summary: `Retrieve a ${model.label}`, params: idParams, response: { 200: one } },
+      preParsing: permitted(model, 'view'),
       handler: async (req) => {
-        requireModelPermission(req.ctx, model, 'view');
         return readObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id), originOf(req));
       },
     });
@@ -65,8 +77,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.post(model.path, {
       ...registryValidated,
       schema: { tags, summary: `Create a ${model.label}`, body: { $ref: `Writable${name}#` }, response: { 201: one } },
+      preParsing: permitted(model, 'add'),
       handler: async (req, reply) => {
-        requireModelPermission(req.ctx, model, 'add');
         const row = await createObject(dbOf(req), req.ctx, model, req.body);
         reply.code(201);
         return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
@@ -84,8 +96,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
           body: { $ref: `${method === 'put' ? 'Writable' : 'Patched'}${name}#` },
           response: { 200: one },
         },
+        preParsing: permitted(model, 'change'),
         handler: async (req) => {
-          requireModelPermission(req.ctx, model, 'change');
           const id = parseId((req.params as { id: string }).id);
           const row = await updateObject(dbOf(req), req.ctx, model, id, req.body, method === 'put' ? 'update' : 'patch');
           return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
@@ -115,8 +127,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
           },
         },
       },
+      preParsing: permitted(model, 'delete'),
       handler: async (req) => {
-        requireModelPermission(req.ctx, model, 'delete');
         return bulkDelete(dbOf(req), req.ctx, model, req.body);
       },
     });
@@ -141,8 +153,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         },
         response: { 200: { type: 'object', properties: { updated: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } } } } },
       },
+      preParsing: permitted(model, 'change'),
       handler: async (req) => {
-        requireModelPermission(req.ctx, model, 'change');
         return bulkUpdate(dbOf(req), req.ctx, model, req.body);
       },
     });
@@ -153,8 +165,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.patch(model.path, {
       ...registryValidated,
       schema: { tags, summary: `Update many ${model.labelPlural}, each with its own values (NetBox form)`, body: itemsSchema, response: { 200: { type: 'array', items: one } } },
+      preParsing: permitted(model, 'change'),
       handler: async (req) => {
-        requireModelPermission(req.ctx, model, 'change');
         const rows = await patchList(dbOf(req), req.ctx, model, req.body);
         return serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req) });
       },
@@ -164,8 +176,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.delete(model.path, {
       ...registryValidated,
       schema: { tags, summary: `Delete many ${model.labelPlural} (NetBox form): all or none`, body: itemsSchema, response: { 204: { type: 'null', description: 'Deleted.' } } },
+      preParsing: permitted(model, 'delete'),
       handler: async (req, reply) => {
-        requireModelPermission(req.ctx, model, 'delete');
         await deleteList(dbOf(req), req.ctx, model, req.body);
         reply.code(204).send();
       },
@@ -173,8 +185,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
     app.delete(detail, {
       ...registryValidated,
       schema: { tags, summary: `Delete a ${model.label}`, params: idParams, response: { 204: { type: 'null', description: 'Deleted.' } } },
+      preParsing: permitted(model, 'delete'),
       handler: async (req, reply) => {
-        requireModelPermission(req.ctx, model, 'delete');
         await deleteObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id));
         reply.code(204).send();
       },

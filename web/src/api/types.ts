@@ -72,7 +72,8 @@ export interface ListFields {
   custom_fields: CustomFieldColumn[];
 }
 
-export type EditableKind = 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime';
+/** `secret`: a password or key, set but never shown back; `json`: a JSON value; `list`: values separated by commas. */
+export type EditableKind = 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
 
 export interface EditableField {
   key: string;
@@ -84,6 +85,8 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
+  /** `list`: the kind of each item. */
+  items?: 'int' | 'text';
   hint?: string;
 }
 

@@ -100,6 +100,13 @@ export function FieldInput({ field, value, onChange, errors, multiline }: { fiel
     case 'datetime':
       input = <input {...common} type="datetime-local" className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
       break;
+    case 'secret':
+      // Never shown back: an empty box means "keep what is stored" until something is typed.
+      input = <input {...common} type="password" autoComplete="new-password" placeholder="Unchanged" className={inputClass} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      break;
+    case 'json':
+      input = <textarea {...common} className={`${inputClass} min-h-24 font-mono`} spellCheck={false} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
+      break;
     default:
       input = multiline ? (
         <textarea {...common} className={`${inputClass} min-h-24`} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />
@@ -129,6 +136,10 @@ export function toFormValue(field: EditableField, apiValue: unknown): FormValue 
       return typeof apiValue === 'string' ? toLocalInput(apiValue) : '';
     case 'choice':
       return typeof apiValue === 'string' ? apiValue : null;
+    case 'json':
+      return apiValue === null || apiValue === undefined ? '' : JSON.stringify(apiValue, null, 2);
+    case 'list':
+      return Array.isArray(apiValue) ? apiValue.join(', ') : '';
     default:
       return apiValue === null || apiValue === undefined ? '' : String(apiValue);
   }
@@ -168,6 +179,20 @@ export function toRequestValue(field: EditableField, v: FormValue): unknown {
     case 'choice':
     case 'date':
       return v === '' || v === null ? null : v;
+    case 'json': {
+      // Text that does not parse is sent as it is, so the API names what is wrong with it.
+      const s = typeof v === 'string' ? v.trim() : '';
+      if (s === '') return null;
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        return s;
+      }
+    }
+    case 'list': {
+      const items = (typeof v === 'string' ? v : '').split(/[\s,]+/).filter(Boolean);
+      return field.items === 'int' ? items.map((i) => (/^\d+$/.test(i) ? Number(i) : i)) : items;
+    }
     default:
       return v === '' && field.nullable ? null : v ?? '';
   }

@@ -1,0 +1,101 @@
+// The fields a client may change on a model, described for forms: the one list /api/editable-fields/ answers
+// and bulk-update accepts. Derived from the registry; nothing here is a second hand-kept list of fields.
+import type { FieldDef, ModelDef } from '../registry.ts';
+import { fieldLabel, findModel } from '../registry.ts';
+import { choiceOptions } from './field-values.ts';
+
+export interface EditableField {
+  key: string;
+  label: string;
+  /**
+   * How a form edits it. `secret`: write-only (a password or a key), never shown back; `json`: a JSON value;
+   * `list`: a list of `items` values.
+   */
+  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
+  nullable: boolean;
+  choices?: string;
+  options?: Array<{ value: string; label: string }>;
+  status_model?: string;
+  object_model?: string;
+  endpoint?: string;
+  items?: 'int' | 'text';
+  hint?: string;
+}
+
+/** The write allow-list of a model: every field a client may set, sorted by label. */
+export function editableFields(model: ModelDef): EditableField[] {
+  const out: EditableField[] = [];
+  for (const [key, field] of Object.entries(model.fields)) {
+    const d = editableDescriptor(model, key, field);
+    if (d) out.push(d);
+  }
+  return out.sort((a, b) => a.label.localeCompare(b.label, 'en', { sensitivity: 'base' }));
+}
+
+const bulkKeys = new WeakMap<ModelDef, ReadonlySet<string>>();
+
+/**
+ * The keys bulk-update accepts in `fields`: the editable fields, plus `custom_fields` (merged key by key; a form
+ * describes each custom field from /api/list-fields/).
+ */
+export function bulkEditableKeys(model: ModelDef): ReadonlySet<string> {
+  let keys = bulkKeys.get(model);
+  if (!keys) {
+    keys = new Set([...editableFields(model).map((f) => f.key), ...Object.entries(model.fields).filter(([, f]) => f.kind === 'custom_fields' && !f.readOnly).map(([k]) => k)]);
+    bulkKeys.set(model, keys);
+  }
+  return keys;
+}
+
+function editableDescriptor(model: ModelDef, key: string, field: FieldDef): EditableField | null {
+  if (field.readOnly) return null;
+  const base = { key, label: fieldLabel(key, field), nullable: field.nullable ?? false, ...(field.help ? { hint: field.help } : {}) };
+  // Passwords and keys are set, never read back: the form offers a masked input and shows nothing stored.
+  if ((field.writeOnly || field.secret) && (field.kind === 'string' || field.kind === 'text')) return { ...base, kind: 'secret' };
+  switch (field.kind) {
+    case 'string':
+    case 'text':
+    case 'slug':
+    case 'url':
+    case 'color':
+    case 'inet':
+    case 'cidr':
+    case 'uuid':
+      return { ...base, kind: 'text' };
+    case 'integer':
+      return { ...base, kind: 'int' };
+    case 'decimal':
+      return { ...base, kind: 'decimal' };
+    case 'boolean':
+      return { ...base, kind: 'bool' };
+    case 'date':
+      return { ...base, kind: 'date' };
+    case 'datetime':
+      return { ...base, kind: 'datetime' };
+    case 'json':
+      return { ...base, kind: 'json' };
+    case 'integer_list':
+      return { ...base, kind: 'list', items: 'int' };
+    case 'string_list':
+      return { ...base, kind: 'list', items: 'text' };
+    case 'choice':
+      return field.vocabulary
+        ? { ...base, kind: 'choice', choices: field.vocabulary }
+        : { ...base, kind: 'choice', options: choiceOptions(field).map(({ value, label }) => ({ value, label })) };
+    case 'fk': {
+      const target = findModel(field.target!);
+      if (!target) return null;
+      if (target.name === 'extras.status') return { ...base, kind: 'status', status_model: model.name };
+      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path };
+    }
+    case 'm2m': {
+      const target = findModel(field.target!);
+      return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path } : null;
+    }
+    case 'tags':
+      return { ...base, kind: 'tags', object_model: 'extras.tag', endpoint: '/api/tags/' };
+    case 'custom_fields':
+      // Edited through their own definitions (see bulkEditableKeys).
+      return null;
+  }
+}

@@ -1,0 +1,231 @@
+// The promises of the one write path, kept on every road to the data: field transforms on bulk calls, control
+// characters refused at the boundary, the primary address of a device on interface moves and deletes, one
+// allow-list for editable fields and bulk-update, permission before input, and a service's ports.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { allModels, columnOf, requireModel } from '../src/core/registry.ts';
+import { decryptSecret, isEncryptedSecret } from '../src/core/secrets.ts';
+import { startHarness, type Harness } from './helpers/harness.ts';
+import { BodyGenerator, isCreatable } from './helpers/valid-body.ts';
+import '../src/models.ts';
+
+let h: Harness;
+let gen: BodyGenerator;
+beforeAll(async () => {
+  h = await startHarness();
+  gen = new BodyGenerator(h);
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function stored(table: string, column: string, id: string): Promise<unknown> {
+  const { rows } = await sql<{ v: unknown }>`SELECT ${sql.ref(column)} AS v FROM ${sql.table(table)} WHERE id = ${id}`.execute(h.database.db);
+  return rows[0]?.v;
+}
+
+describe('field transforms on every write path', () => {
+  // Every secret field of every model, set through a single PATCH, bulk-update and the NetBox list form: stored
+  // encrypted, and decrypting to what was sent.
+  const secretFields = allModels().flatMap((m) =>
+    Object.entries(m.fields)
+      .filter(([, f]) => f.secret && f.transform && (f.kind === 'string' || f.kind === 'text'))
+      .map(([key, f]) => ({ model: m, key, column: columnOf(key, f) })),
+  );
+
+  it('covers the secret fields the issue names', () => {
+    const names = secretFields.map((s) => s.model.name);
+    for (const m of ['extras.webhook', 'automation.automationtarget', 'dcim.devicecredential', 'routing.keychain']) expect(names).toContain(m);
+  });
+
+  for (const { model, key, column } of secretFields) {
+    it(`${model.name}.${key}: encrypted through PATCH, bulk-update and the list form`, async () => {
+      expect(isCreatable(model)).toBe(true);
+      const id = await gen.ensureRow(model.name, 'admin', true);
+      const paths: Array<[string, (value: string) => Promise<{ statusCode: number; body: string }>]> = [
+        ['PATCH', (v) => h.as('admin').patch(`${model.path}${id}/`, { [key]: v })],
+        ['bulk-update', (v) => h.as('admin').post(`${model.path}bulk-update/`, { ids: [id], fields: { [key]: v } })],
+        ['list PATCH', (v) => h.as('admin').patch(model.path, [{ id, [key]: v }])],
+      ];
+      for (const [name, send] of paths) {
+        const plain = `s3cret-${name.replace(/\W/g, '')}`;
+        const res = await send(plain);
+        expect(res.statusCode, `${name}: ${res.body}`).toBe(200);
+        expect(res.body).not.toContain(plain);
+        const value = await stored(model.table, column, id);
+        expect(isEncryptedSecret(value), `${name} stored ${String(value)}`).toBe(true);
+        expect(decryptSecret(String(value))).toBe(plain);
+      }
+    });
+  }
+
+  it('a password set by bulk-update signs in; a keychain key set by bulk-update is revealed', async () => {
+    const users = await h.as('admin').get('/api/users/?username=alice');
+    const alice = users.json().results[0].id as string;
+    const res = await h.as('admin').post('/api/users/bulk-update/', { ids: [alice], fields: { password: 'a-new-password-1' } });
+    expect(res.statusCode, res.body).toBe(200);
+    const login = await h.app.inject({ method: 'POST', url: '/api/auth/login/', payload: { username: 'alice', password: 'a-new-password-1' } });
+    expect(login.statusCode, login.body).toBe(200);
+    // The length rule of a single write holds in bulk too.
+    const short = await h.as('admin').post('/api/users/bulk-update/', { ids: [alice], fields: { password: 'short' } });
+    expect(short.statusCode).toBe(400);
+    expect(short.json()).toHaveProperty('password');
+
+    const kc = await h.as('admin').post('/api/routing/keychains/', { name: 'bulk-kc', key: 'first-key' });
+    expect(kc.statusCode, kc.body).toBe(201);
+    const bulk = await h.as('admin').post('/api/routing/keychains/bulk-update/', { ids: [kc.json().id], fields: { key: 'bulk-key' } });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    const revealed = await h.as('admin').post(`/api/routing/keychains/${kc.json().id}/reveal-psk/`);
+    expect(revealed.statusCode, revealed.body).toBe(200);
+    expect(revealed.json()).toEqual({ psk: 'bulk-key' });
+  });
+});
+
+describe('control characters are refused at the boundary', () => {
+  const lists = allModels().filter((m) => m.operations.list);
+
+  it('every list: ?q= and a filter holding NUL answer 400 naming the parameter', async () => {
+    for (const model of lists) {
+      const q = await h.as('admin').get(`${model.path}?q=%00`);
+      expect(q.statusCode, `${model.path}?q=%00: ${q.body}`).toBe(400);
+      expect(q.json().q?.[0], model.path).toMatch(/NUL/);
+      const filter = await h.as('admin').get(`${model.path}?id=%00`);
+      expect(filter.statusCode, `${model.path}?id=%00: ${filter.body}`).toBe(400);
+      expect(filter.json()).toHaveProperty('id');
+    }
+    for (const url of ['/api/devices/?site=%00', '/api/devices/?name=a%01b', '/api/search/?q=%00']) {
+      const res = await h.as('admin').get(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(400);
+    }
+  });
+
+  it('NUL in a JSON string, a custom-field value or a key is a 400 naming the field; nothing is written', async () => {
+    const before = await h.as('alice').get('/api/tags/?limit=1');
+    const name = await h.as('alice').post('/api/tags/', { name: 'bad\u0000tag', slug: 'bad-tag' });
+    expect(name.statusCode).toBe(400);
+    expect(name.json().name[0]).toMatch(/NUL/);
+    const site = await h.as('alice').post('/api/sites/', { name: 'nul-site', slug: 'nul-site', custom_fields: { note: 'x\u0000y' } });
+    expect(site.statusCode).toBe(400);
+    expect(site.json()).toHaveProperty(['custom_fields.note']);
+    const key = await h.as('alice').post('/api/tags/bulk-update/', { ids: [], fields: { 'desc\u0000ription': 'x' } });
+    expect(key.statusCode).toBe(400);
+    const bell = await h.as('alice').post('/api/tags/', { name: 'bell\u0007', slug: 'bell' });
+    expect(bell.statusCode).toBe(400);
+    expect(bell.json().name[0]).toMatch(/U\+0007/);
+    expect((await h.as('alice').get('/api/tags/?limit=1')).json().count).toBe(before.json().count);
+    // Multi-line text keeps its tabs and line breaks.
+    const text = await h.as('alice').post('/api/tags/', { name: 'multi-line', slug: 'multi-line', description: 'a\tb\r\nc' });
+    expect(text.statusCode, text.body).toBe(201);
+  });
+});
+
+describe("a device's primary address stays on the device", () => {
+  async function deviceWithPrimary(name: string): Promise<{ device: string; iface: string; ip: string; other: string }> {
+    const device = await gen.create(requireModel('dcim.device'), 'admin', { name });
+    const other = await gen.create(requireModel('dcim.device'), 'admin', { name: `${name}-other` });
+    const iface = await h.as('admin').post('/api/interfaces/', { device, name: 'Ethernet1', type: '1000base-t' });
+    expect(iface.statusCode, iface.body).toBe(201);
+    const ip = await h.as('admin').post('/api/ip-addresses/', { address: `10.${name.length}.${name.charCodeAt(0)}.1/24`, assigned_interface: iface.json().id });
+    expect(ip.statusCode, ip.body).toBe(201);
+    const set = await h.as('admin').patch(`/api/devices/${device}/`, { primary_ip4: ip.json().id });
+    expect(set.statusCode, set.body).toBe(200);
+    return { device, iface: iface.json().id, ip: ip.json().id, other };
+  }
+
+  it('moving the interface that holds it is refused with a 400 naming device, on single and bulk calls', async () => {
+    const d = await deviceWithPrimary('pmove');
+    const single = await h.as('admin').patch(`/api/interfaces/${d.iface}/`, { device: d.other });
+    expect(single.statusCode).toBe(400);
+    expect(single.json().device[0]).toMatch(/primary IPv4 of pmove/);
+    const bulk = await h.as('admin').post('/api/interfaces/bulk-update/', { ids: [d.iface], fields: { device: d.other } });
+    expect(bulk.statusCode).toBe(400);
+    expect(Object.values(bulk.json()).flat().join(' ')).toMatch(/primary IPv4 of pmove/);
+    const list = await h.as('admin').patch('/api/interfaces/', [{ id: d.iface, device: d.other }]);
+    expect(list.statusCode).toBe(400);
+    expect((await h.as('admin').get(`/api/interfaces/${d.iface}/`)).json().device.id).toBe(d.device);
+    // Another interface (without the primary address) moves freely.
+    const spare = await h.as('admin').post('/api/interfaces/', { device: d.device, name: 'Ethernet2', type: '1000base-t' });
+    expect((await h.as('admin').patch(`/api/interfaces/${spare.json().id}/`, { device: d.other })).statusCode).toBe(200);
+  });
+
+  it('deleting the interface or the address clears the primary address, in the change log', async () => {
+    for (const how of ['interface', 'address', 'bulk interface'] as const) {
+      const d = await deviceWithPrimary(`pdel-${how.replace(' ', '-')}`);
+      const res =
+        how === 'interface'
+          ? await h.as('admin').delete(`/api/interfaces/${d.iface}/`)
+          : how === 'address'
+            ? await h.as('admin').delete(`/api/ip-addresses/${d.ip}/`)
+            : await h.as('admin').post('/api/interfaces/bulk-delete/', { ids: [d.iface] });
+      expect(res.statusCode, `${how}: ${res.body}`).toBeLessThan(300);
+      const device = (await h.as('admin').get(`/api/devices/${d.device}/`)).json();
+      expect(device.primary_ip4, how).toBeNull();
+      const changes = (await h.as('admin').get(`/api/changes/?object_id=${d.device}&action=update`)).json().results as Array<{ before: Record<string, unknown>; after: Record<string, unknown> }>;
+      const cleared = changes.find((c) => c.before.primary_ip4 && c.after.primary_ip4 === null);
+      expect(cleared, `${how}: ${JSON.stringify(changes)}`).toBeDefined();
+    }
+  });
+});
+
+describe('editable fields and bulk-update share one allow-list', () => {
+  it("a read-only token's editable-fields lists no model, and no model's fields", async () => {
+    const res = await h.as('aliceRO').get('/api/editable-fields/');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().models).toEqual([]);
+    expect((await h.as('aliceRO').get('/api/editable-fields/?model=extras.tag')).statusCode).toBe(403);
+    expect((await h.as('alice').get('/api/editable-fields/')).json().models.length).toBeGreaterThan(0);
+  });
+
+  it('every model: bulk-update accepts each listed field and refuses none of them as not editable', async () => {
+    for (const model of allModels().filter((m) => m.operations.update)) {
+      const listed = (await h.as('admin').get(`/api/editable-fields/?model=${model.name}`)).json() as Array<{ key: string; kind: string }>;
+      const keys = new Set(listed.map((f) => f.key));
+      for (const [key, field] of Object.entries(model.fields)) {
+        if (field.readOnly || field.kind === 'custom_fields') continue;
+        expect(keys.has(key), `${model.name}.${key} is writable but not listed`).toBe(true);
+      }
+      for (const f of listed) {
+        if (f.kind === 'secret') expect(model.fields[f.key]!.writeOnly || model.fields[f.key]!.secret).toBe(true);
+      }
+    }
+  });
+});
+
+describe('permission comes before input', () => {
+  it('a caller who may not act gets 403 whatever it sent', async () => {
+    const job = '00000000-0000-7000-8000-000000000001';
+    for (const [url, body] of [
+      [`/api/jobs/not-an-id/cancel/`, {}],
+      [`/api/jobs/${job}/cancel/`, { unexpected: '\u0000' }],
+      ['/api/tags/bulk-update/', { ids: 'nope' }],
+      ['/api/tags/', { name: 'x\u0000' }],
+    ] as const) {
+      const res = await h.as('viewer').post(url, body);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(403);
+    }
+    const badJson = await h.app.inject({ method: 'POST', url: `/api/jobs/${job}/cancel/`, headers: { authorization: `Token ${h.tokens.viewer}`, 'content-type': 'application/json' }, payload: '{not json' });
+    expect(badJson.statusCode, badJson.body).toBe(403);
+    const detail = await h.as('nobody').get('/api/tags/not-an-id/');
+    expect(detail.statusCode).toBe(403);
+  });
+});
+
+describe("a service's ports", () => {
+  it('clearing protocol_ports clears the ports; sctp ports are kept on services made from templates', async () => {
+    const device = await gen.create(requireModel('dcim.device'), 'admin', { name: 'svc-ports' });
+    const svc = await h.as('admin').post('/api/services/', { device, name: 'ssh', protocol_ports: { tcp: [22] } });
+    expect(svc.statusCode, svc.body).toBe(201);
+    expect(svc.json()).toMatchObject({ protocol: 'tcp', ports: [22] });
+    const cleared = await h.as('admin').patch(`/api/services/${svc.json().id}/`, { protocol_ports: {} });
+    expect(cleared.statusCode, cleared.body).toBe(200);
+    expect(cleared.json()).toMatchObject({ ports: [], protocol_ports: {} });
+    expect((await h.as('admin').get(`/api/services/${svc.json().id}/`)).json()).toMatchObject({ ports: [], protocol_ports: {} });
+
+    const deviceType = (await h.as('admin').get(`/api/devices/${device}/`)).json().device_type.id as string;
+    const tpl = await h.as('admin').post('/api/device-type-services/', { device_type: deviceType, name: 'diameter', protocol_ports: { sctp: [3868] } });
+    expect(tpl.statusCode, tpl.body).toBe(201);
+    const made = await gen.create(requireModel('dcim.device'), 'admin', { name: 'svc-sctp', device_type: deviceType });
+    const services = (await h.as('admin').get(`/api/services/?device_id=${made}`)).json().results as Array<Record<string, unknown>>;
+    expect(services.find((s) => s.name === 'diameter')).toMatchObject({ protocol: 'sctp', ports: [3868], protocol_ports: { sctp: [3868] } });
+  });
+});
