@@ -36,3 +36,26 @@ export function scopeCondition(ctx: RequestContext, model: ModelDef, alias: stri
   if (scope.values.length === 0) return sql`false`;
   return sql`${sql.ref(`${alias}.${scope.column}`)} = ANY(${scope.values}::uuid[])`;
 }
+
+/**
+ * Rows of one tenant, for work that runs for a tenant rather than for a caller (a background job, a hook on a
+ * row already read in scope). `tenantId` null matches nothing. `alias` is the table's alias, or omitted for an
+ * unqualified `tenant_id`.
+ */
+export function inTenant(tenantId: string | null, alias?: string): RawBuilder<unknown> {
+  if (!tenantId) return sql`false`;
+  return sql`${sql.ref(alias ? `${alias}.tenant_id` : 'tenant_id')} = ${tenantId}`;
+}
+
+/** Two aliases in one tenant: joins between tenant rows never cross tenants. */
+export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
+  return sql`${sql.ref(`${alias}.tenant_id`)} = ${sql.ref(`${other}.tenant_id`)}`;
+}
+
+/**
+ * The caller's tenant on a table that is not a registry model (an outbox, the search index, a join table with a
+ * tenant column): as scopeCondition does for tenant-scoped models.
+ */
+export function callerTenant(ctx: RequestContext, alias?: string): RawBuilder<unknown> {
+  return inTenant(ctx.tenantId, alias);
+}
