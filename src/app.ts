@@ -23,6 +23,8 @@ import { configureSecrets } from './core/secrets.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
+// The schedules catalogue lists what the domains declared.
+import './background.ts';
 import { registerDomainRoutes } from './routes.ts';
 import { registerUiApiRoutes } from './system/ui-api.ts';
 import { registerWebUi } from './system/web-ui.ts';

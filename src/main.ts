@@ -78,7 +78,10 @@ program
   .command('worker')
   .description('Run background work in this process: monitoring checks, webhook deliveries, deploy polls, end-of-life refreshes (PostgreSQL deployments; `serve` runs them itself unless CAIRN_EMBEDDED_WORKER=0).')
   .action(async (_opts, cmd: Command) => {
-    const { runWorkerProcess } = await import('./monitoring/process.ts');
+    // The registry first, then the domains' declared background work, as `serve` loads them.
+    await import('./models.ts');
+    await import('./background.ts');
+    const { runWorkerProcess } = await import('./jobs/worker-process.ts');
     await runWorkerProcess(loadConfig(globalOverrides(cmd)));
   });
 
@@ -227,7 +230,7 @@ program
     if (!/^\d+$/.test(opts.devices) || devices < 1 || devices > MAX_DEMO_DEVICES) fail(`--devices takes a whole number from 1 to ${MAX_DEMO_DEVICES}.`);
     if (!/^\d+$/.test(opts.seed)) fail('--seed takes a whole number.');
     await withDatabase(cmd, async (database) => {
-      const { runDemoDataJob } = await import('./jobs/demo-data.ts');
+      const { runDemoDataJob } = await import('./system/demo-data-job.ts');
       await runDemoDataJob(database, { devices, seed: Number(opts.seed), tenantSlug: opts.tenant });
     });
   });

@@ -4,7 +4,8 @@ import { openConfiguredDatabase } from './db/open.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
-import { startEmbeddedWorker } from './monitoring/process.ts';
+import './background.ts';
+import { backgroundWorkEmbedded, startBackgroundWork } from './jobs/host.ts';
 import { inheritedListenFd, installUpgradeHandover, snapshotAdminsForUpgrade } from './upgrade/host/handover.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
 
@@ -35,8 +36,9 @@ export async function serve(config: Config): Promise<void> {
     await app.listen(fd === null ? { host: config.host, port: config.port } : ({ fd } as unknown as { port: number }));
     // Upgrades: tell a waiting responder we listen; on SIGUSR2 hand the socket to a new one and stop.
     installUpgradeHandover(app, stop);
-    // Checks run in this process unless CAIRN_EMBEDDED_WORKER=0 (then `cairn worker` processes run them).
-    stopWorker = await startEmbeddedWorker(database);
+    // Background work (checks, schedules, queues) runs in this process unless CAIRN_EMBEDDED_WORKER=0 (then
+    // `cairn worker` processes run it).
+    if (backgroundWorkEmbedded()) stopWorker = await startBackgroundWork(database);
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     console.log(`Cairn is serving on ${url} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
     if (first.adminCreated) {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, groupId, type Harness } from '../../test/helpers/harness.ts';
 import { created, createDevice, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
 import { eventually, startStandin, type Standin } from '../../test/helpers/outbound.ts';
-import { OutboundWorker, outboundSettings } from '../extras/webhook-worker.ts';
+import { QueueDispatcher } from '../jobs/host.ts';
 import { forgetCachedTokens } from '../core/auth/credentials.ts';
 import { pollDeployRun } from './deploy.ts';
 
@@ -110,7 +110,7 @@ describe('POST /api/devices/<id>/deploy/', () => {
       cairn_note: 'change 1234',
     });
 
-    const worker = new OutboundWorker(h.database, outboundSettings({ CAIRN_DEPLOY_POLL_SECONDS: '0.2' }));
+    const worker = new QueueDispatcher(h.database, { ...process.env, CAIRN_DEPLOY_POLL_SECONDS: '0.2' });
     await worker.start();
     try {
       const done = await eventually(async () => {

@@ -12,14 +12,14 @@ import { recordChanges } from '../core/changelog.ts';
 import { systemContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
 import { uuidv7 } from '../core/ids.ts';
-import { OutboundWorker, outboundSettings } from './webhook-worker.ts';
+import { QueueDispatcher } from '../jobs/host.ts';
 import { claimDueDeliveries } from './webhook-outbox.ts';
-import { attemptDelivery } from './webhook-delivery.ts';
+import { attemptDelivery, webhookSettings } from './webhook-delivery.ts';
 
 let h: Harness;
 let receiver: Standin;
 let flakyCalls = 0;
-let worker: OutboundWorker;
+let worker: QueueDispatcher;
 const SECRET = 'hook-secret-1';
 
 beforeAll(async () => {
@@ -30,8 +30,7 @@ beforeAll(async () => {
     return { status: 200, json: { ok: true } };
   });
   // Backoff of 0.3 s, 0.6 s…: the retry test takes about a second instead of minutes.
-  const settings = outboundSettings({ CAIRN_WEBHOOK_RETRY_BASE_SECONDS: '0.3', CAIRN_WEBHOOK_TIMEOUT_SECONDS: '5' });
-  worker = new OutboundWorker(h.database, settings);
+  worker = new QueueDispatcher(h.database, { ...process.env, CAIRN_WEBHOOK_RETRY_BASE_SECONDS: '0.3', CAIRN_WEBHOOK_TIMEOUT_SECONDS: '5' });
   await worker.start();
 });
 afterAll(async () => {
@@ -197,7 +196,7 @@ it('deleting a webhook with a delivery still to retry ends its job as cancelled'
     flakyCalls = 0;
     await created(h.as('alice'), '/api/platforms/', { name: 'Doomed OS', slug: 'doomed-os' });
     const [outboxId] = await claimDueDeliveries(h.database.db);
-    const outcome = await attemptDelivery(h.database.db, outboxId!, outboundSettings().webhooks);
+    const outcome = await attemptDelivery(h.database.db, outboxId!, webhookSettings());
     expect(outcome).toMatchObject({ delivered: false, attempt: 1, statusCode: 500 });
     expect(outcome!.nextRetry).not.toBeNull();
     expect((await h.as('admin').delete(`/api/webhooks/${hook.id}/`)).statusCode).toBe(204);

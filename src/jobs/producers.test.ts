@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:net';
 import { sql } from 'kysely';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
-import { runDemoDataJob } from './demo-data.ts';
-import { startOutboundWorker } from '../extras/webhook-worker.ts';
+import { runDemoDataJob } from '../system/demo-data-job.ts';
+import { startQueueDispatcher } from '../jobs/host.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -56,7 +56,7 @@ describe('job producers', () => {
       const [queued] = await jobs('admin', '?kind=eol.refresh');
       // Nothing runs it in the web process: it waits for a worker, which claims it from its pg-boss tick.
       expect(queued).toMatchObject({ status: 'queued' });
-      const stopWorker = await startOutboundWorker(h.database);
+      const stopWorker = await startQueueDispatcher(h.database);
       let job: Job;
       try {
         job = await finished(queued!.id);

@@ -12,7 +12,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness, type Who } from '../../test/helpers/harness.ts';
 import { guardedGet } from '../core/ssrf.ts';
-import { startOutboundWorker } from '../extras/webhook-worker.ts';
+import { startQueueDispatcher } from '../jobs/host.ts';
 import { addDays, setToday } from './status.ts';
 
 const REPO = new URL('../../', import.meta.url);
@@ -422,7 +422,7 @@ describe('refresh through the SSRF guard', () => {
   // Refreshes run on the outbound worker's pg-boss queue, as in `cairn serve` or `cairn worker`.
   let stopWorker: (() => Promise<void>) | null = null;
   beforeAll(async () => {
-    stopWorker = await startOutboundWorker(h.database);
+    stopWorker = await startQueueDispatcher(h.database);
   });
   afterAll(async () => {
     await stopWorker?.();

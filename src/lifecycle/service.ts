@@ -290,7 +290,7 @@ export async function runRefresh(db: Kysely<DB>, jobId?: string): Promise<{ skip
   return { sources: results, errors };
 }
 
-// A refresh is a queued job record (kind EOL_REFRESH_KIND): the outbound worker (src/extras/webhook-worker.ts,
+// A refresh is a queued job record (kind EOL_REFRESH_KIND): the eol-refresh queue (src/lifecycle/schedule.ts,
 // in `cairn serve`'s embedded worker or a `cairn worker` process) claims it on its pg-boss dispatch tick and runs
 // runRefresh there, so a refresh survives the web process that queued it and several processes never run two.
 export const EOL_REFRESH_KIND = 'eol.refresh';

@@ -95,11 +95,11 @@ export class SystemdSupervisor implements Supervisor {
 }
 
 const inProcess = new InProcessSupervisor();
-let current: Supervisor = inProcess;
+let current: Supervisor | null = null;
 
-/** The supervisor the system endpoints use; the in-process one unless a deployment installs another. */
+/** The supervisor the system endpoints use: the deployment's (supervisorFromEnv) unless one was installed. */
 export function supervisor(): Supervisor {
-  return current;
+  return (current ??= supervisorFromEnv());
 }
 
 export function inProcessSupervisor(): InProcessSupervisor {

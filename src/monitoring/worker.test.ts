@@ -28,7 +28,7 @@ it('runs due checks from the queue and reports itself', async () => {
   const svc = await created(alice, '/api/services/', { device: dev.id, name: 'local', protocol_ports: { tcp: [port] }, monitored: true });
   expect(svc.check_count).toBe(1);
 
-  const worker = new MonitoringWorker(h.database, { concurrency: 4, retentionDays: 7, tick: '* * * * * *', embedded: true });
+  const worker = new MonitoringWorker(h.database, { concurrency: 4, retentionDays: 7, tick: '* * * * * *' });
   await worker.start();
   try {
     let results = 0;

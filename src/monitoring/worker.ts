@@ -13,8 +13,6 @@ export interface MonitoringSettings {
   retentionDays: number;
   /** Cron pattern (seconds field) of the dispatch tick. */
   tick: string;
-  /** Run the worker inside `cairn serve`. */
-  embedded: boolean;
 }
 
 function positiveInt(text: string | undefined, fallback: number, name: string): number {
@@ -29,7 +27,6 @@ export function monitoringSettings(env: NodeJS.ProcessEnv = process.env): Monito
     concurrency: positiveInt(env.CAIRN_CHECK_CONCURRENCY, 200, 'CAIRN_CHECK_CONCURRENCY'),
     retentionDays: positiveInt(env.CAIRN_CHECK_RETENTION_DAYS, 7, 'CAIRN_CHECK_RETENTION_DAYS'),
     tick: env.CAIRN_CHECK_TICK ?? '*/5 * * * * *',
-    embedded: env.CAIRN_EMBEDDED_WORKER !== '0',
   };
 }
 

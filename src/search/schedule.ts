@@ -2,27 +2,23 @@
 // upgrade queued, run once when background work starts. Writes keep the index current; the rebuild repairs
 // whatever reached the tables past the registry (domain SQL, restores) and picks up text extensions created
 // since. Each run is a deployment-wide job record.
-import { Cron } from 'croner';
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/types.ts';
 import { runQueuedSearchRebuild, runSearchRebuild } from './rebuild.ts';
+import { defineSchedule } from '../jobs/registry.ts';
 
 export const SEARCH_REBUILD_SCHEDULE = process.env.CAIRN_SEARCH_REBUILD_CRON ?? '40 3 * * *';
 
-export function startSearchRebuildSchedule(db: Kysely<DB>): () => void {
-  const job = new Cron(SEARCH_REBUILD_SCHEDULE, { protect: true }, async () => {
-    try {
-      await runSearchRebuild(db, { startedBy: 'schedule:search-rebuild' });
-    } catch (err) {
-      console.error(`search rebuild schedule: ${(err as Error).message}`);
-    }
-  });
-  // After the answer to whoever started us: the queued rebuild must not delay the start.
-  const pending = setImmediate(() => {
-    runQueuedSearchRebuild(db).catch((err: Error) => console.error(`queued search rebuild: ${err.message}`));
-  });
-  return () => {
-    clearImmediate(pending);
-    job.stop();
-  };
-}
+defineSchedule({
+  name: 'search-rebuild',
+  kind: 'search.rebuild',
+  description: 'Rebuild the search index of every tenant.',
+  schedule: SEARCH_REBUILD_SCHEDULE,
+  setting: 'CAIRN_SEARCH_REBUILD_CRON',
+  scope: 'deployment',
+  run: async (db) => {
+    await runSearchRebuild(db, { startedBy: 'schedule:search-rebuild' });
+  },
+  // A rebuild an admin asked for (or an upgrade left queued) before this process started.
+  resume: async (db) => {
+    await runQueuedSearchRebuild(db);
+  },
+});

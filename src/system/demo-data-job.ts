@@ -2,9 +2,9 @@
 // entries the tenant has. The terminal and /api/jobs/ show the same steps.
 import { sql } from 'kysely';
 import type { Database } from '../db/database.ts';
-import { generateDemoData, type DemoDataOptions, type DemoDataResult } from '../system/demo-data.ts';
-import { createJob, finishJob } from './record.ts';
-import { terminalProgress } from './terminal.ts';
+import { generateDemoData, type DemoDataOptions, type DemoDataResult } from './demo-data.ts';
+import { createJob, finishJob } from '../jobs/record.ts';
+import { terminalProgress } from '../jobs/terminal.ts';
 
 export async function runDemoDataJob(database: Database, options: Omit<DemoDataOptions, 'onProgress'>, print: (line: string) => void = (t) => console.log(t)): Promise<DemoDataResult> {
   const db = database.db;

@@ -1,0 +1,109 @@
+// The one place background work starts: every schedule, queue and worker the domains declared in the job
+// registry, run inside `cairn serve` (unless CAIRN_EMBEDDED_WORKER=0) or by `cairn worker` processes.
+import { Cron } from 'croner';
+import type { Database } from '../db/database.ts';
+import { startTickedBoss, type TickedBoss } from './ticked-boss.ts';
+import { declaredQueues, declaredSchedules, declaredWorkers, type QueueDef } from './registry.ts';
+
+export const DISPATCH_QUEUE = 'outbound-dispatch';
+
+/** Whether `cairn serve` runs the background work itself (the embedded default) or leaves it to `cairn worker`. */
+export function backgroundWorkEmbedded(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.CAIRN_EMBEDDED_WORKER !== '0';
+}
+
+/** Cron pattern (seconds field) of the tick that claims queued items. */
+export function dispatchTick(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CAIRN_OUTBOUND_TICK ?? '* * * * * *';
+}
+
+/** A failed item (a database error) leaves its row claimed; the lease runs out and another dispatch retries it. */
+function report(queue: string, err: unknown): void {
+  console.error(`background work: ${queue} failed: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/**
+ * The declared queues on one pg-boss: a tick enqueues one dispatch job (stately: at most one waiting); the
+ * dispatcher claims due items of every queue and turns each into a job of that queue.
+ */
+export class QueueDispatcher {
+  private running: TickedBoss | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly queues: readonly QueueDef[] = declaredQueues(),
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.running || this.queues.length === 0) return;
+    const db = this.database.db;
+    this.running = await startTickedBoss(this.database.pool, {
+      label: 'background work',
+      dispatchQueue: DISPATCH_QUEUE,
+      tick: dispatchTick(this.env),
+      setup: async (boss) => {
+        // Retries are the domains' own (recorded on their rows), so every attempt is recorded.
+        for (const q of this.queues) await boss.createQueue(q.name, { name: q.name, retryLimit: 0, expireInSeconds: q.expireInSeconds });
+        await boss.work(DISPATCH_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async () => {
+          const jobs: Array<{ name: string; data: { item: object } }> = [];
+          for (const q of this.queues) for (const item of await q.claim(db)) jobs.push({ name: q.name, data: { item } });
+          if (jobs.length) await boss.insert(jobs);
+        });
+        for (const q of this.queues) {
+          await boss.work<{ item: object }>(q.name, { batchSize: q.batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+            try {
+              await q.work(db, jobs.map((j) => j.data.item), this.env);
+            } catch (err) {
+              report(q.name, err);
+            }
+          });
+        }
+      },
+    });
+  }
+
+  async stop(): Promise<void> {
+    const running = this.running;
+    this.running = null;
+    await running?.stop();
+  }
+}
+
+/** The declared queues alone (tests of one domain's queue); returns how to stop them. */
+export async function startQueueDispatcher(database: Database, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
+  const dispatcher = new QueueDispatcher(database, env);
+  await dispatcher.start();
+  return () => dispatcher.stop();
+}
+
+/** Starts every declared schedule, queue and worker; returns one function stopping them all. */
+export async function startBackgroundWork(database: Database, env: NodeJS.ProcessEnv = process.env): Promise<() => Promise<void>> {
+  const stops: Array<() => Promise<void>> = [];
+  for (const worker of declaredWorkers()) stops.push(await worker.start(database, env));
+  for (const s of declaredSchedules()) {
+    const cron = new Cron(s.schedule, { protect: true }, async () => {
+      try {
+        await s.run(database.db);
+      } catch (err) {
+        console.error(`${s.name} schedule: ${(err as Error).message}`);
+      }
+    });
+    // After the answer to whoever started us: resumed work must not delay the start.
+    const pending = s.resume
+      ? setImmediate(() => {
+          s.resume!(database.db).catch((err: Error) => console.error(`${s.name}: resuming queued work: ${err.message}`));
+        })
+      : null;
+    stops.push(async () => {
+      if (pending) clearImmediate(pending);
+      cron.stop();
+    });
+  }
+  const dispatcher = new QueueDispatcher(database, env);
+  await dispatcher.start();
+  stops.push(() => dispatcher.stop());
+  return async () => {
+    for (const stop of stops.reverse()) await stop();
+  };
+}
