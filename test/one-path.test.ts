@@ -229,3 +229,17 @@ describe("a service's ports", () => {
     expect(services.find((s) => s.name === 'diameter')).toMatchObject({ protocol: 'sctp', ports: [3868], protocol_ports: { sctp: [3868] } });
   });
 });
+
+describe('one list envelope', () => {
+  it('hand-written lists answer {count, next, previous, results} like the generic ones', async () => {
+    const device = await gen.create(requireModel('dcim.device'), 'admin', { name: 'envelope-dev' });
+    for (const url of ['/api/jobs/', '/api/jobs/schedules/', '/api/compliance/violations/', '/api/search/?q=envelope', '/api/system/services/workers/', `/api/devices/${device}/config-pushes/`, '/api/tags/']) {
+      const res = await h.as('admin').get(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      const body = res.json() as Record<string, unknown>;
+      expect(Object.keys(body).sort(), url).toEqual(expect.arrayContaining(['count', 'next', 'previous', 'results']));
+      expect(Array.isArray(body.results), url).toBe(true);
+      expect(typeof body.count, url).toBe('number');
+    }
+  });
+});

@@ -2,7 +2,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireModelPermission } from '../core/access.ts';
 import { ErrorCollector, unauthorized } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated } from '../core/http.ts';
+import { dbOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { pagedList } from '../core/list-envelope.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
@@ -46,13 +47,14 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
       const offset = pageArg(q.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, errors);
       if (q.object_type !== undefined && !(OBJECT_TYPES as readonly string[]).includes(String(q.object_type))) errors.add('object_type', `One of ${OBJECT_TYPES.join(', ')}.`);
       errors.throwIfAny();
-      return listViolations(dbOf(req), tenantId, {
+      const { count, results } = await listViolations(dbOf(req), tenantId, {
         rule: q.rule === undefined ? undefined : parseId(q.rule, 'rule'),
         objectType: q.object_type === undefined ? undefined : String(q.object_type),
         objectId: q.object_id === undefined ? undefined : parseId(q.object_id, 'object_id'),
         limit,
         offset,
       });
+      return pagedList(requestUrl(req), { count, limit, offset }, results);
     },
   });
   app.post('/api/compliance/evaluate/', {

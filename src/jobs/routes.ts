@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ErrorCollector, unauthorized } from '../core/errors.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { pagedList, wholeList } from '../core/list-envelope.ts';
 import { JOB_STATUSES, cancelJob, listJobs, readJob, requireJobAccess, requireJobCancel } from './service.ts';
 import { nextRun, recurringJobs } from './schedules.ts';
 import type { JobStatus } from './record.ts';
@@ -51,19 +52,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
       const offset = wholeNumber(q.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER, errors);
       errors.throwIfAny();
       const { count, rows } = await listJobs(dbOf(req), req.ctx, { kinds, statuses: statuses as JobStatus[], limit, offset }, originOf(req));
-      const link = (o: number) => {
-        const u = requestUrl(req);
-        u.searchParams.set('limit', String(limit));
-        if (o > 0) u.searchParams.set('offset', String(o));
-        else u.searchParams.delete('offset');
-        return u.toString();
-      };
-      return {
-        count,
-        next: offset + limit < count ? link(offset + limit) : null,
-        previous: offset > 0 ? link(Math.max(0, offset - limit)) : null,
-        results: rows,
-      };
+      return pagedList(requestUrl(req), { count, limit, offset }, rows);
     },
   });
 
@@ -78,7 +67,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
         const { next, error } = nextRun(job.schedule, now);
         return { name: job.name, kind: job.kind, description: job.description, schedule: job.schedule, setting: job.setting, scope: job.scope, next_run: next, ...(error ? { schedule_error: error } : {}) };
       });
-      return { count: results.length, results };
+      return wholeList(results);
     },
   });
 

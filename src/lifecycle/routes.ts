@@ -8,6 +8,7 @@ import { can } from '../core/context.ts';
 import { requireModelPermission } from '../core/access.ts';
 import { fieldError, forbidden, unauthorized } from '../core/errors.ts';
 import { dbOf, parseId, registryValidated } from '../core/http.ts';
+import { wholeList } from '../core/list-envelope.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { manufacturerModel, platformModel } from '../dcim/models.ts';
@@ -179,11 +180,11 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
         source: typeof query.source === 'string' && query.source ? query.source : undefined,
         limit: limitOf(query.limit),
       });
-      if (query.platform === undefined || query.platform === '') return { results };
+      if (query.platform === undefined || query.platform === '') return wholeList(results);
       const platform = await loadScopedRow(db, req.ctx, platformModel, parseId(query.platform, 'platform'));
       const manufacturer = platform.manufacturer_id ? await loadScopedRow(db, req.ctx, manufacturerModel, String(platform.manufacturer_id)).catch(() => null) : null;
       const suggestions = await suggestProducts(db, { name: String(platform.name), slug: String(platform.slug), manufacturer: manufacturer ? String(manufacturer.name) : null });
-      return { suggestions, results };
+      return { ...wholeList(results), suggestions };
     },
   });
   app.get('/api/eol/products/:source/:name/', {

@@ -5,6 +5,7 @@ import { requireModelPermission } from '../core/access.ts';
 import { badRequest, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import type { RequestContext } from '../core/context.ts';
 import { dbOf, parseId } from '../core/http.ts';
+import { listEnvelopeSchema, wholeList } from '../core/list-envelope.ts';
 import { monitorService } from './service.ts';
 import { serviceModel } from './models.ts';
 import { supervisor } from './supervisor.ts';
@@ -43,10 +44,10 @@ export function registerMonitoringRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/system/services/workers/', {
-    schema: { tags: ['system'], summary: 'The workers that run checks and jobs, and their queues (superuser)', response: { 200: { type: 'object', properties: { results: { type: 'array', items: workerSchema } } } } },
+    schema: { tags: ['system'], summary: 'The workers that run checks and jobs, and their queues (superuser)', response: { 200: listEnvelopeSchema(workerSchema) } },
     handler: async (req) => {
       requireSuperuser(req.ctx);
-      return { results: await supervisor().list() };
+      return wholeList(await supervisor().list());
     },
   });
 

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { unauthorized } from '../core/errors.ts';
 import { dbOf, originOf, registryValidated } from '../core/http.ts';
 import { parseSearchRequest, search } from './query.ts';
+import { wholeList } from '../core/list-envelope.ts';
 
 export function registerSearchRoutes(app: FastifyInstance): void {
   app.get('/api/search/', {
@@ -22,7 +23,12 @@ export function registerSearchRoutes(app: FastifyInstance): void {
       response: {
         200: {
           type: 'object',
+          // The list envelope; a search answers its best `limit` hits in one page (no next page).
+          required: ['count', 'next', 'previous', 'results'],
           properties: {
+            count: { type: 'integer', description: 'Hits in this answer (at most limit).' },
+            next: { type: 'null' },
+            previous: { type: 'null' },
             results: {
               type: 'array',
               items: {
@@ -44,7 +50,7 @@ export function registerSearchRoutes(app: FastifyInstance): void {
     handler: async (req) => {
       if (!req.ctx.user) throw unauthorized();
       const parsed = parseSearchRequest(req.ctx, req.query as Record<string, unknown>);
-      return { results: await search(dbOf(req), req.ctx, parsed, originOf(req)) };
+      return wholeList(await search(dbOf(req), req.ctx, parsed, originOf(req)));
     },
   });
 }

@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { requireModelPermission, modelAllows } from '../core/access.ts';
 import { ApiError, badRequest, forbidden } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated } from '../core/http.ts';
+import { dbOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { listEnvelopeSchema, pagedList } from '../core/list-envelope.ts';
 import { requireModel } from '../core/registry.ts';
 import { listConditions } from '../core/crud/read.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
@@ -145,7 +146,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         summary: 'Push history of the device, newest first (without the text)',
         params: idParams,
         querystring: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } }, additionalProperties: false },
-        response: { 200: { type: 'object', properties: { count: { type: 'integer' }, results: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
+        response: { 200: listEnvelopeSchema({ type: 'object', additionalProperties: true }) },
       },
       handler: async (req) => {
         const q = req.query as Record<string, unknown>;
@@ -155,7 +156,8 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         if (!Number.isInteger(offset) || offset < 0) throw badRequest({ offset: ['A whole number from 0.'] });
         const db = dbOf(req);
         const subject = await loadSubject(db, req.ctx, kind, parseId((req.params as { id: string }).id));
-        return listPushes(db, kind, String(subject.id), typeof q.path === 'string' ? q.path : null, limit, offset);
+        const { count, results } = await listPushes(db, kind, String(subject.id), typeof q.path === 'string' ? q.path : null, limit, offset);
+        return pagedList(requestUrl(req), { count, limit, offset }, results);
       },
     });
   }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { can } from '../core/context.ts';
 import { badRequest, forbidden, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
+import { listEnvelopeSchema, wholeList } from '../core/list-envelope.ts';
 import { BACKUPS_KEPT, listBackups } from './backup.ts';
 import { createBackupNow, restoreBackupNow } from './backup-actions.ts';
 import { localBackupTarget, localRoot } from './local-target.ts';
@@ -77,13 +78,13 @@ export function registerUpgradeSystemRoutes(app: FastifyInstance): void {
     schema: {
       tags,
       summary: 'Backups of this deployment, newest first (the newest three are kept)',
-      response: { 200: { type: 'object', properties: { count: { type: 'integer' }, kept: { type: 'integer' }, results: { type: 'array', items: backupSchema } }, required: ['count', 'kept', 'results'] } },
+      response: { 200: { ...listEnvelopeSchema(backupSchema), properties: { ...(listEnvelopeSchema(backupSchema).properties as object), kept: { type: 'integer' } } } },
     },
     handler: async (req) => {
       requireAdmin(req);
       const target = localBackupTarget({ databaseUrl: app.config.databaseUrl, dataDir: app.database.dataDir ?? app.config.dataDir }, app.cairnVersion);
       const results = (await listBackups(target.backupsDir)).map((b) => ({ ...b, file: basename(b.file) }));
-      return { count: results.length, kept: BACKUPS_KEPT, results };
+      return { ...wholeList(results), kept: BACKUPS_KEPT };
     },
   });
 

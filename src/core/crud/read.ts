@@ -8,13 +8,9 @@ import { scopeCondition } from '../access.ts';
 import { parseListQuery, type CustomFilter, type QueryValues } from './list-query.ts';
 import { serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { loadScopedRow } from './write.ts';
+import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 
-export interface Page {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: ApiObject[];
-}
+export type Page = ListEnvelope<ApiObject>;
 
 const customFilters = new Map<string, Record<string, CustomFilter>>();
 
@@ -44,19 +40,7 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
   const count = countResult.rows[0]!.n;
   const rows = pageResult.rows;
   const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
-  const link = (o: number) => {
-    const u = new URL(pageUrl);
-    u.searchParams.set('limit', String(limit));
-    if (o > 0) u.searchParams.set('offset', String(o));
-    else u.searchParams.delete('offset');
-    return u.toString();
-  };
-  return {
-    count,
-    next: offset + limit < count ? link(offset + limit) : null,
-    previous: offset > 0 ? link(Math.max(0, offset - limit)) : null,
-    results,
-  };
+  return pagedList(pageUrl, { count, limit, offset }, results);
 }
 
 export async function readObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<ApiObject> {
