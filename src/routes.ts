@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAutomationRoutes } from './automation/routes.ts';
 import { registerDeployRoutes } from './automation/deploy-routes.ts';
 import { registerDcimRoutes } from './dcim/routes.ts';
+import { registerIpamRoutes } from './ipam/routes.ts';
 import { registerExtrasRoutes } from './extras/routes.ts';
 import { registerMonitoringRoutes } from './monitoring/routes.ts';
 import { registerTemplatingRoutes } from './templating/routes.ts';
@@ -20,6 +21,7 @@ export function registerDomainRoutes(app: FastifyInstance): void {
   registerAutomationRoutes(app);
   registerDeployRoutes(app);
   registerDcimRoutes(app);
+  registerIpamRoutes(app);
   registerExtrasRoutes(app);
   registerMonitoringRoutes(app);
   registerTemplatingRoutes(app);

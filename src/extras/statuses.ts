@@ -17,14 +17,18 @@ interface StatusSeed {
 
 const DEVICE = 'dcim.device';
 const ADDRESS = 'ipam.ipaddress';
+const PREFIX = 'ipam.prefix';
+const VLAN = 'ipam.vlan';
 
+// NetBox's starting statuses: a prefix may be a container (its utilisation counts child prefixes, not addresses).
 export const DEFAULT_STATUSES: readonly StatusSeed[] = [
-  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS], default_for: [DEVICE, ADDRESS] },
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN], default_for: [DEVICE, ADDRESS, PREFIX, VLAN] },
   { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE], default_for: [] },
   { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
   { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE], default_for: [] },
-  { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS], default_for: [] },
-  { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS], default_for: [] },
+  { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS, PREFIX, VLAN], default_for: [] },
+  { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS, PREFIX, VLAN], default_for: [] },
+  { name: 'Container', slug: 'container', color: '9e9e9e', available_to: [PREFIX], default_for: [] },
 ];
 
 /** Adds the default statuses to a tenant (one bulk insert); names already taken are left alone. */

@@ -3,6 +3,7 @@
 import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
+import { hierarchyHooks, utilizationField } from './hierarchy.ts';
 import {
   assignedObjectField,
   assignedObjectTypeField,
@@ -118,15 +119,24 @@ export const prefixModel = defineModel({
     is_pool: { kind: 'boolean', label: 'Is a pool', help: 'Every address in a pool is usable (no network or broadcast address).' },
     description: { kind: 'string', maxLength: 200, default: '' },
     tags: { kind: 'tags' },
+    depth: { kind: 'integer', readOnly: true, help: 'Prefixes containing this one in its VRF.' },
+    children: { kind: 'integer', readOnly: true, help: 'Prefixes inside this one in its VRF, at any depth.' },
   },
-  computed: { family: familyField },
+  computed: { family: familyField, utilization: utilizationField },
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'prefix'],
   hooks: {
     async validate({ tx, ctx, input }) {
       await checkStatusAvailable(tx, ctx.tenantId, 'ipam.prefix', input.status);
     },
-    afterCreate: (args) => applyDefaultStatus(args),
+    async afterCreate(args) {
+      await applyDefaultStatus(args);
+      await hierarchyHooks.afterCreate(args);
+    },
+    afterUpdate: hierarchyHooks.afterUpdate,
+    afterUpdateMany: hierarchyHooks.afterUpdateMany,
+    beforeDelete: hierarchyHooks.beforeDelete,
+    beforeDeleteMany: hierarchyHooks.beforeDeleteMany,
   },
 });
 

@@ -161,31 +161,40 @@ export async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) =>
 
 /** `serverColumns` are values only the server sets (a token's hash, an author); they win over the defaults. */
 export async function createObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown, serverColumns: Record<string, unknown> = {}): Promise<Row> {
+  const input = await prepareCreate(ctx, model, body);
+  return inTransaction(db, (tx) => createRowInTx(tx, ctx, model, input, serverColumns));
+}
+
+/** Checks a request body for a create (no database access): the first half of createObject. */
+export async function prepareCreate(ctx: RequestContext, model: ModelDef, body: unknown): Promise<CheckedInput> {
   if (model.tenantScoped && !ctx.tenantId) throw badRequest('No active tenant: join a tenant or choose one with POST /api/auth/tenant/.');
   const input = checkInput(model, body, 'create');
   await applyTransforms(model, input);
-  return inTransaction(db, async (tx) => {
-    await settleCustomFields(tx, ctx, model, input, null, 'create');
-    // References first: a hook may read the rows an input names, and must only ever see the caller's own.
-    await checkReferences(tx, ctx, model, [input]);
-    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
-    const id = uuidv7();
-    const scope = model.tenantScoped ? ctx.tenantId! : 'global';
-    const numid = await allocateNumids(tx, scope, model.table, 1);
-    const columns: Record<string, unknown> = { ...(model.createDefaults?.(ctx) ?? {}), ...input.columns, ...serverColumns, id, numid };
-    if (model.tenantScoped) columns.tenant_id = ctx.tenantId;
-    const names = Object.keys(columns);
-    const { rows } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(names.map((n) => sql.ref(n)))})
-      VALUES (${sql.join(names.map((n) => valueSql(model, n, columns[n])))}) RETURNING *`.execute(tx);
-    const row = rows[0]!;
-    await writeRelations(tx, ctx, model, id, input, false);
-    await model.hooks.afterCreate?.({ tx, ctx, model, row });
-    const tags = await tagSlugs(tx, model, id);
-    await recordChanges(tx, ctx, [
-      { model, action: 'create', objectId: id, repr: displayOf(model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
-    ]);
-    return row;
-  });
+  return input;
+}
+
+/** Creates one row from a checked input inside the caller's transaction: the second half of createObject. */
+export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, input: CheckedInput, serverColumns: Record<string, unknown> = {}): Promise<Row> {
+  await settleCustomFields(tx, ctx, model, input, null, 'create');
+  // References first: a hook may read the rows an input names, and must only ever see the caller's own.
+  await checkReferences(tx, ctx, model, [input]);
+  await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
+  const id = uuidv7();
+  const scope = model.tenantScoped ? ctx.tenantId! : 'global';
+  const numid = await allocateNumids(tx, scope, model.table, 1);
+  const columns: Record<string, unknown> = { ...(model.createDefaults?.(ctx) ?? {}), ...input.columns, ...serverColumns, id, numid };
+  if (model.tenantScoped) columns.tenant_id = ctx.tenantId;
+  const names = Object.keys(columns);
+  const { rows } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(names.map((n) => sql.ref(n)))})
+    VALUES (${sql.join(names.map((n) => valueSql(model, n, columns[n])))}) RETURNING *`.execute(tx);
+  const row = rows[0]!;
+  await writeRelations(tx, ctx, model, id, input, false);
+  await model.hooks.afterCreate?.({ tx, ctx, model, row });
+  const tags = await tagSlugs(tx, model, id);
+  await recordChanges(tx, ctx, [
+    { model, action: 'create', objectId: id, repr: displayOf(model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
+  ]);
+  return row;
 }
 
 function tenantOf(model: ModelDef, row: Row, ctx: RequestContext): string | null {

@@ -1,0 +1,103 @@
+// Next free addresses of a prefix (NetBox's available-ips): the free space computed in SQL from the gaps between
+// the addresses in use (range arithmetic, never by walking addresses), and allocation that is safe under
+// concurrent callers: a transaction-scoped advisory lock per prefix, taken before the free space is read, so
+// two callers never get the same address.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import { requireModel } from '../core/registry.ts';
+import { ApiError, badRequest, conflict } from '../core/errors.ts';
+import { inTransaction, loadScopedRow, prepareCreate, createRowInTx } from '../core/crud/write.ts';
+import type { Row } from '../core/crud/serialize.ts';
+import { inTenant } from '../core/access.ts';
+
+export const MAX_AVAILABLE = 1000;
+
+/** The first and last assignable host of a prefix: IPv4 leaves out network and broadcast below /31, IPv6 the
+ * subnet-router anycast address below /127, unless the prefix is a pool (NetBox's rules). */
+function usableBounds(prefix: Row) {
+  const p = sql`${String(prefix.prefix)}::cidr`;
+  const pool = prefix.is_pool === true;
+  return {
+    first: sql`(host(network(${p}))::inet + CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 WHEN family(${p}) = 6 AND masklen(${p}) < 127 THEN 1 ELSE 0 END)`,
+    last: sql`(host(broadcast(${p}))::inet - CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 ELSE 0 END)`,
+  };
+}
+
+/** The first `limit` free addresses of a prefix, with its mask (`10.0.0.5/24`), in address order. */
+export async function freeAddresses(db: Kysely<DB>, prefix: Row, limit: number): Promise<string[]> {
+  const { first, last } = usableBounds(prefix);
+  const p = sql`${String(prefix.prefix)}::cidr`;
+  const { rows } = await sql<{ address: string }>`
+    WITH bounds AS (SELECT ${first} AS lo, ${last} AS hi),
+    used AS (
+      SELECT DISTINCT host(a.address)::inet AS h FROM ip_addresses a, bounds b
+      WHERE ${inTenant(String(prefix.tenant_id), 'a')} AND a.vrf_id IS NOT DISTINCT FROM ${prefix.vrf_id ?? null}::uuid
+        AND a.address && ${p} AND host(a.address)::inet BETWEEN b.lo AND b.hi
+    ),
+    ordered AS (SELECT h, lead(h) OVER (ORDER BY h) AS next FROM used),
+    gaps AS (
+      SELECT b.lo AS gstart, coalesce((SELECT min(h) FROM used) - 1, b.hi) AS gend FROM bounds b
+        WHERE b.lo <= b.hi AND NOT EXISTS (SELECT 1 FROM used WHERE h = b.lo)
+      UNION ALL
+      SELECT o.h + 1, o.next - 1 FROM ordered o WHERE o.next IS NOT NULL AND o.next > o.h + 1
+      UNION ALL
+      SELECT (SELECT max(h) FROM used) + 1, b.hi FROM bounds b WHERE (SELECT max(h) FROM used) < b.hi
+    )
+    SELECT set_masklen(g.gstart + i, masklen(${p}))::text AS address
+    FROM gaps g CROSS JOIN generate_series(0, ${limit - 1}) AS i
+    WHERE g.gstart <= g.gend AND g.gstart + i <= g.gend
+    ORDER BY g.gstart + i LIMIT ${limit}`.execute(db);
+  return rows.map((r) => r.address);
+}
+
+/** The prefix as the caller may see it, or 404. */
+export async function loadPrefix(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<Row> {
+  return loadScopedRow(db, ctx, requireModel('ipam.prefix'), id);
+}
+
+/** Request bodies of POST available-ips: `{}` or one object for one address, a list for several. */
+function requestedItems(body: unknown): Array<Record<string, unknown>> {
+  if (body === undefined || body === null) return [{}];
+  const items = Array.isArray(body) ? body : [body];
+  if (items.length === 0) throw badRequest({ non_field_errors: ['Send {} or an object for one address, or a non-empty list of objects.'] });
+  if (items.length > MAX_AVAILABLE) throw badRequest({ non_field_errors: [`At most ${MAX_AVAILABLE} addresses per call.`] });
+  items.forEach((item, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw badRequest({ [`[${i}]`]: ['Expected an object of address fields.'] });
+    for (const key of ['address', 'vrf']) {
+      if (key in item) throw badRequest({ [Array.isArray(body) ? `[${i}].${key}` : key]: ['Set by the prefix: leave it out.'] });
+    }
+  });
+  return items as Array<Record<string, unknown>>;
+}
+
+/**
+ * Creates one address per item in the first free addresses of the prefix (in its VRF), all or none, through the
+ * write path (checks, hooks, change log). 409 naming the prefix when there is not enough room.
+ */
+export async function allocateAddresses(db: Kysely<DB>, ctx: RequestContext, prefixId: string, body: unknown): Promise<Row[]> {
+  const items = requestedItems(body);
+  const model = requireModel('ipam.ipaddress');
+  return inTransaction(db, async (tx) => {
+    const prefix = await loadPrefix(tx, ctx, prefixId);
+    // Per prefix: concurrent callers queue here, and each reads the free space after the previous one committed.
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`cairn.prefix.available:${String(prefix.id)}`}, 0))`.execute(tx);
+    const free = await freeAddresses(tx, prefix, items.length);
+    if (free.length < items.length) {
+      throw conflict(`${String(prefix.prefix)} has ${free.length === 0 ? 'no free address' : `only ${free.length} free address${free.length === 1 ? '' : 'es'}`}; ${items.length} ${items.length === 1 ? 'was' : 'were'} asked for. Nothing was created.`);
+    }
+    const created: Row[] = [];
+    for (const [i, item] of items.entries()) {
+      try {
+        const input = await prepareCreate(ctx, model, { ...item, address: free[i], vrf: prefix.vrf_id ?? null });
+        created.push(await createRowInTx(tx, ctx, model, input));
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 400 && Array.isArray(body)) {
+          throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
+        }
+        throw err;
+      }
+    }
+    return created;
+  });
+}

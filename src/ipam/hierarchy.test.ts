@@ -1,0 +1,151 @@
+// The prefix hierarchy (depth, children, utilisation) kept by every write, and next-free allocation that holds
+// under concurrent callers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function prefix(body: Record<string, unknown>): Promise<string> {
+  const res = await h.as('alice').post('/api/prefixes/', body);
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id as string;
+}
+
+async function read(id: string): Promise<{ prefix: string; depth: number; children: number; utilization: number }> {
+  const res = await h.as('alice').get(`/api/prefixes/${id}/`);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json();
+}
+
+async function statusId(slug: string): Promise<string> {
+  const res = await h.as('alice').get(`/api/statuses/?slug=${slug}`);
+  return res.json().results[0].id as string;
+}
+
+async function address(addr: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const res = await h.as('alice').post('/api/ip-addresses/', { address: addr, ...extra });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().id as string;
+}
+
+describe('prefix hierarchy', () => {
+  it('depth and children follow creates, moves, bulk updates and deletes, per VRF', async () => {
+    const top = await prefix({ prefix: '172.16.0.0/12' });
+    const mid = await prefix({ prefix: '172.16.0.0/16' });
+    const leaf = await prefix({ prefix: '172.16.1.0/24' });
+    const vrf = await h.as('alice').post('/api/vrfs/', { name: 'hier-blue' });
+    expect(vrf.statusCode, vrf.body).toBe(201);
+    const other = await prefix({ prefix: '172.16.2.0/24', vrf: vrf.json().id });
+    expect(await read(top)).toMatchObject({ depth: 0, children: 2 });
+    expect(await read(mid)).toMatchObject({ depth: 1, children: 1 });
+    expect(await read(leaf)).toMatchObject({ depth: 2, children: 0 });
+    expect(await read(other)).toMatchObject({ depth: 0, children: 0 });
+
+    // Moving the leaf out of the /16 (PATCH), then back with bulk-update.
+    expect((await h.as('alice').patch(`/api/prefixes/${leaf}/`, { prefix: '172.17.1.0/24' })).statusCode).toBe(200);
+    expect(await read(mid)).toMatchObject({ children: 0 });
+    expect(await read(leaf)).toMatchObject({ depth: 1 });
+    expect((await h.as('alice').post('/api/prefixes/bulk-update/', { ids: [leaf], fields: { prefix: '172.16.1.0/24' } })).statusCode).toBe(200);
+    expect(await read(mid)).toMatchObject({ children: 1 });
+    expect(await read(leaf)).toMatchObject({ depth: 2 });
+
+    // Deleting the middle lifts the leaf one level.
+    expect((await h.as('alice').delete(`/api/prefixes/${mid}/`)).statusCode).toBe(204);
+    expect(await read(top)).toMatchObject({ children: 1 });
+    expect(await read(leaf)).toMatchObject({ depth: 1 });
+    // Filters on the stored columns.
+    const byDepth = await h.as('alice').get('/api/prefixes/?depth=1&prefix=172.16.1.0/24');
+    expect(byDepth.statusCode, byDepth.body).toBe(200);
+    expect(byDepth.json().results.map((r: { id: string }) => r.id)).toEqual([leaf]);
+  });
+
+  it('utilisation: a container counts child prefixes, other prefixes their addresses (NetBox rules)', async () => {
+    const container = await prefix({ prefix: '10.50.0.0/16', status: await statusId('container') });
+    await prefix({ prefix: '10.50.0.0/24' });
+    await prefix({ prefix: '10.50.1.0/24' });
+    await prefix({ prefix: '10.50.1.0/25' }); // inside a child: not counted twice
+    expect((await read(container)).utilization).toBe(0.8);
+
+    const small = await prefix({ prefix: '10.60.0.0/29' });
+    for (const a of ['10.60.0.1/29', '10.60.0.2/24', '10.60.0.3/32']) await address(a);
+    expect((await read(small)).utilization).toBe(50); // 3 of 6 usable
+    const pool = await prefix({ prefix: '10.60.1.0/29', is_pool: true });
+    await address('10.60.1.0/29');
+    expect((await read(pool)).utilization).toBe(12.5); // 1 of 8
+    const p2p = await prefix({ prefix: '10.60.2.0/31' });
+    await address('10.60.2.1/31');
+    expect((await read(p2p)).utilization).toBe(50);
+  });
+
+  it('a page of prefixes costs the same number of queries for 5 rows as for 50', async () => {
+    for (let i = 0; i < 50; i++) await prefix({ prefix: `10.70.${i}.0/24` });
+    const count = async (limit: number) => {
+      await h.as('alice').get(`/api/prefixes/?prefix__startswith=10.70.&limit=${limit}`);
+      const before = h.database.queryCount();
+      const res = await h.as('alice').get(`/api/prefixes/?limit=${limit}&ordering=prefix`);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().results.every((r: { utilization: unknown }) => typeof r.utilization === 'number')).toBe(true);
+      return h.database.queryCount() - before;
+    };
+    expect(await count(50)).toBe(await count(5));
+  });
+});
+
+describe('available-ips', () => {
+  it('lists the first free addresses with the mask, skipping network, broadcast and used ones', async () => {
+    const id = await prefix({ prefix: '192.168.50.0/29' });
+    await address('192.168.50.1/29');
+    await address('192.168.50.3/32');
+    const res = await h.as('alice').get(`/api/prefixes/${id}/available-ips/?limit=10`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().map((r: { address: string }) => r.address)).toEqual(['192.168.50.2/29', '192.168.50.4/29', '192.168.50.5/29', '192.168.50.6/29']);
+    expect(res.json()[0]).toMatchObject({ family: 4, vrf: null });
+    expect((await h.as('alice').get(`/api/prefixes/${id}/available-ips/?limit=2`)).json()).toHaveLength(2);
+    expect((await h.as('alice').get(`/api/prefixes/${id}/available-ips/?limit=0`)).statusCode).toBe(400);
+    const v6 = await prefix({ prefix: '2001:db8:50::/64' });
+    const six = await h.as('alice').get(`/api/prefixes/${v6}/available-ips/?limit=2`);
+    expect(six.json().map((r: { address: string }) => r.address)).toEqual(['2001:db8:50::1/64', '2001:db8:50::2/64']);
+  });
+
+  it('allocates one, several (all or none), then answers 409 naming the prefix when full', async () => {
+    const id = await prefix({ prefix: '192.168.51.0/29' });
+    const one = await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, {});
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json().address).toBe('192.168.51.1/29');
+    const two = await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, [{ dns_name: 'a.example.net' }, { dns_name: 'b.example.net' }]);
+    expect(two.statusCode, two.body).toBe(201);
+    expect(two.json().map((r: { address: string; dns_name: string }) => `${r.address} ${r.dns_name}`)).toEqual(['192.168.51.2/29 a.example.net', '192.168.51.3/29 b.example.net']);
+    // A bad item refuses the whole call, naming its index.
+    const bad = await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, [{}, { dns_name: 'bad name!' }]);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty(['[1].dns_name']);
+    const tooMany = await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, [{}, {}, {}, {}]);
+    expect(tooMany.statusCode).toBe(409);
+    expect(tooMany.json().detail).toBe('192.168.51.0/29 has only 3 free addresses; 4 were asked for. Nothing was created.');
+    expect((await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, [{}, {}, {}])).statusCode).toBe(201);
+    const full = await h.as('alice').post(`/api/prefixes/${id}/available-ips/`, {});
+    expect(full.statusCode).toBe(409);
+    expect(full.json().detail).toMatch(/^192\.168\.51\.0\/29 has no free address/);
+    const listed = await h.as('alice').get('/api/ip-addresses/?limit=100&q=192.168.51.');
+    expect((await h.as('alice').get(`/api/prefixes/${id}/available-ips/`)).json()).toEqual([]);
+    expect(listed.statusCode).toBe(200);
+    // Another tenant's prefix reads as missing; a viewer may not allocate.
+    expect((await h.as('bob').post(`/api/prefixes/${id}/available-ips/`, {})).statusCode).toBe(404);
+    expect((await h.as('viewer').post(`/api/prefixes/${id}/available-ips/`, {})).statusCode).toBe(403);
+  });
+
+  it('30 simultaneous allocations on one prefix get 30 distinct addresses', async () => {
+    const id = await prefix({ prefix: '192.168.52.0/24' });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => h.as('alice').post(`/api/prefixes/${id}/available-ips/`, {})));
+    for (const a of answers) expect(a.statusCode, a.body).toBe(201);
+    const got = answers.map((a) => a.json().address as string);
+    expect(new Set(got).size).toBe(30);
+    expect((await read(id)).utilization).toBe(Math.round((30 / 254) * 1000) / 10);
+  });
+});
