@@ -68,6 +68,11 @@ export interface FieldDef {
   /** json fields that must hold a JSON object. */
   jsonObject?: boolean;
   help?: string;
+  /**
+   * fk: list filters a form's picker adds when offering rows (`$self` is the id of the object being edited), so
+   * a device's primary IPv4 is picked among its own IPv4 addresses.
+   */
+  pickerFilters?: Record<string, string>;
   /** Turns an accepted input value into the stored one (e.g. hashing a password). */
   transform?: (value: unknown) => Promise<unknown>;
 }

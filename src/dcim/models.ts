@@ -149,8 +149,24 @@ export const deviceModel = defineModel({
     // Unique per tenant when set; "no tag" is null, so two untagged devices never clash on an empty string.
     asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true, pattern: /\S/, patternMessage: 'Use null for a device without an asset tag.' },
     // Columns added by migration 0003 (IPAM). Rule in ipam/service.ts checkPrimaryIps.
-    primary_ip4: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv4', nullable: true, onDelete: 'set_null', help: 'An IPv4 address assigned to one of this device\'s interfaces.' },
-    primary_ip6: { kind: 'fk', target: 'ipam.ipaddress', label: 'Primary IPv6', nullable: true, onDelete: 'set_null', help: 'An IPv6 address assigned to one of this device\'s interfaces.' },
+    primary_ip4: {
+      kind: 'fk',
+      target: 'ipam.ipaddress',
+      label: 'Primary IPv4',
+      nullable: true,
+      onDelete: 'set_null',
+      help: 'An IPv4 address assigned to one of this device\'s interfaces.',
+      pickerFilters: { device_id: '$self', family: '4' },
+    },
+    primary_ip6: {
+      kind: 'fk',
+      target: 'ipam.ipaddress',
+      label: 'Primary IPv6',
+      nullable: true,
+      onDelete: 'set_null',
+      help: 'An IPv6 address assigned to one of this device\'s interfaces.',
+      pickerFilters: { device_id: '$self', family: '6' },
+    },
     // Written by id; read as the computed `config_template` {own, resolved} (templating/bindings.ts).
     config_template_id: { kind: 'fk', target: 'extras.exporttemplate', label: 'Config template', column: 'config_template_id', nullable: true, onDelete: 'set_null', writeOnly: true },
     comments: { kind: 'text', default: '' },

@@ -149,3 +149,41 @@ describe('available-ips', () => {
     expect((await read(id)).utilization).toBe(Math.round((30 / 254) * 1000) / 10);
   });
 });
+
+describe('finding prefixes and addresses by address', () => {
+  it('q and filters understand addresses and networks (NetBox names)', async () => {
+    const outer = await prefix({ prefix: '10.90.0.0/16' });
+    const inner = await prefix({ prefix: '10.90.2.0/24' });
+    await prefix({ prefix: '10.91.0.0/16' });
+    const host = await address('10.90.2.3/24', { dns_name: 'host3.example.net' });
+    const other = await address('10.90.2.30/24');
+    const ids = async (url: string) => {
+      const res = await h.as('alice').get(url);
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.json().results.map((r: { id: string }) => r.id) as string[];
+    };
+    // An address typed into the prefix list: the prefixes holding it, most specific first.
+    expect(await ids('/api/prefixes/?q=10.90.2.3')).toEqual([inner, outer]);
+    expect(await ids('/api/prefixes/?q=10.90.2.0/24')).toEqual([inner, outer]);
+    expect(await ids('/api/prefixes/?q=10.90.')).toEqual(expect.arrayContaining([outer, inner]));
+    // Into the address list: itself whatever the mask; a network: what is inside; a partial: what starts so.
+    // Type-ahead: the address itself first, then those it is the start of.
+    expect(await ids('/api/ip-addresses/?q=10.90.2.3')).toEqual([host, other]);
+    expect(await ids('/api/ip-addresses/?q=10.90.2.30')).toEqual([other]);
+    expect((await ids('/api/ip-addresses/?q=10.90.2.0/24')).sort()).toEqual([host, other].sort());
+    expect((await ids('/api/ip-addresses/?q=10.90.2.')).sort()).toEqual([host, other].sort());
+    expect(await ids('/api/ip-addresses/?q=host3')).toEqual([host]);
+    expect(await ids('/api/ip-addresses/?address=10.90.2.3')).toEqual([host]);
+    expect(await ids('/api/ip-addresses/?address=10.90.2.3/32')).toEqual([]);
+    expect((await ids('/api/ip-addresses/?parent=10.90.2.0/24')).sort()).toEqual([host, other].sort());
+    expect(await ids('/api/ip-addresses/?family=6&q=10.90.')).toEqual([]);
+    expect(await ids('/api/prefixes/?within=10.90.0.0/16')).toEqual([inner]);
+    expect((await ids('/api/prefixes/?within_include=10.90.0.0/16')).sort()).toEqual([outer, inner].sort());
+    expect(await ids('/api/prefixes/?contains=10.90.2.3&mask_length__gte=20')).toEqual([inner]);
+    expect(await ids('/api/prefixes/?mask_length=24&within=10.90.0.0/16')).toEqual([inner]);
+    for (const bad of ['/api/prefixes/?within=10.90.0.0', '/api/prefixes/?family=5', '/api/ip-addresses/?parent=nope', '/api/prefixes/?mask_length=200']) {
+      const res = await h.as('alice').get(bad);
+      expect(res.statusCode, bad).toBe(400);
+    }
+  });
+});

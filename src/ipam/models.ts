@@ -4,6 +4,7 @@ import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { hierarchyHooks, utilizationField } from './hierarchy.ts';
+import './filters.ts';
 import {
   assignedObjectField,
   assignedObjectTypeField,

@@ -106,6 +106,30 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await shot(page, '06-change-log');
   });
 
+  it("sets a device's primary IPv4 by typing its address: the picker offers the device's own addresses", async () => {
+    const { page } = browser;
+    const device = (await server.api<Page<Device>>('GET', '/api/devices/?name=web-created-1')).body.results[0]!;
+    const iface = await server.api<Row>('POST', '/api/interfaces/', { device: device.id, name: 'Ethernet9', type: '1000base-t' });
+    expect(iface.status).toBe(201);
+    const mine = await server.api<Row>('POST', '/api/ip-addresses/', { address: '192.0.2.77/24', assigned_interface: iface.body.id });
+    expect(mine.status).toBe(201);
+    // The same address text on no interface of this device: never offered.
+    expect((await server.api<Row>('POST', '/api/ip-addresses/', { address: '192.0.2.78/24' })).status).toBe(201);
+    await page.goto(`${server.url}/objects/dcim.device/${device.id}/edit`);
+    const box = page.getByRole('combobox', { name: 'Primary IPv4' });
+    await box.click();
+    await box.fill('192.0.2.7');
+    const options = page.getByRole('listbox', { name: 'Primary IPv4' }).getByRole('option');
+    await options.first().waitFor();
+    expect(await options.allInnerTexts()).toEqual([expect.stringContaining('192.0.2.77/24')]);
+    await options.first().click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
+    await shot(page, '07a-primary-ip-picked');
+    const after = (await server.api<Device & { primary_ip4: { id: string } | null }>('GET', `/api/devices/${device.id}/`)).body;
+    expect(after.primary_ip4?.id).toBe(mine.body.id);
+  });
+
   it('bulk edits three selected devices and leaves the others alone', async () => {
     const { page } = browser;
     const all = (await server.api<Page<Device>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;

@@ -18,6 +18,8 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
+  /** `object`: list filters the picker adds (`$self`: the id of the object being edited). */
+  filters?: Record<string, string>;
   items?: 'int' | 'text';
   hint?: string;
 }
@@ -86,7 +88,7 @@ function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Edit
       const target = findModel(field.target!);
       if (!target) return null;
       if (target.name === 'extras.status') return { ...base, kind: 'status', status_model: model.name };
-      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path };
+      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path, ...(field.pickerFilters ? { filters: field.pickerFilters } : {}) };
     }
     case 'm2m': {
       const target = findModel(field.target!);

@@ -21,6 +21,13 @@ export const RESERVED_PARAMS = new Set(['limit', 'offset', 'ordering', 'q', 'tag
 /** A filter a model adds beyond its fields (e.g. `has_primary_ip`); returns the SQL condition or an error. */
 export type CustomFilter = (values: string[], alias: string) => RawBuilder<unknown> | { error: string };
 
+/**
+ * What `q` means to a model beyond matching its search fields' text (an address finds the prefixes holding it):
+ * a condition OR'ed with the text match, and optionally the order its matches read best in (used when the
+ * request names no ordering). Null when the text means nothing special.
+ */
+export type QuickSearch = (text: string, alias: string) => { where: RawBuilder<unknown>; orderBy?: RawBuilder<unknown> } | null;
+
 export interface ListQuery {
   where: RawBuilder<unknown>[];
   orderBy: RawBuilder<unknown>;
@@ -121,7 +128,14 @@ function relationCondition(col: RawBuilder<unknown>, field: FieldDef, text: stri
   return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)}::text = ${text})`;
 }
 
-export function parseListQuery(model: ModelDef, query: QueryValues, alias: string, custom: Record<string, CustomFilter> = {}, extraReserved: ReadonlySet<string> = new Set()): ListQuery {
+export function parseListQuery(
+  model: ModelDef,
+  query: QueryValues,
+  alias: string,
+  custom: Record<string, CustomFilter> = {},
+  extraReserved: ReadonlySet<string> = new Set(),
+  quickSearch?: QuickSearch,
+): ListQuery {
   const errors = new ErrorCollector();
   const where: RawBuilder<unknown>[] = [];
 
@@ -149,12 +163,16 @@ export function parseListQuery(model: ModelDef, query: QueryValues, alias: strin
   }
 
   const q = valuesOf(query.q)[0];
+  let qOrder: RawBuilder<unknown> | undefined;
   if (q !== undefined) {
     if (q.length > 200) errors.add('q', 'Ensure the search text has no more than 200 characters.');
     else if (q.trim() !== '') {
       const escaped = `%${q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       const fields = model.searchFields.length ? model.searchFields : [model.displayField];
-      where.push(sql`(${sql.join(fields.map((f) => sql`${sql.ref(`${alias}.${columnOf(f, model.fields[f] ?? { kind: 'string' })}`)}::text ILIKE ${escaped}`), sql` OR `)})`);
+      const text = sql.join(fields.map((f) => sql`${sql.ref(`${alias}.${columnOf(f, model.fields[f] ?? { kind: 'string' })}`)}::text ILIKE ${escaped}`), sql` OR `);
+      const quick = quickSearch?.(q.trim(), alias);
+      where.push(quick ? sql`(${text} OR ${quick.where})` : sql`(${text})`);
+      qOrder = quick?.orderBy;
     }
   }
 
@@ -167,7 +185,8 @@ export function parseListQuery(model: ModelDef, query: QueryValues, alias: strin
     }
   }
 
-  const orderBy = parseOrdering(model, valuesOf(query.ordering)[0], alias, errors);
+  const parsedOrder = parseOrdering(model, valuesOf(query.ordering)[0], alias, errors);
+  const orderBy = qOrder && query.ordering === undefined ? sql`${qOrder}, ${parsedOrder}` : parsedOrder;
   const limit = parsePaging('limit', valuesOf(query.limit)[0], DEFAULT_LIMIT, 1, MAX_LIMIT, errors);
   const offset = parsePaging('offset', valuesOf(query.offset)[0], 0, 0, Number.MAX_SAFE_INTEGER, errors);
   errors.throwIfAny();

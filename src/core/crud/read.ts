@@ -5,7 +5,7 @@ import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
-import { parseListQuery, type CustomFilter, type QueryValues } from './list-query.ts';
+import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch } from './list-query.ts';
 import { serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { loadScopedRow } from './write.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
@@ -23,9 +23,16 @@ export function listFiltersOf(modelName: string): Record<string, CustomFilter> {
   return customFilters.get(modelName) ?? {};
 }
 
+const quickSearches = new Map<string, QuickSearch>();
+
+/** What `q` means to a model beyond its search fields' text (addresses and networks for IPAM models). */
+export function setQuickSearch(modelName: string, search: QuickSearch): void {
+  quickSearches.set(modelName, search);
+}
+
 /** The rows a list request selects, unpaged conditions included: shared by lists, renders and bulk calls. */
 export function listConditions(ctx: RequestContext, model: ModelDef, query: QueryValues, alias = 't', extraReserved?: ReadonlySet<string>) {
-  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved);
+  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name));
   const where = sql.join([scopeCondition(ctx, model, alias), ...parsed.where], sql` AND `);
   return { ...parsed, where };
 }

@@ -85,6 +85,8 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
+  /** `object`: list filters the picker adds; `$self` stands for the id of the object being edited. */
+  filters?: Record<string, string>;
   /** `list`: the kind of each item. */
   items?: 'int' | 'text';
   hint?: string;

@@ -60,7 +60,33 @@ function ChoiceSelect({ id, options, vocabulary, value, onChange, invalid, nulla
   );
 }
 
-export function FieldInput({ field, value, onChange, errors, multiline }: { field: EditableField; value: FormValue; onChange: (v: FormValue) => void; errors?: string[]; multiline?: boolean }) {
+/** A picker's filters with `$self` replaced by the edited object's id (left out when creating: there is none yet). */
+function pickerParams(field: EditableField, objectId: string | undefined): Record<string, string> | undefined {
+  if (!field.filters) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(field.filters)) {
+    if (v !== '$self') out[k] = v;
+    else if (objectId) out[k] = objectId;
+  }
+  return out;
+}
+
+export function FieldInput({
+  field,
+  value,
+  onChange,
+  errors,
+  multiline,
+  objectId,
+}: {
+  field: EditableField;
+  value: FormValue;
+  onChange: (v: FormValue) => void;
+  errors?: string[];
+  multiline?: boolean;
+  /** The object being edited, for pickers filtered by it. */
+  objectId?: string;
+}) {
   const id = `field-${field.key}-${useId()}`;
   const invalid = !!errors?.length;
   const common = { id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
@@ -84,7 +110,7 @@ export function FieldInput({ field, value, onChange, errors, multiline }: { fiel
       input = <StatusSelect id={id} statusModel={field.status_model!} value={(value as Brief | null) ?? null} onChange={onChange} invalid={invalid} />;
       break;
     case 'object':
-      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} />;
+      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} params={pickerParams(field, objectId)} />;
       break;
     case 'objects':
     case 'tags':

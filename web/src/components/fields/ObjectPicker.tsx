@@ -15,16 +15,18 @@ interface PickerProps {
   exclude?: string[];
   onPick: (row: Brief) => void;
   placeholder?: string;
+  /** List filters added to every search (a device's own addresses for its primary IP). */
+  params?: Record<string, string>;
 }
 
-function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick, placeholder }: PickerProps) {
+function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick, placeholder, params }: PickerProps) {
   const listId = useId();
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
   const [active, setActive] = useState(0);
   const results = useQuery({
-    queryKey: ['picker', endpoint, text],
-    queryFn: ({ signal }) => get<Page<Brief>>(endpoint, { q: text || undefined, limit: 20 }, { signal }),
+    queryKey: ['picker', endpoint, text, params],
+    queryFn: ({ signal }) => get<Page<Brief>>(endpoint, { ...params, q: text || undefined, limit: 20 }, { signal }),
     enabled: open,
     staleTime: 30_000,
   });
@@ -98,7 +100,7 @@ function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick, place
   );
 }
 
-export function ObjectPicker(props: { endpoint: string; id?: string; label: string; invalid?: boolean; value: Brief | null; nullable: boolean; onChange: (row: Brief | null) => void }) {
+export function ObjectPicker(props: { endpoint: string; id?: string; label: string; invalid?: boolean; value: Brief | null; nullable: boolean; onChange: (row: Brief | null) => void; params?: Record<string, string> }) {
   const { value, onChange } = props;
   if (value) {
     return (
@@ -110,7 +112,7 @@ export function ObjectPicker(props: { endpoint: string; id?: string; label: stri
       </div>
     );
   }
-  return <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} onPick={onChange} placeholder={props.nullable ? 'None — type to search…' : undefined} />;
+  return <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} onPick={onChange} placeholder={props.nullable ? 'None — type to search…' : undefined} params={props.params} />;
 }
 
 export function MultiObjectPicker(props: { endpoint: string; id?: string; label: string; invalid?: boolean; value: Brief[]; onChange: (rows: Brief[]) => void }) {

@@ -81,6 +81,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
       key={f.key}
       field={f}
       value={valueOf(f)}
+      objectId={typeof object?.id === 'string' ? object.id : undefined}
       errors={errors[f.key]}
       multiline={longText.has(f.key) || customOf(f.key)?.type === 'longtext' || customOf(f.key)?.type === 'json'}
       onChange={(v) => {
