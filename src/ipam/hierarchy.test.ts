@@ -187,3 +187,42 @@ describe('finding prefixes and addresses by address', () => {
     }
   });
 });
+
+describe('duplicates', () => {
+  it('an address or prefix twice in one space is a 400 naming the existing one and its assignment', async () => {
+    await address('10.95.0.1/24', { dns_name: 'first.example.net' });
+    const again = await h.as('alice').post('/api/ip-addresses/', { address: '10.95.0.1/32' });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().address[0]).toBe('10.95.0.1/24 already exists in the global table (not assigned): addresses are unique there.');
+    const p = await h.as('alice').post('/api/prefixes/', { prefix: '10.95.0.0/24' });
+    expect(p.statusCode).toBe(201);
+    const p2 = await h.as('alice').post('/api/prefixes/', { prefix: '10.95.0.0/24' });
+    expect(p2.statusCode).toBe(400);
+    expect(p2.json().prefix[0]).toMatch(/^10\.95\.0\.0\/24 already exists in the global table/);
+
+    // A VRF that allows duplicates takes them; one that enforces refuses them; another tenant is another space.
+    const loose = (await h.as('alice').post('/api/vrfs/', { name: 'dup-loose', enforce_unique: false })).json().id;
+    const strict = (await h.as('alice').post('/api/vrfs/', { name: 'dup-strict' })).json().id;
+    for (let i = 0; i < 2; i++) expect((await h.as('alice').post('/api/ip-addresses/', { address: '10.95.1.1/24', vrf: loose })).statusCode).toBe(201);
+    expect((await h.as('alice').post('/api/ip-addresses/', { address: '10.95.1.1/24', vrf: strict })).statusCode).toBe(201);
+    const dup = await h.as('alice').post('/api/ip-addresses/', { address: '10.95.1.1/24', vrf: strict });
+    expect(dup.json().address[0]).toMatch(/in VRF dup-strict/);
+    expect((await h.as('bob').post('/api/ip-addresses/', { address: '10.95.0.1/24' })).statusCode).toBe(201);
+
+    // Bulk: two rows moved onto one address are refused, nothing changes.
+    const a = await address('10.95.2.1/24');
+    const b = await address('10.95.2.2/24');
+    const bulk = await h.as('alice').post('/api/ip-addresses/bulk-update/', { ids: [a, b], fields: { address: '10.95.2.9/24' } });
+    expect(bulk.statusCode).toBe(400);
+    expect((await h.as('alice').get(`/api/ip-addresses/${a}/`)).json().address).toBe('10.95.2.1/24');
+    const moved = await h.as('alice').patch(`/api/ip-addresses/${b}/`, { address: '10.95.2.1/28' });
+    expect(moved.statusCode).toBe(400);
+  });
+
+  it('ten addresses moved onto one address at the same time: one moves, nine are refused', async () => {
+    const ids = [];
+    for (let i = 0; i < 10; i++) ids.push(await address(`10.96.1.${i + 1}/24`));
+    const answers = await Promise.all(ids.map((id) => h.as('alice').patch(`/api/ip-addresses/${id}/`, { address: '10.96.0.1/24' })));
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, ...Array(9).fill(400)]);
+  });
+});

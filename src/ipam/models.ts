@@ -4,6 +4,10 @@ import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { hierarchyHooks, utilizationField } from './hierarchy.ts';
+import { uniquenessHooks } from './uniqueness.ts';
+
+const prefixUnique = uniquenessHooks('prefix');
+const addressUnique = uniquenessHooks('address');
 import './filters.ts';
 import {
   assignedObjectField,
@@ -64,6 +68,7 @@ export const vrfModel = defineModel({
     import_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_import_targets', from: 'vrf_id', to: 'route_target_id' } },
     export_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_export_targets', from: 'vrf_id', to: 'route_target_id' } },
     l3vni: { kind: 'integer', label: 'L3 VNI', nullable: true, min: 1, max: 16777214, help: 'The VXLAN network identifier of this VRF in EVPN.' },
+    enforce_unique: { kind: 'boolean', label: 'Enforce unique space', default: true, help: 'Refuse duplicate addresses and prefixes in this VRF.' },
     description: { kind: 'string', maxLength: 200, default: '' },
     tags: { kind: 'tags' },
   },
@@ -132,10 +137,17 @@ export const prefixModel = defineModel({
     },
     async afterCreate(args) {
       await applyDefaultStatus(args);
+      await prefixUnique.afterCreate(args);
       await hierarchyHooks.afterCreate(args);
     },
-    afterUpdate: hierarchyHooks.afterUpdate,
-    afterUpdateMany: hierarchyHooks.afterUpdateMany,
+    async afterUpdate(args) {
+      await prefixUnique.afterUpdate(args);
+      await hierarchyHooks.afterUpdate(args);
+    },
+    async afterUpdateMany(args) {
+      await prefixUnique.afterUpdateMany(args);
+      await hierarchyHooks.afterUpdateMany(args);
+    },
     beforeDelete: hierarchyHooks.beforeDelete,
     beforeDeleteMany: hierarchyHooks.beforeDeleteMany,
   },
@@ -201,7 +213,12 @@ export const ipAddressModel = defineModel({
         await checkAddressStillPrimary(tx, existing, { address, interfaceId: iface, vmInterfaceId: vmIface });
       }
     },
-    afterCreate: (args) => applyDefaultStatus(args),
+    async afterCreate(args) {
+      await applyDefaultStatus(args);
+      await addressUnique.afterCreate(args);
+    },
+    afterUpdate: addressUnique.afterUpdate,
+    afterUpdateMany: addressUnique.afterUpdateMany,
     // The owner's primary address goes with it, in the change log (the foreign key alone would clear it unsaid).
     beforeDelete: ({ tx, ctx, row }) => clearPrimaryAddresses(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => clearPrimaryAddresses(tx, ctx, rows.map((r) => String(r.id))),

@@ -17,6 +17,7 @@ import * as m0014 from './0014_bgp_session_settings.ts';
 import * as m0015 from './0015_automation_target_timeout.ts';
 import * as m0016 from './0016_automation_extra_vars_template.ts';
 import * as m0017 from './0017_prefix_hierarchy.ts';
+import * as m0018 from './0018_vrf_enforce_unique.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0015_automation_target_timeout': m0015,
   '0016_automation_extra_vars_template': m0016,
   '0017_prefix_hierarchy': m0017,
+  '0018_vrf_enforce_unique': m0018,
 };
