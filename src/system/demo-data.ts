@@ -21,6 +21,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createTenant } from '../core/accounts.ts';
 import { uuidv7 } from '../core/ids.ts';
+import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 
@@ -643,6 +644,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('prefixes', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['vrf_id', 'uuid'], ['site_id', 'uuid'], ['vlan_id', 'uuid'], ['description', 'text']], [
     px.ids, px.numids, pfx.prefix, pfx.vrf, pfx.site, pfx.vlan, pfx.description,
   ], T);
+  // Written past the prefix hooks: their depth and children, as those would have kept them.
+  await refreshTenantHierarchy(tx, tenantId);
   w.report('route targets, VRFs, VLANs, prefixes', rtNames.length + VRFS.length + 2 * withRt.length + vlanCount + pfx.prefix.length);
 
   // --- devices, with their primary IPv4 in the same INSERT: the address ids are allocated here and the rows
