@@ -127,6 +127,6 @@ describe('statuses', () => {
     expect(res.statusCode, res.body).toBe(201);
     const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
     expect(rows.map((r) => r.slug)).toEqual(['active', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan']);
+    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange']);
   });
 });

@@ -19,9 +19,9 @@ describe('migration 0002', () => {
       await sql`INSERT INTO tenants (id, numid, name, slug) VALUES ('01a1fd00-0000-7000-8000-000000000001', 1, 'Old', 'old')`.execute(database.db);
       await migrateToLatest(database.db);
       const { rows } = await sql<{ slug: string; available_to: string[] }>`SELECT slug, available_to FROM statuses ORDER BY numid`.execute(database.db);
-      // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them.
+      // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them; 0019 to ranges.
       expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container']);
-      expect(rows[0]!.available_to).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan']);
+      expect(rows[0]!.available_to).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan']);
       expect(rows[6]!.available_to).toEqual(['ipam.prefix']);
     } finally {
       await database.close();

@@ -9,6 +9,7 @@ import { uniquenessHooks } from './uniqueness.ts';
 const prefixUnique = uniquenessHooks('prefix');
 const addressUnique = uniquenessHooks('address');
 import './filters.ts';
+import { checkVlanInGroup } from './catalog-models.ts';
 import {
   assignedObjectField,
   assignedObjectTypeField,
@@ -94,15 +95,18 @@ export const vlanModel = defineModel({
     vid: { kind: 'integer', label: 'VLAN ID', min: 1, max: 4094, help: '802.1Q VLAN ID, 1 to 4094 (0 and 4095 are reserved).' },
     name: { kind: 'string', maxLength: 64 },
     site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
+    group: { kind: 'fk', target: 'ipam.vlangroup', label: 'VLAN group', nullable: true, onDelete: 'set_null', help: 'A VID is used once per group.' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     description: { kind: 'string', maxLength: 200, default: '' },
     tags: { kind: 'tags' },
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['vid', 'name'],
   hooks: {
-    async validate({ tx, ctx, input }) {
+    async validate({ tx, ctx, input, existing }) {
       await checkStatusAvailable(tx, ctx.tenantId, 'ipam.vlan', input.status);
+      await checkVlanInGroup({ tx, input, existing });
     },
     afterCreate: (args) => applyDefaultStatus(args),
   },
@@ -122,6 +126,7 @@ export const prefixModel = defineModel({
     site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
     vlan: { kind: 'fk', target: 'ipam.vlan', label: 'VLAN', nullable: true, onDelete: 'set_null' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
+    role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     is_pool: { kind: 'boolean', label: 'Is a pool', help: 'Every address in a pool is usable (no network or broadcast address).' },
     description: { kind: 'string', maxLength: 200, default: '' },
     tags: { kind: 'tags' },

@@ -18,6 +18,7 @@ import * as m0015 from './0015_automation_target_timeout.ts';
 import * as m0016 from './0016_automation_extra_vars_template.ts';
 import * as m0017 from './0017_prefix_hierarchy.ts';
 import * as m0018 from './0018_vrf_enforce_unique.ts';
+import * as m0019 from './0019_ipam_catalogs.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0016_automation_extra_vars_template': m0016,
   '0017_prefix_hierarchy': m0017,
   '0018_vrf_enforce_unique': m0018,
+  '0019_ipam_catalogs': m0019,
 };
