@@ -1,7 +1,8 @@
 // The prefix hierarchy: each prefix's depth (prefixes containing it) and children (prefixes it contains) in its
 // tenant and VRF, kept as columns by the write path so a list page reads them as they are; and utilisation, read
 // for a whole page in one query (NetBox's rules: a container counts the space its top-level child prefixes
-// cover; any other prefix counts its addresses, IPv4 network and broadcast left out below /31 unless a pool).
+// cover; any other prefix counts its addresses and the ranges marked utilised, IPv4 network and broadcast left
+// out below /31 unless a pool).
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
@@ -85,6 +86,13 @@ export const hierarchyHooks = {
 /** Address bits of a prefix's family, in SQL. */
 const bitsOf = (alias: string) => sql`(CASE family(${sql.ref(`${alias}.prefix`)}) WHEN 4 THEN 32 ELSE 128 END)`;
 
+/** A range's size as numeric; IPv6 ranges past 2^62 addresses count as 2^62 (inet subtraction is 64-bit). */
+const rangeSizeSql = (alias: string) => {
+  const start = sql`host(${sql.ref(`${alias}.start_address`)})::inet`;
+  const end = sql`host(${sql.ref(`${alias}.end_address`)})::inet`;
+  return sql`(CASE WHEN family(${start}) = 4 OR ${end} < ${start} + 4611686018427387904 THEN (${end} - ${start} + 1)::numeric ELSE power(2::numeric, 62) END)`;
+};
+
 /**
  * `utilization`: percent with one decimal, for a page of prefixes in one query. A container's share is the space
  * of its top-level child prefixes; any other prefix's is its distinct addresses over its usable size.
@@ -103,8 +111,13 @@ export const utilizationField: ComputedField = {
             WHERE ${sameSpace('c', 'p')} AND c.prefix << p.prefix
               AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${sameSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
         ELSE
+          -- Addresses outside the ranges marked utilised, plus those ranges whole.
           (SELECT count(DISTINCT host(a.address))::numeric FROM ip_addresses a
-            WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND host(a.address)::inet <<= p.prefix)
+            WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND host(a.address)::inet <<= p.prefix
+              AND NOT EXISTS (SELECT 1 FROM ip_ranges r WHERE ${sameSpace('r', 'p')} AND r.mark_utilized
+                AND host(a.address)::inet BETWEEN host(r.start_address)::inet AND host(r.end_address)::inet))
+          + (SELECT coalesce(sum(${rangeSizeSql('r')}), 0) FROM ip_ranges r
+              WHERE ${sameSpace('r', 'p')} AND r.mark_utilized AND host(r.start_address)::inet <<= p.prefix AND host(r.end_address)::inet <<= p.prefix)
         END) / greatest(1, power(2::numeric, ${bitsOf('p')} - masklen(p.prefix))
           - CASE WHEN family(p.prefix) = 4 AND masklen(p.prefix) < 31 AND NOT p.is_pool AND coalesce(s.slug, '') <> 'container' THEN 2 ELSE 0 END)), 1)::float8 AS pct
       FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id

@@ -1,0 +1,83 @@
+// IPAM catalogs' own rules: aggregates never overlap, IP ranges are one family and mask, ranges marked utilised
+// count in their prefix, VLAN groups hold their VIDs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+async function made(path: string, body: Record<string, unknown>): Promise<Record<string, unknown> & { id: string }> {
+  const res = await h.as('alice').post(path, body);
+  expect(res.statusCode, `${path} ${res.body}`).toBe(201);
+  return res.json();
+}
+
+describe('IPAM catalogs', () => {
+  it('aggregates of a RIR never overlap; a prefix outside every aggregate is allowed', async () => {
+    const rir = await made('/api/rirs/', { name: 'RFC 1918', slug: 'rfc1918', is_private: true });
+    await made('/api/aggregates/', { prefix: '10.0.0.0/8', rir: rir.id, date_added: '2024-01-02' });
+    const inside = await h.as('alice').post('/api/aggregates/', { prefix: '10.20.0.0/16', rir: rir.id });
+    expect(inside.statusCode).toBe(400);
+    expect(inside.json().prefix[0]).toBe('10.20.0.0/16 overlaps the aggregate 10.0.0.0/8: aggregates may not overlap.');
+    await made('/api/aggregates/', { prefix: '172.16.0.0/12', rir: rir.id });
+    await made('/api/prefixes/', { prefix: '198.51.100.0/24' });
+    // Another tenant holds its own space.
+    const bobRir = (await h.as('bob').post('/api/rirs/', { name: 'RFC 1918', slug: 'rfc1918' })).json();
+    expect((await h.as('bob').post('/api/aggregates/', { prefix: '10.0.0.0/8', rir: bobRir.id })).statusCode).toBe(201);
+  });
+
+  it('an IP range is one family and mask, start before end; its size is derived; marked utilised it fills its prefix', async () => {
+    const range = await made('/api/ip-ranges/', { start_address: '10.40.0.10/24', end_address: '10.40.0.19/24' });
+    expect(range.size).toBe(10);
+    expect((range.status as { slug: string } | null)?.slug).toBe('active');
+    for (const [body, message] of [
+      [{ start_address: '10.40.0.10/24', end_address: '2001:db8::1/64' }, /one family/],
+      [{ start_address: '10.40.0.10/24', end_address: '10.40.0.19/25' }, /same mask length/],
+      [{ start_address: '10.40.0.19/24', end_address: '10.40.0.10/24' }, /comes before the start address/],
+    ] as const) {
+      const res = await h.as('alice').post('/api/ip-ranges/', body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().end_address[0]).toMatch(message);
+    }
+    const prefix = await made('/api/prefixes/', { prefix: '10.41.0.0/24' });
+    await made('/api/ip-addresses/', { address: '10.41.0.5/24' });
+    await made('/api/ip-addresses/', { address: '10.41.0.100/24' }); // inside the range below: counted once
+    await made('/api/ip-ranges/', { start_address: '10.41.0.100/24', end_address: '10.41.0.149/24', mark_utilized: true });
+    expect((await h.as('alice').get(`/api/prefixes/${prefix.id}/`)).json().utilization).toBe(Math.round((51 / 254) * 1000) / 10);
+  });
+
+  it('a VLAN group holds its VIDs once each, within its range; a group serves a site or a region', async () => {
+    const group = await made('/api/vlan-groups/', { name: 'Fabric', slug: 'fabric', min_vid: 100, max_vid: 199 });
+    const users = await made('/api/vlans/', { vid: 110, name: 'users', group: group.id });
+    const taken = await h.as('alice').post('/api/vlans/', { vid: 110, name: 'users-2', group: group.id });
+    expect(taken.statusCode).toBe(400);
+    expect(taken.json().vid[0]).toBe('VID 110 is taken in VLAN group Fabric by VLAN users.');
+    const outside = await h.as('alice').post('/api/vlans/', { vid: 300, name: 'far', group: group.id });
+    expect(outside.json().vid[0]).toBe('VLAN group Fabric allows VIDs 100–199.');
+    // The same VID outside the group, or in another group, is fine.
+    await made('/api/vlans/', { vid: 110, name: 'users-elsewhere' });
+    const narrowed = await h.as('alice').patch(`/api/vlan-groups/${group.id}/`, { min_vid: 120 });
+    expect(narrowed.statusCode).toBe(400);
+    expect(narrowed.json().min_vid[0]).toMatch(/VLAN 110 \(users\)/);
+    const site = await made('/api/sites/', { name: 'Group Site', slug: 'group-site' });
+    const region = await made('/api/regions/', { name: 'Group Region', slug: 'group-region' });
+    const both = await h.as('alice').post('/api/vlan-groups/', { name: 'Both', slug: 'both', site: site.id, region: region.id });
+    expect(both.json()).toHaveProperty('region');
+    expect((await h.as('alice').patch(`/api/vlans/${users.id}/`, { vid: 111 })).statusCode).toBe(200);
+  });
+
+  it('roles sort by weight and are set on prefixes and VLANs', async () => {
+    await made('/api/ipam-roles/', { name: 'Production', slug: 'production', weight: 100 });
+    const lab = await made('/api/ipam-roles/', { name: 'Lab', slug: 'lab', weight: 10 });
+    const roles = (await h.as('alice').get('/api/ipam-roles/')).json().results.map((r: { slug: string }) => r.slug);
+    expect(roles.indexOf('lab')).toBeLessThan(roles.indexOf('production'));
+    const p = await made('/api/prefixes/', { prefix: '10.42.0.0/24', role: lab.id });
+    expect((p.role as { id: string }).id).toBe(lab.id);
+    expect((await h.as('alice').get('/api/prefixes/?role=lab')).json().results.map((r: { id: string }) => r.id)).toContain(p.id);
+  });
+});
