@@ -2,7 +2,7 @@
 // the addresses in use (range arithmetic, never by walking addresses), and allocation that is safe under
 // concurrent callers: a transaction-scoped advisory lock per prefix, taken before the free space is read, so
 // two callers never get the same address.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
@@ -13,27 +13,54 @@ import { inTenant } from '../core/access.ts';
 
 export const MAX_AVAILABLE = 1000;
 
-/** The first and last assignable host of a prefix: IPv4 leaves out network and broadcast below /31, IPv6 the
- * subnet-router anycast address below /127, unless the prefix is a pool (NetBox's rules). */
-function usableBounds(prefix: Row) {
+/** Where free addresses are looked for: a tenant and VRF, the first and last host (SQL), the mask to answer with. */
+interface AddressSpace {
+  tenantId: string;
+  vrfId: string | null;
+  first: RawBuilder<unknown>;
+  last: RawBuilder<unknown>;
+  /** A network the space lies in, for the address index (`address && network`). */
+  network: RawBuilder<unknown>;
+  maskLength: RawBuilder<unknown>;
+}
+
+/** A prefix's assignable hosts: IPv4 leaves out network and broadcast below /31, IPv6 the subnet-router anycast
+ * address below /127, unless the prefix is a pool (NetBox's rules). */
+export function prefixSpace(prefix: Row): AddressSpace {
   const p = sql`${String(prefix.prefix)}::cidr`;
   const pool = prefix.is_pool === true;
   return {
+    tenantId: String(prefix.tenant_id),
+    vrfId: prefix.vrf_id ? String(prefix.vrf_id) : null,
     first: sql`(host(network(${p}))::inet + CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 WHEN family(${p}) = 6 AND masklen(${p}) < 127 THEN 1 ELSE 0 END)`,
     last: sql`(host(broadcast(${p}))::inet - CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 ELSE 0 END)`,
+    network: p,
+    maskLength: sql`masklen(${p})`,
   };
 }
 
-/** The first `limit` free addresses of a prefix, with its mask (`10.0.0.5/24`), in address order. */
-export async function freeAddresses(db: Kysely<DB>, prefix: Row, limit: number): Promise<string[]> {
-  const { first, last } = usableBounds(prefix);
-  const p = sql`${String(prefix.prefix)}::cidr`;
+/** An IP range's hosts, both ends included, answered with the range's mask. */
+export function rangeSpace(range: Row): AddressSpace {
+  const start = sql`${String(range.start_address)}::inet`;
+  const end = sql`${String(range.end_address)}::inet`;
+  return {
+    tenantId: String(range.tenant_id),
+    vrfId: range.vrf_id ? String(range.vrf_id) : null,
+    first: sql`host(${start})::inet`,
+    last: sql`host(${end})::inet`,
+    network: sql`network(${start})`,
+    maskLength: sql`masklen(${start})`,
+  };
+}
+
+/** The first `limit` free addresses of a space, with its mask (`10.0.0.5/24`), in address order. */
+export async function freeAddresses(db: Kysely<DB>, space: AddressSpace, limit: number): Promise<string[]> {
   const { rows } = await sql<{ address: string }>`
-    WITH bounds AS (SELECT ${first} AS lo, ${last} AS hi),
+    WITH bounds AS (SELECT ${space.first} AS lo, ${space.last} AS hi),
     used AS (
       SELECT DISTINCT host(a.address)::inet AS h FROM ip_addresses a, bounds b
-      WHERE ${inTenant(String(prefix.tenant_id), 'a')} AND a.vrf_id IS NOT DISTINCT FROM ${prefix.vrf_id ?? null}::uuid
-        AND a.address && ${p} AND host(a.address)::inet BETWEEN b.lo AND b.hi
+      WHERE ${inTenant(space.tenantId, 'a')} AND a.vrf_id IS NOT DISTINCT FROM ${space.vrfId}::uuid
+        AND a.address && ${space.network} AND host(a.address)::inet BETWEEN b.lo AND b.hi
     ),
     ordered AS (SELECT h, lead(h) OVER (ORDER BY h) AS next FROM used),
     gaps AS (
@@ -44,16 +71,27 @@ export async function freeAddresses(db: Kysely<DB>, prefix: Row, limit: number):
       UNION ALL
       SELECT (SELECT max(h) FROM used) + 1, b.hi FROM bounds b WHERE (SELECT max(h) FROM used) < b.hi
     )
-    SELECT set_masklen(g.gstart + i, masklen(${p}))::text AS address
+    SELECT set_masklen(g.gstart + i, ${space.maskLength})::text AS address
     FROM gaps g CROSS JOIN generate_series(0, ${limit - 1}) AS i
     WHERE g.gstart <= g.gend AND g.gstart + i <= g.gend
     ORDER BY g.gstart + i LIMIT ${limit}`.execute(db);
   return rows.map((r) => r.address);
 }
 
-/** The prefix as the caller may see it, or 404. */
-export async function loadPrefix(db: Kysely<DB>, ctx: RequestContext, id: string): Promise<Row> {
-  return loadScopedRow(db, ctx, requireModel('ipam.prefix'), id);
+/** A prefix or an IP range as the caller may see it (404 otherwise), with the space its free addresses are in. */
+export async function loadContainer(db: Kysely<DB>, ctx: RequestContext, kind: 'prefix' | 'range', id: string): Promise<{ row: Row; space: AddressSpace; label: string }> {
+  if (kind === 'prefix') {
+    const row = await loadScopedRow(db, ctx, requireModel('ipam.prefix'), id);
+    return { row, space: prefixSpace(row), label: String(row.prefix) };
+  }
+  const row = await loadScopedRow(db, ctx, requireModel('ipam.iprange'), id);
+  return { row, space: rangeSpace(row), label: `The range ${String(row.start_address)}–${String(row.end_address)}` };
+}
+
+/** A 400 about one item of a list body, its fields named `[i].field` so the caller knows which item failed. */
+export function namingItem(err: unknown, body: unknown, i: number): unknown {
+  if (!(err instanceof ApiError) || err.status !== 400 || !Array.isArray(body)) return err;
+  return badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
 }
 
 /** Request bodies of POST available-ips: `{}` or one object for one address, a list for several. */
@@ -75,27 +113,24 @@ function requestedItems(body: unknown): Array<Record<string, unknown>> {
  * Creates one address per item in the first free addresses of the prefix (in its VRF), all or none, through the
  * write path (checks, hooks, change log). 409 naming the prefix when there is not enough room.
  */
-export async function allocateAddresses(db: Kysely<DB>, ctx: RequestContext, prefixId: string, body: unknown): Promise<Row[]> {
+export async function allocateAddresses(db: Kysely<DB>, ctx: RequestContext, kind: 'prefix' | 'range', containerId: string, body: unknown): Promise<Row[]> {
   const items = requestedItems(body);
   const model = requireModel('ipam.ipaddress');
   return inTransaction(db, async (tx) => {
-    const prefix = await loadPrefix(tx, ctx, prefixId);
-    // Per prefix: concurrent callers queue here, and each reads the free space after the previous one committed.
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`cairn.prefix.available:${String(prefix.id)}`}, 0))`.execute(tx);
-    const free = await freeAddresses(tx, prefix, items.length);
+    const { row, space, label } = await loadContainer(tx, ctx, kind, containerId);
+    // Per container: concurrent callers queue here, and each reads the free space after the previous one committed.
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`cairn.ipam.available:${String(row.id)}`}, 0))`.execute(tx);
+    const free = await freeAddresses(tx, space, items.length);
     if (free.length < items.length) {
-      throw conflict(`${String(prefix.prefix)} has ${free.length === 0 ? 'no free address' : `only ${free.length} free address${free.length === 1 ? '' : 'es'}`}; ${items.length} ${items.length === 1 ? 'was' : 'were'} asked for. Nothing was created.`);
+      throw conflict(`${label} has ${free.length === 0 ? 'no free address' : `only ${free.length} free address${free.length === 1 ? '' : 'es'}`}; ${items.length} ${items.length === 1 ? 'was' : 'were'} asked for. Nothing was created.`);
     }
     const created: Row[] = [];
     for (const [i, item] of items.entries()) {
       try {
-        const input = await prepareCreate(ctx, model, { ...item, address: free[i], vrf: prefix.vrf_id ?? null });
+        const input = await prepareCreate(ctx, model, { ...item, address: free[i], vrf: space.vrfId });
         created.push(await createRowInTx(tx, ctx, model, input));
       } catch (err) {
-        if (err instanceof ApiError && err.status === 400 && Array.isArray(body)) {
-          throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
-        }
-        throw err;
+        throw namingItem(err, body, i);
       }
     }
     return created;

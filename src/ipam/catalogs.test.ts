@@ -81,3 +81,50 @@ describe('IPAM catalogs', () => {
     expect((await h.as('alice').get('/api/prefixes/?role=lab')).json().results.map((r: { id: string }) => r.id)).toContain(p.id);
   });
 });
+
+describe('next free prefixes, range addresses and VIDs', () => {
+  it('available-prefixes lists the free space as aligned blocks and carves the first free /26s, then 409', async () => {
+    const parent = await made('/api/prefixes/', { prefix: '10.44.0.0/24' });
+    await made('/api/prefixes/', { prefix: '10.44.0.64/26' });
+    const free = await h.as('alice').get(`/api/prefixes/${parent.id}/available-prefixes/`);
+    expect(free.statusCode, free.body).toBe(200);
+    expect(free.json().map((r: { prefix: string }) => r.prefix)).toEqual(['10.44.0.0/26', '10.44.0.128/25']);
+    const one = await h.as('alice').post(`/api/prefixes/${parent.id}/available-prefixes/`, { prefix_length: 26, description: 'carved' });
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json()).toMatchObject({ prefix: '10.44.0.0/26', description: 'carved', depth: 1 });
+    const two = await h.as('alice').post(`/api/prefixes/${parent.id}/available-prefixes/`, [{ prefix_length: 27 }, { prefix_length: 26 }]);
+    expect(two.statusCode, two.body).toBe(201);
+    expect(two.json().map((r: { prefix: string }) => r.prefix)).toEqual(['10.44.0.128/27', '10.44.0.192/26']);
+    const full = await h.as('alice').post(`/api/prefixes/${parent.id}/available-prefixes/`, { prefix_length: 26 });
+    expect(full.statusCode).toBe(409);
+    expect(full.json().detail).toBe('10.44.0.0/24 has no free /26 left. Nothing was created.');
+    expect((await h.as('alice').post(`/api/prefixes/${parent.id}/available-prefixes/`, { prefix_length: 24 })).statusCode).toBe(400);
+    expect((await h.as('alice').get(`/api/prefixes/${parent.id}/`)).json().children).toBe(4);
+  });
+
+  it('an IP range hands out its own free addresses with its mask', async () => {
+    const range = await made('/api/ip-ranges/', { start_address: '10.45.0.10/24', end_address: '10.45.0.12/24' });
+    await made('/api/ip-addresses/', { address: '10.45.0.11/24' });
+    const free = await h.as('alice').get(`/api/ip-ranges/${range.id}/available-ips/`);
+    expect(free.json().map((r: { address: string }) => r.address)).toEqual(['10.45.0.10/24', '10.45.0.12/24']);
+    const got = await h.as('alice').post(`/api/ip-ranges/${range.id}/available-ips/`, [{}, {}]);
+    expect(got.statusCode, got.body).toBe(201);
+    const full = await h.as('alice').post(`/api/ip-ranges/${range.id}/available-ips/`, {});
+    expect(full.statusCode).toBe(409);
+    expect(full.json().detail).toBe('The range 10.45.0.10/24–10.45.0.12/24 has no free address; 1 was asked for. Nothing was created.');
+  });
+
+  it('available-vlans lists and takes the first free VIDs of a group', async () => {
+    const group = await made('/api/vlan-groups/', { name: 'Tiny', slug: 'tiny', min_vid: 10, max_vid: 12 });
+    await made('/api/vlans/', { vid: 10, name: 'ten', group: group.id });
+    const free = await h.as('alice').get(`/api/vlan-groups/${group.id}/available-vlans/`);
+    expect(free.json().map((r: { vid: number }) => r.vid)).toEqual([11, 12]);
+    const got = await h.as('alice').post(`/api/vlan-groups/${group.id}/available-vlans/`, [{ name: 'a' }, { name: 'b' }]);
+    expect(got.statusCode, got.body).toBe(201);
+    expect(got.json().map((r: { vid: number; name: string }) => `${r.vid} ${r.name}`)).toEqual(['11 a', '12 b']);
+    const full = await h.as('alice').post(`/api/vlan-groups/${group.id}/available-vlans/`, { name: 'c' });
+    expect(full.statusCode).toBe(409);
+    expect(full.json().detail).toBe('VLAN group Tiny has no free VID in 10–12; 1 asked for. Nothing was created.');
+    expect((await h.as('alice').post(`/api/vlan-groups/${group.id}/available-vlans/`, { name: 'd', vid: 5 })).statusCode).toBe(400);
+  });
+});

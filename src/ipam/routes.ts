@@ -1,72 +1,118 @@
-// IPAM routes beyond the generic CRUD: next free addresses of a prefix (NetBox's available-ips, same names and
-// shapes so scripts carry over: GET answers a plain list, POST the created address or list of addresses).
-import type { FastifyInstance } from 'fastify';
-import { requireModelPermission } from '../core/access.ts';
-import { requireModel } from '../core/registry.ts';
+// IPAM routes beyond the generic CRUD, with NetBox's names and shapes so scripts carry over: the free addresses
+// of a prefix or an IP range (available-ips), the free child prefixes of a prefix (available-prefixes), the free
+// VIDs of a VLAN group (available-vlans). GET answers a plain list; POST the created object, or a list of them
+// when it was sent a list.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import { requireModelPermission, type Action } from '../core/access.ts';
+import { requireModel, type ModelDef } from '../core/registry.ts';
 import { badRequest } from '../core/errors.ts';
 import { dbOf, originOf, parseId, registryValidated } from '../core/http.ts';
-import { briefObject, serializeRows } from '../core/crud/serialize.ts';
+import { briefObject, serializeRows, type Row } from '../core/crud/serialize.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { familyOf } from './service.ts';
-import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadPrefix } from './available.ts';
+import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadContainer } from './available.ts';
+import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from './carve.ts';
 
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+const anyObject = { type: 'object', additionalProperties: true };
+const createdAnswer = { anyOf: [anyObject, { type: 'array', items: anyObject }] };
+
+/** Permission checks before input (preParsing): a caller who may not act gets 403 whatever it sent. */
+function needs(...checks: Array<[ModelDef, Action]>) {
+  return async (req: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
+    for (const [model, action] of checks) requireModelPermission(req.ctx, model, action);
+    return payload;
+  };
+}
+
+function limitOf(req: FastifyRequest, fallback: number): number {
+  const raw = (req.query as { limit?: unknown }).limit;
+  const limit = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AVAILABLE) throw badRequest({ limit: [`A whole number from 1 to ${MAX_AVAILABLE}.`] });
+  return limit;
+}
 
 export function registerIpamRoutes(app: FastifyInstance): void {
   const prefixes = requireModel('ipam.prefix');
+  const ranges = requireModel('ipam.iprange');
   const addresses = requireModel('ipam.ipaddress');
   const vrfs = requireModel('ipam.vrf');
-  const available = `${prefixes.path}:id/available-ips/`;
+  const vlans = requireModel('ipam.vlan');
+  const groups = requireModel('ipam.vlangroup');
+  const limitQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_AVAILABLE } } };
 
-  app.get(available, {
-    ...registryValidated,
-    schema: {
-      tags: ['ipam'],
-      summary: 'The first free addresses of a prefix (limit, default 50), with its mask',
-      params: idParams,
-      querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_AVAILABLE } } },
-      response: {
-        200: {
-          type: 'array',
-          items: { type: 'object', properties: { family: { type: 'integer' }, address: { type: 'string' }, vrf: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] } } },
-        },
+  const vrfBrief = async (req: FastifyRequest, row: Row) =>
+    row.vrf_id ? briefObject(vrfs, await loadScopedRow(dbOf(req), req.ctx, vrfs, String(row.vrf_id)), originOf(req)) : null;
+  const answerCreated = async (req: FastifyRequest, reply: FastifyReply, model: ModelDef, rows: Row[]) => {
+    const out = await serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req) });
+    reply.code(201);
+    return Array.isArray(req.body) ? out : out[0];
+  };
+
+  for (const [kind, model] of [['prefix', prefixes], ['range', ranges]] as const) {
+    const path = `${model.path}:id/available-ips/`;
+    app.get(path, {
+      ...registryValidated,
+      schema: { tags: ['ipam'], summary: `The first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} (limit, default 50), with its mask`, params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
+      preParsing: needs([model, 'view'], [addresses, 'view']),
+      handler: async (req) => {
+        const limit = limitOf(req, 50);
+        const { row, space } = await loadContainer(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id));
+        const vrf = await vrfBrief(req, row);
+        return (await freeAddresses(dbOf(req), space, limit)).map((address) => ({ family: familyOf(address), address, vrf }));
       },
-    },
-    preParsing: async (req, _reply, payload) => {
-      requireModelPermission(req.ctx, prefixes, 'view');
-      requireModelPermission(req.ctx, addresses, 'view');
-      return payload;
-    },
+    });
+    app.post(path, {
+      ...registryValidated,
+      schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, response: { 201: createdAnswer } },
+      preParsing: needs([model, 'view'], [addresses, 'add']),
+      handler: async (req, reply) => {
+        const rows = await allocateAddresses(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id), req.body);
+        return answerCreated(req, reply, addresses, rows);
+      },
+    });
+  }
+
+  const carvePath = `${prefixes.path}:id/available-prefixes/`;
+  app.get(carvePath, {
+    ...registryValidated,
+    schema: { tags: ['ipam'], summary: 'The free space of a prefix as the largest aligned child prefixes, in address order', params: idParams, response: { 200: { type: 'array', items: anyObject } } },
+    preParsing: needs([prefixes, 'view']),
     handler: async (req) => {
-      const raw = (req.query as { limit?: unknown }).limit;
-      const limit = raw === undefined ? 50 : Number(raw);
-      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AVAILABLE) throw badRequest({ limit: [`A whole number from 1 to ${MAX_AVAILABLE}.`] });
-      const db = dbOf(req);
-      const prefix = await loadPrefix(db, req.ctx, parseId((req.params as { id: string }).id));
-      const vrf = prefix.vrf_id ? briefObject(vrfs, await loadScopedRow(db, req.ctx, vrfs, String(prefix.vrf_id)), originOf(req)) : null;
-      return (await freeAddresses(db, prefix, limit)).map((address) => ({ family: familyOf(address), address, vrf }));
+      const prefix = await loadScopedRow(dbOf(req), req.ctx, prefixes, parseId((req.params as { id: string }).id));
+      const vrf = await vrfBrief(req, prefix);
+      return (await availablePrefixes(dbOf(req), prefix)).map((p) => ({ family: familyOf(p), prefix: p, vrf }));
+    },
+  });
+  app.post(carvePath, {
+    ...registryValidated,
+    schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, response: { 201: createdAnswer } },
+    preParsing: needs([prefixes, 'add']),
+    handler: async (req, reply) => {
+      const rows = await carvePrefixes(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
+      return answerCreated(req, reply, prefixes, rows);
     },
   });
 
-  app.post(available, {
+  const vlanPath = `${groups.path}:id/available-vlans/`;
+  app.get(vlanPath, {
     ...registryValidated,
-    schema: {
-      tags: ['ipam'],
-      summary: 'Create addresses in the first free addresses of a prefix: {} or an object for one, a list for several (all or none)',
-      params: idParams,
-      response: { 201: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: { type: 'object', additionalProperties: true } }] } },
+    schema: { tags: ['ipam'], summary: 'The first free VIDs of a VLAN group (limit, default 50)', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
+    preParsing: needs([groups, 'view'], [vlans, 'view']),
+    handler: async (req) => {
+      const limit = limitOf(req, 50);
+      const group = await loadScopedRow(dbOf(req), req.ctx, groups, parseId((req.params as { id: string }).id));
+      const brief = briefObject(groups, group, originOf(req));
+      return (await freeVids(dbOf(req), group, limit)).map((vid) => ({ vid, group: brief }));
     },
-    preParsing: async (req, _reply, payload) => {
-      requireModelPermission(req.ctx, prefixes, 'view');
-      requireModelPermission(req.ctx, addresses, 'add');
-      return payload;
-    },
+  });
+  app.post(vlanPath, {
+    ...registryValidated,
+    schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, response: { 201: createdAnswer } },
+    preParsing: needs([groups, 'view'], [vlans, 'add']),
     handler: async (req, reply) => {
-      const db = dbOf(req);
-      const rows = await allocateAddresses(db, req.ctx, parseId((req.params as { id: string }).id), req.body);
-      const out = await serializeRows(db, req.ctx, addresses, rows, { origin: originOf(req) });
-      reply.code(201);
-      return Array.isArray(req.body) ? out : out[0];
+      const rows = await allocateVlans(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
+      return answerCreated(req, reply, vlans, rows);
     },
   });
 }
