@@ -41,7 +41,7 @@ describe('list-field catalog', () => {
       for (const f of catalog.fields) {
         expect(resolve(row, f.key), `${model.path} ${f.key}`).toBe(true);
         expect(['id', 'numid', 'display', 'custom_fields']).not.toContain(f.key);
-        expect(f.kind).toMatch(/^(text|longtext|ip|number|bool|choice|date|datetime|color|object|objects|tags|auto)$/);
+        expect(f.kind).toMatch(/^(text|longtext|ip|number|percent|bool|choice|date|datetime|color|object|objects|tags|auto)$/);
       }
     });
   }

@@ -11,7 +11,7 @@ import { forbidden, notFound } from './errors.ts';
 import { dbOf } from './http.ts';
 import { choiceOptions } from './crud/field-values.ts';
 
-export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
+export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'percent' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
 
 export interface ListField {
   key: string;
@@ -60,7 +60,7 @@ function listKind(field: FieldDef): ListFieldKind | null {
   }
 }
 
-const KNOWN_LIST_KINDS = new Set<string>(['text', 'longtext', 'ip', 'number', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto']);
+const KNOWN_LIST_KINDS = new Set<string>(['text', 'longtext', 'ip', 'number', 'percent', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto']);
 
 export function listFields(model: ModelDef): ListField[] {
   const out: ListField[] = [];

@@ -99,7 +99,7 @@ const rangeSizeSql = (alias: string) => {
  */
 export const utilizationField: ComputedField = {
   label: 'Utilisation',
-  kind: 'number',
+  kind: 'percent',
   schema: { type: 'number', minimum: 0, maximum: 100, description: 'Percent used, one decimal.' },
   async load({ db, rows }) {
     const out = new Map<string, unknown>();

@@ -205,6 +205,19 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await shot(page, 'f08-config-drift-diff');
   });
 
+  it('lists prefixes with their utilisation as a bar, and finds one by an address inside it', async () => {
+    const { page } = browser;
+    const parent = await server.api<Row>('POST', '/api/prefixes/', { prefix: '10.77.0.0/29', description: 'web utilisation' });
+    expect(parent.status).toBe(201);
+    expect((await server.api('POST', `/api/prefixes/${parent.body.id}/available-ips/`, [{}, {}, {}, {}, {}])).status).toBe(201);
+    await page.goto(`${server.url}/objects/ipam.prefix?q=10.77.0.3`);
+    const meter = page.getByRole('meter', { name: 'Utilisation' }).first();
+    await meter.waitFor();
+    expect(await meter.getAttribute('aria-valuenow')).toBe('83.3');
+    await hasText(page.locator('main'), '10.77.0.0/29');
+    await shot(page, 'f09-prefix-utilisation');
+  });
+
   it('keeps the console free of errors', () => {
     // 400s are the template error the first test provokes; the 401 is /api/auth/me/ before signing in.
     expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);

@@ -38,7 +38,7 @@ export interface Me {
   csrf_token: string | null;
 }
 
-export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
+export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'percent' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
 
 export interface Option {
   value: string;

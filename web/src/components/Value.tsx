@@ -77,6 +77,19 @@ export function Value({ value, kind, related, options }: ValueProps) {
       return <span className="font-mono">{String(value)}</span>;
     case 'longtext':
       return <span className="line-clamp-2 whitespace-pre-wrap">{String(value)}</span>;
+    case 'percent': {
+      const pct = Math.max(0, Math.min(100, Number(value)));
+      // Amber from 80 %, red from 95 %: a pool running out should show before it is empty.
+      const tone = pct >= 95 ? 'bg-red-500' : pct >= 80 ? 'bg-amber-500' : 'bg-sky-600';
+      return (
+        <span className="inline-flex items-center gap-2" title={`${pct} % used`}>
+          <span className="h-2 w-20 overflow-hidden rounded bg-slate-200" role="meter" aria-valuenow={pct} aria-valuemin={0} aria-valuemax={100} aria-label="Utilisation">
+            <span className={`block h-full ${tone}`} style={{ width: `${pct}%` }} />
+          </span>
+          <span className="tabular-nums">{pct} %</span>
+        </span>
+      );
+    }
     default:
       if (typeof value === 'object') return <code className="text-xs">{JSON.stringify(value)}</code>;
       return <span>{String(value)}</span>;

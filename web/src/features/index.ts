@@ -14,6 +14,7 @@ import * as services from './services/index.ts';
 import * as lifecycle from './lifecycle/index.ts';
 import * as compliance from './compliance/index.ts';
 import * as system from './system/index.ts';
+import * as ipam from './ipam/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -23,6 +24,7 @@ const features: Feature[] = [
   lifecycle,
   compliance,
   system,
+  ipam,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);
