@@ -243,3 +243,23 @@ describe('one list envelope', () => {
     }
   });
 });
+
+describe('creating several objects in one call', () => {
+  it('POST <list> with a JSON array creates each through the write path, all or none, errors naming the index', async () => {
+    const before = (await h.as('alice').get('/api/tags/?limit=1')).json().count as number;
+    const made = await h.as('alice').post('/api/tags/', [{ name: 'list-a', slug: 'list-a' }, { name: 'list-b', slug: 'list-b' }]);
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().map((t: { slug: string }) => t.slug)).toEqual(['list-a', 'list-b']);
+    const bad = await h.as('alice').post('/api/tags/', [{ name: 'list-c', slug: 'list-c' }, { name: 'list-d', slug: 'not a slug' }]);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty(['[1].slug']);
+    // A clash with a row made earlier in the same call rolls everything back.
+    const clash = await h.as('alice').post('/api/tags/', [{ name: 'list-e', slug: 'list-e' }, { name: 'list-e', slug: 'list-e2' }]);
+    expect(clash.statusCode).toBeGreaterThanOrEqual(400);
+    expect(clash.statusCode).toBeLessThan(500);
+    expect((await h.as('alice').get('/api/tags/?limit=1')).json().count).toBe(before + 2);
+    const changes = await h.as('alice').get(`/api/changes/?object_id=${made.json()[0].id}&action=create`);
+    expect(changes.json().count).toBe(1);
+    expect((await h.as('viewer').post('/api/tags/', [{ name: 'x', slug: 'x' }])).statusCode).toBe(403);
+  });
+});

@@ -37,6 +37,12 @@ export function conflict(errors: FieldErrors | string): ApiError {
   return new ApiError(409, typeof errors === 'string' ? { detail: errors } : errors);
 }
 
+/** A 400 about one item of a list body, its fields renamed `[i].field` so the caller knows which item failed. */
+export function namingItem(err: unknown, index: number): unknown {
+  if (!(err instanceof ApiError) || err.status !== 400) return err;
+  return badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${index}].${k}`, v as string[]])));
+}
+
 /** Collects field errors so a request reports every bad field at once. */
 export class ErrorCollector {
   readonly errors: FieldErrors = {};

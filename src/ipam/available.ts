@@ -6,7 +6,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
-import { ApiError, badRequest, conflict } from '../core/errors.ts';
+import { badRequest, conflict, namingItem as namingItemOf } from '../core/errors.ts';
 import { inTransaction, loadScopedRow, prepareCreate, createRowInTx } from '../core/crud/write.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { inTenant } from '../core/access.ts';
@@ -88,10 +88,9 @@ export async function loadContainer(db: Kysely<DB>, ctx: RequestContext, kind: '
   return { row, space: rangeSpace(row), label: `The range ${String(row.start_address)}–${String(row.end_address)}` };
 }
 
-/** A 400 about one item of a list body, its fields named `[i].field` so the caller knows which item failed. */
+/** A failure of one item: named by its index when the body was a list. */
 export function namingItem(err: unknown, body: unknown, i: number): unknown {
-  if (!(err instanceof ApiError) || err.status !== 400 || !Array.isArray(body)) return err;
-  return badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
+  return Array.isArray(body) ? namingItemOf(err, i) : err;
 }
 
 /** Request bodies of POST available-ips: `{}` or one object for one address, a list for several. */

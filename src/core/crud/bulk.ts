@@ -7,13 +7,14 @@ import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
 import { allModels, columnOf } from '../registry.ts';
-import { ApiError, ErrorCollector, badRequest, conflict, notFound } from '../errors.ts';
+import { ApiError, ErrorCollector, badRequest, conflict, namingItem, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { bulkEditableKeys } from './editable.ts';
 import { displayOf, type Row } from './serialize.ts';
-import { checkReferences, inTransaction, inUseMessage, mergeCustomFields, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
+import { checkReferences, createRowInTx, inTransaction, inUseMessage, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
+import type { CheckedInput } from './input.ts';
 import { translateDbError } from './db-errors.ts';
 
 export const MAX_BULK_IDS = 1000;
@@ -313,6 +314,31 @@ function checkItems(body: unknown): Array<Record<string, unknown> & { id: string
   return body as Array<Record<string, unknown> & { id: string }>;
 }
 
+/** `POST <list>` with `[{...fields}, …]`: each row through the create path, all in one transaction, all or none. */
+export async function createList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown[]): Promise<Row[]> {
+  if (body.length === 0) throw badRequest({ non_field_errors: ['Send a non-empty JSON list of objects.'] });
+  if (body.length > MAX_BULK_IDS) throw badRequest({ non_field_errors: [`At most ${MAX_BULK_IDS} objects per call.`] });
+  const prepared: CheckedInput[] = [];
+  for (const [i, item] of body.entries()) {
+    try {
+      prepared.push(await prepareCreate(ctx, model, item));
+    } catch (err) {
+      throw namingItem(err, i);
+    }
+  }
+  return inTransaction(db, async (tx) => {
+    const rows: Row[] = [];
+    for (const [i, input] of prepared.entries()) {
+      try {
+        rows.push(await createRowInTx(tx, ctx, model, input));
+      } catch (err) {
+        throw namingItem(err, i);
+      }
+    }
+    return rows;
+  });
+}
+
 /** `PATCH <list>` with `[{id, ...fields}]`: each row its own values, all in one transaction. */
 export async function patchList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<Row[]> {
   const items = checkItems(body);
@@ -322,8 +348,7 @@ export async function patchList(db: Kysely<DB>, ctx: RequestContext, model: Mode
     try {
       prepared.push({ id: id.toLowerCase(), input: await prepareUpdate(model, fields, 'patch') });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) throw badRequest(Object.fromEntries(Object.entries(err.body).map(([k, v]) => [`[${i}].${k}`, v as string[]])));
-      throw err;
+      throw namingItem(err, i);
     }
   }
   return inTransaction(db, async (tx) => {

@@ -5,7 +5,7 @@ import { requireModelPermission, type Action } from '../access.ts';
 import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
 import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
-import { bulkDelete, bulkUpdate, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
+import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
 import { serializeRows } from './serialize.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
@@ -76,9 +76,19 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
   if (model.operations.create) {
     app.post(model.path, {
       ...registryValidated,
-      schema: { tags, summary: `Create a ${model.label}`, body: { $ref: `Writable${name}#` }, response: { 201: one } },
+      schema: {
+        tags,
+        summary: `Create a ${model.label}, or several from a list (NetBox's form: one transaction, all or none)`,
+        body: { anyOf: [{ $ref: `Writable${name}#` }, { type: 'array', items: { $ref: `Writable${name}#` }, minItems: 1, maxItems: MAX_BULK_IDS }] },
+        response: { 201: { anyOf: [one, { type: 'array', items: one }] } },
+      },
       preParsing: permitted(model, 'add'),
       handler: async (req, reply) => {
+        if (Array.isArray(req.body)) {
+          const rows = await createList(dbOf(req), req.ctx, model, req.body);
+          reply.code(201);
+          return serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req) });
+        }
         const row = await createObject(dbOf(req), req.ctx, model, req.body);
         reply.code(201);
         return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
