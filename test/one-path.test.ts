@@ -263,3 +263,23 @@ describe('creating several objects in one call', () => {
     expect((await h.as('viewer').post('/api/tags/', [{ name: 'x', slug: 'x' }])).statusCode).toBe(403);
   });
 });
+
+describe('relations written by slug or unique name', () => {
+  it('a status by slug and a VRF by name are accepted on create, update and bulk; ids still work; unknown keys are a 400', async () => {
+    const vrf = await h.as('alice').post('/api/vrfs/', { name: 'by-name-vrf' });
+    expect(vrf.statusCode, vrf.body).toBe(201);
+    const p = await h.as('alice').post('/api/prefixes/', { prefix: '10.123.0.0/16', status: 'container', vrf: 'by-name-vrf' });
+    expect(p.statusCode, p.body).toBe(201);
+    expect(p.json()).toMatchObject({ status: { display: 'Container' }, vrf: { id: vrf.json().id } });
+    const patched = await h.as('alice').patch(`/api/prefixes/${p.json().id}/`, { status: 'reserved' });
+    expect(patched.json().status.display).toBe('Reserved');
+    const bulk = await h.as('alice').post('/api/prefixes/bulk-update/', { ids: [p.json().id], fields: { status: 'deprecated' } });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    expect((await h.as('alice').get(`/api/prefixes/${p.json().id}/`)).json().status.display).toBe('Deprecated');
+    const unknown = await h.as('alice').post('/api/prefixes/', { prefix: '10.124.0.0/16', status: 'no-such-status' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().status[0]).toBe('No status with slug "no-such-status": send its id or an existing slug.');
+    // Another tenant's VRF name reads as one that does not exist.
+    expect((await h.as('bob').post('/api/prefixes/', { prefix: '10.125.0.0/16', vrf: 'by-name-vrf' })).json()).toHaveProperty('vrf');
+  });
+});

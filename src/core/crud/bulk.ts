@@ -15,6 +15,7 @@ import { bulkEditableKeys } from './editable.ts';
 import { displayOf, type Row } from './serialize.ts';
 import { checkReferences, createRowInTx, inTransaction, inUseMessage, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
 import type { CheckedInput } from './input.ts';
+import { resolveNaturalKeys } from './natural-keys.ts';
 import { translateDbError } from './db-errors.ts';
 
 export const MAX_BULK_IDS = 1000;
@@ -196,6 +197,7 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
       const { rows: before } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 't')}
         ORDER BY t.id FOR UPDATE`.execute(tx);
       if (before.length === 0) return { updated: 0, ids: [] };
+      await resolveNaturalKeys(tx, ctx, model, [input]);
       const rowIds = before.map((r) => String(r.id));
       if (model.hooks.validate) {
         for (const existing of before) {

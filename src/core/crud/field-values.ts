@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import type { ChoiceOption, FieldDef } from '../registry.ts';
 import { isUuid } from '../ids.ts';
 import { vocabularyOptions } from '../vocabularies.ts';
+import { NaturalKey, acceptsNaturalKey } from './natural-keys.ts';
 
 export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -138,7 +139,10 @@ export function checkFieldValue(key: string, field: FieldDef, value: unknown): C
     }
     case 'uuid':
     case 'fk':
-      return isUuid(value) ? ok(value.toLowerCase()) : bad(`"${shown(value)}" is not a valid id.`);
+      if (isUuid(value)) return ok(value.toLowerCase());
+      // A slug or unique name, resolved to the id inside the write (natural-keys.ts).
+      if (typeof value === 'string' && acceptsNaturalKey(field.target, value)) return ok(new NaturalKey(value));
+      return bad(`"${shown(value)}" is not a valid id.`);
     case 'm2m':
     case 'tags': {
       if (!Array.isArray(value)) return bad('Expected a list of ids.');

@@ -1,7 +1,8 @@
 // JSON Schemas of registry models for the OpenAPI document: the answer shape and the write shape.
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { fieldLabel, isRequired } from '../registry.ts';
+import { fieldLabel, findModel, isRequired } from '../registry.ts';
 import { choiceOptions } from './field-values.ts';
+import { naturalKeyColumn } from './natural-keys.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -48,8 +49,13 @@ function valueSchema(field: FieldDef, forWrite: boolean): Schema {
       return { type: 'string' };
     case 'uuid':
       return { type: 'string', format: 'uuid' };
-    case 'fk':
-      return forWrite ? { type: 'string', format: 'uuid' } : brief;
+    case 'fk': {
+      if (!forWrite) return brief;
+      const target = field.target ? findModel(field.target) : undefined;
+      const key = target ? naturalKeyColumn(target) : null;
+      // An id, or the row's slug or unique name (natural-keys.ts).
+      return key ? { type: 'string', description: `An id, or the ${target!.label}'s ${key}.` } : { type: 'string', format: 'uuid' };
+    }
     case 'm2m':
     case 'tags':
       return { type: 'array', items: forWrite ? { type: 'string', format: 'uuid' } : brief };

@@ -13,6 +13,7 @@ import { recordChanges, snapshot } from '../changelog.ts';
 import { checkInput, type CheckedInput, type WriteMode } from './input.ts';
 import { displayOf, type Row } from './serialize.ts';
 import { translateDbError } from './db-errors.ts';
+import { resolveNaturalKeys } from './natural-keys.ts';
 
 function sqlValue(field: FieldDef | undefined, value: unknown): unknown {
   if (field && (field.kind === 'json' || field.kind === 'custom_fields') && value !== null) return JSON.stringify(value);
@@ -175,6 +176,7 @@ export async function prepareCreate(ctx: RequestContext, model: ModelDef, body: 
 
 /** Creates one row from a checked input inside the caller's transaction: the second half of createObject. */
 export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, input: CheckedInput, serverColumns: Record<string, unknown> = {}): Promise<Row> {
+  await resolveNaturalKeys(tx, ctx, model, [input]);
   await settleCustomFields(tx, ctx, model, input, null, 'create');
   // References first: a hook may read the rows an input names, and must only ever see the caller's own.
   await checkReferences(tx, ctx, model, [input]);
@@ -217,6 +219,7 @@ export async function prepareUpdate(model: ModelDef, body: unknown, mode: Exclud
 /** Applies a checked update to one row inside the caller's transaction: the second half of updateObject. */
 export async function updateRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
   const before = await loadScopedRow(tx, ctx, model, id, true);
+  await resolveNaturalKeys(tx, ctx, model, [input]);
   await settleCustomFields(tx, ctx, model, input, before, mode);
   await checkReferences(tx, ctx, model, [input]);
   await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
