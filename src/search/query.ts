@@ -1,7 +1,8 @@
 // Global search: parse the request, then one SQL statement over search_index, fenced to the active tenant and
 // to the models the caller may view. Ranking: exact (1) > prefix (0.8–0.9) > inside a word or similar
 // (below 0.8, by trigram similarity). An address query also finds the networks containing it (0.9–0.99, the
-// most specific first): for 10.1.2.3, its prefixes matter more than 10.1.2.30 sharing its first characters.
+// most specific first): for 10.1.2.3, its prefixes matter more than 10.1.2.30 sharing its first characters; a
+// network (10.0.0.0/26) also finds the prefixes and addresses inside it (0.8–0.89).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import ipaddr from 'ipaddr.js';
 import type { DB } from '../db/types.ts';
@@ -143,6 +144,15 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
         (CASE WHEN masklen(si.address) = CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END AND host(si.address) = host(${req.address}::inet) THEN 1.0
           ELSE 0.9 + 0.09 * masklen(si.address)::float8 / CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END END)::float8 AS score
       FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND si.address IS NOT NULL AND si.address >>= ${req.address}::inet`);
+    if (req.address.includes('/')) {
+      // A network also finds what lies inside it (prefixes, ranges, addresses by their host), the more specific
+      // first, below the network itself and those holding it.
+      branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field,
+          (0.8 + 0.09 * masklen(si.address)::float8 / CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END)::float8 AS score
+        FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND si.address IS NOT NULL
+          AND si.address && network(${req.address}::inet) AND host(si.address)::inet <<= network(${req.address}::inet)
+          AND NOT si.address >>= ${req.address}::inet`);
+    }
   }
   const candidates = req.limit * CANDIDATES_PER_RESULT;
   const { rows } = await sql<{ object_id: string; object_type: string; display: string; field: string; score: number }>`

@@ -64,8 +64,16 @@ describe('search', () => {
     expect(hits[0]).toMatchObject({ object_type: 'ipam.ipaddress', matched_field: 'address', score: 1 });
     expect(ids).not.toContain(other.id);
     expect(ids).not.toContain(neighbour.id);
-    // A network query finds the network itself first.
-    expect((await find('alice', q('10.1.2.0/24')))[0]!.id).toBe(p24.id);
+    // A network query finds the network itself first, then the networks holding it, then what lies inside it.
+    const net = (await find('alice', q('10.1.2.0/24'))).map((x) => x.id);
+    expect(net.slice(0, 2)).toEqual([p24.id, p16.id]);
+    expect(net.slice(2).sort()).toEqual([addr.id, neighbour.id].sort());
+    expect(net).not.toContain(other.id);
+    const wide = (await find('alice', q('10.1.0.0/16'))).map((x) => x.id);
+    // Inside a network, the most specific first: the addresses, then the /24.
+    expect(wide[0]).toBe(p16.id);
+    expect(wide.indexOf(addr.id)).toBeGreaterThan(0);
+    expect(wide.indexOf(addr.id)).toBeLessThan(wide.indexOf(p24.id));
   });
 
   it('finds VLAN ids and custom-field text', async () => {
