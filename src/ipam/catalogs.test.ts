@@ -128,3 +128,22 @@ describe('next free prefixes, range addresses and VIDs', () => {
     expect((await h.as('alice').post(`/api/vlan-groups/${group.id}/available-vlans/`, { name: 'd', vid: 5 })).statusCode).toBe(400);
   });
 });
+
+describe('custom fields on IPAM models', () => {
+  it('prefixes, addresses, ranges, VLANs, VRFs and aggregates take custom fields; every list filters by cf_<name>', async () => {
+    const types = ['ipam.prefix', 'ipam.ipaddress', 'ipam.iprange', 'ipam.vlan', 'ipam.vrf', 'ipam.aggregate'];
+    await made('/api/custom-fields/', { name: 'ticket', type: 'text', object_types: types });
+    await made('/api/custom-fields/', { name: 'billable', type: 'boolean', object_types: ['ipam.prefix', 'dcim.device'] });
+    const a = await made('/api/prefixes/', { prefix: '10.46.0.0/24', custom_fields: { ticket: 'NET-1', billable: true } });
+    await made('/api/prefixes/', { prefix: '10.46.1.0/24', custom_fields: { ticket: 'NET-2' } });
+    const vrf = await made('/api/vrfs/', { name: 'cf-vrf', custom_fields: { ticket: 'NET-3' } });
+    expect(vrf.custom_fields).toMatchObject({ ticket: 'NET-3' });
+    const ids = async (url: string) => ((await h.as('alice').get(url)).json().results as Array<{ id: string }>).map((r) => r.id);
+    expect(await ids('/api/prefixes/?cf_ticket=NET-1')).toEqual([a.id]);
+    expect(await ids('/api/prefixes/?cf_billable=true')).toEqual([a.id]);
+    expect(await ids('/api/vrfs/?cf_ticket=NET-3')).toEqual([vrf.id]);
+    expect((await h.as('alice').get('/api/prefixes/?cf_Bad-Name=1')).statusCode).toBe(400);
+    const bad = await h.as('alice').post('/api/prefixes/', { prefix: '10.46.2.0/24', custom_fields: { billable: 'yes' } });
+    expect(bad.statusCode).toBe(400);
+  });
+});

@@ -60,6 +60,12 @@ function filterableField(model: ModelDef, key: string): FieldDef | undefined {
   return field;
 }
 
+/** The column of a model's custom fields, or null when it has none. */
+function customFieldsColumn(model: ModelDef): string | null {
+  const entry = Object.entries(model.fields).find(([, f]) => f.kind === 'custom_fields');
+  return entry ? columnOf(entry[0], entry[1]) : null;
+}
+
 function parseFilterValue(key: string, field: FieldDef, text: string, lookup: Lookup): { value: unknown } | { error: string } {
   if (lookup === 'empty' || lookup === 'isnull') {
     if (text !== 'true' && text !== 'false') return { error: 'Expected true or false.' };
@@ -142,6 +148,18 @@ export function parseListQuery(
   for (const [param, raw] of Object.entries(query)) {
     const values = valuesOf(raw);
     if (RESERVED_PARAMS.has(param) || extraReserved.has(param)) continue;
+    const cfColumn = param.startsWith('cf_') ? customFieldsColumn(model) : null;
+    if (cfColumn) {
+      // `cf_<name>=<value>`: the custom field's value as text (`true`, `42`, `gold`); `null` for unset.
+      const name = param.slice(3);
+      if (!/^[a-z0-9_]{1,50}$/.test(name)) {
+        errors.add(param, 'A custom-field filter is cf_<name>, the name in lower-case letters, digits and underscores.');
+        continue;
+      }
+      const conditions = values.map((v) => (v === 'null' ? sql`NOT (${sql.ref(`${alias}.${cfColumn}`)} ? ${name})` : sql`${sql.ref(`${alias}.${cfColumn}`)} ->> ${name} = ${v}`));
+      if (conditions.length) where.push(sql`(${sql.join(conditions, sql` OR `)})`);
+      continue;
+    }
     if (custom[param]) {
       const result = custom[param](values, alias);
       if ('error' in result && typeof result.error === 'string') errors.add(param, result.error);
