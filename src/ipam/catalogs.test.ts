@@ -147,3 +147,14 @@ describe('custom fields on IPAM models', () => {
     expect(bad.statusCode).toBe(400);
   });
 });
+
+describe('NAT', () => {
+  it('an outside address names its inside one; the inside one lists its outside addresses', async () => {
+    const inside = await made('/api/ip-addresses/', { address: '10.47.0.10/24' });
+    const outside = await made('/api/ip-addresses/', { address: '203.0.113.10/32', nat_inside: inside.id });
+    expect((outside.nat_inside as { id: string }).id).toBe(inside.id);
+    const read = (await h.as('alice').get(`/api/ip-addresses/${inside.id}/`)).json();
+    expect(read.nat_outside.map((o: { id: string }) => o.id)).toEqual([outside.id]);
+    expect((await h.as('alice').patch(`/api/ip-addresses/${inside.id}/`, { nat_inside: inside.id })).json()).toHaveProperty('nat_inside');
+  });
+});

@@ -4,6 +4,7 @@ import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { hierarchyHooks, utilizationField } from './hierarchy.ts';
+import { natOutsideField } from './nat.ts';
 import { uniquenessHooks } from './uniqueness.ts';
 
 const prefixUnique = uniquenessHooks('prefix');
@@ -195,10 +196,12 @@ export const ipAddressModel = defineModel({
       onDelete: 'set_null',
       help: 'A virtual machine interface; leave assigned_interface null.',
     },
+    nat_inside: { kind: 'fk', target: 'ipam.ipaddress', label: 'NAT (inside)', nullable: true, onDelete: 'set_null', help: 'The inside address this one is translated to/from.' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
   computed: {
+    nat_outside: natOutsideField,
     family: familyField,
     assigned_object_type: assignedObjectTypeField,
     assigned_object: assignedObjectField,
@@ -213,6 +216,7 @@ export const ipAddressModel = defineModel({
         key in input ? ((input[key] as string | null) ?? null) : ((existing?.[column] as string | null | undefined) ?? null);
       const iface = pick('assigned_interface', 'assigned_interface_id');
       const vmIface = pick('assigned_vm_interface', 'assigned_vm_interface_id');
+      if (existing && input.nat_inside === existing.id) throw fieldError('nat_inside', 'An address cannot be its own NAT inside address.');
       if (iface && vmIface) {
         const field = 'assigned_vm_interface' in input ? 'assigned_vm_interface' : 'assigned_interface';
         throw fieldError(field, 'An address is assigned to one interface: set assigned_interface or assigned_vm_interface, and the other to null.');

@@ -20,6 +20,7 @@ import * as m0017 from './0017_prefix_hierarchy.ts';
 import * as m0018 from './0018_vrf_enforce_unique.ts';
 import * as m0019 from './0019_ipam_catalogs.ts';
 import * as m0020 from './0020_ipam_custom_fields.ts';
+import * as m0021 from './0021_nat_inside.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0018_vrf_enforce_unique': m0018,
   '0019_ipam_catalogs': m0019,
   '0020_ipam_custom_fields': m0020,
+  '0021_nat_inside': m0021,
 };
