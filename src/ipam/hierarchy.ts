@@ -1,7 +1,7 @@
 // The prefix hierarchy: each prefix's depth (prefixes containing it) and children (prefixes it contains) in its
 // tenant and VRF, kept as columns by the write path so a list page reads them as they are; and utilisation, read
 // for a whole page in one query (NetBox's rules: a container counts the space its top-level child prefixes
-// cover; any other prefix counts its addresses and the ranges marked utilised, IPv4 network and broadcast left
+// cover, of every VRF when it is in the global table; any other prefix counts its addresses and the ranges marked utilised, IPv4 network and broadcast left
 // out below /31 unless a pool).
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
@@ -83,6 +83,14 @@ export const hierarchyHooks = {
   },
 };
 
+/**
+ * The children a container counts: its own VRF's, or every VRF's when the container is in the global table
+ * (NetBox's rule: a global container is the space the VRFs are carved from).
+ */
+function containerSpace(child: string, container: string) {
+  return sql`${sameTenant(child, container)} AND (${sql.ref(`${container}.vrf_id`)} IS NULL OR ${sql.ref(`${child}.vrf_id`)} IS NOT DISTINCT FROM ${sql.ref(`${container}.vrf_id`)})`;
+}
+
 /** Address bits of a prefix's family, in SQL. */
 const bitsOf = (alias: string) => sql`(CASE family(${sql.ref(`${alias}.prefix`)}) WHEN 4 THEN 32 ELSE 128 END)`;
 
@@ -108,8 +116,8 @@ export const utilizationField: ComputedField = {
     const { rows: found } = await sql<{ id: string; pct: number }>`
       SELECT p.id, round(least(100, 100 * (CASE WHEN s.slug = 'container' THEN
           (SELECT coalesce(sum(power(2::numeric, ${bitsOf('c')} - masklen(c.prefix))), 0) FROM prefixes c
-            WHERE ${sameSpace('c', 'p')} AND c.prefix << p.prefix
-              AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${sameSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
+            WHERE ${containerSpace('c', 'p')} AND c.prefix << p.prefix
+              AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${containerSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
         ELSE
           -- Addresses outside the ranges marked utilised, plus those ranges whole.
           (SELECT count(DISTINCT host(a.address))::numeric FROM ip_addresses a

@@ -44,6 +44,15 @@ describe('demo data', () => {
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
     expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
+    // IPAM: a VLAN group and a DHCP range per site, RFC 1918 with two aggregates, containers holding the site space.
+    expect(await count('/api/vlan-groups/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/ip-ranges/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/aggregates/')).toBe(2);
+    expect(await count('/api/vlans/?group_id=null')).toBe(0);
+    const containers = (await admin.get('/api/prefixes/?status=container')).json().results as Array<{ prefix: string; children: number; depth: number; utilization: number }>;
+    expect(containers).toHaveLength(3);
+    // children and depth count one VRF (the site /24s under 10.128/9 are in VRFs).
+    expect(containers.map((c) => [c.prefix, c.depth, c.children])).toEqual([['10.0.0.0/12', 0, Math.ceil(DEVICES / SITE_SIZE)], ['10.128.0.0/9', 0, 0], ['172.16.0.0/12', 0, Math.ceil(DEVICES / SITE_SIZE)]]);
     expect(await count('/api/interfaces/')).toBe(result.rows.interfaces);
     expect(await count('/api/config-contexts/')).toBeGreaterThanOrEqual(3);
     expect((await h.as('adminB').get('/api/devices/?limit=1')).json().count).toBe(0);

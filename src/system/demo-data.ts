@@ -529,6 +529,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     statusRows.find((s) => s.slug === slug && s.available_to.includes('dcim.device'))?.id ??
     statusRows.find((s) => s.default_for.includes('dcim.device'))?.id ?? null;
   const addressStatus = statusRows.find((s) => s.default_for.includes('ipam.ipaddress'))?.id ?? null;
+  const ipamStatus = (model: string, slug: string): string | null =>
+    statusRows.find((s) => s.slug === slug && s.available_to.includes(model))?.id ?? statusRows.find((s) => s.default_for.includes(model))?.id ?? null;
 
   // --- organisation
   w.begin();
@@ -616,7 +618,16 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     vlanVid.push(v.vid);
     vlanName.push(v.name);
   }
-  await w.insert('vlans', [['id', 'uuid'], ['numid', 'int8'], ['vid', 'int4'], ['name', 'text'], ['site_id', 'uuid']], [vl.ids, vl.numids, vlanVid, vlanName, vlanSite], T);
+  // A VLAN group per site, holding its VLANs (a VID once per group).
+  const vg = await w.identities('vlan_groups', plan.sites.length);
+  await w.insert('vlan_groups', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['site_id', 'uuid']], [
+    vg.ids, vg.numids, plan.sites.map((s) => `${s.slug} VLANs`), plan.sites.map((s) => `${s.slug}-vlans`), plan.sites.map((s) => siteIds.ids[s.index]!),
+  ], T);
+  const vlanGroup = plan.sites.flatMap((s) => VLANS.map(() => vg.ids[s.index]!));
+  await w.insert('vlans', [['id', 'uuid'], ['numid', 'int8'], ['vid', 'int4'], ['name', 'text'], ['site_id', 'uuid'], ['group_id', 'uuid']], [vl.ids, vl.numids, vlanVid, vlanName, vlanSite, vlanGroup], {
+    ...T,
+    status_id: sql`${ipamStatus('ipam.vlan', 'active')}::uuid`,
+  });
   // Prefixes: two containers, then per site its loopback /26 and one prefix per VLAN.
   const pfx: { prefix: string[]; vrf: Array<string | null>; site: Array<string | null>; vlan: Array<string | null>; description: string[] } = {
     prefix: ['10.0.0.0/12', '172.16.0.0/12', '10.128.0.0/9'],
@@ -641,12 +652,24 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     });
   }
   const px = await w.identities('prefixes', pfx.prefix.length);
-  await w.insert('prefixes', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['vrf_id', 'uuid'], ['site_id', 'uuid'], ['vlan_id', 'uuid'], ['description', 'text']], [
-    px.ids, px.numids, pfx.prefix, pfx.vrf, pfx.site, pfx.vlan, pfx.description,
+  // The first three are containers (their utilisation counts child prefixes), the rest active.
+  const pfxStatus = pfx.prefix.map((_p, i) => ipamStatus('ipam.prefix', i < 3 ? 'container' : 'active'));
+  await w.insert('prefixes', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['vrf_id', 'uuid'], ['site_id', 'uuid'], ['vlan_id', 'uuid'], ['description', 'text'], ['status_id', 'uuid']], [
+    px.ids, px.numids, pfx.prefix, pfx.vrf, pfx.site, pfx.vlan, pfx.description, pfxStatus,
   ], T);
+  // The space held: RFC 1918 as a RIR, its 10/8 and 172.16/12 as aggregates; a DHCP range in each site's first VLAN.
+  const rir = await w.identities('rirs', 1);
+  await w.insert('rirs', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['is_private', 'bool']], [rir.ids, rir.numids, ['RFC 1918'], ['rfc1918'], [true]], T);
+  const ag = await w.identities('aggregates', 2);
+  await w.insert('aggregates', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['rir_id', 'uuid']], [ag.ids, ag.numids, ['10.0.0.0/8', '172.16.0.0/12'], [rir.ids[0]!, rir.ids[0]!]], T);
+  const rg = await w.identities('ip_ranges', plan.sites.length);
+  const firstVlan = plan.sites.map((s) => VLAN_BASE + s.index * 3 * 256);
+  await w.insert('ip_ranges', [['id', 'uuid'], ['numid', 'int8'], ['start_address', 'inet'], ['end_address', 'inet'], ['vrf_id', 'uuid'], ['description', 'text']], [
+    rg.ids, rg.numids, firstVlan.map((n) => `${ipv4(n + 100)}/24`), firstVlan.map((n) => `${ipv4(n + 199)}/24`), plan.sites.map(() => vrfId.get(VLANS[0]!.vrf)!), plan.sites.map((s) => `${s.slug} DHCP pool`),
+  ], { ...T, status_id: sql`${ipamStatus('ipam.iprange', 'active')}::uuid` });
   // Written past the prefix hooks: their depth and children, as those would have kept them.
   await refreshTenantHierarchy(tx, tenantId);
-  w.report('route targets, VRFs, VLANs, prefixes', rtNames.length + VRFS.length + 2 * withRt.length + vlanCount + pfx.prefix.length);
+  w.report('route targets, VRFs, VLAN groups, VLANs, prefixes, RIRs, aggregates, IP ranges', rtNames.length + VRFS.length + 2 * withRt.length + plan.sites.length + vlanCount + pfx.prefix.length + 3 + plan.sites.length);
 
   // --- devices, with their primary IPv4 in the same INSERT: the address ids are allocated here and the rows
   // follow below. device → interface → address → device is a cycle, so the primary-IP foreign key is
