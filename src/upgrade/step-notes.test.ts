@@ -202,7 +202,7 @@ describe('API: /api/system/backups/', () => {
   }
 
   it('lists backups newest first with what restoring needs to know', async () => {
-    expect((await h.as('admin').get('/api/system/backups/')).json()).toEqual({ count: 0, kept: 3, results: [] });
+    expect((await h.as('admin').get('/api/system/backups/')).json()).toEqual({ count: 0, next: null, previous: null, kept: 3, results: [] });
     fakeBackup('20260101T000000Z-pre-upgrade-aaaaaa', '2026-01-01T00:00:00.000Z', '0.1.0');
     fakeBackup('20260201T000000Z-pre-upgrade-bbbbbb', '2026-02-01T00:00:00.000Z', '0.1.1');
     writeFileSync(join(backupsDir, 'unrelated.json'), '{}');
@@ -210,6 +210,8 @@ describe('API: /api/system/backups/', () => {
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       count: 2,
+      next: null,
+      previous: null,
       kept: 3,
       results: [
         { id: '20260201T000000Z-pre-upgrade-bbbbbb', file: '20260201T000000Z-pre-upgrade-bbbbbb.tar.gz', version: '0.1.1', created: '2026-02-01T00:00:00.000Z', size: 1234, kind: 'pre-upgrade' },
