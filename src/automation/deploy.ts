@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import { modelAllows } from '../core/access.ts';
+import { callerTenant, modelAllows } from '../core/access.ts';
 import { badRequest, forbidden } from '../core/errors.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { requireModel } from '../core/registry.ts';
@@ -62,7 +62,7 @@ async function loadTarget(db: Kysely<DB>, ctx: RequestContext, ref: string): Pro
   const { rows } = await sql<TargetWithScope>`SELECT t.id, t.name, t.kind, t.url, t.token, t.job_template_id, t.project_id, t.ref, t.extra_vars, t.extra_vars_template, t.timeout_seconds, t.enabled,
       ARRAY(SELECT role_id::text FROM automation_target_roles r WHERE r.target_id = t.id) AS role_ids,
       ARRAY(SELECT platform_id::text FROM automation_target_platforms p WHERE p.target_id = t.id) AS platform_ids
-    FROM automation_targets t WHERE t.tenant_id = ${ctx.tenantId} AND (${byId} OR t.name = ${ref})
+    FROM automation_targets t WHERE ${callerTenant(ctx, 't')} AND (${byId} OR t.name = ${ref})
     ORDER BY (t.name = ${ref}) DESC LIMIT 1`.execute(db);
   const target = rows[0];
   if (!target) throw badRequest({ target: [`No automation target '${ref.slice(0, 100)}'.`] });

@@ -12,7 +12,7 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
-import { modelAllows, requireModelPermission, scopeCondition } from '../core/access.ts';
+import { inTenant, modelAllows, requireModelPermission, scopeCondition } from '../core/access.ts';
 import { ErrorCollector, fieldError, notFound } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { renderConfigContexts, type ConfigContextSubject } from '../extras/config-context.ts';
@@ -146,7 +146,7 @@ export function naturalCompare(a: string, b: string): number {
 }
 
 async function customFieldDefinitions(db: Kysely<DB>, tenantId: string): Promise<CustomFieldDef[]> {
-  const { rows } = await sql<CustomFieldDef>`SELECT name, type, object_types FROM custom_fields WHERE tenant_id = ${tenantId} ORDER BY name`.execute(db);
+  const { rows } = await sql<CustomFieldDef>`SELECT name, type, object_types FROM custom_fields WHERE ${inTenant(tenantId)} ORDER BY name`.execute(db);
   return rows;
 }
 

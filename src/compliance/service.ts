@@ -8,6 +8,7 @@ import { columnOf, isColumnField, requireModel } from '../core/registry.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { readSettings, enabledSql } from '../lifecycle/settings.ts';
 import { statusSql } from '../lifecycle/status.ts';
+import { inTenant } from '../core/access.ts';
 
 export const OBJECT_TYPES = ['dcim.device', 'virtualization.virtualmachine'] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
@@ -79,7 +80,7 @@ async function failuresOf(db: Kysely<DB>, rule: RuleRow, objectIds: string[] | n
   if (!rule.enabled || !(OBJECT_TYPES as readonly string[]).includes(rule.object_type)) return [];
   const objectType = rule.object_type as ObjectType;
   const table = sql.table(TABLES[objectType]);
-  const scope = sql`o.tenant_id = ${rule.tenant_id} ${objectIds ? sql`AND o.id = ANY(${objectIds}::uuid[])` : sql``}`;
+  const scope = sql`${inTenant(String(rule.tenant_id), 'o')} ${objectIds ? sql`AND o.id = ANY(${objectIds}::uuid[])` : sql``}`;
   const s = rule.settings;
   if (rule.check_kind === 'eol_status') {
     // Off means the rule reports nothing, not that everything is unknown.
@@ -127,7 +128,7 @@ async function rulesOf(db: Kysely<DB>, where: RawBuilder<unknown>): Promise<Rule
 
 /** Every rule of a tenant (all tenants when null), optionally only one kind. */
 export async function evaluateRules(db: Kysely<DB>, tenantId: string | null, kind?: string): Promise<{ rules: number; violations: number }> {
-  const rules = await rulesOf(db, sql`${tenantId ? sql`tenant_id = ${tenantId}` : sql`true`} AND ${kind ? sql`check_kind = ${kind}` : sql`true`}`);
+  const rules = await rulesOf(db, sql`${tenantId ? sql`${inTenant(tenantId)}` : sql`true`} AND ${kind ? sql`check_kind = ${kind}` : sql`true`}`);
   let violations = 0;
   for (const rule of rules) violations += await evaluateRule(db, rule);
   return { rules: rules.length, violations };
@@ -141,7 +142,7 @@ export async function evaluateObject(db: Kysely<DB>, tenantId: string, objectTyp
 /** After a bulk change: the rules are read once and each re-checks all the objects at once. */
 export async function evaluateObjects(db: Kysely<DB>, tenantId: string, objectType: ObjectType, objectIds: string[]): Promise<void> {
   if (objectIds.length === 0) return;
-  const rules = await rulesOf(db, sql`tenant_id = ${tenantId} AND object_type = ${objectType}`);
+  const rules = await rulesOf(db, sql`${inTenant(tenantId)} AND object_type = ${objectType}`);
   for (const rule of rules) await evaluateRule(db, rule, objectIds);
 }
 
@@ -162,7 +163,7 @@ export async function listViolations(
   tenantId: string,
   filters: { rule?: string; objectType?: string; objectId?: string; limit: number; offset: number },
 ): Promise<{ count: number; results: ViolationAnswer[] }> {
-  const where = sql`v.tenant_id = ${tenantId} AND ${visibleViolation}
+  const where = sql`${inTenant(tenantId, 'v')} AND ${visibleViolation}
     ${filters.rule ? sql`AND v.rule_id = ${filters.rule}` : sql``}
     ${filters.objectType ? sql`AND v.object_type = ${filters.objectType}` : sql``}
     ${filters.objectId ? sql`AND v.object_id = ${filters.objectId}` : sql``}`;

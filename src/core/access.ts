@@ -59,3 +59,8 @@ export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
 export function callerTenant(ctx: RequestContext, alias?: string): RawBuilder<unknown> {
   return inTenant(ctx.tenantId, alias);
 }
+
+/** Deployment-wide rows of a table that also holds tenant rows (jobs, for instance): no tenant at all. */
+export function deploymentWide(alias?: string): RawBuilder<unknown> {
+  return sql`${sql.ref(alias ? `${alias}.tenant_id` : 'tenant_id')} IS NULL`;
+}

@@ -9,7 +9,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
-import { scopeCondition } from '../core/access.ts';
+import { callerTenant, inTenant, scopeCondition } from '../core/access.ts';
 import { customFieldDefaults } from '../extras/custom-fields.ts';
 import { briefObject, displayOf, type Row } from '../core/crud/serialize.ts';
 
@@ -39,7 +39,7 @@ export async function materializeDeviceComponents(args: AfterCreateArgs): Promis
 async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise<void> {
   const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; poe_mode: string | null; poe_type: string | null; description: string }>`
     SELECT name, type, enabled, mgmt_only, poe_mode, poe_type, description FROM interface_templates
-    WHERE device_type_id = ${row.device_type_id} AND tenant_id = ${row.tenant_id} ORDER BY name`.execute(tx);
+    WHERE device_type_id = ${row.device_type_id} AND ${inTenant(String(row.tenant_id))} ORDER BY name`.execute(tx);
   if (templates.length === 0) return;
   const tenantId = String(row.tenant_id);
   const customFields = await customFieldDefaults(tx, tenantId, 'dcim.interface');
@@ -120,7 +120,7 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
         EXISTS (SELECT 1 FROM cable_a_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid)
         OR EXISTS (SELECT 1 FROM cable_b_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid) AS cabled
       FROM interfaces i JOIN devices d ON d.id = i.device_id
-      WHERE i.id = ANY(${all}::uuid[]) AND i.tenant_id = ${ctx.tenantId}`.execute(tx);
+      WHERE i.id = ANY(${all}::uuid[]) AND ${callerTenant(ctx, 'i')}`.execute(tx);
     for (const r of rows) {
       const key = ends.a_terminations.includes(r.id) ? 'a_terminations' : 'b_terminations';
       if (r.cabled) errors.add(key, `${r.device} ${r.name} is already connected by another cable.`);
@@ -150,7 +150,7 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
     SELECT DISTINCT ON (me.interface_id) me.interface_id AS self, d.name AS device, i.name, i.description, i.custom_fields
     FROM ends me
     JOIN ends far ON far.cable_id = me.cable_id AND far.side <> me.side
-    JOIN interfaces i ON i.id = far.interface_id AND i.tenant_id = ${tenantId}
+    JOIN interfaces i ON i.id = far.interface_id AND ${inTenant(tenantId, 'i')}
     JOIN devices d ON d.id = i.device_id
     WHERE me.interface_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.interface_id, i.numid`.execute(db);

@@ -6,6 +6,7 @@ import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { MAX_REGION_DEPTH } from '../organization/models.ts';
+import { inTenant } from '../core/access.ts';
 
 /** What the matching needs of an object: anything with a site, a role and a platform (devices, VMs). */
 export interface ConfigContextSubject {
@@ -49,7 +50,7 @@ async function siteRegionChains(db: Kysely<DB>, tenantId: string, siteIds: strin
   const out = new Map<string, Set<string>>();
   if (siteIds.length === 0) return out;
   const { rows } = await sql<{ site_id: string; region_id: string }>`WITH RECURSIVE up(site_id, region_id, depth) AS (
-      SELECT s.id, s.region_id, 1 FROM sites s WHERE s.id = ANY(${siteIds}::uuid[]) AND s.tenant_id = ${tenantId} AND s.region_id IS NOT NULL
+      SELECT s.id, s.region_id, 1 FROM sites s WHERE s.id = ANY(${siteIds}::uuid[]) AND ${inTenant(tenantId, 's')} AND s.region_id IS NOT NULL
       UNION ALL
       SELECT up.site_id, r.parent_id, up.depth + 1 FROM up JOIN regions r ON r.id = up.region_id
       WHERE r.parent_id IS NOT NULL AND up.depth < ${MAX_REGION_DEPTH}
@@ -79,7 +80,7 @@ export async function renderConfigContexts(db: Kysely<DB>, tenantId: string, sub
       ARRAY(SELECT x.site_id FROM config_context_sites x WHERE x.config_context_id = c.id) AS sites,
       ARRAY(SELECT x.role_id FROM config_context_roles x WHERE x.config_context_id = c.id) AS roles,
       ARRAY(SELECT x.platform_id FROM config_context_platforms x WHERE x.config_context_id = c.id) AS platforms
-    FROM config_contexts c WHERE c.tenant_id = ${tenantId} AND c.is_active ORDER BY c.weight, c.name COLLATE "C"`.execute(db);
+    FROM config_contexts c WHERE ${inTenant(tenantId, 'c')} AND c.is_active ORDER BY c.weight, c.name COLLATE "C"`.execute(db);
 
   const needRegions = contexts.some((c) => c.regions.length > 0);
   const siteIds = [...new Set(subjects.map((s) => s.siteId).filter((v): v is string => v !== null))];

@@ -7,6 +7,7 @@ import { allModels } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { isValidDate } from '../core/crud/field-values.ts';
 import { setCustomFieldsCheck } from '../core/crud/write.ts';
+import { inTenant } from '../core/access.ts';
 
 export const CUSTOM_FIELD_TYPES: readonly ChoiceOption[] = [
   { value: 'text', label: 'Text' },
@@ -76,7 +77,7 @@ export function customFieldValueError(def: Pick<CustomFieldDefinition, 'type' | 
 
 async function definitionsFor(tx: Kysely<DB>, tenantId: string | null, modelName: string): Promise<CustomFieldDefinition[]> {
   const { rows } = await sql<CustomFieldDefinition>`SELECT name, type, required, "default", choices FROM custom_fields
-    WHERE tenant_id = ${tenantId} AND ${modelName} = ANY(object_types) ORDER BY name`.execute(tx);
+    WHERE ${inTenant(tenantId)} AND ${modelName} = ANY(object_types) ORDER BY name`.execute(tx);
   return rows;
 }
 

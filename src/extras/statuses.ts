@@ -6,6 +6,7 @@ import type { HookArgs } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
+import { inTenant } from '../core/access.ts';
 
 interface StatusSeed {
   name: string;
@@ -46,7 +47,7 @@ export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Pro
 export async function checkStatusAvailable(tx: Kysely<DB>, tenantId: string | null, modelName: string, statusId: unknown, field = 'status'): Promise<void> {
   if (typeof statusId !== 'string') return;
   const { rows } = await sql<{ name: string; ok: boolean }>`SELECT name, ${modelName} = ANY(available_to) AS ok FROM statuses
-    WHERE id = ${statusId} AND tenant_id = ${tenantId}`.execute(tx);
+    WHERE id = ${statusId} AND ${inTenant(tenantId)}`.execute(tx);
   // A missing status is reported by the generic reference check with the usual message.
   if (rows[0] && !rows[0].ok) throw fieldError(field, `Status "${rows[0].name}" is not available to ${modelName}; add it to the status's available_to first.`);
 }
@@ -61,7 +62,7 @@ export async function applyDefaultStatus(args: HookArgs & { row: Record<string, 
   if (row[column] !== null && row[column] !== undefined) return;
   // Writes only when the tenant has a default for the model.
   const { rows } = await sql<Record<string, unknown>>`UPDATE ${sql.table(model.table)} t SET ${sql.ref(column)} = d.id
-    FROM (SELECT s.id FROM statuses s WHERE s.tenant_id = ${row.tenant_id} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1) d
+    FROM (SELECT s.id FROM statuses s WHERE ${inTenant(String(row.tenant_id), 's')} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1) d
     WHERE t.id = ${row.id} RETURNING t.*`.execute(tx);
   if (rows[0]) Object.assign(row, rows[0]);
 }

@@ -6,7 +6,7 @@ import type { RequestContext } from '../core/context.ts';
 import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
-import { scopeCondition } from '../core/access.ts';
+import { callerTenant, sameTenant, scopeCondition } from '../core/access.ts';
 import { briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import { prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
@@ -58,7 +58,7 @@ export async function checkPrimaryIps(tx: Kysely<DB>, ctx: RequestContext, owner
     FROM ip_addresses a
     LEFT JOIN interfaces i ON i.id = a.assigned_interface_id
     LEFT JOIN vm_interfaces vi ON vi.id = a.assigned_vm_interface_id
-    WHERE a.id = ANY(${ids}::uuid[]) AND a.tenant_id = ${ctx.tenantId}`.execute(tx);
+    WHERE a.id = ANY(${ids}::uuid[]) AND ${callerTenant(ctx, 'a')}`.execute(tx);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const errors = new ErrorCollector();
   for (const key of wanted) {
@@ -190,7 +190,7 @@ export const containingPrefixField: ComputedField = {
     // host(address)::inet: containment of the address itself, whatever mask length the address carries.
     const { rows: found } = await sql<Row>`SELECT DISTINCT ON (a.id) a.id AS owner, p.*
       FROM ip_addresses a
-      JOIN prefixes p ON p.tenant_id = a.tenant_id AND p.vrf_id IS NOT DISTINCT FROM a.vrf_id AND p.prefix >>= host(a.address)::inet
+      JOIN prefixes p ON ${sameTenant('p', 'a')} AND p.vrf_id IS NOT DISTINCT FROM a.vrf_id AND p.prefix >>= host(a.address)::inet
       WHERE a.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, prefixModel, 'p')}
       ORDER BY a.id, masklen(p.prefix) DESC`.execute(db);
     for (const r of found) out.set(String(r.owner), briefObject(prefixModel, r, origin));

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { can, type RequestContext } from '../core/context.ts';
-import { modelAllows } from '../core/access.ts';
+import { callerTenant, deploymentWide, modelAllows } from '../core/access.ts';
 import { allModels } from '../core/registry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import type { JobStatus } from './record.ts';
@@ -78,9 +78,9 @@ export function jobScope(ctx: RequestContext): RawBuilder<unknown> {
   if (ctx.tenantId && can(ctx, 'job.view')) {
     // A job about an object is as visible as that kind of object.
     const subjectTypes = allModels().filter((m) => modelAllows(ctx, m, 'view')).map((m) => m.name);
-    parts.push(sql`(j.tenant_id = ${ctx.tenantId} AND (j.subject_type IS NULL OR j.subject_type = ANY(${subjectTypes}::text[])))`);
+    parts.push(sql`(${callerTenant(ctx, 'j')} AND (j.subject_type IS NULL OR j.subject_type = ANY(${subjectTypes}::text[])))`);
   }
-  if (can(ctx, 'users.manage')) parts.push(sql`j.tenant_id IS NULL`);
+  if (can(ctx, 'users.manage')) parts.push(deploymentWide('j'));
   return parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`false`;
 }
 

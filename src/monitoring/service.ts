@@ -12,6 +12,7 @@ import { recordChanges, snapshot } from '../core/changelog.ts';
 import { displayOf, type Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 import type { RequestContext } from '../core/context.ts';
+import { callerTenant, inTenant, sameTenant } from '../core/access.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
 export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
@@ -107,7 +108,7 @@ export async function validateService({ tx, ctx, input, existing }: HookArgs & {
       SELECT i.device_id, vi.virtual_machine_id, a.address::text AS address FROM ip_addresses a
       LEFT JOIN interfaces i ON i.id = a.assigned_interface_id
       LEFT JOIN vm_interfaces vi ON vi.id = a.assigned_vm_interface_id
-      WHERE a.id = ${ip} AND a.tenant_id = ${ctx.tenantId}`.execute(tx);
+      WHERE a.id = ${ip} AND ${callerTenant(ctx, 'a')}`.execute(tx);
     const r = rows[0];
     // A missing or foreign id was already reported by the generic reference check.
     if (r) {
@@ -283,8 +284,8 @@ async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant_id: s
   const lookup = async (items: typeof all) => {
     const { rows } = await sql<{ id: string; tenant_id: string; slug: string }>`
       SELECT ct.id, ct.tenant_id, ct.slug FROM check_templates ct
-      JOIN unnest(${items.map((t) => t.tenant)}::uuid[], ${items.map((t) => t.slug)}::text[]) w(tenant, slug)
-        ON ct.tenant_id = w.tenant AND ct.slug = w.slug`.execute(tx);
+      JOIN unnest(${items.map((t) => t.tenant)}::uuid[], ${items.map((t) => t.slug)}::text[]) w(tenant_id, slug)
+        ON ${sameTenant('ct', 'w')} AND ct.slug = w.slug`.execute(tx);
     return rows;
   };
   const ids = new Map<string, string>();
@@ -388,7 +389,7 @@ export async function retargetServicesOfAddresses(tx: Kysely<DB>, ipIds: string[
 export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { row: Record<string, unknown> }): Promise<void> {
   const { rows: templates } = await sql<{ name: string; protocol: string; ports: number[]; protocol_ports: Record<string, unknown>; monitor: boolean; description: string }>`
     SELECT t.name, t.protocol, t.ports, t.protocol_ports, t.monitor, t.description FROM device_type_services t
-    WHERE t.device_type_id = ${row.device_type_id} AND t.tenant_id = ${row.tenant_id}
+    WHERE t.device_type_id = ${row.device_type_id} AND ${inTenant(String(row.tenant_id), 't')}
       AND NOT EXISTS (SELECT 1 FROM services s WHERE s.device_id = ${row.id} AND s.name = t.name)
     ORDER BY t.name`.execute(tx);
   if (templates.length === 0) return;

@@ -6,6 +6,7 @@ import type { RequestContext } from '../core/context.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import type { Row } from '../core/crud/serialize.ts';
+import { callerTenant } from '../core/access.ts';
 
 /** The merged value of a field on write: the input when sent, else the stored column. */
 export function merged(input: Record<string, unknown>, existing: Row | null, key: string, column = key): unknown {
@@ -31,11 +32,11 @@ export async function checkInterfaceOwner(
   owner: { device: string | null; vm: string | null },
 ): Promise<void> {
   if (ref.interfaceId) {
-    const { rows } = await sql<{ device_id: string; name: string }>`SELECT device_id, name FROM interfaces WHERE id = ${ref.interfaceId} AND tenant_id = ${ctx.tenantId}`.execute(tx);
+    const { rows } = await sql<{ device_id: string; name: string }>`SELECT device_id, name FROM interfaces WHERE id = ${ref.interfaceId} AND ${callerTenant(ctx)}`.execute(tx);
     if (rows[0] && rows[0].device_id !== owner.device) throw fieldError(field, `Interface ${rows[0].name} is not on this ${owner.vm ? 'virtual machine (use a VM interface)' : 'device'}.`);
   }
   if (ref.vmInterfaceId) {
-    const { rows } = await sql<{ virtual_machine_id: string; name: string }>`SELECT virtual_machine_id, name FROM vm_interfaces WHERE id = ${ref.vmInterfaceId} AND tenant_id = ${ctx.tenantId}`.execute(tx);
+    const { rows } = await sql<{ virtual_machine_id: string; name: string }>`SELECT virtual_machine_id, name FROM vm_interfaces WHERE id = ${ref.vmInterfaceId} AND ${callerTenant(ctx)}`.execute(tx);
     if (rows[0] && rows[0].virtual_machine_id !== owner.vm) throw fieldError(field, `VM interface ${rows[0].name} is not on this ${owner.device ? 'device (use a device interface)' : 'virtual machine'}.`);
   }
 }
@@ -177,7 +178,7 @@ export async function checkRuleReferences(tx: Kysely<DB>, ctx: RequestContext, e
   for (const [key, table, names] of lists) {
     const wanted = names.filter((n) => typeof n === 'string');
     if (!wanted.length) continue;
-    const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.table(table)} WHERE tenant_id = ${ctx.tenantId} AND name = ANY(${wanted}::text[])`.execute(tx);
+    const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.table(table)} WHERE ${callerTenant(ctx)} AND name = ANY(${wanted}::text[])`.execute(tx);
     const found = new Set(rows.map((r) => r.name));
     const missing = wanted.filter((n) => !found.has(n));
     if (missing.length) errors.add(`match.${key}`, `No ${table.replace(/_/g, ' ').replace(/s$/, '')} named ${missing.map((n) => `"${n}"`).join(', ')}.`);

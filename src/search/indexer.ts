@@ -7,6 +7,7 @@ import { searchableModels } from './fields.ts';
 import { entriesSql, upsertEntriesSql } from './entries.ts';
 import { ensureSearchSupport } from './support.ts';
 import { syncSearchTriggers } from './triggers.ts';
+import { inTenant } from '../core/access.ts';
 
 export interface RebuildReport {
   models: number;
@@ -27,20 +28,21 @@ export async function rebuildSearchIndex(
   await syncSearchTriggers(db);
   const models = searchableModels();
   const tenant = options.tenantId ?? null;
-  const inTenant = tenant ? sql`tenant_id = ${tenant}` : sql`true`;
+  // One tenant's entries, or every tenant's for a deployment-wide rebuild.
+  const entriesOf = (alias?: string) => (tenant ? inTenant(tenant, alias) : sql`true`);
   // One transaction per model: searches keep answering from the rest meanwhile, and progress is reported
   // between transactions (on PGlite the single connection is busy during one).
   let done = 0;
   for (const s of models) {
     await db.transaction().execute(async (tx) => {
-      await sql`DELETE FROM search_index WHERE object_type = ${s.model.name} AND ${inTenant}`.execute(tx);
-      await upsertEntriesSql(entriesSql(s, sql.table(s.model.table), tenant ? sql`t.tenant_id = ${tenant}` : sql`true`)).execute(tx);
+      await sql`DELETE FROM search_index WHERE object_type = ${s.model.name} AND ${entriesOf()}`.execute(tx);
+      await upsertEntriesSql(entriesSql(s, sql.table(s.model.table), entriesOf('t'))).execute(tx);
     });
     done++;
     await options.onProgress?.(done, models.length, s.model.name);
   }
   // Entries of models no longer searchable (a release changed the registry).
-  await sql`DELETE FROM search_index WHERE object_type <> ALL(${models.map((s) => s.model.name)}::text[]) AND ${inTenant}`.execute(db);
-  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE ${tenant ? sql`tenant_id = ${tenant}` : sql`true`}`.execute(db);
+  await sql`DELETE FROM search_index WHERE object_type <> ALL(${models.map((s) => s.model.name)}::text[]) AND ${entriesOf()}`.execute(db);
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE ${entriesOf()}`.execute(db);
   return { models: models.length, entries: rows[0]!.n, extensions: { pg_trgm: support.pg_trgm, unaccent: support.unaccent } };
 }

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { generateDemoData, type DemoDataOptions, type DemoDataResult } from './demo-data.ts';
 import { createJob, finishJob } from '../jobs/record.ts';
 import { terminalProgress } from '../jobs/terminal.ts';
+import { inTenant } from '../core/access.ts';
 
 export async function runDemoDataJob(database: Database, options: Omit<DemoDataOptions, 'onProgress'>, print: (line: string) => void = (t) => console.log(t)): Promise<DemoDataResult> {
   const db = database.db;
@@ -19,7 +20,7 @@ export async function runDemoDataJob(database: Database, options: Omit<DemoDataO
   try {
     const result = await generateDemoData(db, { ...options, onProgress: line });
     await progress.step(steps);
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE tenant_id = ${result.tenantId}`.execute(db);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE ${inTenant(result.tenantId)}`.execute(db);
     const entries = rows[0]!.n;
     line(`search index: ${entries.toLocaleString('en-US')} entries`);
     await progress.flush();

@@ -24,6 +24,7 @@ import { uuidv7 } from '../core/ids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
+import { inTenant } from '../core/access.ts';
 
 export class DemoDataError extends Error {}
 
@@ -497,11 +498,11 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
     // Catalog names are unique per tenant: a second load into the same tenant would collide half-way, so refuse
     // up front with a message instead of a constraint error.
     const { rows: busy } = await sql<{ busy: boolean }>`SELECT
-        EXISTS (SELECT 1 FROM devices WHERE tenant_id = ${tenantId}) OR EXISTS (SELECT 1 FROM sites WHERE tenant_id = ${tenantId})
-        OR EXISTS (SELECT 1 FROM regions WHERE tenant_id = ${tenantId}) OR EXISTS (SELECT 1 FROM manufacturers WHERE tenant_id = ${tenantId})
-        OR EXISTS (SELECT 1 FROM device_roles WHERE tenant_id = ${tenantId}) OR EXISTS (SELECT 1 FROM platforms WHERE tenant_id = ${tenantId})
-        OR EXISTS (SELECT 1 FROM vrfs WHERE tenant_id = ${tenantId}) OR EXISTS (SELECT 1 FROM config_contexts WHERE tenant_id = ${tenantId})
-        OR EXISTS (SELECT 1 FROM custom_fields WHERE tenant_id = ${tenantId} AND name = ANY(${DEMO_CUSTOM_FIELDS.map((f) => f.name)}::text[])) AS busy`.execute(tx);
+        EXISTS (SELECT 1 FROM devices WHERE ${inTenant(tenantId)}) OR EXISTS (SELECT 1 FROM sites WHERE ${inTenant(tenantId)})
+        OR EXISTS (SELECT 1 FROM regions WHERE ${inTenant(tenantId)}) OR EXISTS (SELECT 1 FROM manufacturers WHERE ${inTenant(tenantId)})
+        OR EXISTS (SELECT 1 FROM device_roles WHERE ${inTenant(tenantId)}) OR EXISTS (SELECT 1 FROM platforms WHERE ${inTenant(tenantId)})
+        OR EXISTS (SELECT 1 FROM vrfs WHERE ${inTenant(tenantId)}) OR EXISTS (SELECT 1 FROM config_contexts WHERE ${inTenant(tenantId)})
+        OR EXISTS (SELECT 1 FROM custom_fields WHERE ${inTenant(tenantId)} AND name = ANY(${DEMO_CUSTOM_FIELDS.map((f) => f.name)}::text[])) AS busy`.execute(tx);
     if (busy[0]!.busy) {
       throw new DemoDataError(`tenant "${options.tenantSlug ?? 'default'}" already has inventory; demo data loads into an empty tenant (pass --tenant NEW-SLUG).`);
     }
@@ -524,7 +525,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
 
   // Statuses come from the tenant's catalog; a slug missing there (a tenant that renamed it) gives no status.
   const { rows: statusRows } = await sql<{ id: string; slug: string; available_to: string[]; default_for: string[] }>`
-    SELECT id, slug, available_to, default_for FROM statuses WHERE tenant_id = ${tenantId}`.execute(tx);
+    SELECT id, slug, available_to, default_for FROM statuses WHERE ${inTenant(tenantId)}`.execute(tx);
   const deviceStatus = (slug: string): string | null =>
     statusRows.find((s) => s.slug === slug && s.available_to.includes('dcim.device'))?.id ??
     statusRows.find((s) => s.default_for.includes('dcim.device'))?.id ?? null;

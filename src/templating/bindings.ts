@@ -9,6 +9,7 @@ import { addListFilters } from '../core/crud/read.ts';
 import { isUuid } from '../core/ids.ts';
 import { DEVICE_TEMPLATE_TYPE } from './bundles.ts';
 import type { SubjectKind } from './device-context.ts';
+import { callerTenant } from '../core/access.ts';
 
 const SUBJECT_TABLE: Record<SubjectKind, string> = { device: 'devices', vm: 'virtual_machines' };
 
@@ -63,7 +64,7 @@ function checkBindingType(model: ModelDef, key: string): void {
     const id = args.input[key];
     if (typeof id !== 'string' || !isUuid(id)) return;
     const { rows } = await sql<{ name: string; object_type: string }>`SELECT name, object_type FROM export_templates
-      WHERE id = ${id.toLowerCase()} AND tenant_id = ${args.ctx.tenantId}`.execute(args.tx);
+      WHERE id = ${id.toLowerCase()} AND ${callerTenant(args.ctx)}`.execute(args.tx);
     const t = rows[0];
     if (t && t.object_type !== DEVICE_TEMPLATE_TYPE) {
       throw fieldError(key, `${t.name} is a template for ${t.object_type}; bind a device template (object type ${DEVICE_TEMPLATE_TYPE}).`);

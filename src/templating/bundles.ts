@@ -11,6 +11,7 @@ import { isUuid } from '../core/ids.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { bundlePathOf } from './models.ts';
 import './models.ts';
+import { inTenant } from '../core/access.ts';
 
 /** The object type a config template renders for: only these go in bundles and bindings. */
 export const DEVICE_TEMPLATE_TYPE = 'dcim.device';
@@ -37,7 +38,7 @@ async function checkBundleTemplates(tx: Kysely<DB>, tenantId: string | null, ids
   if (ids.length === 0 || !tenantId) return;
   const valid = ids.filter(isUuid);
   const { rows } = await sql<Row>`SELECT id, name, object_type, target_path, file_extension FROM export_templates
-    WHERE tenant_id = ${tenantId} AND id = ANY(${valid}::uuid[])`.execute(tx);
+    WHERE ${inTenant(tenantId)} AND id = ANY(${valid}::uuid[])`.execute(tx);
   const wrong = rows.filter((r) => r.object_type !== DEVICE_TEMPLATE_TYPE).map((r) => String(r.name)).sort();
   if (wrong.length) throw fieldError('templates', `Only device templates go in a bundle; not ${wrong.join(', ')}.`);
   const clash = pathClash(rows);

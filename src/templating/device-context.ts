@@ -9,7 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel, type ModelDef } from '../core/registry.ts';
-import { scopeCondition } from '../core/access.ts';
+import { sameTenant, scopeCondition } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { configContextSubject, renderConfigContexts } from '../extras/config-context.ts';
 import { loadLinkPeers, type LinkPeer } from '../dcim/service.ts';
@@ -285,14 +285,14 @@ async function loadRouting(session: RenderSession, kind: SubjectKind, ids: strin
   }
   const [prefixLists, prefixEntries, communityLists, communityEntries, asLists, asEntries] = await Promise.all([
     rowsOf(session, 'routing.prefixlist', sql`(t.name = ANY(${[...names.prefix]}::text[]) OR t.id = ANY(${[...prefixListIds]}::uuid[]))`, sql`t.id, t.name, t.family`),
-    rowsOf(session, 'routing.prefixlistentry', sql`t.prefix_list_id IN (SELECT p.id FROM prefix_lists p WHERE p.tenant_id = t.tenant_id AND (p.name = ANY(${[...names.prefix]}::text[]) OR p.id = ANY(${[...prefixListIds]}::uuid[])))`),
+    rowsOf(session, 'routing.prefixlistentry', sql`t.prefix_list_id IN (SELECT p.id FROM prefix_lists p WHERE ${sameTenant('p', 't')} AND (p.name = ANY(${[...names.prefix]}::text[]) OR p.id = ANY(${[...prefixListIds]}::uuid[])))`),
     names.community.size ? rowsOf(session, 'routing.communitylist', sql`t.name = ANY(${[...names.community]}::text[])`, sql`t.id, t.name, t.kind`) : Promise.resolve([] as Row[]),
     names.community.size
-      ? rowsOf(session, 'routing.communitylistentry', sql`t.community_list_id IN (SELECT c.id FROM community_lists c WHERE c.tenant_id = t.tenant_id AND c.name = ANY(${[...names.community]}::text[]))`)
+      ? rowsOf(session, 'routing.communitylistentry', sql`t.community_list_id IN (SELECT c.id FROM community_lists c WHERE ${sameTenant('c', 't')} AND c.name = ANY(${[...names.community]}::text[]))`)
       : Promise.resolve([] as Row[]),
     names.aspath.size ? rowsOf(session, 'routing.aspathlist', sql`t.name = ANY(${[...names.aspath]}::text[])`, sql`t.id, t.name`) : Promise.resolve([] as Row[]),
     names.aspath.size
-      ? rowsOf(session, 'routing.aspathlistentry', sql`t.as_path_list_id IN (SELECT a.id FROM as_path_lists a WHERE a.tenant_id = t.tenant_id AND a.name = ANY(${[...names.aspath]}::text[]))`)
+      ? rowsOf(session, 'routing.aspathlistentry', sql`t.as_path_list_id IN (SELECT a.id FROM as_path_lists a WHERE ${sameTenant('a', 't')} AND a.name = ANY(${[...names.aspath]}::text[]))`)
       : Promise.resolve([] as Row[]),
   ]);
   const prefixListName = new Map(prefixLists.map((p) => [String(p.id), String(p.name)]));

@@ -4,7 +4,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
-import { requireModelPermission } from '../core/access.ts';
+import { callerTenant, requireModelPermission } from '../core/access.ts';
 import { ApiError, badRequest, fieldError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { listConditions } from '../core/crud/read.ts';
@@ -361,7 +361,7 @@ export async function findExportTemplate(db: Kysely<DB>, ctx: RequestContext, mo
   requireModelPermission(ctx, exportTemplateModel, 'view');
   const byId = isUuid(ref) ? sql`t.id = ${ref.toLowerCase()}` : sql`false`;
   const { rows } = await sql<Row>`SELECT t.* FROM export_templates t
-    WHERE t.tenant_id = ${ctx.tenantId} AND (${byId} OR t.name = ${ref}) ORDER BY (t.name = ${ref}) LIMIT 1`.execute(db);
+    WHERE ${callerTenant(ctx, 't')} AND (${byId} OR t.name = ${ref}) ORDER BY (t.name = ${ref}) LIMIT 1`.execute(db);
   const row = rows[0];
   if (!row) throw fieldError('export', `No export template "${ref.slice(0, 128)}" exists.`);
   if (row.object_type !== model.name) throw fieldError('export', `"${String(row.name)}" is a template for ${String(row.object_type)}, not ${model.name}.`);

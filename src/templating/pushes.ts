@@ -10,6 +10,7 @@ import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction } from '../core/crud/write.ts';
 import { SUBJECTS, type SubjectKind } from './device-context.ts';
 import { sha256Hex } from './render.ts';
+import { callerTenant } from '../core/access.ts';
 
 export const pushLimits = {
   maxFiles: 50,
@@ -99,14 +100,14 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
   const col = SUBJECTS[kind].ownerColumn;
   await inTransaction(db, async (tx) => {
     if (checked.deployRun !== null) {
-      const { rows: runs } = await sql`SELECT 1 FROM deploy_runs WHERE id = ${checked.deployRun} AND tenant_id = ${ctx.tenantId}
+      const { rows: runs } = await sql`SELECT 1 FROM deploy_runs WHERE id = ${checked.deployRun} AND ${callerTenant(ctx)}
         AND device_id = ${kind === 'device' ? String(subject.id) : null}::uuid`.execute(tx);
       if (runs.length === 0) refuse('deploy_run', 'No deploy run with this id for this device.');
     }
     // Template ids that are not the tenant's are dropped to null, as an unknown id would be.
     const ids = checked.files.map((f) => f.template).filter((v): v is string => v !== null);
     const { rows } = ids.length
-      ? await sql<{ id: string }>`SELECT id FROM export_templates WHERE tenant_id = ${ctx.tenantId} AND id = ANY(${ids}::uuid[])`.execute(tx)
+      ? await sql<{ id: string }>`SELECT id FROM export_templates WHERE ${callerTenant(ctx)} AND id = ANY(${ids}::uuid[])`.execute(tx)
       : { rows: [] as Array<{ id: string }> };
     const known = new Set(rows.map((r) => r.id));
     const n = checked.files.length;

@@ -2,7 +2,7 @@
 // render.ts, pushes.ts and the keychain reveal service below the routes' helpers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { requireModelPermission, modelAllows } from '../core/access.ts';
+import { modelAllows, requireModelPermission, sameTenant } from '../core/access.ts';
 import { ApiError, badRequest, forbidden } from '../core/errors.ts';
 import { dbOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
 import { listEnvelopeSchema, pagedList } from '../core/list-envelope.ts';
@@ -84,7 +84,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       const db = dbOf(req);
       const { where } = listConditions(req.ctx, model, query, 't', MULTI_PARAMS);
       const roleSlug = typeof raw.role_slug === 'string' ? raw.role_slug : null;
-      const roleFilter = roleSlug !== null ? sql`AND t.role_id IN (SELECT r.id FROM device_roles r WHERE r.tenant_id = t.tenant_id AND r.slug = ${roleSlug})` : sql``;
+      const roleFilter = roleSlug !== null ? sql`AND t.role_id IN (SELECT r.id FROM device_roles r WHERE ${sameTenant('r', 't')} AND r.slug = ${roleSlug})` : sql``;
       const session = new RenderSession(db, req.ctx);
       await session.prepare();
       // Ids and full rows in one query, capped: beyond the cap only the count is read.

@@ -6,7 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
-import { requireModelPermission, scopeCondition } from '../core/access.ts';
+import { callerTenant, requireModelPermission, scopeCondition } from '../core/access.ts';
 import { ApiError, badRequest, notFound } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Row } from '../core/crud/serialize.ts';
@@ -86,7 +86,7 @@ async function loadBundles(db: Kysely<DB>, ctx: RequestContext): Promise<Bundle[
       (SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'object_type', t.object_type, 'template_code', t.template_code,
           'target_path', t.target_path, 'file_extension', t.file_extension))
         FROM config_bundle_templates j JOIN export_templates t ON t.id = j.template_id WHERE j.bundle_id = b.id) AS templates
-    FROM config_bundles b WHERE b.tenant_id = ${ctx.tenantId} ORDER BY b.name`.execute(db);
+    FROM config_bundles b WHERE ${callerTenant(ctx, 'b')} ORDER BY b.name`.execute(db);
   return rows.map((r) => ({ id: r.id, name: r.name, roleIds: r.role_ids, templates: r.templates ?? [] }));
 }
 
@@ -102,7 +102,7 @@ interface Resolver {
 async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, target: TargetRequest, subjects: Row[]): Promise<Resolver> {
   requireModelPermission(ctx, exportTemplateModel, 'view');
   if (target.kind === 'template') {
-    const { rows } = await sql<Row>`SELECT ${TEMPLATE_COLUMNS} FROM export_templates t WHERE t.id = ${target.id} AND t.tenant_id = ${ctx.tenantId}`.execute(db);
+    const { rows } = await sql<Row>`SELECT ${TEMPLATE_COLUMNS} FROM export_templates t WHERE t.id = ${target.id} AND ${callerTenant(ctx, 't')}`.execute(db);
     const t = rows[0];
     if (!t) throw badRequest({ template: ['Unknown template.'] });
     return { filesFor: () => ({ bundle: null, templates: [t] }) };
@@ -110,7 +110,7 @@ async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectK
   if (target.kind === 'bound') {
     const bindings = await resolveBindings(db, kind, subjects.map((s) => String(s.id)));
     const ids = [...new Set([...bindings.values()].map((b) => b.resolved?.id).filter((v): v is string => !!v))];
-    const { rows } = await sql<Row>`SELECT ${TEMPLATE_COLUMNS} FROM export_templates t WHERE t.id = ANY(${ids}::uuid[]) AND t.tenant_id = ${ctx.tenantId}`.execute(db);
+    const { rows } = await sql<Row>`SELECT ${TEMPLATE_COLUMNS} FROM export_templates t WHERE t.id = ANY(${ids}::uuid[]) AND ${callerTenant(ctx, 't')}`.execute(db);
     const byId = new Map(rows.map((r) => [String(r.id), r]));
     return {
       filesFor(subject) {
