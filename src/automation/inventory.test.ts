@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Client, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
-import { groupName, naturalCompare } from './inventory.ts';
+import { groupName } from './inventory.ts';
+import { naturalCompare } from '../core/natural-compare.ts';
 
 interface Inventory {
   all: { children: string[] };

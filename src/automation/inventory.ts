@@ -16,6 +16,8 @@ import { inTenant, modelAllows, requireModelPermission, scopeCondition } from '.
 import { ErrorCollector, fieldError, notFound } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { renderConfigContexts, type ConfigContextSubject } from '../extras/config-context.ts';
+import { naturalCompare } from '../core/natural-compare.ts';
+import { loadRoutingBlocks } from '../templating/device-context.ts';
 
 export type HostKind = 'device' | 'vm';
 export type QueryValues = Record<string, string | string[] | undefined>;
@@ -122,28 +124,6 @@ export function groupName(prefix: string, value: string): string | null {
   return cleaned ? `${prefix}_${cleaned}` : null;
 }
 
-/** `eth2` before `eth10`: digit runs compare as numbers, the rest by code unit (no locale in the order). */
-export function naturalCompare(a: string, b: string): number {
-  const re = /(\d+|\D+)/g;
-  const pa = a.match(re) ?? [];
-  const pb = b.match(re) ?? [];
-  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
-    const x = pa[i]!;
-    const y = pb[i]!;
-    if (x === y) continue;
-    const dx = /^\d/.test(x);
-    const dy = /^\d/.test(y);
-    if (dx && dy) {
-      const nx = x.replace(/^0+/, '');
-      const ny = y.replace(/^0+/, '');
-      if (nx.length !== ny.length) return nx.length - ny.length;
-      if (nx !== ny) return nx < ny ? -1 : 1;
-      return x.length - y.length;
-    }
-    return x < y ? -1 : 1;
-  }
-  return pa.length - pb.length;
-}
 
 async function customFieldDefinitions(db: Kysely<DB>, tenantId: string): Promise<CustomFieldDef[]> {
   const { rows } = await sql<CustomFieldDef>`SELECT name, type, object_types FROM custom_fields WHERE ${inTenant(tenantId)} ORDER BY name`.execute(db);
@@ -499,12 +479,8 @@ export async function buildAnsibleInventory(db: Kysely<DB>, ctx: RequestContext,
   return { body, etag: etagOf(body), hosts: kept.length };
 }
 
-/**
- * `?routing=1`: the render context's routing block under `cairn.routing`, loaded for all hosts of a kind at once.
- * Imported on demand: the templating domain imports helpers from this module.
- */
+/** `?routing=1`: the render context's routing block under `cairn.routing`, loaded for all hosts of a kind at once. */
 async function addRoutingBlocks(db: Kysely<DB>, ctx: RequestContext, hosts: BuiltHost[]): Promise<void> {
-  const { loadRoutingBlocks } = await import('../templating/device-context.ts');
   for (const kind of ['device', 'vm'] as const) {
     const ofKind = hosts.filter((h) => h.kind === kind);
     const blocks = await loadRoutingBlocks(db, ctx, kind, ofKind.map((h) => String(h.row.id)));

@@ -13,7 +13,7 @@ import { sameTenant, scopeCondition } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { configContextSubject, renderConfigContexts } from '../extras/config-context.ts';
 import { loadLinkPeers, type LinkPeer } from '../dcim/service.ts';
-import { naturalCompare } from '../automation/inventory.ts';
+import { naturalCompare } from '../core/natural-compare.ts';
 import { TEMPLATE_OBJECT, type TemplateObject } from './engine/index.ts';
 import { RenderSession, RowGroup, type RowProxy } from './proxies.ts';
 

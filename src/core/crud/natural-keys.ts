@@ -9,7 +9,6 @@ import type { ModelDef } from '../registry.ts';
 import { columnOf, findModel } from '../registry.ts';
 import { ErrorCollector } from '../errors.ts';
 import { scopeCondition } from '../access.ts';
-import type { CheckedInput } from './input.ts';
 
 /** A relation sent by slug or unique name, waiting for its id. */
 export class NaturalKey {
@@ -35,7 +34,13 @@ export function acceptsNaturalKey(targetName: string | undefined, text: string):
  * slug reads as one that does not exist): one query per relation field that used keys. Unknown keys: a 400
  * naming the field and the key.
  */
-export async function resolveNaturalKeys(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, inputs: CheckedInput[]): Promise<void> {
+/** The part of a checked input (input.ts) this works on; named here so the input check need not be imported. */
+interface KeyedInput {
+  columns: Record<string, unknown>;
+  values: Record<string, unknown>;
+}
+
+export async function resolveNaturalKeys(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, inputs: KeyedInput[]): Promise<void> {
   const errors = new ErrorCollector();
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.kind !== 'fk') continue;

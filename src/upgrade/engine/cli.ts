@@ -174,7 +174,7 @@ export function registerUpgradeCommands(program: Command): void {
     .option('--protocols', 'print the hand-over protocols this stage accepts, as JSON, and exit')
     .action(handled(async (opts: { protocols?: boolean }) => {
       if (opts.protocols) return void console.log(JSON.stringify({ release: VERSION, protocols: ACCEPTED_CALLER_PROTOCOLS }));
-      const [{ runStage }, { printLine }] = await Promise.all([import('./stage.ts'), import('./run.ts')]);
+      const [{ runStage }, { printLine }] = await Promise.all([import('./stage.ts'), import('./print.ts')]);
       process.exit(await runStage(printLine));
     }));
 

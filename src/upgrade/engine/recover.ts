@@ -9,7 +9,8 @@ import { webAddress, type InstallLayout } from './layout.ts';
 import { acquireLock } from './lock.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { rollback } from './rollback.ts';
-import { openSite, printLine } from './run.ts';
+import { openSite } from './open-site.ts';
+import { printLine } from './print.ts';
 import { finishRecord } from './job-record.ts';
 
 export interface RecoverResult {

@@ -7,7 +7,7 @@ import { runRelease } from './commands.ts';
 import { backupTarget, killLeftoverChild, logFile, restoreFaultPoint, save, trackChild, type EngineContext } from './context.ts';
 import { currentRelease, webAddress } from './layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
-import { pointCurrentAt } from './run.ts';
+import { pointCurrentAt } from './current-link.ts';
 import { notifyRestoreFailed } from './job-record.ts';
 
 export async function rollback(ctx: EngineContext): Promise<void> {

@@ -1,6 +1,6 @@
 // The upgrade run: steps in SPEC order, each journaled before and after. A failure before resume rolls back
 // (rollback.ts); from resume on, problems are warnings and the new release stays.
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createBackup, pruneBackups, type BackupInfo } from '../backup.ts';
 import { MANIFEST_FILE, unpackBundle } from '../bundle.ts';
@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { compareVersions } from '../version.ts';
 import type { Host } from '../host/types.ts';
 import { SERVICES } from '../host/types.ts';
-import { CommandError, runRelease, tail } from './commands.ts';
+import { CommandError, runRelease } from './commands.ts';
 import {
   backupTarget,
   faultPoint,
@@ -32,6 +32,9 @@ import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
 import { restoreHolding } from '../restore-hold.ts';
+import { pointCurrentAt } from './current-link.ts';
+import { openSite } from './open-site.ts';
+import { printLine } from './print.ts';
 
 export class UpgradeRefused extends Error {}
 
@@ -113,9 +116,6 @@ export async function runUpgrade(req: UpgradeRequest): Promise<Journal> {
   }
 }
 
-export function printLine(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
 
 async function execute(ctx: EngineContext): Promise<void> {
   await startRecord(ctx);
@@ -437,24 +437,7 @@ export function peekBundleVersion(bundle: string): Promise<string | null> {
   });
 }
 
-/** Points <root>/current at a release atomically (a new link renamed over the old one). */
-export function pointCurrentAt(layout: InstallLayout, dir: string): void {
-  const tmp = `${layout.current}.${process.pid}.new`;
-  rmSync(tmp, { force: true });
-  symlinkSync(relative(layout.root, dir), tmp);
-  renameSync(tmp, layout.current);
-}
 
-/** Lets users back in: the web service checks the hold token and turns maintenance off. */
-export async function openSite(layout: InstallLayout, token: string): Promise<void> {
-  const { host, port } = webAddress(layout);
-  const res = await fetch(`http://${host}:${port}/api/system/upgrade/resume/`, {
-    method: 'POST',
-    headers: { 'x-cairn-upgrade-token': token },
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (res.status !== 200) throw new Error(`resume answered HTTP ${res.status}: ${tail(await res.text(), 300)} (maintenance ends by itself within 15 minutes)`);
-}
 
 function pruneReleases(layout: InstallLayout, keep: string[]): string[] {
   const removed: string[] = [];

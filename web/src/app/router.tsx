@@ -3,6 +3,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import { createRouter } from '@tanstack/react-router';
 import { featureRoutes } from '../features/index.ts';
 import { appRoute, coreAppRoutes, loginRoute, rootRoute } from './routes.ts';
+import './page-components.ts';
 import { ErrorState, NotFound } from '../components/states.tsx';
 import { isChunkLoadError, reloadOnceForChunkError } from './build-watch.tsx';
 

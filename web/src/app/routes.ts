@@ -1,7 +1,8 @@
 // The route tree's fixed part: the root, the sign-in page, the signed-in layout (`appRoute`, which feature
-// routes hang under) and the generic pages. Page components are lazy so each route is its own chunk.
+// routes hang under) and the generic pages' routes. Which page draws each route is in page-components.ts, so the
+// pages can import their route (typed params) without the route tree importing them back.
 import type { QueryClient } from '@tanstack/react-query';
-import { createRootRouteWithContext, createRoute, lazyRouteComponent, redirect } from '@tanstack/react-router';
+import { createRootRouteWithContext, createRoute, redirect } from '@tanstack/react-router';
 import { ApiError } from '../api/client.ts';
 import { listFieldsQuery, meQuery, modelsQuery, preferencesQuery } from '../api/hooks.ts';
 import { RootLayout } from './RootLayout.tsx';
@@ -17,7 +18,6 @@ export const loginRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: '/login',
   validateSearch: (s: Record<string, unknown>): { next?: string } => (typeof s.next === 'string' && s.next.startsWith('/') ? { next: s.next } : {}),
-  component: lazyRouteComponent(() => import('../pages/LoginPage.tsx')),
 });
 
 /** Every signed-in page renders inside this layout; an anonymous visitor is sent to /login and brought back. */
@@ -38,7 +38,7 @@ export const appRoute = createRoute({
   component: Shell,
 });
 
-export const homeRoute = createRoute({ getParentRoute: () => appRoute, path: '/', component: lazyRouteComponent(() => import('../pages/HomePage.tsx')) });
+export const homeRoute = createRoute({ getParentRoute: () => appRoute, path: '/' });
 
 /** List search: limit/offset/ordering/q plus any API filter parameter, passed through to the list endpoint. */
 export type ListSearch = Record<string, string | number | undefined>;
@@ -68,47 +68,33 @@ export const listRoute = createRoute({
       })
       .catch(() => undefined);
   },
-  component: lazyRouteComponent(() => import('../pages/list/ListPage.tsx')),
 });
 
 export const createRouteDef = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model/new',
-  component: lazyRouteComponent(() => import('../pages/edit/EditPage.tsx'), 'CreatePage'),
 });
 
 export const detailRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model/$id',
   validateSearch: (s: Record<string, unknown>): { tab?: string } => (typeof s.tab === 'string' ? { tab: s.tab } : {}),
-  component: lazyRouteComponent(() => import('../pages/detail/DetailPage.tsx')),
 });
 
 export const editRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model/$id/edit',
-  component: lazyRouteComponent(() => import('../pages/edit/EditPage.tsx'), 'EditPage'),
 });
 
 export const searchRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/search',
   validateSearch: (s: Record<string, unknown>): { q?: string } => (typeof s.q === 'string' ? { q: s.q } : typeof s.q === 'number' ? { q: String(s.q) } : {}),
-  component: lazyRouteComponent(() => import('../pages/SearchPage.tsx')),
 });
 
 export const tokensRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/preferences/tokens',
-  component: lazyRouteComponent(() => import('../pages/preferences/TokensPage.tsx')),
 });
 
 export const coreAppRoutes = [homeRoute, listRoute, createRouteDef, detailRoute, editRoute, searchRoute, tokensRoute];
-
-/** The UI address of a model's list, an object, or its editor. */
-export const paths = {
-  list: (model: string) => `/objects/${model}`,
-  detail: (model: string, id: string) => `/objects/${model}/${id}`,
-  edit: (model: string, id: string) => `/objects/${model}/${id}/edit`,
-  create: (model: string) => `/objects/${model}/new`,
-};

@@ -1,7 +1,7 @@
 // Draws one field value the way every list cell and Overview row shows it, chosen by the list-field kind.
 import { Link } from '@tanstack/react-router';
 import type { Brief, ListFieldKind, Option } from '../api/types.ts';
-import { paths } from '../app/routes.ts';
+import { paths } from '../app/paths.ts';
 import { Badge } from './ui.tsx';
 import { StatusBadge } from './StatusBadge.tsx';
 

@@ -5,7 +5,8 @@ import { Link } from '@tanstack/react-router';
 import { ApiError, get } from '../api/client.ts';
 import { useModels } from '../api/hooks.ts';
 import type { ModelInfo, Page } from '../api/types.ts';
-import { searchRoute, paths } from '../app/routes.ts';
+import { searchRoute } from '../app/routes.ts';
+import { paths } from '../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../components/states.tsx';
 import { Badge, PageHeader } from '../components/ui.tsx';
 

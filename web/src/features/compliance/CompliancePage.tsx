@@ -6,7 +6,7 @@ import { Link } from '@tanstack/react-router';
 import { get, post } from '../../api/client.ts';
 import { useModelInfo } from '../../api/hooks.ts';
 import type { Page } from '../../api/types.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Button, PageHeader, inputClass } from '../../components/ui.tsx';

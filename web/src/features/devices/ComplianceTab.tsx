@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Badge } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';

@@ -7,7 +7,7 @@ import { Link } from '@tanstack/react-router';
 import { get, withQuery } from '../../api/client.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';

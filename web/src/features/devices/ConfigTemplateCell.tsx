@@ -1,7 +1,7 @@
 // How a device's `config_template` ({own, resolved}) reads in its Overview and list: the template a render uses,
 // linked, and whether it is bound to the device itself or inherited from its role or platform.
 import { Link } from '@tanstack/react-router';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 
 interface Binding {
   own: { id: string; name: string } | null;

@@ -7,7 +7,7 @@ import { Link } from '@tanstack/react-router';
 import { ApiError, get, post } from '../../api/client.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';

@@ -1,7 +1,7 @@
 // The end-of-life status of a platform as a badge: used on the platform list and Overview (the `eol` column) and
 // next to a device's platform. Null means end-of-life data is off, and nothing is drawn.
 import { Link } from '@tanstack/react-router';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { Badge } from '../../components/ui.tsx';
 
 export interface Eol {

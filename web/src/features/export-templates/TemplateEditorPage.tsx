@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { ApiError, get, patch, post, type FieldErrors } from '../../api/client.ts';
 import { useModelInfo, useModels } from '../../api/hooks.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { FieldShell } from '../../components/fields/FieldInput.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';

@@ -6,7 +6,7 @@ import { Link } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
 import type { Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button } from '../../components/ui.tsx';
 import { CheckList, useChecks } from './CheckStates.tsx';

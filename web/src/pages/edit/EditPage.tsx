@@ -4,7 +4,7 @@ import { useNavigate, useParams } from '@tanstack/react-router';
 import { get, patch, post } from '../../api/client.ts';
 import { useModelInfo } from '../../api/hooks.ts';
 import type { ApiObject } from '../../api/types.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
 import { PageHeader } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';

@@ -1,7 +1,8 @@
 // /objects/<model>: the generic list page for every model with a list endpoint.
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useModelInfo } from '../../api/hooks.ts';
-import { listRoute, paths } from '../../app/routes.ts';
+import { listRoute } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
 import { PageHeader } from '../../components/ui.tsx';
 import { ModelList, type ListState } from './ModelList.tsx';

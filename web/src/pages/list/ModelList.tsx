@@ -8,7 +8,7 @@ import { flexRender, getCoreRowModel, useReactTable, type ColumnDef as TableColu
 import { get } from '../../api/client.ts';
 import { useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
 import type { ApiObject, ModelInfo, Page } from '../../api/types.ts';
-import { paths } from '../../app/routes.ts';
+import { paths } from '../../app/paths.ts';
 import { cellRendererFor, defaultColumnsFor } from '../../app/extensions.ts';
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Button } from '../../components/ui.tsx';
