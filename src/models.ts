@@ -8,6 +8,8 @@ import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';
 import './extras/credentials.ts';
+import './automation/target-model.ts';
+import './dcim/credential-model.ts';
 import './extras/webhook-models.ts';
 import './automation/deploy-models.ts';
 import './templating/models.ts';

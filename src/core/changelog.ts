@@ -9,8 +9,17 @@ import { uuidv7 } from './ids.ts';
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'reveal';
 
+/**
+ * What the change log needs of a changed object's type: its name and whether it belongs to a tenant. Registry
+ * models are one; settings documents and other non-model records name themselves with a ChangeSubject.
+ */
+export interface ChangeSubject {
+  name: string;
+  tenantScoped: boolean;
+}
+
 export interface ChangeEntry {
-  model: ModelDef;
+  model: ChangeSubject;
   action: ChangeAction;
   objectId: string;
   repr: string;

@@ -14,6 +14,7 @@
 //
 // FieldDef.transform has no access to the app config, hence this module-level holder. Several apps in one
 // process (tests) share it; the last buildApp wins, which is fine because a process serves one deployment.
+import type { ComputedField } from './registry.ts';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -121,5 +122,17 @@ export function secretTransform(field: string): (value: unknown) => Promise<unkn
     }
     const plain = typeof value === 'string' ? value : JSON.stringify(value);
     return encryptSecret(plain);
+  };
+}
+
+/** `<field>_set`: whether a secret is stored; the only thing about it anyone may read. */
+export function secretSetField(column: string, label: string): ComputedField {
+  return {
+    label,
+    kind: 'boolean',
+    schema: { type: 'boolean' },
+    async load({ rows }) {
+      return new Map(rows.map((r) => [String(r.id), r[column] !== null && r[column] !== undefined && r[column] !== '']));
+    },
   };
 }

@@ -12,6 +12,7 @@ import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import type { ErrorCollector } from './errors.ts';
 import { readState, writeState } from '../system/state.ts';
 
 export class SsrfError extends Error {}
@@ -261,4 +262,11 @@ export async function guardedRequest(rawUrl: string, opts: GuardOptions = {}): P
     req.on('close', () => clearTimeout(timer));
     req.end(opts.body);
   });
+}
+
+/** Outbound URLs are checked when saved (scheme, literal addresses) and again at every send (DNS may change). */
+export async function checkUrlField(tx: Kysely<DB>, field: string, value: unknown, errors: ErrorCollector): Promise<void> {
+  if (typeof value !== 'string') return;
+  const problem = checkOutboundUrl(value, await readAllowlist(tx));
+  if (problem) errors.add(field, problem);
 }

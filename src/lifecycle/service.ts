@@ -4,8 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { systemContext } from '../core/context.ts';
-import type { ModelDef } from '../core/registry.ts';
-import { recordChanges, type ChangeEntry } from '../core/changelog.ts';
+import { recordChanges, type ChangeEntry, type ChangeSubject } from '../core/changelog.ts';
 import { conflict, fieldError, notFound } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { readAllowlist } from '../core/ssrf.ts';
@@ -47,16 +46,7 @@ export interface EolPayload {
 }
 
 /** Mappings are not a registry model (they hang off a platform), but the change log needs their type. */
-export const mappingChangeModel = {
-  name: 'lifecycle.eolmapping',
-  tenantScoped: true,
-  fields: Object.fromEntries(
-    ['platform', 'source', 'product', 'cycle', 'release_date', 'support_until', 'eol_date', 'eol_reached', 'lts', 'latest_version', 'synced_at', 'missing'].map((k) => [
-      k,
-      { kind: 'string', column: k === 'platform' ? 'platform_id' : k },
-    ]),
-  ),
-} as unknown as ModelDef;
+export const mappingChangeModel: ChangeSubject = { name: 'lifecycle.eolmapping', tenantScoped: true };
 
 // Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
 const MAPPING_COLUMNS = sql`m.id, m.tenant_id, m.platform_id, m.source, m.product, m.cycle,

@@ -3,9 +3,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import type { ModelDef } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
-import { recordChanges } from '../core/changelog.ts';
+import { recordChanges, type ChangeSubject } from '../core/changelog.ts';
 import { allowlistEntryError, checkUrlAtSave, readAllowlist, writeAllowlist } from '../core/ssrf.ts';
 import { allSources, defaultSourceKey, hasSource } from './sources.ts';
 import { readState as readKey, writeState as writeKey } from '../system/state.ts';
@@ -34,11 +33,7 @@ export const DEFAULT_SETTINGS: EolSettings = { enabled: false, sources: [], sour
 const EMPTY_REFRESH: RefreshState = { status: '', error: '', at: null, via: '', changed: null };
 
 /** Settings are not a registry model (no generic routes), but the change log needs a type and a stable id. */
-export const settingsChangeModel = {
-  name: 'lifecycle.eolsettings',
-  tenantScoped: false,
-  fields: {},
-} as unknown as ModelDef;
+export const settingsChangeModel: ChangeSubject = { name: 'lifecycle.eolsettings', tenantScoped: false };
 const SETTINGS_OBJECT_ID = '00000000-0000-7000-8000-00000000e01a';
 
 export async function readSettings(db: Kysely<DB>): Promise<EolSettings> {

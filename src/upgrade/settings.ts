@@ -5,9 +5,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import type { ModelDef } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
-import { recordChanges, SECRET_MASK } from '../core/changelog.ts';
+import { recordChanges, SECRET_MASK, type ChangeSubject } from '../core/changelog.ts';
 import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
 import { encryptSecret, secretsAvailable } from '../core/secrets.ts';
 import { readState, writeState } from '../system/state.ts';
@@ -50,7 +49,7 @@ export const DEFAULT_UPGRADE_SETTINGS: UpgradeSettings = {
   digest_recipients: [],
 };
 
-export const upgradeSettingsChangeModel = { name: 'system.upgradesettings', tenantScoped: false, fields: {} } as unknown as ModelDef;
+export const upgradeSettingsChangeModel: ChangeSubject = { name: 'system.upgradesettings', tenantScoped: false };
 const SETTINGS_OBJECT_ID = '00000000-0000-7000-8000-0000000a9a1e';
 const MAX_RECIPIENTS = 50;
 

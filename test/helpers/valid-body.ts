@@ -76,7 +76,7 @@ export const OVERRIDES: Record<string, Override> = {
   // Export templates name the model whose rows feed them: an app.model name, checked on save.
   'extras.exporttemplate': { build: async () => ({ object_type: 'extras.tag' }) },
   'extras.webhook': { build: async () => ({ object_types: ['dcim.device'], events: ['created'] }) },
-  // Automation targets (src/extras/credentials.ts): awx/semaphore/gitlab need kind-specific settings; webhook none.
+  // Automation targets (src/automation/target-model.ts): awx/semaphore/gitlab need kind-specific settings; webhook none.
   'automation.automationtarget': { build: async () => ({ kind: 'webhook' }) },
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
