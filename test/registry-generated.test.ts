@@ -379,3 +379,29 @@ describe('bad input (generated)', () => {
     }
   });
 });
+
+describe('hand-written routes under an object (generated from the API document)', () => {
+  it("every GET <list>/{id}/… answers for another tenant's id exactly as for an id that does not exist", async () => {
+    const doc = h.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    const covered: string[] = [];
+    for (const model of tenantModels) {
+      const prefix = `${model.path}{id}/`;
+      for (const [path, methods] of Object.entries(doc.paths)) {
+        if (!path.startsWith(prefix) || path === prefix || !('get' in methods)) continue;
+        const rest = path.slice(prefix.length);
+        if (rest.includes('{')) continue; // a second parameter: not a route about this one object alone
+        const theirs = await rowOf(model, 'adminB');
+        const mine = await rowOf(model, 'admin');
+        const other = await h.as('admin').get(`${model.path}${theirs}/${rest}`);
+        const missing = await h.as('admin').get(`${model.path}${randomUUID()}/${rest}`);
+        expect(other.statusCode, `${path}: ${other.body.slice(0, 200)}`).toBe(missing.statusCode);
+        expect(other.body, path).toBe(missing.body);
+        // The route does answer for the caller's own object (so the 404 above is about the tenant, not the route).
+        expect((await h.as('admin').get(`${model.path}${mine}/${rest}`)).statusCode, path).not.toBe(missing.statusCode === 404 ? 404 : -1);
+        covered.push(path);
+      }
+    }
+    // Devices alone have a dozen (render, config, compliance, …): a walk that found few has lost its routes.
+    expect(covered.length, covered.join("\n")).toBeGreaterThanOrEqual(10);
+  });
+});
