@@ -113,6 +113,11 @@ export interface ModelHooks {
    * call keeps a constant number of queries. It cannot skip single rows: an ApiError refuses the whole call.
    */
   beforeDeleteMany?(args: HookArgs & { rows: Record<string, unknown>[] }): Promise<void>;
+  /**
+   * After the rows are gone (single and bulk deletes alike, once per call with every deleted row): for state
+   * derived from what is left, such as a prefix's utilisation.
+   */
+  afterDelete?(args: HookArgs & { rows: Record<string, unknown>[] }): Promise<void>;
 }
 
 export interface HookArgs {
@@ -236,7 +241,7 @@ export function isRequired(field: FieldDef): boolean {
   return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'custom_fields';
 }
 
-type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany';
+type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany' | 'afterDelete';
 
 /**
  * Adds a listener to another domain's model hook, after the hook the model declared (and after listeners added

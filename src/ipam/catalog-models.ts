@@ -7,8 +7,10 @@ import { defineModel, type ComputedField, type HookArgs } from '../core/registry
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { scopeCondition } from '../core/access.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
+import { rangeUsageKey, usageHooks } from './utilization.ts';
 
 const description = { kind: 'string', maxLength: 200, default: '' } as const;
+const rangeUsage = usageHooks(rangeUsageKey, ['start_address', 'end_address', 'vrf_id', 'mark_utilized']);
 
 export const rirModel = defineModel({
   name: 'ipam.rir',
@@ -130,7 +132,13 @@ export const ipRangeModel = defineModel({
       else if ((rangeSize(start, end) ?? 0n) < 1n) errors.add('end_address', `${end} comes before the start address ${start}.`);
       errors.throwIfAny();
     },
-    afterCreate: (args) => applyDefaultStatus(args),
+    async afterCreate(args) {
+      await applyDefaultStatus(args);
+      await rangeUsage.afterCreate(args);
+    },
+    afterUpdate: rangeUsage.afterUpdate,
+    afterUpdateMany: rangeUsage.afterUpdateMany,
+    afterDelete: rangeUsage.afterDelete,
   },
 });
 

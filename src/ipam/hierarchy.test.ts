@@ -90,6 +90,44 @@ describe('prefix hierarchy', () => {
     expect((await read(p2p)).utilization).toBe(50);
   });
 
+  it('utilisation is stored and follows address moves and deletes, ranges, status changes and bulk calls', async () => {
+    const net = await prefix({ prefix: '10.61.0.0/28' }); // 14 usable
+    const a = await address('10.61.0.1/28');
+    const b = await address('10.61.0.2/28');
+    expect((await read(net)).utilization).toBe(14.3);
+    // Moved out of the prefix, then deleted: each write refreshes what it left and what it entered.
+    const other = await prefix({ prefix: '10.61.1.0/28' });
+    expect((await h.as('alice').patch(`/api/ip-addresses/${a}/`, { address: '10.61.1.5/28' })).statusCode).toBe(200);
+    expect([(await read(net)).utilization, (await read(other)).utilization]).toEqual([7.1, 7.1]);
+    expect((await h.as('alice').delete(`/api/ip-addresses/${b}/`)).statusCode).toBe(204);
+    expect((await read(net)).utilization).toBe(0);
+    // A range marked utilised counts whole; unmarking it (bulk update) and deleting it give the space back.
+    const range = (await h.as('alice').post('/api/ip-ranges/', { start_address: '10.61.0.1/28', end_address: '10.61.0.7/28', mark_utilized: true })).json().id;
+    expect((await read(net)).utilization).toBe(50);
+    const bulk = await h.as('alice').post('/api/ip-ranges/bulk-update/', { ids: [range], fields: { mark_utilized: false } });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    expect((await read(net)).utilization).toBe(0);
+    expect((await h.as('alice').post('/api/ip-ranges/bulk-delete/', { ids: [range] })).statusCode).toBe(200);
+    // Becoming a container, it counts child prefixes instead of addresses; a child deleted leaves the count.
+    const top = await prefix({ prefix: '10.61.0.0/23' });
+    expect((await read(top)).utilization).toBe(0.2); // one address (10.61.1.5) of 510
+    expect((await h.as('alice').patch(`/api/prefixes/${top}/`, { status: await statusId('container') })).json().utilization).toBe(6.3); // two /28 of 512
+    expect((await h.as('alice').delete(`/api/prefixes/${other}/`)).statusCode).toBe(204);
+    expect((await read(top)).utilization).toBe(3.1);
+    // Moving the child out of the container (bulk update) leaves it empty.
+    const moved = await h.as('alice').post('/api/prefixes/bulk-update/', { ids: [net], fields: { prefix: '10.62.0.0/28' } });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect((await read(top)).utilization).toBe(0);
+  });
+
+  it('concurrent address writes in one prefix are all counted (no lost update, even without a uniqueness lock)', async () => {
+    const vrf = (await h.as('alice').post('/api/vrfs/', { name: 'util-loose', enforce_unique: false })).json().id;
+    const net = await prefix({ prefix: '10.63.0.0/27', vrf });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_x, i) => h.as('alice').post('/api/ip-addresses/', { address: `10.63.0.${i + 1}/27`, vrf })));
+    for (const r of answers) expect(r.statusCode, r.body).toBe(201);
+    expect((await read(net)).utilization).toBe(66.7); // 20 of 30
+  });
+
   it('a page of prefixes costs the same number of queries for 5 rows as for 50', async () => {
     for (let i = 0; i < 50; i++) await prefix({ prefix: `10.70.${i}.0/24` });
     const count = async (limit: number) => {

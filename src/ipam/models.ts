@@ -3,12 +3,14 @@
 import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
-import { hierarchyHooks, utilizationField } from './hierarchy.ts';
+import { hierarchyHooks } from './hierarchy.ts';
+import { addressUsageKey, usageHooks, utilizationField } from './utilization.ts';
 import { natOutsideField } from './nat.ts';
 import { uniquenessHooks } from './uniqueness.ts';
 
 const prefixUnique = uniquenessHooks('prefix');
 const addressUnique = uniquenessHooks('address');
+const addressUsage = usageHooks(addressUsageKey, ['address', 'vrf_id']);
 import './filters.ts';
 import { checkVlanInGroup } from './catalog-models.ts';
 import {
@@ -159,6 +161,7 @@ export const prefixModel = defineModel({
     },
     beforeDelete: hierarchyHooks.beforeDelete,
     beforeDeleteMany: hierarchyHooks.beforeDeleteMany,
+    afterDelete: hierarchyHooks.afterDelete,
   },
 });
 
@@ -229,9 +232,17 @@ export const ipAddressModel = defineModel({
     async afterCreate(args) {
       await applyDefaultStatus(args);
       await addressUnique.afterCreate(args);
+      await addressUsage.afterCreate(args);
     },
-    afterUpdate: addressUnique.afterUpdate,
-    afterUpdateMany: addressUnique.afterUpdateMany,
+    async afterUpdate(args) {
+      await addressUnique.afterUpdate(args);
+      await addressUsage.afterUpdate(args);
+    },
+    async afterUpdateMany(args) {
+      await addressUnique.afterUpdateMany(args);
+      await addressUsage.afterUpdateMany(args);
+    },
+    afterDelete: addressUsage.afterDelete,
     // The owner's primary address goes with it, in the change log (the foreign key alone would clear it unsaid).
     beforeDelete: ({ tx, ctx, row }) => clearPrimaryAddresses(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => clearPrimaryAddresses(tx, ctx, rows.map((r) => String(r.id))),

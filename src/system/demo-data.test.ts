@@ -50,9 +50,21 @@ describe('demo data', () => {
     expect(await count('/api/aggregates/')).toBe(2);
     expect(await count('/api/vlans/?group_id=null')).toBe(0);
     const containers = (await admin.get('/api/prefixes/?status=container')).json().results as Array<{ prefix: string; children: number; depth: number; utilization: number }>;
-    expect(containers).toHaveLength(3);
-    // children and depth count one VRF (the site /24s under 10.128/9 are in VRFs).
-    expect(containers.map((c) => [c.prefix, c.depth, c.children])).toEqual([['10.0.0.0/12', 0, Math.ceil(DEVICES / SITE_SIZE)], ['10.128.0.0/9', 0, 0], ['172.16.0.0/12', 0, Math.ceil(DEVICES / SITE_SIZE)]]);
+    expect(containers).toHaveLength(4);
+    // Three deep (10/8 › 10.0/12 › a site's loopback /26); children and depth count one VRF (the site /24s under
+    // 10.128/9 are in VRFs).
+    const sites = Math.ceil(DEVICES / SITE_SIZE);
+    expect(containers.map((c) => [c.prefix, c.depth, c.children])).toEqual([
+      ['10.0.0.0/8', 0, sites + 2],
+      ['10.0.0.0/12', 1, sites],
+      ['10.128.0.0/9', 1, 0],
+      ['172.16.0.0/12', 0, sites],
+    ]);
+    // Utilisation is stored by the load as the write path keeps it: 10/8 holds a /12 and a /9; the first site's
+    // loopback /26 holds one address per device of the site (62 usable).
+    expect(containers[0]!.utilization).toBe(56.3);
+    const loopbacks = (await admin.get('/api/prefixes/?prefix=10.0.0.0/26')).json().results as Array<{ utilization: number }>;
+    expect(loopbacks[0]!.utilization).toBe(Math.round((1000 * Math.min(SITE_SIZE, DEVICES)) / 62) / 10);
     expect(await count('/api/interfaces/')).toBe(result.rows.interfaces);
     expect(await count('/api/config-contexts/')).toBeGreaterThanOrEqual(3);
     expect((await h.as('adminB').get('/api/devices/?limit=1')).json().count).toBe(0);

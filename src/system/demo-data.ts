@@ -22,6 +22,7 @@ import type { DB } from '../db/types.ts';
 import { createTenant } from '../core/accounts.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
+import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
@@ -629,13 +630,14 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     ...T,
     status_id: sql`${ipamStatus('ipam.vlan', 'active')}::uuid`,
   });
-  // Prefixes: two containers, then per site its loopback /26 and one prefix per VLAN.
+  // Prefixes: containers (10/8 holding the loopback and VLAN blocks: three deep down to a site's loopbacks),
+  // then per site its loopback /26 and one prefix per VLAN.
   const pfx: { prefix: string[]; vrf: Array<string | null>; site: Array<string | null>; vlan: Array<string | null>; description: string[] } = {
-    prefix: ['10.0.0.0/12', '172.16.0.0/12', '10.128.0.0/9'],
-    vrf: [null, vrfId.get('MGMT')!, null],
-    site: [null, null, null],
-    vlan: [null, null, null],
-    description: ['Router loopbacks', 'Out-of-band management', 'Site VLANs'],
+    prefix: ['10.0.0.0/8', '10.0.0.0/12', '172.16.0.0/12', '10.128.0.0/9'],
+    vrf: [null, null, vrfId.get('MGMT')!, null],
+    site: [null, null, null, null],
+    vlan: [null, null, null, null],
+    description: ['Data centre space', 'Router loopbacks', 'Out-of-band management', 'Site VLANs'],
   };
   for (const s of plan.sites) {
     const sid = siteIds.ids[s.index]!;
@@ -653,8 +655,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     });
   }
   const px = await w.identities('prefixes', pfx.prefix.length);
-  // The first three are containers (their utilisation counts child prefixes), the rest active.
-  const pfxStatus = pfx.prefix.map((_p, i) => ipamStatus('ipam.prefix', i < 3 ? 'container' : 'active'));
+  // The first four are containers (their utilisation counts child prefixes), the rest active.
+  const pfxStatus = pfx.prefix.map((_p, i) => ipamStatus('ipam.prefix', i < 4 ? 'container' : 'active'));
   await w.insert('prefixes', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['vrf_id', 'uuid'], ['site_id', 'uuid'], ['vlan_id', 'uuid'], ['description', 'text'], ['status_id', 'uuid']], [
     px.ids, px.numids, pfx.prefix, pfx.vrf, pfx.site, pfx.vlan, pfx.description, pfxStatus,
   ], T);
@@ -737,6 +739,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('ip_addresses', [['id', 'uuid'], ['numid', 'int8'], ['address', 'inet'], ['dns_name', 'text'], ['assigned_interface_id', 'uuid']], [
     ip.ids, ip.numids, plan.devices.map((d) => d.loopback), plan.devices.map((d) => `${d.name}.${plan.sites[d.site]!.slug}.dc.example.net`), loopbackIface,
   ], { ...T, status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
+  // Written past the address hooks: the prefixes' utilisation, as those would have kept it.
+  await refreshTenantUtilization(tx, tenantId);
   w.report('IP addresses (primary IPv4 on the loopback)', plan.devices.length);
 
   // --- cables: every leaf and border to every spine of its site (A side the leaf/border, B side the spine).

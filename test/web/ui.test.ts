@@ -124,6 +124,8 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     expect(await options.allInnerTexts()).toEqual([expect.stringContaining('192.0.2.77/24')]);
     await options.first().click();
     await page.getByRole('button', { name: 'Save' }).click();
+    // The editor's heading names the device too: wait for the saved page (the detail address) before reading.
+    await page.waitForURL((url) => url.pathname === `/objects/dcim.device/${device.id}`);
     await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
     await shot(page, '07a-primary-ip-picked');
     const after = (await server.api<Device & { primary_ip4: { id: string } | null }>('GET', `/api/devices/${device.id}/`)).body;

@@ -119,6 +119,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
         await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${doomedIds}::uuid[])`.execute(tx);
+        await model.hooks.afterDelete?.({ tx, ctx, model, rows: doomed });
         await recordChanges(
           tx,
           ctx,

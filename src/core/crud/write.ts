@@ -290,6 +290,7 @@ export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: M
     await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
     await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
     await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
+    await model.hooks.afterDelete?.({ tx, ctx, model, rows: [row] });
     await recordChanges(tx, ctx, [
       { model, action: 'delete', objectId: id, repr: displayOf(model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
     ]);

@@ -21,6 +21,7 @@ import * as m0018 from './0018_vrf_enforce_unique.ts';
 import * as m0019 from './0019_ipam_catalogs.ts';
 import * as m0020 from './0020_ipam_custom_fields.ts';
 import * as m0021 from './0021_nat_inside.ts';
+import * as m0022 from './0022_prefix_utilization.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0019_ipam_catalogs': m0019,
   '0020_ipam_custom_fields': m0020,
   '0021_nat_inside': m0021,
+  '0022_prefix_utilization': m0022,
 };

@@ -218,6 +218,42 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await shot(page, 'f09-prefix-utilisation');
   });
 
+  it('a prefix page shows its parents, children, free blocks and addresses, and allocates from them', async () => {
+    const { page } = browser;
+    const top = await server.api<Row>('POST', '/api/prefixes/', { prefix: '10.78.0.0/16', status: 'container', description: 'web hierarchy' });
+    expect(top.status, JSON.stringify(top.body)).toBe(201);
+    const mid = await server.api<Row>('POST', '/api/prefixes/', { prefix: '10.78.0.0/24', description: 'web servers' });
+    expect((await server.api('POST', '/api/prefixes/', { prefix: '10.78.0.0/26', description: 'web racks' })).status).toBe(201);
+    const iface = (await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${device.id}&limit=1`)).body.results[0]!;
+    expect((await server.api('POST', '/api/ip-addresses/', { address: '10.78.0.70/24', dns_name: 'web70.example.net', assigned_interface: iface.id })).status).toBe(201);
+
+    // The prefix list indents by depth: the /26 sits two levels in.
+    await page.goto(`${server.url}/objects/ipam.prefix?q=10.78.`);
+    await page.getByTitle('Inside 2 prefixes').first().waitFor();
+
+    await page.goto(`${server.url}/objects/ipam.prefix/${mid.body.id}?tab=space`);
+    await hasText(page.getByRole('list', { name: 'Containing prefixes' }), '10.78.0.0/16');
+    const spaceTable = page.getByTestId('prefix-space');
+    await hasText(spaceTable, '10.78.0.0/26');
+    await hasText(spaceTable, '10.78.0.64/26');
+    await hasText(page.getByTestId('prefix-addresses'), `${device.name} › ${iface.name}`);
+    await shot(page, 'f10-prefix-space');
+
+    // A free block is one click from being a prefix, which opens.
+    await page.getByRole('button', { name: 'Create prefix 10.78.0.64/26' }).click();
+    await page.getByRole('heading', { name: '10.78.0.64/26' }).waitFor();
+    // Next free address in it: .65, opened.
+    await page.getByRole('button', { name: 'Next free address' }).click();
+    await page.getByRole('heading', { name: '10.78.0.65/26' }).waitFor();
+    // Carving a /28 from the /24 takes its first free /28 (after the /26 and the new /26): 10.78.0.128/28.
+    await page.goto(`${server.url}/objects/ipam.prefix/${mid.body.id}`);
+    await page.getByRole('button', { name: 'Carve child prefix' }).click();
+    await page.getByLabel('Prefix length').fill('28');
+    await page.getByRole('button', { name: 'Carve', exact: true }).click();
+    await page.getByRole('heading', { name: '10.78.0.128/28' }).waitFor();
+    await shot(page, 'f11-prefix-carved');
+  });
+
   it('keeps the console free of errors', () => {
     // 400s are the template error the first test provokes; the 401 is /api/auth/me/ before signing in.
     expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);

@@ -1,5 +1,11 @@
-// IPAM in the UI: a prefix list shows how full each prefix is (the utilisation bar) without the user choosing the
-// column first.
-import { registerDefaultColumn } from '../../app/extensions.ts';
+// IPAM in the UI: a prefix list shows how full each prefix is (the utilisation bar) and its place in the
+// hierarchy (indentation by depth); a prefix page shows its space (parents, children, free blocks, addresses)
+// and the allocation buttons.
+import { lazy } from 'react';
+import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
+import { PrefixCell } from './PrefixCell.tsx';
 
 registerDefaultColumn('ipam.prefix', 'utilization');
+registerCellRenderer('ipam.prefix', 'prefix', PrefixCell);
+registerDetailTab({ id: 'space', label: 'Space', models: 'ipam.prefix', order: 10, component: lazy(() => import('./PrefixSpaceTab.tsx')) });
+registerDetailAction({ id: 'allocate', models: 'ipam.prefix', order: 10, component: lazy(() => import('./PrefixActions.tsx')) });
