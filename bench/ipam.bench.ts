@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createTenant, createToken, createUser } from '../src/core/accounts.ts';
 import { refreshTenantHierarchy } from '../src/ipam/hierarchy.ts';
+import { refreshTenantUtilization } from '../src/ipam/utilization.ts';
 import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
 
 const PREFIXES = 20_000;
@@ -47,6 +48,7 @@ export default async function run(): Promise<void> {
       SELECT gen_random_uuid(), ${ADDRESSES} + g, ${tenantId}, ('10.200.' || (g / 256) || '.' || (g % 256) || '/16')::inet
       FROM generate_series(1, ${DENSE}) g`.execute(db);
     await refreshTenantHierarchy(db, tenantId);
+    await refreshTenantUtilization(db, tenantId);
     await sql`ANALYZE`.execute(db);
     console.log(`ipam data (${database.label}): ${PREFIXES + 1} prefixes, ${ADDRESSES + DENSE} addresses loaded in ${fmt(performance.now() - t)}; ${loadNote()}`);
 

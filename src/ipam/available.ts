@@ -53,27 +53,37 @@ export function rangeSpace(range: Row): AddressSpace {
   };
 }
 
-/** The first `limit` free addresses of a space, with its mask (`10.0.0.5/24`), in address order. */
+/**
+ * The first `limit` free addresses of a space, with its mask (`10.0.0.5/24`), in address order. The used hosts
+ * come from the index on (tenant, VRF, host) (migration 0023) in address order, the gaps between neighbours are
+ * found as they stream by (a host used twice, in a space that allows it, makes an empty gap) and the scan stops
+ * after `limit` gaps; the space after the last used host comes from
+ * one backward index probe.
+ */
 export async function freeAddresses(db: Kysely<DB>, space: AddressSpace, limit: number): Promise<string[]> {
+  // Bounds as expressions over constants (folded once by the planner), the VRF as an equality or IS NULL (not
+  // IS NOT DISTINCT FROM): both so the index serves the scan.
+  const inSpace = sql`${inTenant(space.tenantId, 'a')} AND ${space.vrfId === null ? sql`a.vrf_id IS NULL` : sql`a.vrf_id = ${space.vrfId}::uuid`}
+    AND a.host BETWEEN ${space.first} AND ${space.last}`;
   const { rows } = await sql<{ address: string }>`
-    WITH bounds AS (SELECT ${space.first} AS lo, ${space.last} AS hi),
-    used AS (
-      SELECT DISTINCT host(a.address)::inet AS h FROM ip_addresses a, bounds b
-      WHERE ${inTenant(space.tenantId, 'a')} AND a.vrf_id IS NOT DISTINCT FROM ${space.vrfId}::uuid
-        AND a.address && ${space.network} AND host(a.address)::inet BETWEEN b.lo AND b.hi
+    WITH inner_gaps AS (
+      SELECT gstart, gend FROM (
+        -- Ordered by the index's own columns (tenant and VRF are fixed here): the index order feeds the window
+        -- with no sort, so the LIMIT below stops the scan.
+        SELECT coalesce(lag(a.host) OVER (ORDER BY a.tenant_id, a.vrf_id, a.host) + 1, ${space.first}) AS gstart, a.host - 1 AS gend
+        FROM ip_addresses a WHERE ${inSpace}
+      ) x WHERE gstart <= gend LIMIT ${limit}
     ),
-    ordered AS (SELECT h, lead(h) OVER (ORDER BY h) AS next FROM used),
+    last_used AS MATERIALIZED (SELECT (SELECT a.host FROM ip_addresses a WHERE ${inSpace} ORDER BY a.tenant_id DESC, a.vrf_id DESC, a.host DESC LIMIT 1) AS h),
     gaps AS (
-      SELECT b.lo AS gstart, coalesce((SELECT min(h) FROM used) - 1, b.hi) AS gend FROM bounds b
-        WHERE b.lo <= b.hi AND NOT EXISTS (SELECT 1 FROM used WHERE h = b.lo)
+      SELECT gstart, gend FROM inner_gaps
       UNION ALL
-      SELECT o.h + 1, o.next - 1 FROM ordered o WHERE o.next IS NOT NULL AND o.next > o.h + 1
-      UNION ALL
-      SELECT (SELECT max(h) FROM used) + 1, b.hi FROM bounds b WHERE (SELECT max(h) FROM used) < b.hi
+      SELECT CASE WHEN l.h IS NULL THEN ${space.first} ELSE l.h + 1 END, ${space.last} FROM last_used l
+        WHERE ${space.first} <= ${space.last} AND (l.h IS NULL OR l.h < ${space.last})
     )
     SELECT set_masklen(g.gstart + i, ${space.maskLength})::text AS address
     FROM gaps g CROSS JOIN generate_series(0, ${limit - 1}) AS i
-    WHERE g.gstart <= g.gend AND g.gstart + i <= g.gend
+    WHERE g.gstart + i <= g.gend
     ORDER BY g.gstart + i LIMIT ${limit}`.execute(db);
   return rows.map((r) => r.address);
 }

@@ -70,10 +70,10 @@ const utilizationOf = sql`round(least(100, 100 * (CASE WHEN s.slug = 'container'
         AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${containerSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
   ELSE
     -- Addresses outside the ranges marked utilised, plus those ranges whole.
-    (SELECT count(DISTINCT host(a.address))::numeric FROM ip_addresses a
-      WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND host(a.address)::inet <<= p.prefix
+    (SELECT count(DISTINCT a.host)::numeric FROM ip_addresses a
+      WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND a.host <<= p.prefix
         AND NOT EXISTS (SELECT 1 FROM ip_ranges r WHERE ${sameSpace('r', 'p')} AND r.mark_utilized
-          AND host(a.address)::inet BETWEEN host(r.start_address)::inet AND host(r.end_address)::inet))
+          AND a.host BETWEEN host(r.start_address)::inet AND host(r.end_address)::inet))
     + (SELECT coalesce(sum(${rangeSizeSql('r')}), 0) FROM ip_ranges r
         WHERE ${sameSpace('r', 'p')} AND r.mark_utilized AND host(r.start_address)::inet <<= p.prefix AND host(r.end_address)::inet <<= p.prefix)
   END) / greatest(1, power(2::numeric, ${bitsOf('p')} - masklen(p.prefix))

@@ -22,6 +22,7 @@ import * as m0019 from './0019_ipam_catalogs.ts';
 import * as m0020 from './0020_ipam_custom_fields.ts';
 import * as m0021 from './0021_nat_inside.ts';
 import * as m0022 from './0022_prefix_utilization.ts';
+import * as m0023 from './0023_address_host_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0020_ipam_custom_fields': m0020,
   '0021_nat_inside': m0021,
   '0022_prefix_utilization': m0022,
+  '0023_address_host_index': m0023,
 };
