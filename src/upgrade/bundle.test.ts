@@ -71,6 +71,9 @@ describe('buildBundle', () => {
     expect(files.some((f) => f.startsWith('node_modules/typescript/'))).toBe(false);
     expect(files.some((f) => f.startsWith('src/'))).toBe(false);
     expect(files.some((f) => f.includes('/.bin/'))).toBe(false);
+    // Redoc ships as its standalone bundle alone: none of the browser packages it was built from.
+    expect(files.filter((f) => f.startsWith('node_modules/redoc/')).sort()).toEqual(['node_modules/redoc/LICENSE', 'node_modules/redoc/bundles/redoc.standalone.js', 'node_modules/redoc/package.json']);
+    for (const browserOnly of ['core-js', 'styled-components', 'prismjs', 'mobx']) expect(files.some((f) => f.startsWith(`node_modules/${browserOnly}/`)), browserOnly).toBe(false);
   });
 });
 
@@ -107,6 +110,17 @@ describe('unpackBundle and the compiled server', () => {
       }
     }
     expect(health).toMatchObject({ status: 'ok', version: built.manifest.version });
+    // The API reference page's script comes from the release's trimmed Redoc.
+    const login = await fetch(`http://127.0.0.1:${port}/api/auth/login/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'bundle-test-password' }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const redoc = await fetch(`http://127.0.0.1:${port}/api/docs/redoc/redoc.standalone.js`, { headers: { cookie } });
+    expect(redoc.status).toBe(200);
+    expect((await redoc.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
     if (hasWebBuild) {
       // Modules that find files relative to themselves (web/dist, package.json) still do once compiled.
       expect(built.manifest.sha256['web/dist/index.html']).toBeDefined();

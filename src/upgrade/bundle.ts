@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseVersion } from './version.ts';
 
 export interface BundleManifest {
@@ -159,6 +159,53 @@ interface LockPackage {
   dev?: boolean;
   link?: boolean;
   optional?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+/**
+ * Packages the server uses only as prebuilt files it serves: these of their files are shipped and none of their
+ * dependencies (Redoc's standalone bundle carries its own; its React, core-js and friends were 7,000 of the
+ * release's 15,000 files, each unpacked and hashed on every upgrade).
+ */
+const ASSET_ONLY_PACKAGES: Record<string, string[]> = { redoc: ['package.json', 'LICENSE', 'bundles/redoc.standalone.js'] };
+
+/** Where node resolves `name` from the package at lockfile path `from` (its own node_modules, then upwards). */
+function resolveInLock(packages: Record<string, LockPackage>, from: string, name: string): string | null {
+  let base = from;
+  for (;;) {
+    const candidate = base ? `${base}/node_modules/${name}` : `node_modules/${name}`;
+    if (packages[candidate]) return candidate;
+    if (!base) return null;
+    const cut = base.lastIndexOf('/node_modules/');
+    base = cut < 0 ? '' : base.slice(0, cut);
+  }
+}
+
+/** The lockfile paths the server can load: the package's dependencies and theirs, asset-only packages not followed. */
+function runtimePackages(packages: Record<string, LockPackage>): Set<string> {
+  const root = packages[''] ?? {};
+  const needed = new Set<string>();
+  const visit = (from: string, deps: Record<string, string> | undefined, optional: boolean) => {
+    for (const name of Object.keys(deps ?? {})) {
+      const path = resolveInLock(packages, from, name);
+      if (!path) {
+        if (optional) continue;
+        throw new BundleError(`${name} (needed by ${from || 'package.json'}) is not in package-lock.json; run npm install`);
+      }
+      if (needed.has(path)) continue;
+      needed.add(path);
+      if (ASSET_ONLY_PACKAGES[name]) continue;
+      const info = packages[path]!;
+      visit(path, info.dependencies, false);
+      visit(path, info.optionalDependencies, true);
+      visit(path, info.peerDependencies, true);
+    }
+  };
+  visit('', root.dependencies, false);
+  visit('', root.optionalDependencies, true);
+  return needed;
 }
 
 /**
@@ -170,7 +217,7 @@ async function productionModules(sourceDir: string): Promise<{ dir: string; hash
   const lockText = await readFile(join(sourceDir, 'package-lock.json'), 'utf8').catch(() => {
     throw new BundleError(`${join(sourceDir, 'package-lock.json')} is missing: a release ships exactly the locked dependencies`);
   });
-  const key = createHash('sha256').update(lockText).update(`${process.platform}-${process.arch}`).digest('hex').slice(0, 20);
+  const key = createHash('sha256').update(lockText).update(`${process.platform}-${process.arch}`).update(JSON.stringify(ASSET_ONLY_PACKAGES)).digest('hex').slice(0, 20);
   const cacheRoot = join(tmpdir(), 'cairn-bundle-modules');
   const entry = join(cacheRoot, key);
   const hashesFile = join(entry, 'hashes.json');
@@ -179,10 +226,11 @@ async function productionModules(sourceDir: string): Promise<{ dir: string; hash
   }
 
   const lock = JSON.parse(lockText) as { packages?: Record<string, LockPackage> };
+  const runtime = runtimePackages(lock.packages ?? {});
   const staging = await mkdtemp(join(tmpdir(), 'cairn-modules-'));
   try {
     for (const [path, info] of Object.entries(lock.packages ?? {})) {
-      if (!path.startsWith('node_modules/') || info.dev || info.link) continue;
+      if (!path.startsWith('node_modules/') || info.dev || info.link || !runtime.has(path)) continue;
       const from = join(sourceDir, path);
       if (!existsSync(from)) {
         // Platform-specific optional packages (esbuild for other systems) are absent by design.
@@ -192,6 +240,15 @@ async function productionModules(sourceDir: string): Promise<{ dir: string; hash
       const installed = JSON.parse(await readFile(join(from, 'package.json'), 'utf8')) as { version?: string };
       if (info.version && installed.version !== info.version) {
         throw new BundleError(`${path} is ${installed.version} but package-lock.json says ${info.version}; run npm ci first`);
+      }
+      const assetFiles = ASSET_ONLY_PACKAGES[path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)];
+      if (assetFiles) {
+        for (const file of assetFiles) {
+          if (!existsSync(join(from, file))) continue;
+          await mkdir(dirname(join(staging, path, file)), { recursive: true });
+          await cp(join(from, file), join(staging, path, file));
+        }
+        continue;
       }
       await cp(from, join(staging, path), {
         recursive: true,
