@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import AjvCompiler from '@fastify/ajv-compiler';
+import { lazyFactory, lazySerializerFactory } from './core/lazy-compile.ts';
 import type { Database } from './db/database.ts';
 import type { Config } from './config.ts';
 import { loadConfig } from './config.ts';
@@ -82,12 +83,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     schemaController: {
       compilersFactory: {
         // Bodies are never coerced ("5" is not 5); query strings and params are.
-        buildValidator: ((external: PoolArgs[0], options: PoolArgs[1]) => {
+        // Both compile each route's schema on its first use (src/core/lazy-compile.ts).
+        buildValidator: lazyFactory((external: PoolArgs[0], options: PoolArgs[1]) => {
           const base = options as { customOptions?: Record<string, unknown> } & Record<string, unknown>;
           const body = ajv(external, { ...base, customOptions: { ...base.customOptions, ...strictBody } } as PoolArgs[1]) as RouteCompiler;
           const rest = ajv(external, { ...base, customOptions: { ...base.customOptions, ...coercing } } as PoolArgs[1]) as RouteCompiler;
           return (route: AjvCompiler.RouteDefinition) => (route.httpPart === 'body' ? body(route) : rest(route));
         }) as unknown as ReturnType<typeof AjvCompiler>,
+        buildSerializer: lazySerializerFactory as never,
       },
     },
   });

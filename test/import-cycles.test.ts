@@ -63,6 +63,17 @@ for (const dir of ['src', 'web/src']) {
   });
 }
 
+it('src/core imports only the core and the database layer (domain → core → db)', () => {
+  const core = join(ROOT, 'src/core');
+  const allowed = [core, join(ROOT, 'src/db')];
+  // The process configuration is read by everyone and imports nothing of ours.
+  const leaves = [join(ROOT, 'src/config.ts')];
+  const outward = [...graph(core)].flatMap(([file, targets]) =>
+    targets.filter((t) => !leaves.includes(t) && !allowed.some((dir) => t.startsWith(`${dir}/`))).map((t) => `${relative(ROOT, file)} → ${relative(ROOT, t)}`),
+  );
+  expect(outward).toEqual([]);
+});
+
 it('finds a cycle when there is one (the check itself works)', () => {
   const a = '/x/a.ts';
   const b = '/x/b.ts';

@@ -13,7 +13,7 @@ import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ErrorCollector } from './errors.ts';
-import { readState, writeState } from '../system/state.ts';
+import { readState, writeState } from './state.ts';
 
 export class SsrfError extends Error {}
 /** Refused before anything was sent (scheme, resolution, address): the request never left. */

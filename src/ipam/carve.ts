@@ -39,9 +39,13 @@ function netText(bits: 32 | 128, start: bigint, length: number): string {
 /** The free intervals [start, end] of a prefix, between its top-level children. */
 async function freeIntervals(db: Kysely<DB>, prefix: Row): Promise<{ bits: 32 | 128; gaps: Array<[bigint, bigint]> }> {
   const outer = parseNet(String(prefix.prefix));
-  const { rows } = await sql<{ prefix: string }>`SELECT c.prefix::text AS prefix FROM prefixes c, prefixes p
-    WHERE p.id = ${prefix.id} AND ${sameTenant('c', 'p')} AND c.vrf_id IS NOT DISTINCT FROM p.vrf_id AND c.prefix << p.prefix
-      AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${sameTenant('m', 'p')} AND m.vrf_id IS NOT DISTINCT FROM p.vrf_id AND m.prefix << p.prefix AND m.prefix >> c.prefix)
+  // The children that hold space: the prefix's own VRF's, or every VRF's when it is a container in the global
+  // table (NetBox's rule, as for utilisation: the global container is the space the VRFs are carved from).
+  const holds = (child: string) => sql`${sameTenant(child, 'p')} AND ${sql.ref(`${child}.prefix`)} << p.prefix
+    AND (${sql.ref(`${child}.vrf_id`)} IS NOT DISTINCT FROM p.vrf_id OR (p.vrf_id IS NULL AND s.slug = 'container'))`;
+  const { rows } = await sql<{ prefix: string }>`SELECT c.prefix::text AS prefix FROM prefixes c, prefixes p LEFT JOIN statuses s ON s.id = p.status_id
+    WHERE p.id = ${prefix.id} AND ${holds('c')}
+      AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${holds('m')} AND m.prefix >> c.prefix)
     ORDER BY c.prefix`.execute(db);
   const gaps: Array<[bigint, bigint]> = [];
   let cursor = outer.start;

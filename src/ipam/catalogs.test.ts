@@ -102,6 +102,17 @@ describe('next free prefixes, range addresses and VIDs', () => {
     expect((await h.as('alice').get(`/api/prefixes/${parent.id}/`)).json().children).toBe(4);
   });
 
+  it('a container in the global table counts the child prefixes of every VRF as taken; other prefixes their own VRF', async () => {
+    const vrf = await made('/api/vrfs/', { name: 'carve-vrf' });
+    const container = await made('/api/prefixes/', { prefix: '10.146.0.0/24', status: 'container' });
+    const plain = await made('/api/prefixes/', { prefix: '10.147.0.0/24' });
+    await made('/api/prefixes/', { prefix: '10.146.0.0/25', vrf: vrf.id });
+    await made('/api/prefixes/', { prefix: '10.147.0.0/25', vrf: vrf.id });
+    const free = async (id: unknown) => (await h.as('alice').get(`/api/prefixes/${id}/available-prefixes/`)).json().map((r: { prefix: string }) => r.prefix);
+    expect(await free(container.id)).toEqual(['10.146.0.128/25']);
+    expect(await free(plain.id)).toEqual(['10.147.0.0/24']);
+  });
+
   it('an IP range hands out its own free addresses with its mask', async () => {
     const range = await made('/api/ip-ranges/', { start_address: '10.45.0.10/24', end_address: '10.45.0.12/24' });
     await made('/api/ip-addresses/', { address: '10.45.0.11/24' });

@@ -7,7 +7,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, type ChangeSubject } from '../core/changelog.ts';
 import { allowlistEntryError, checkUrlAtSave, readAllowlist, writeAllowlist } from '../core/ssrf.ts';
 import { allSources, defaultSourceKey, hasSource } from './sources.ts';
-import { readState as readKey, writeState as writeKey } from '../system/state.ts';
+import { readState as readKey, writeState as writeKey } from '../core/state.ts';
 
 export interface EolSettings {
   enabled: boolean;

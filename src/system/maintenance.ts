@@ -2,7 +2,7 @@
 // two-second cache so it costs no query on most requests.
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { readState, writeState } from './state.ts';
+import { readState, writeState } from '../core/state.ts';
 
 export interface MaintenanceState {
   enabled: boolean;

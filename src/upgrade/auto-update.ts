@@ -18,7 +18,7 @@ import { checkFeed, upgradeTarget } from './feed.ts';
 import { writeMailMirror } from './mail.ts';
 import { readUpgradeSettings } from './settings.ts';
 import { downloadRelease, launchChecked, refuseUnlessStartable, StartRefusal } from './start.ts';
-import { readState as readKey, writeState as writeKey } from '../system/state.ts';
+import { readState as readKey, writeState as writeKey } from '../core/state.ts';
 
 export const RETRY_DELAYS_HOURS = [1, 4, 12] as const;
 /** Steps before quiesce: a failure there stopped nothing, so trying again later is safe. */

@@ -10,7 +10,7 @@ import type { DB } from '../db/types.ts';
 import { guardedGet, readAllowlist } from '../core/ssrf.ts';
 import { compareVersions, isPrerelease, parseVersion } from './version.ts';
 import type { Channel, UpgradeSettings } from './settings.ts';
-import { readState, writeState } from '../system/state.ts';
+import { readState, writeState } from '../core/state.ts';
 
 export interface Release {
   version: string;

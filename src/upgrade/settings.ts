@@ -9,7 +9,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, SECRET_MASK, type ChangeSubject } from '../core/changelog.ts';
 import { checkOutboundUrl, readAllowlist } from '../core/ssrf.ts';
 import { encryptSecret, secretsAvailable } from '../core/secrets.ts';
-import { readState, writeState } from '../system/state.ts';
+import { readState, writeState } from '../core/state.ts';
 
 export const CHANNELS = ['stable', 'any'] as const;
 export type Channel = (typeof CHANNELS)[number];

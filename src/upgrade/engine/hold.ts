@@ -4,7 +4,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { setMaintenance } from '../../system/maintenance.ts';
-import { deleteState, readState, writeState } from '../../system/state.ts';
+import { deleteState, readState, writeState } from '../../core/state.ts';
 
 const HOLD_KEY = 'upgrade_hold';
 export const HOLD_MINUTES = 15;

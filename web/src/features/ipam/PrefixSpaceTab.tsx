@@ -12,7 +12,7 @@ import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Badge, Button } from '../../components/ui.tsx';
 import { Value } from '../../components/Value.tsx';
-import { compareNetworks } from './networks.ts';
+import { compareNetworks, holds } from './networks.ts';
 
 interface Prefix extends ApiObject {
   prefix: string;
@@ -34,6 +34,16 @@ interface Address extends ApiObject {
 type SpaceRow = { kind: 'prefix'; prefix: Prefix } | { kind: 'free'; network: string };
 
 const vrfQuery = (p: Prefix) => (p.vrf ? p.vrf.id : 'null');
+
+/** A container in the global table holds the prefixes of every VRF (NetBox's rule, as the API's free space has it). */
+const spansVrfs = (p: Prefix) => !p.vrf && (p.status as (Brief & { slug?: string }) | null)?.slug === 'container';
+
+/** The prefixes of a list not inside another of it (the list in address order). */
+function topLevel(prefixes: Prefix[]): Prefix[] {
+  const kept: Prefix[] = [];
+  for (const p of prefixes) if (!kept.some((k) => k.prefix !== p.prefix && holds(k.prefix, p.prefix))) kept.push(p);
+  return kept;
+}
 
 /** `ams1-leaf1 › Ethernet1`: an assignment with its owner. */
 function assignment(a: Address): string {
@@ -62,16 +72,18 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
     queryFn: async () => {
       const [parents, children, free, addresses] = await Promise.all([
         get<Page<Prefix>>('/api/prefixes/', { contains: self.prefix, vrf_id: vrfQuery(self), mask_length__lte: Number(self.prefix.split('/')[1]) - 1, ordering: 'prefix', limit: 50 }),
-        get<Page<Prefix>>('/api/prefixes/', { within: self.prefix, vrf_id: vrfQuery(self), depth: self.depth + 1, ordering: 'prefix', limit: 500 }),
+        spansVrfs(self)
+          ? get<Page<Prefix>>('/api/prefixes/', { within: self.prefix, ordering: 'prefix', limit: 500 }).then((page) => ({ ...page, results: topLevel(page.results) }))
+          : get<Page<Prefix>>('/api/prefixes/', { within: self.prefix, vrf_id: vrfQuery(self), depth: self.depth + 1, ordering: 'prefix', limit: 500 }),
         get<Array<{ prefix: string }>>(`/api/prefixes/${self.id}/available-prefixes/`),
         get<Page<Address>>('/api/ip-addresses/', { parent: self.prefix, vrf_id: vrfQuery(self), ordering: 'address', limit: 200 }),
       ]);
-      return { parents: parents.results, children: children.results, childCount: children.count, free, addresses };
+      return { parents: parents.results, children: children.results, more: children.next !== null, free, addresses };
     },
   });
   if (space.isLoading) return <Loading label="Reading the address space…" />;
   if (space.error) return <ErrorState error={space.error} retry={() => void space.refetch()} />;
-  const { parents, children, childCount, free, addresses } = space.data!;
+  const { parents, children, more, free, addresses } = space.data!;
   // A prefix holding child prefixes lists them with the gaps between them; one without children lists its
   // addresses (and its whole free space is the one gap).
   const rows: SpaceRow[] = [...children.map((p) => ({ kind: 'prefix' as const, prefix: p })), ...free.map((f) => ({ kind: 'free' as const, network: f.prefix }))].sort((a, b) =>
@@ -143,6 +155,7 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
                   <tr key={r.prefix.id} className="border-t border-slate-100">
                     <td className="px-3 py-2">
                       <PrefixLink p={r.prefix} />
+                      {r.prefix.vrf && !self.vrf ? <span className="ml-2 text-slate-500">VRF {r.prefix.vrf.display}</span> : null}
                     </td>
                     <td className="px-3 py-2">{r.prefix.status?.display ?? '—'}</td>
                     <td className="px-3 py-2">
@@ -169,7 +182,15 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
         ) : (
           <Empty title="No child prefixes and no free space">Every address of this prefix is in a child prefix.</Empty>
         )}
-        {childCount > children.length ? <p className="mt-1 text-sm text-slate-600">The first {children.length} of {childCount} child prefixes are shown.</p> : null}
+        {more ? (
+          <p className="mt-1 text-sm text-slate-600">
+            The first {children.length} child prefixes are shown;{' '}
+            <Link className="text-sky-700 hover:underline" to={paths.list('ipam.prefix')} search={{ within: self.prefix }}>
+              all of them in the prefix list
+            </Link>
+            .
+          </p>
+        ) : null}
       </section>
 
       <section aria-labelledby="prefix-addresses">

@@ -19,3 +19,18 @@ export function compareNetworks(a: string, b: string): number {
   for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return Number(al) - Number(bl);
 }
+
+/** Whether network `outer` holds network `inner` (same family, shorter or equal mask, same leading bits). */
+export function holds(outer: string, inner: string): boolean {
+  const [oa, ol = '0'] = outer.split('/');
+  const [ia, il = '0'] = inner.split('/');
+  const x = bytesOf(oa!);
+  const y = bytesOf(ia!);
+  if (x.length !== y.length || Number(il) < Number(ol)) return false;
+  let bits = Number(ol);
+  for (let i = 0; bits > 0; i++, bits -= 8) {
+    const mask = bits >= 8 ? 255 : (0xff << (8 - bits)) & 255;
+    if ((x[i]! & mask) !== (y[i]! & mask)) return false;
+  }
+  return true;
+}
