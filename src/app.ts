@@ -37,7 +37,7 @@ type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(e.code)) return true;
-  return /Connection terminated|Cannot use a pool after calling end|PGlite is closed|database is closed/i.test(e.message ?? '');
+  return /Connection terminated|connection error and is not queryable|Cannot use a pool after calling end|PGlite is closed|database is closed/i.test(e.message ?? '');
 }
 
 export interface BuildOptions {
@@ -58,9 +58,20 @@ function validationBody(err: FastifyError): Record<string, string[]> {
       message = 'This field is required.';
     } else if (v.keyword === 'additionalProperties') {
       field = [field, String(params.additionalProperty)].filter(Boolean).join('.');
-      message = 'Unknown field.';
+      message = err.validationContext === 'querystring' ? 'Unknown parameter.' : 'Unknown field.';
     } else if (v.keyword === 'type') {
       message = `Expected ${String(params.type)}.`;
+    } else if (v.keyword === 'minimum' || v.keyword === 'maximum') {
+      // The registry validator's (and Django REST framework's) wording, so one API speaks one way.
+      message = `Ensure this value is ${v.keyword === 'minimum' ? 'greater' : 'less'} than or equal to ${String(params.limit)}.`;
+    } else if (v.keyword === 'minLength' || v.keyword === 'maxLength') {
+      message = params.limit === 1 && v.keyword === 'minLength' ? 'This field may not be blank.' : `Ensure this field has ${v.keyword === 'minLength' ? 'at least' : 'no more than'} ${String(params.limit)} characters.`;
+    } else if (v.keyword === 'minItems' || v.keyword === 'maxItems') {
+      message = `Ensure this list has ${v.keyword === 'minItems' ? 'at least' : 'no more than'} ${String(params.limit)} items.`;
+    } else if (v.keyword === 'enum') {
+      message = `One of ${(params.allowedValues as unknown[]).map(String).join(', ')}.`;
+    } else if (v.keyword === 'format') {
+      message = params.format === 'uuid' ? 'Expected an id (a UUID).' : `Expected a ${String(params.format)}.`;
     }
     const key = field || (err.validationContext === 'body' ? 'non_field_errors' : String(err.validationContext ?? 'non_field_errors'));
     (out[key] ??= []).push(message);

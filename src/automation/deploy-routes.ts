@@ -1,6 +1,10 @@
 // HTTP for deploys: POST /api/devices/<id>/deploy/. Parsing and answer shapes only; the rules are in deploy.ts.
 import type { FastifyInstance } from 'fastify';
-import { dbOf, originOf, parseId, registryValidated } from '../core/http.ts';
+import { Type } from 'typebox';
+import { modelAllows } from '../core/access.ts';
+import { forbidden } from '../core/errors.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
+import { requireModel } from '../core/registry.ts';
 import { serializeOne } from '../core/crud/read.ts';
 import { deployDevice } from './deploy.ts';
 import { deployRunModel } from './deploy-models.ts';
@@ -9,7 +13,7 @@ const runSchema = { type: 'object', additionalProperties: true, description: 'A 
 
 export function registerDeployRoutes(app: FastifyInstance): void {
   app.post('/api/devices/:id/deploy/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags: ['automation'],
       summary: 'Launch a run on an automation target for this device (needs device.deploy)',
@@ -21,17 +25,23 @@ export function registerDeployRoutes(app: FastifyInstance): void {
         'recorded as failed and returned under `deploy_run`.',
       ].join('\n'),
       params: { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] },
-      body: {
-        type: 'object',
-        properties: { target: { type: 'string' }, bundle: { type: 'string' }, note: { type: 'string', maxLength: 255 } },
-        required: ['target'],
-        additionalProperties: false,
-      },
+      body: Type.Object(
+        {
+          target: Type.String({ minLength: 1, description: 'An automation target id or name.' }),
+          bundle: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: "A bundle name or id, or 'role'." })),
+          note: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+        },
+        { additionalProperties: false },
+      ),
       response: {
         201: runSchema,
         502: { type: 'object', properties: { detail: { type: 'string' }, deploy_run: runSchema } },
       },
     },
+    // Permission before input: a caller who may not deploy gets 403 whatever it sent.
+    preParsing: checkedFirst((req) => {
+      if (!modelAllows(req.ctx, requireModel('dcim.device'), 'deploy')) throw forbidden('You do not have permission to deploy devices (device.deploy).');
+    }),
     handler: async (req, reply) => {
       const db = dbOf(req);
       const { run, launchError } = await deployDevice(db, req.ctx, parseId((req.params as { id: string }).id), req.body);

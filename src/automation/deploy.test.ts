@@ -311,7 +311,7 @@ describe('POST /api/devices/<id>/deploy/', () => {
         return post(device.id, { target: t.id });
       }],
       ['an unknown field', 400, 'when', /Unknown field/, () => post(device.id, { target: target.name, when: 'now' })],
-      ['a missing target', 400, 'target', /Name the automation target/, () => post(device.id, { note: 'x' })],
+      ['a missing target', 400, 'target', /This field is required/, () => post(device.id, { note: 'x' })],
       ['a note that is too long', 400, 'note', /no more than 255/, () => post(device.id, { target: target.name, note: 'x'.repeat(256) })],
     ];
     it.each(cases)('%s', async (_what, status, field, message, attempt) => {

@@ -1,8 +1,9 @@
 // HTTP for compliance beyond the rules' generic CRUD: violations, per-object compliance, on-demand evaluation.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireModelPermission } from '../core/access.ts';
-import { ErrorCollector, unauthorized } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { unauthorized } from '../core/errors.ts';
+import { Type } from 'typebox';
+import { answeredAsBuilt, checkedFirst, dbOf, parseId, requestUrl } from '../core/http.ts';
 import { pagedList } from '../core/list-envelope.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { deviceModel } from '../dcim/models.ts';
@@ -12,8 +13,18 @@ import { OBJECT_TYPES, evaluateRules, listViolations } from './service.ts';
 import { runRecordedJob } from '../jobs/run.ts';
 
 const tags = ['compliance'];
-const anyObject = { type: 'object', additionalProperties: true };
-const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+const anyObject = Type.Object({}, { additionalProperties: true });
+const idParams = Type.Object({ id: Type.String() });
+const ViolationsQuery = Type.Object(
+  {
+    rule: Type.Optional(Type.String({ description: 'A compliance rule id.' })),
+    object_type: Type.Optional(Type.String({ enum: [...OBJECT_TYPES] })),
+    object_id: Type.Optional(Type.String({ description: 'A device or virtual machine id.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  },
+  { additionalProperties: false },
+);
 
 function tenantOf(req: FastifyRequest): string {
   if (!req.ctx.user) throw unauthorized();
@@ -21,48 +32,33 @@ function tenantOf(req: FastifyRequest): string {
   return req.ctx.tenantId ?? '00000000-0000-0000-0000-000000000000';
 }
 
-function pageArg(raw: unknown, name: string, fallback: number, max: number, errors: ErrorCollector): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > max) {
-    errors.add(name, `Expected a whole number from 0 to ${max}.`);
-    return fallback;
-  }
-  return Number(raw);
-}
-
 export function registerComplianceRoutes(app: FastifyInstance): void {
   app.get('/api/compliance/violations/', {
-    ...registryValidated,
-    schema: {
-      tags,
-      summary: 'Open violations of the tenant (filters rule, object_type, object_id; limit/offset)',
-      querystring: { type: 'object', properties: { rule: { type: 'string' }, object_type: { type: 'string' }, object_id: { type: 'string' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
-      response: { 200: anyObject },
-    },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Open violations of the tenant (filters rule, object_type, object_id; limit/offset)', querystring: ViolationsQuery, response: { 200: anyObject } },
+    preParsing: checkedFirst((req) => void tenantOf(req)),
     handler: async (req) => {
       const tenantId = tenantOf(req);
-      const q = req.query as Record<string, unknown>;
-      const errors = new ErrorCollector();
-      const limit = pageArg(q.limit, 'limit', 50, 1000, errors);
-      const offset = pageArg(q.offset, 'offset', 0, Number.MAX_SAFE_INTEGER, errors);
-      if (q.object_type !== undefined && !(OBJECT_TYPES as readonly string[]).includes(String(q.object_type))) errors.add('object_type', `One of ${OBJECT_TYPES.join(', ')}.`);
-      errors.throwIfAny();
+      const q = req.query as { rule?: string; object_type?: string; object_id?: string; limit: number; offset: number };
       const { count, results } = await listViolations(dbOf(req), tenantId, {
         rule: q.rule === undefined ? undefined : parseId(q.rule, 'rule'),
-        objectType: q.object_type === undefined ? undefined : String(q.object_type),
+        objectType: q.object_type,
         objectId: q.object_id === undefined ? undefined : parseId(q.object_id, 'object_id'),
-        limit,
-        offset,
+        limit: q.limit,
+        offset: q.offset,
       });
-      return pagedList(requestUrl(req), { count, limit, offset }, results);
+      return pagedList(requestUrl(req), { count, limit: q.limit, offset: q.offset }, results);
     },
   });
   app.post('/api/compliance/evaluate/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Evaluate every rule of the tenant now', response: { 200: anyObject } },
-    handler: async (req) => {
+    preParsing: checkedFirst((req) => {
       if (!req.ctx.user) throw unauthorized();
       requireModelPermission(req.ctx, complianceRuleModel, 'change');
+    }),
+    handler: async (req) => {
+      if (!req.ctx.user) throw unauthorized();
       const tenantId = req.ctx.tenantId ?? '00000000-0000-0000-0000-000000000000';
       return runRecordedJob(dbOf(req), { kind: 'compliance.evaluate', tenantId: req.ctx.tenantId, startedBy: `user:${req.ctx.user.username}` },
         () => evaluateRules(dbOf(req), tenantId), (r) => `${r.rules} rules evaluated, ${r.violations} violations`);
@@ -70,11 +66,14 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
   });
   for (const model of [deviceModel, virtualMachineModel]) {
     app.get(`${model.path}:id/compliance/`, {
-      ...registryValidated,
+      ...answeredAsBuilt,
       schema: { tags, summary: `Open violations of one ${model.label}`, params: idParams, response: { 200: anyObject } },
-      handler: async (req) => {
+      preParsing: checkedFirst((req) => {
         if (!req.ctx.user) throw unauthorized();
         requireModelPermission(req.ctx, model, 'view');
+        tenantOf(req);
+      }),
+      handler: async (req) => {
         const id = parseId((req.params as { id: string }).id);
         await loadScopedRow(dbOf(req), req.ctx, model, id);
         const tenantId = tenantOf(req);

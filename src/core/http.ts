@@ -1,5 +1,5 @@
 // Small HTTP helpers shared by every domain's routes.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { Database } from '../db/database.ts';
@@ -36,10 +36,33 @@ export function parseId(value: unknown, field = 'id'): string {
   return value.toLowerCase();
 }
 
-/** Route options that skip Fastify's own body checks: the registry's validator answers with field errors. */
-export const registryValidated = {
-  validatorCompiler: () => () => true,
+/**
+ * Route option: the answer is sent as the handler built it. Its response schema documents it; a compiled
+ * serializer would silently drop every property the schema does not list.
+ */
+export const answeredAsBuilt = {
   serializerCompiler: () => (data: unknown) => JSON.stringify(data),
 } as const;
+
+/**
+ * Route options of the generic model routes (src/core/crud/routes.ts) alone: their bodies and list filters are
+ * checked by the registry's validator, which names fields and reasons in the model's words. Every other route
+ * is checked by Fastify against its TypeBox schema (test/route-validation.test.ts keeps it so).
+ */
+export const registryValidated = {
+  validatorCompiler: () => () => true,
+  ...answeredAsBuilt,
+} as const;
+
+/**
+ * A preParsing hook that runs `check` (a permission check) before the body is parsed or anything is validated,
+ * so a caller who may not act gets 403 whatever it sent.
+ */
+export function checkedFirst(check: (req: FastifyRequest) => void | Promise<void>) {
+  return async (req: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
+    await check(req);
+    return payload;
+  };
+}
 
 export type App = FastifyInstance;

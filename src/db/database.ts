@@ -32,6 +32,11 @@ function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
   const original = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   // Kysely acquires a client and calls client.query; count there too.
   pool.on('connect', (client: pg.PoolClient) => {
+    // A connection lost while a client is checked out (PostgreSQL restarted, a failover, an administrator's
+    // pg_terminate_backend) is emitted as 'error' on the client; the pool listens only while it is idle, and an
+    // unheard 'error' ends the process. The query that used the client fails on its own (a 503 to the caller),
+    // and the pool discards a client that can no longer query when it is released.
+    client.on('error', () => {});
     const q = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       n++;
@@ -48,7 +53,7 @@ function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
 export async function openPostgres(url: string, max = 10): Promise<Database> {
   const raw = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
   raw.on('error', () => {
-    /* idle client errors are reported on the next query */
+    /* an idle client lost its connection: the pool drops it and the next query opens another */
   });
   const { pool, count } = countingPool(raw);
   try {

@@ -2,27 +2,29 @@
 // of a prefix or an IP range (available-ips), the free child prefixes of a prefix (available-prefixes), the free
 // VIDs of a VLAN group (available-vlans). GET answers a plain list; POST the created object, or a list of them
 // when it was sent a list.
-import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { requireModelPermission, type Action } from '../core/access.ts';
 import { requireModel, type ModelDef } from '../core/registry.ts';
 import { badRequest } from '../core/errors.ts';
-import { dbOf, originOf, parseId, registryValidated } from '../core/http.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
 import { briefObject, serializeRows, type Row } from '../core/crud/serialize.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { familyOf } from './service.ts';
 import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadContainer } from './available.ts';
 import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from './carve.ts';
 
-const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
-const anyObject = { type: 'object', additionalProperties: true };
-const createdAnswer = { anyOf: [anyObject, { type: 'array', items: anyObject }] };
+const idParams = Type.Object({ id: Type.String() });
+const anyObject = Type.Object({}, { additionalProperties: true });
+const createdAnswer = Type.Union([anyObject, Type.Array(anyObject)]);
+/** No body or {} for one object, an object of its fields, or a list of them (the fields are the model's: its validator checks them). */
+const createBody = Type.Union([Type.Null(), anyObject, Type.Array(anyObject, { minItems: 1, maxItems: MAX_AVAILABLE })]);
 
 /** Permission checks before input (preParsing): a caller who may not act gets 403 whatever it sent. */
 function needs(...checks: Array<[ModelDef, Action]>) {
-  return async (req: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
+  return checkedFirst((req) => {
     for (const [model, action] of checks) requireModelPermission(req.ctx, model, action);
-    return payload;
-  };
+  });
 }
 
 function limitOf(req: FastifyRequest, fallback: number): number {
@@ -39,7 +41,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   const vrfs = requireModel('ipam.vrf');
   const vlans = requireModel('ipam.vlan');
   const groups = requireModel('ipam.vlangroup');
-  const limitQuery = { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_AVAILABLE } } };
+  const limitQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AVAILABLE, default: 50 })) }, { additionalProperties: false });
 
   const vrfBrief = async (req: FastifyRequest, row: Row) =>
     row.vrf_id ? briefObject(vrfs, await loadScopedRow(dbOf(req), req.ctx, vrfs, String(row.vrf_id)), originOf(req)) : null;
@@ -52,7 +54,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   for (const [kind, model] of [['prefix', prefixes], ['range', ranges]] as const) {
     const path = `${model.path}:id/available-ips/`;
     app.get(path, {
-      ...registryValidated,
+      ...answeredAsBuilt,
       schema: { tags: ['ipam'], summary: `The first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} (limit, default 50), with its mask`, params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
       preParsing: needs([model, 'view'], [addresses, 'view']),
       handler: async (req) => {
@@ -63,8 +65,8 @@ export function registerIpamRoutes(app: FastifyInstance): void {
       },
     });
     app.post(path, {
-      ...registryValidated,
-      schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, response: { 201: createdAnswer } },
+      ...answeredAsBuilt,
+      schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, body: createBody, response: { 201: createdAnswer } },
       preParsing: needs([model, 'view'], [addresses, 'add']),
       handler: async (req, reply) => {
         const rows = await allocateAddresses(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id), req.body);
@@ -75,7 +77,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
 
   const carvePath = `${prefixes.path}:id/available-prefixes/`;
   app.get(carvePath, {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'The free space of a prefix as the largest aligned child prefixes, in address order', params: idParams, response: { 200: { type: 'array', items: anyObject } } },
     preParsing: needs([prefixes, 'view']),
     handler: async (req) => {
@@ -85,8 +87,8 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     },
   });
   app.post(carvePath, {
-    ...registryValidated,
-    schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, response: { 201: createdAnswer } },
+    ...answeredAsBuilt,
+    schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer } },
     preParsing: needs([prefixes, 'add']),
     handler: async (req, reply) => {
       const rows = await carvePrefixes(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
@@ -96,7 +98,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
 
   const vlanPath = `${groups.path}:id/available-vlans/`;
   app.get(vlanPath, {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'The first free VIDs of a VLAN group (limit, default 50)', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
     preParsing: needs([groups, 'view'], [vlans, 'view']),
     handler: async (req) => {
@@ -107,8 +109,8 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     },
   });
   app.post(vlanPath, {
-    ...registryValidated,
-    schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, response: { 201: createdAnswer } },
+    ...answeredAsBuilt,
+    schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer } },
     preParsing: needs([groups, 'view'], [vlans, 'add']),
     handler: async (req, reply) => {
       const rows = await allocateVlans(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);

@@ -1,67 +1,69 @@
 // HTTP for background jobs: the list and one job, cancellation, and the recurring schedules. Parsing and
 // answer shapes only; visibility and the cancel rules are in service.ts.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { ErrorCollector, unauthorized } from '../core/errors.ts';
-import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId, requestUrl } from '../core/http.ts';
 import { pagedList, wholeList } from '../core/list-envelope.ts';
 import { JOB_STATUSES, cancelJob, listJobs, readJob, requireJobAccess, requireJobCancel } from './service.ts';
 import { nextRun, recurringJobs } from './schedules.ts';
 import type { JobStatus } from './record.ts';
 
 const tags = ['jobs'];
-const anyObject = { type: 'object', additionalProperties: true };
-const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+const anyObject = Type.Object({}, { additionalProperties: true });
+const idParams = Type.Object({ id: Type.String() });
 const MAX_LIMIT = 1000;
-const KNOWN_PARAMS = new Set(['kind', 'status', 'limit', 'offset']);
+/** A filter given once, as a comma list, or repeated. */
+const oneOrMany = (description: string) => Type.Union([Type.String({ maxLength: 1000 }), Type.Array(Type.String({ maxLength: 1000 }))], { description });
+const JobsQuery = Type.Object(
+  {
+    kind: Type.Optional(oneOrMany('Job kinds, e.g. compliance.evaluate')),
+    status: Type.Optional(oneOrMany(`Statuses: ${JOB_STATUSES.join(', ')}`)),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  },
+  { additionalProperties: false },
+);
 
 function listOf(raw: unknown): string[] {
   const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
   return values.flatMap((v) => String(v).split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
-function wholeNumber(raw: unknown, name: string, fallback: number, min: number, max: number, errors: ErrorCollector): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    errors.add(name, `Expected a whole number from ${min} to ${max}.`);
-    return fallback;
-  }
-  return Number(raw);
+/** Signed in and allowed to see jobs: checked before the request's input. */
+function mayViewJobs(req: FastifyRequest): void {
+  if (!req.ctx.user) throw unauthorized();
+  requireJobAccess(req.ctx);
 }
 
 export function registerJobRoutes(app: FastifyInstance): void {
   app.get('/api/jobs/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags,
       summary: 'Background jobs the caller may see, newest first (filters kind, status; comma lists allowed; limit/offset)',
-      querystring: { type: 'object', properties: { kind: { type: 'string' }, status: { type: 'string' }, limit: { type: 'integer' }, offset: { type: 'integer' } } },
+      querystring: JobsQuery,
       response: { 200: anyObject },
     },
+    preParsing: checkedFirst(mayViewJobs),
     handler: async (req) => {
-      if (!req.ctx.user) throw unauthorized();
-      requireJobAccess(req.ctx);
-      const q = req.query as Record<string, unknown>;
+      const q = req.query as { kind?: string | string[]; status?: string | string[]; limit: number; offset: number };
       const errors = new ErrorCollector();
-      for (const key of Object.keys(q)) if (!KNOWN_PARAMS.has(key)) errors.add(key, 'Unknown filter. Jobs can be filtered by kind and status, and paged with limit and offset.');
       const kinds = listOf(q.kind);
-      // eslint-disable-next-line no-control-regex -- control characters are refused (NUL cannot reach PostgreSQL)
-      for (const k of kinds) if (k.length > 64 || /[\u0000-\u001f\u007f]/.test(k)) errors.add('kind', 'A job kind is at most 64 printable characters.');
+      for (const k of kinds) if (k.length > 64) errors.add('kind', 'A job kind is at most 64 characters.');
       const statuses = listOf(q.status);
       for (const s of statuses) if (!(JOB_STATUSES as readonly string[]).includes(s)) errors.add('status', `"${s.slice(0, 40)}" is not a job status: use one of ${JOB_STATUSES.join(', ')}.`);
-      const limit = wholeNumber(q.limit, 'limit', 50, 1, MAX_LIMIT, errors);
-      const offset = wholeNumber(q.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER, errors);
       errors.throwIfAny();
-      const { count, rows } = await listJobs(dbOf(req), req.ctx, { kinds, statuses: statuses as JobStatus[], limit, offset }, originOf(req));
-      return pagedList(requestUrl(req), { count, limit, offset }, rows);
+      const { count, rows } = await listJobs(dbOf(req), req.ctx, { kinds, statuses: statuses as JobStatus[], limit: q.limit, offset: q.offset }, originOf(req));
+      return pagedList(requestUrl(req), { count, limit: q.limit, offset: q.offset }, rows);
     },
   });
 
   app.get('/api/jobs/schedules/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Recurring jobs with their schedule (cron, server time zone) and next run', response: { 200: anyObject } },
-    handler: async (req) => {
-      if (!req.ctx.user) throw unauthorized();
-      requireJobAccess(req.ctx);
+    preParsing: checkedFirst(mayViewJobs),
+    handler: async () => {
       const now = new Date();
       const results = recurringJobs().map((job) => {
         const { next, error } = nextRun(job.schedule, now);
@@ -72,25 +74,27 @@ export function registerJobRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/jobs/:id/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'One background job', params: idParams, response: { 200: anyObject } },
+    preParsing: checkedFirst(mayViewJobs),
     handler: async (req) => {
-      if (!req.ctx.user) throw unauthorized();
-      requireJobAccess(req.ctx);
       return readJob(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), originOf(req));
     },
   });
 
   app.post('/api/jobs/:id/cancel/', {
-    ...registryValidated,
-    schema: { tags, summary: 'Cancel a job that supports it: a queued job at once, a running one at its next step', params: idParams, response: { 200: anyObject } },
-    // Permission before input (a malformed id or body from a caller who may not cancel is a 403, not a 400).
-    preParsing: async (req, _reply, payload) => {
-      if (!req.ctx.user) throw unauthorized();
-      requireJobAccess(req.ctx);
-      requireJobCancel(req.ctx);
-      return payload;
+    ...answeredAsBuilt,
+    schema: {
+      tags,
+      summary: 'Cancel a job that supports it: a queued job at once, a running one at its next step',
+      params: idParams,
+      response: { 200: anyObject },
     },
+    // Permission before input (a malformed id or body from a caller who may not cancel is a 403, not a 400).
+    preParsing: checkedFirst((req) => {
+      mayViewJobs(req);
+      requireJobCancel(req.ctx);
+    }),
     handler: async (req) => {
       return cancelJob(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), originOf(req));
     },

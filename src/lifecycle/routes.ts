@@ -1,13 +1,14 @@
 // HTTP for end-of-life data: settings, refresh, import (deployment admin), products and platform mappings
 // (tenant endpoints, 404 while the feature is off). Parsing and answer shapes only; rules are in service.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import multipart from '@fastify/multipart';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { can } from '../core/context.ts';
 import { requireModelPermission } from '../core/access.ts';
 import { fieldError, forbidden, unauthorized } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated } from '../core/http.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, parseId } from '../core/http.ts';
 import { wholeList } from '../core/list-envelope.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { readAllowlist } from '../core/ssrf.ts';
@@ -29,8 +30,31 @@ import {
 } from './service.ts';
 
 const tags = ['eol'];
-const anyObject = { type: 'object', additionalProperties: true };
-const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
+const anyObject = Type.Object({}, { additionalProperties: true });
+const idParams = Type.Object({ id: Type.String() });
+const SettingsBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    sources: Type.Optional(Type.Array(Type.String())),
+    source_urls: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Per source: blank for the public service, else an https:// mirror.' })),
+    warning_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+    ssrf_allowlist: Type.Optional(Type.Array(Type.String(), { description: 'Addresses, CIDRs or host names outbound fetches may reach although not public.' })),
+  },
+  { additionalProperties: false },
+);
+const ProductsQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String()),
+    source: Type.Optional(Type.String()),
+    platform: Type.Optional(Type.String({ description: 'A platform id: its suggested products come first.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+const MappingBody = Type.Object(
+  { source: Type.Optional(Type.String()), product: Type.String(), cycle: Type.String() },
+  { additionalProperties: false },
+);
 
 function requireAdmin(req: FastifyRequest): void {
   if (!req.ctx.user) throw unauthorized();
@@ -67,51 +91,45 @@ async function scopedPlatform(req: FastifyRequest, action: 'view' | 'change') {
   return { db, settings, id, row };
 }
 
-function limitOf(raw: unknown): number {
-  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : 50;
-  return Math.min(Math.max(n, 1), 2000);
+const signedIn = checkedFirst((req) => {
+  if (!req.ctx.user) throw unauthorized();
+});
+const adminOnly = checkedFirst(requireAdmin);
+
+/** A tenant endpoint: 404 while the feature is off, then sign-in and permission, all before the input. */
+function catalogAccess(action: 'view' | 'change') {
+  return checkedFirst(async (req) => {
+    await requireEnabled(dbOf(req));
+    if (!req.ctx.user) throw unauthorized();
+    requireModelPermission(req.ctx, platformModel, action);
+  });
 }
 
 export function registerLifecycleRoutes(app: FastifyInstance): void {
   app.get('/api/eol/settings/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'End-of-life settings (deployment admins see everything, others enabled and warning_days)', response: { 200: anyObject } },
+    preParsing: signedIn,
     handler: async (req) => {
-      if (!req.ctx.user) throw unauthorized();
       return settingsAnswer(dbOf(req), can(req.ctx, 'users.manage'));
     },
   });
   for (const method of ['put', 'patch'] as const) {
     app[method]('/api/eol/settings/', {
-      ...registryValidated,
-      schema: {
-        tags,
-        summary: 'Change end-of-life settings (deployment admin); only the fields sent change',
-        body: {
-          type: 'object',
-          properties: {
-            enabled: { type: 'boolean' },
-            sources: { type: 'array', items: { type: 'string' } },
-            source_urls: { type: 'object', additionalProperties: { type: 'string' }, description: 'Per source: blank for the public service, else an https:// mirror.' },
-            warning_days: { type: 'integer', minimum: 0, maximum: 3650 },
-            ssrf_allowlist: { type: 'array', items: { type: 'string' }, description: 'Addresses, CIDRs or host names outbound fetches may reach although not public.' },
-          },
-          additionalProperties: false,
-        },
-        response: { 200: anyObject },
-      },
+      ...answeredAsBuilt,
+      schema: { tags, summary: 'Change end-of-life settings (deployment admin); only the fields sent change', body: SettingsBody, response: { 200: anyObject } },
+      preParsing: adminOnly,
       handler: async (req) => {
-        requireAdmin(req);
         await saveSettings(dbOf(req), req.ctx, req.body);
         return settingsAnswer(dbOf(req), true);
       },
     });
   }
   app.post('/api/eol/refresh/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Queue a refresh of the catalog and every mapping (deployment admin)', response: { 202: anyObject } },
+    preParsing: adminOnly,
     handler: async (req, reply) => {
-      requireAdmin(req);
       await queueRefresh(dbOf(req), `user:${req.ctx.user!.username}`);
       reply.code(202);
       return settingsAnswer(dbOf(req), true);
@@ -122,7 +140,8 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: IMPORT_MAX_BYTES, files: 1, fields: 5 } });
     scope.post('/api/eol/import/', {
-      ...registryValidated,
+      ...answeredAsBuilt,
+      preParsing: adminOnly,
       schema: {
         tags,
         summary: 'Import a saved endoflife.date /api/v1/products/full document (multipart field `file`, at most 64 MB; deployment admin)',
@@ -130,7 +149,6 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
         response: { 200: anyObject },
       },
       handler: async (req) => {
-        requireAdmin(req);
         if (!req.isMultipart()) throw fieldError('file', 'Upload the catalog JSON as `file` (multipart/form-data).');
         let bytes: Buffer | null = null;
         let source: string | undefined;
@@ -159,26 +177,16 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/eol/products/', {
-    ...registryValidated,
-    schema: {
-      tags,
-      summary: 'Catalog products; with platform=<id>, suggestions for that platform first',
-      querystring: {
-        type: 'object',
-        properties: { q: { type: 'string' }, source: { type: 'string' }, platform: { type: 'string', format: 'uuid' }, limit: { type: 'integer', minimum: 1, maximum: 2000 } },
-      },
-      response: { 200: anyObject },
-    },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Catalog products; with platform=<id>, suggestions for that platform first', querystring: ProductsQuery, response: { 200: anyObject } },
+    preParsing: catalogAccess('view'),
     handler: async (req) => {
       const db = dbOf(req);
-      await requireEnabled(db);
-      if (!req.ctx.user) throw unauthorized();
-      requireModelPermission(req.ctx, platformModel, 'view');
-      const query = req.query as Record<string, unknown>;
+      const query = req.query as { q?: string; source?: string; platform?: string; limit: number };
       const results = await listProducts(db, {
-        q: typeof query.q === 'string' ? query.q.slice(0, 200) : undefined,
-        source: typeof query.source === 'string' && query.source ? query.source : undefined,
-        limit: limitOf(query.limit),
+        q: query.q?.slice(0, 200),
+        source: query.source ? query.source : undefined,
+        limit: query.limit,
       });
       if (query.platform === undefined || query.platform === '') return wholeList(results);
       const platform = await loadScopedRow(db, req.ctx, platformModel, parseId(query.platform, 'platform'));
@@ -188,13 +196,11 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
     },
   });
   app.get('/api/eol/products/:source/:name/', {
-    ...registryValidated,
-    schema: { tags, summary: 'A catalog product with its release cycles', response: { 200: anyObject } },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'A catalog product with its release cycles', params: Type.Object({ source: Type.String(), name: Type.String() }), response: { 200: anyObject } },
+    preParsing: catalogAccess('view'),
     handler: async (req) => {
       const db = dbOf(req);
-      await requireEnabled(db);
-      if (!req.ctx.user) throw unauthorized();
-      requireModelPermission(req.ctx, platformModel, 'view');
       const { source, name } = req.params as { source: string; name: string };
       return productDetail(db, source, name);
     },
@@ -202,29 +208,26 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
 
   const platformPath = '/api/eol/platforms/:id/';
   app.get(platformPath, {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: "A platform's end-of-life mapping and status", params: idParams, response: { 200: anyObject } },
+    preParsing: catalogAccess('view'),
     handler: async (req) => {
       const { db, settings, id } = await scopedPlatform(req, 'view');
       return readMapping(db, settings, id);
     },
   });
   app.put(platformPath, {
-    ...registryValidated,
-    schema: {
-      tags,
-      summary: 'Map a platform to a catalog cycle; its facts are copied now and on every refresh',
-      params: idParams,
-      body: { type: 'object', properties: { source: { type: 'string' }, product: { type: 'string' }, cycle: { type: 'string' } }, required: ['product', 'cycle'], additionalProperties: false },
-      response: { 200: anyObject },
-    },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Map a platform to a catalog cycle; its facts are copied now and on every refresh', params: idParams, body: MappingBody, response: { 200: anyObject } },
+    preParsing: catalogAccess('change'),
     handler: async (req) => {
       const { db, settings, id } = await scopedPlatform(req, 'change');
       return putMapping(db, req.ctx, settings, id, req.body);
     },
   });
   app.delete(platformPath, {
-    ...registryValidated,
+    ...answeredAsBuilt,
+    preParsing: catalogAccess('change'),
     schema: { tags, summary: "Remove a platform's end-of-life mapping", params: idParams, response: { 204: { type: 'null', description: 'Removed (or there was none).' } } },
     handler: async (req, reply) => {
       const { db, id } = await scopedPlatform(req, 'change');

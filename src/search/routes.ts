@@ -1,25 +1,25 @@
 // HTTP for global search: parse (every bad parameter a 400 naming it), search, answer.
 import type { FastifyInstance } from 'fastify';
 import { unauthorized } from '../core/errors.ts';
-import { dbOf, originOf, registryValidated } from '../core/http.ts';
+import { Type } from 'typebox';
+import { answeredAsBuilt, checkedFirst, dbOf, originOf } from '../core/http.ts';
 import { parseSearchRequest, search } from './query.ts';
 import { wholeList } from '../core/list-envelope.ts';
 
 export function registerSearchRoutes(app: FastifyInstance): void {
   app.get('/api/search/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags: ['search'],
       summary: 'Search every object of the active tenant the caller may view: ranked exact > prefix > similar; addresses also find their containing prefixes',
-      querystring: {
-        type: 'object',
-        properties: {
-          q: { type: 'string', description: 'Text to find (1 to 200 characters): a name, slug, serial, asset tag, address, VLAN id, custom-field text…' },
-          types: { type: 'string', description: 'Comma-separated models to search (app.model, e.g. dcim.device,ipam.prefix); default every model the caller may view.' },
-          limit: { type: 'integer', description: 'Results to return, 1 to 100 (default 20).' },
+      querystring: Type.Object(
+        {
+          q: Type.String({ description: 'Text to find (1 to 200 characters): a name, slug, serial, asset tag, address, VLAN id, custom-field text…' }),
+          types: Type.Optional(Type.String({ description: 'Comma-separated models to search (app.model, e.g. dcim.device,ipam.prefix); default every model the caller may view.' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Results to return, 1 to 100 (default 20).' })),
         },
-        required: ['q'],
-      },
+        { additionalProperties: false },
+      ),
       response: {
         200: {
           type: 'object',
@@ -47,8 +47,10 @@ export function registerSearchRoutes(app: FastifyInstance): void {
         },
       },
     },
-    handler: async (req) => {
+    preParsing: checkedFirst((req) => {
       if (!req.ctx.user) throw unauthorized();
+    }),
+    handler: async (req) => {
       const parsed = parseSearchRequest(req.ctx, req.query as Record<string, unknown>);
       return wholeList(await search(dbOf(req), req.ctx, parsed, originOf(req)));
     },

@@ -38,6 +38,8 @@ export function registerHealthRoutes(app: FastifyInstance): void {
       const dbBehindCode = database ? migrations!.state.dbBehindCode : [];
       const ok = database && codeBehindDb.length === 0 && dbBehindCode.length === 0;
       reply.code(database ? 200 : 503);
+      // Unavailable is a state clients and load balancers wait out (a restart, an upgrade's window): say when to retry.
+      if (!database) reply.header('Retry-After', '5');
       return {
         status: ok ? 'ok' : database ? 'degraded' : 'unavailable',
         database,

@@ -2,9 +2,10 @@
 // render.ts, pushes.ts and the keychain reveal service below the routes' helpers.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
+import { Type } from 'typebox';
 import { modelAllows, requireModelPermission, sameTenant } from '../core/access.ts';
-import { ApiError, badRequest, forbidden } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated, requestUrl } from '../core/http.ts';
+import { badRequest, forbidden } from '../core/errors.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, parseId, requestUrl } from '../core/http.ts';
 import { listEnvelopeSchema, pagedList } from '../core/list-envelope.ts';
 import { requireModel } from '../core/registry.ts';
 import { listConditions } from '../core/crud/read.ts';
@@ -18,17 +19,22 @@ import { tarOf } from './tar.ts';
 import type { SubjectKind } from './device-context.ts';
 
 const tags = ['config rendering'];
-const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
-const renderQuery = {
-  type: 'object',
-  properties: {
-    template: { type: 'string', description: 'An export template id.' },
-    bundle: { type: 'string', description: "A bundle name or id, or 'role' for the bundle bound to the device's role." },
-    archive: { type: 'string', enum: ['tar'], description: 'With a bundle: download a tarball of <device>/<path> entries.' },
+const idParams = Type.Object({ id: Type.String() });
+const renderQuery = Type.Object(
+  {
+    template: Type.Optional(Type.String({ description: 'An export template id.' })),
+    bundle: Type.Optional(Type.String({ description: "A bundle name or id, or 'role' for the bundle bound to the device's role." })),
+    archive: Type.Optional(Type.String({ enum: ['tar'], description: 'With a bundle: download a tarball of <device>/<path> entries.' })),
   },
-  additionalProperties: false,
-};
-const fileEntry = { type: 'object', additionalProperties: true };
+  { additionalProperties: false },
+);
+const fileEntry = Type.Object({}, { additionalProperties: true });
+const SUBJECT_MODELS = { device: 'dcim.device', vm: 'virtualization.virtualmachine' } as const;
+
+/** Permission on the subject's model before input: a caller who may not act gets 403 whatever it sent. */
+function mayOnSubject(kind: SubjectKind, action: 'view' | 'change') {
+  return checkedFirst((req) => requireModelPermission(req.ctx, requireModel(SUBJECT_MODELS[kind]), action));
+}
 /** Query parameters of the multi-device render that are not device list filters. */
 const MULTI_PARAMS: ReadonlySet<string> = new Set(['template', 'bundle', 'hashes', 'role_slug']);
 
@@ -38,8 +44,6 @@ function bundleAnswer(r: SubjectRender): Record<string, unknown> {
 
 async function renderRoute(req: FastifyRequest, reply: FastifyReply, kind: SubjectKind): Promise<unknown> {
   const query = req.query as Record<string, unknown>;
-  for (const key of Object.keys(query)) if (!['template', 'bundle', 'archive'].includes(key)) throw badRequest({ [key]: ['Unknown parameter.'] });
-  if (query.archive !== undefined && query.archive !== 'tar') throw badRequest({ archive: ["Only archive=tar is offered."] });
   const target = parseTarget(query);
   const db = dbOf(req);
   const subject = await loadSubject(db, req.ctx, kind, parseId((req.params as { id: string }).id));
@@ -60,14 +64,24 @@ async function renderRoute(req: FastifyRequest, reply: FastifyReply, kind: Subje
 
 export function registerRenderRoutes(app: FastifyInstance): void {
   app.get('/api/devices/render/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags,
       summary: 'Render a template or bundle for many devices (at most 500)',
       description: 'Filters: role, role_slug, site, platform, search and every other filter of the device list. hashes=1 leaves out output and diff.',
-      querystring: { type: 'object', additionalProperties: true, properties: { template: { type: 'string' }, bundle: { type: 'string' }, hashes: { type: 'string' }, role_slug: { type: 'string' } } },
+      // The device list's filters are checked by the registry's list query, as on the list itself.
+      querystring: Type.Object(
+        {
+          template: Type.Optional(Type.String()),
+          bundle: Type.Optional(Type.String()),
+          hashes: Type.Optional(Type.String({ enum: ['0', '1', 'true', 'false'] })),
+          role_slug: Type.Optional(Type.String()),
+        },
+        { additionalProperties: true },
+      ),
       response: { 200: { type: 'object', properties: { devices: { type: 'object', additionalProperties: true }, skipped: { type: 'object', additionalProperties: { type: 'string' } } } } },
     },
+    preParsing: mayOnSubject('device', 'view'),
     handler: async (req) => {
       const raw = req.query as Record<string, unknown>;
       // `search` (the seed system's name) is the device list's `q`.
@@ -78,7 +92,6 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       }
       const target = parseTarget(raw);
       const hashesOnly = raw.hashes === '1' || raw.hashes === 'true';
-      if (raw.hashes !== undefined && !['0', '1', 'true', 'false'].includes(String(raw.hashes))) throw badRequest({ hashes: ['Use hashes=1 or hashes=0.'] });
       const model = requireModel('dcim.device');
       requireModelPermission(req.ctx, model, 'view');
       const db = dbOf(req);
@@ -106,7 +119,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
 
   for (const [kind, base] of [['device', '/api/devices/'], ['vm', '/api/virtual-machines/']] as const) {
     app.get(`${base}:id/render/`, {
-      ...registryValidated,
+      ...answeredAsBuilt,
       schema: {
         tags,
         summary: `Render the bound template, a template or a bundle for one ${kind === 'device' ? 'device' : 'virtual machine'}`,
@@ -114,22 +127,23 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         querystring: renderQuery,
         response: { 200: { description: 'A file entry; with a bundle {bundle, files: {path: entry}}; with archive=tar a tarball.', ...fileEntry } },
       },
+      preParsing: mayOnSubject(kind, 'view'),
       handler: (req, reply) => renderRoute(req, reply, kind),
     });
 
     app.post(`${base}:id/config-pushed/`, {
-      ...registryValidated,
+      ...answeredAsBuilt,
       schema: {
         tags,
         summary: 'Record files a push tool wrote to the device (needs change permission on it)',
         params: idParams,
-        body: {
-          type: 'object',
+        body: Type.Object({}, {
           description: '{files: [{path, sha256?, output?, template?}], bundle?, source?, note?, deploy_run?} or the single-file shorthand {path, sha256?, output?}. At most 50 files. deploy_run names the deploy run this push finishes.',
           additionalProperties: true,
-        },
+        }),
         response: { 201: { type: 'object', properties: { recorded: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, sha256: { type: 'string' } } } }, pushed_at: { type: 'string' } } } },
       },
+      preParsing: mayOnSubject(kind, 'change'),
       handler: async (req, reply) => {
         const db = dbOf(req);
         const subject = await loadSubject(db, req.ctx, kind, parseId((req.params as { id: string }).id));
@@ -140,20 +154,25 @@ export function registerRenderRoutes(app: FastifyInstance): void {
     });
 
     app.get(`${base}:id/config-pushes/`, {
-      ...registryValidated,
+      ...answeredAsBuilt,
       schema: {
         tags,
         summary: 'Push history of the device, newest first (without the text)',
         params: idParams,
-        querystring: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' } }, additionalProperties: false },
+        querystring: Type.Object(
+          {
+            path: Type.Optional(Type.String()),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50 })),
+            offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: listEnvelopeSchema({ type: 'object', additionalProperties: true }) },
       },
+      preParsing: mayOnSubject(kind, 'view'),
       handler: async (req) => {
-        const q = req.query as Record<string, unknown>;
-        const limit = q.limit === undefined ? 50 : Number(q.limit);
-        const offset = q.offset === undefined ? 0 : Number(q.offset);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw badRequest({ limit: ['A whole number from 1 to 1000.'] });
-        if (!Number.isInteger(offset) || offset < 0) throw badRequest({ offset: ['A whole number from 0.'] });
+        const q = req.query as { path?: string; limit: number; offset: number };
+        const { limit, offset } = q;
         const db = dbOf(req);
         const subject = await loadSubject(db, req.ctx, kind, parseId((req.params as { id: string }).id));
         const { count, results } = await listPushes(db, kind, String(subject.id), typeof q.path === 'string' ? q.path : null, limit, offset);
@@ -163,18 +182,18 @@ export function registerRenderRoutes(app: FastifyInstance): void {
   }
 
   app.post('/api/routing/keychains/:id/reveal-psk/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags,
       summary: 'Reveal a keychain key (needs keychain.reveal; every call is written to the change log)',
       params: idParams,
-      response: { 200: { type: 'object', properties: { psk: { type: 'string' } } } },
+      body: Type.Union([Type.Null(), Type.Object({}, { additionalProperties: false })], { description: 'This call takes no body (or {}).' }),
+      response: { 200: Type.Object({ psk: Type.String() }) },
     },
+    preParsing: checkedFirst((req) => {
+      if (!modelAllows(req.ctx, requireModel('routing.keychain'), 'reveal')) throw forbidden('You do not have permission to reveal keychain keys.');
+    }),
     handler: async (req) => {
-      const keychain = requireModel('routing.keychain');
-      if (!modelAllows(req.ctx, keychain, 'reveal')) throw forbidden('You do not have permission to reveal keychain keys.');
-      const body = req.body;
-      if (body !== undefined && body !== null && (typeof body !== 'object' || Object.keys(body).length > 0)) throw new ApiError(400, { non_field_errors: ['This call takes no body.'] });
       return revealKeychainKey(dbOf(req), req.ctx, parseId((req.params as { id: string }).id));
     },
   });

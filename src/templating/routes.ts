@@ -2,9 +2,10 @@
 // `?export=` parameter of every list. Parsing and answer shapes only; the rules live in export.ts.
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { modelAllows } from '../core/access.ts';
-import { ErrorCollector, forbidden } from '../core/errors.ts';
-import { dbOf, parseId, registryValidated } from '../core/http.ts';
+import { Type } from 'typebox';
+import { modelAllows, requireModelPermission } from '../core/access.ts';
+import { forbidden } from '../core/errors.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, parseId } from '../core/http.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import type { ModelDef } from '../core/registry.ts';
@@ -15,16 +16,24 @@ import { findExportTemplate, loadExportTemplate, prepareListRender, renderHeader
 import { exportTemplateModel } from './models.ts';
 
 const tags = ['extras'];
-const idParams = { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] };
-// Besides these, any filter of the list of the template's object type narrows the rows (the same names as on that list).
-const filtersQuery = {
-  type: 'object',
-  properties: {
-    ordering: { type: 'string', description: 'Row order, as on the list of the template\'s type. Other filters of that list apply too.' },
-    q: { type: 'string', description: 'Search, as on the list of the template\'s type.' },
+const idParams = Type.Object({ id: Type.String() });
+// Besides these, any filter of the list of the template's object type narrows the rows (the same names as on that
+// list, checked by the registry's list query as there).
+const filtersQuery = Type.Object(
+  {
+    ordering: Type.Optional(Type.String({ description: "Row order, as on the list of the template's type. Other filters of that list apply too." })),
+    q: Type.Optional(Type.String({ description: "Search, as on the list of the template's type." })),
   },
-  additionalProperties: true,
-};
+  { additionalProperties: true },
+);
+const PreviewBody = Type.Object(
+  {
+    object_type: Type.String({ minLength: 1, description: 'app.model of the rows, e.g. dcim.device.' }),
+    template_code: Type.String({ maxLength: 1_000_000 }),
+  },
+  { additionalProperties: false },
+);
+const mayViewTemplates = checkedFirst((req) => requireModelPermission(req.ctx, exportTemplateModel, 'view'));
 const previewAnswer = {
   type: 'object',
   properties: {
@@ -95,24 +104,9 @@ async function streamRender(req: FastifyRequest, reply: FastifyReply, template: 
   return reply.send(Readable.from(body(), { objectMode: false }));
 }
 
-function checkPreviewBody(body: unknown): { objectType: string; templateCode: string } {
-  const errors = new ErrorCollector();
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    errors.add('non_field_errors', 'Expected a JSON object with object_type and template_code.');
-    errors.throwIfAny();
-  }
-  const input = body as Record<string, unknown>;
-  for (const key of Object.keys(input)) if (key !== 'object_type' && key !== 'template_code') errors.add(key, 'Unknown field.');
-  if (typeof input.object_type !== 'string') errors.add('object_type', input.object_type === undefined ? 'This field is required.' : 'Expected a string.');
-  if (typeof input.template_code !== 'string') errors.add('template_code', input.template_code === undefined ? 'This field is required.' : 'Expected a string.');
-  else if (input.template_code.length > 1_000_000) errors.add('template_code', 'Ensure this field has no more than 1000000 characters.');
-  errors.throwIfAny();
-  return { objectType: input.object_type as string, templateCode: input.template_code as string };
-}
-
 export function registerTemplatingRoutes(app: FastifyInstance): void {
   app.get('/api/export-templates/:id/render/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags,
       summary: 'Render an export template over every row of its type you may view (at most 50,000)',
@@ -121,6 +115,7 @@ export function registerTemplatingRoutes(app: FastifyInstance): void {
       querystring: filtersQuery,
       response: { 200: fileAnswer },
     },
+    preParsing: mayViewTemplates,
     handler: async (req, reply) => {
       const template = await loadExportTemplate(dbOf(req), req.ctx, parseId((req.params as { id: string }).id));
       return streamRender(req, reply, template, req.query as QueryValues);
@@ -128,8 +123,9 @@ export function registerTemplatingRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/export-templates/:id/preview/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Render a saved export template over its first 200 rows', params: idParams, querystring: filtersQuery, response: { 200: previewAnswer } },
+    preParsing: mayViewTemplates,
     handler: async (req) => {
       const template = await loadExportTemplate(dbOf(req), req.ctx, parseId((req.params as { id: string }).id));
       return renderPreview(dbOf(req), req.ctx, String(template.object_type), String(template.template_code), req.query as QueryValues);
@@ -137,20 +133,22 @@ export function registerTemplatingRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/export-templates/preview/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
     schema: {
       tags,
       summary: 'Render an unsaved template over the first 200 rows of a type',
       querystring: filtersQuery,
-      body: { type: 'object', properties: { object_type: { type: 'string' }, template_code: { type: 'string' } }, required: ['object_type', 'template_code'], additionalProperties: false },
+      body: PreviewBody,
       response: { 200: previewAnswer },
     },
-    handler: async (req) => {
-      // Previewing unsaved source is part of writing templates: the caller must be allowed to add or change them.
+    // Previewing unsaved source is part of writing templates: the caller must be allowed to add or change them.
+    preParsing: checkedFirst((req) => {
       if (!modelAllows(req.ctx, exportTemplateModel, 'add') && !modelAllows(req.ctx, exportTemplateModel, 'change')) {
         throw forbidden('You do not have permission to write export templates.');
       }
-      const { objectType, templateCode } = checkPreviewBody(req.body);
+    }),
+    handler: async (req) => {
+      const { object_type: objectType, template_code: templateCode } = req.body as { object_type: string; template_code: string };
       return renderPreview(dbOf(req), req.ctx, objectType, templateCode, req.query as QueryValues);
     },
   });

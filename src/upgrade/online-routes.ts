@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { can } from '../core/context.ts';
 import { ApiError, badRequest, conflict, forbidden, unauthorized } from '../core/errors.ts';
-import { dbOf, registryValidated } from '../core/http.ts';
+import { answeredAsBuilt, checkedFirst, dbOf } from '../core/http.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { detectRoot, layoutFor, type InstallLayout } from './engine/layout.ts';
 import { newRunId } from './engine/context.ts';
@@ -188,16 +188,17 @@ async function startUpgrade(app: FastifyInstance, req: FastifyRequest, reply: Fa
 
 export function registerUpgradeOnlineRoutes(app: FastifyInstance): void {
   app.get('/api/system/upgrade/settings/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
+    preParsing: checkedFirst(requireAdmin),
     schema: { tags, summary: 'Upgrade settings: release feed, channel, automatic updates, airgapped, SMTP for the digest mail (users.manage)', response: { 200: settingsAnswer } },
     handler: async (req) => {
-      requireAdmin(req);
       return settingsView(await readUpgradeSettings(dbOf(req)));
     },
   });
 
   app.patch('/api/system/upgrade/settings/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
+    preParsing: checkedFirst(requireAdmin),
     schema: {
       tags,
       summary: 'Change upgrade settings (users.manage); only the fields sent change',
@@ -206,7 +207,6 @@ export function registerUpgradeOnlineRoutes(app: FastifyInstance): void {
       response: { 200: settingsAnswer },
     },
     handler: async (req) => {
-      requireAdmin(req);
       const saved = await saveUpgradeSettings(dbOf(req), req.ctx, req.body);
       const layout = installLayout();
       if (layout) writeMailMirror(layout, saved);
@@ -215,19 +215,19 @@ export function registerUpgradeOnlineRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/system/upgrade/available/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
+    preParsing: checkedFirst(requireAdmin),
     schema: { tags, summary: 'Whether a newer release is available, from the last feed check (users.manage only)', response: { 200: availableAnswer } },
     handler: async (req) => {
-      requireAdmin(req);
       return availableBody(app, req);
     },
   });
 
   app.post('/api/system/upgrade/check/', {
-    ...registryValidated,
+    ...answeredAsBuilt,
+    preParsing: checkedFirst(requireAdmin),
     schema: { tags, summary: 'Check the release feed now (users.manage; refused while airgapped)', response: { 200: availableAnswer } },
     handler: async (req) => {
-      requireAdmin(req);
       const db = dbOf(req);
       const settings = await readUpgradeSettings(db);
       if (settings.airgapped) throw badRequest({ airgapped: ['This install is airgapped: the release check is off.'] });
@@ -241,7 +241,8 @@ export function registerUpgradeOnlineRoutes(app: FastifyInstance): void {
   app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: bundleMaxBytes(), files: 1, fields: 0, parts: 2 } });
     scope.post('/api/system/upgrade/', {
-      ...registryValidated,
+      ...answeredAsBuilt,
+    preParsing: checkedFirst(requireAdmin),
       schema: {
         tags,
         summary: 'Start an upgrade (users.manage): JSON {"version": "X.Y.Z"} from the release feed, or a bundle upload (multipart/form-data, file field `bundle`)',

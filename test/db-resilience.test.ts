@@ -1,0 +1,78 @@
+// A PostgreSQL that drops Cairn's connections (a restart, a failover, pg_terminate_backend) must not take the
+// process down: the requests that used a lost connection answer 503 with Retry-After, every acknowledged write is
+// kept, and the app answers again by itself. PostgreSQL only (the embedded database has no connections to lose).
+//
+// The connections are ended the way a restart ends them (each backend gets 57P01, "terminating connection due to
+// administrator command"), but only this file's database's: restarting the server would cut the other test files
+// running beside this one.
+import pg from 'pg';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './helpers/harness.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!url)('PostgreSQL drops the connections under concurrent writes', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  async function terminateBackends(): Promise<number> {
+    const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(h.database.db);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const ended = await admin.query('SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [rows[0]!.name]);
+      return ended.rows[0].n as number;
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('the process stays up, failed requests are 503s, acknowledged writes are kept, and it answers again', async () => {
+    const acknowledged: string[] = [];
+    const refused: Array<{ status: number; body: string; retryAfter: unknown }> = [];
+    let stop = false;
+    let n = 0;
+    const writer = async () => {
+      while (!stop) {
+        const i = n++;
+        const res = await h.as('admin').post('/api/tags/', { name: `drop-${i}`, slug: `drop-${i}` });
+        if (res.statusCode === 201) acknowledged.push(res.json().id as string);
+        else refused.push({ status: res.statusCode, body: res.body, retryAfter: res.headers['retry-after'] });
+      }
+    };
+    const writers = Array.from({ length: 12 }, writer);
+    let ended = 0;
+    for (let round = 0; round < 4; round++) {
+      await new Promise((r) => setTimeout(r, 150));
+      ended += await terminateBackends();
+    }
+    stop = true;
+    await Promise.all(writers);
+
+    expect(ended).toBeGreaterThan(0);
+    for (const r of refused) {
+      expect(r.status, r.body).toBe(503);
+      expect(r.retryAfter).toBeDefined();
+    }
+    // Back by itself: health and a write answer again within 10 s.
+    const deadline = Date.now() + 10_000;
+    let health = 0;
+    while (Date.now() < deadline && health !== 200) {
+      health = (await h.app.inject({ method: 'GET', url: '/api/health/' })).statusCode;
+      if (health !== 200) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(health).toBe(200);
+    const after = await h.as('admin').post('/api/tags/', { name: 'drop-after', slug: 'drop-after' });
+    expect(after.statusCode, after.body).toBe(201);
+
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const { rows } = await sql<{ id: string }>`SELECT id FROM tags WHERE id = ANY(${acknowledged}::uuid[])`.execute(h.database.db);
+    expect(rows.length).toBe(acknowledged.length);
+  });
+});
