@@ -78,3 +78,23 @@ it('every column the registry calls non-nullable is NOT NULL in the database', a
   expect(wrong).toEqual([]);
   expect(checked.length).toBeGreaterThan(100);
 });
+
+it('every natural-order field is ordered by its stored key, indexed behind the tenant with the default ordering', async () => {
+  const { rows } = await sql<{ tbl: string; cols: string }>`
+    SELECT i.indrelid::regclass::text AS tbl, string_agg(a.attname, ',' ORDER BY k.ord) AS cols
+    FROM pg_index i CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+    JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+    WHERE i.indpred IS NULL
+    GROUP BY i.indexrelid, i.indrelid`.execute(database.db);
+  const natural = allModels().flatMap((m) => Object.entries(m.fields).filter(([, f]) => f.naturalOrder).map(([key]) => ({ m, key })));
+  expect(natural.map((n) => n.m.name).sort()).toEqual(['dcim.interface', 'dcim.interfacetemplate']);
+  for (const { m } of natural) {
+    // The default ordering's columns, natural keys in place of their text, then the id that breaks ties.
+    const ordering = m.defaultOrdering.map((key) => {
+      const f = m.fields[key]!;
+      return f.naturalOrder ? `${columnOf(key, f)}_natural` : columnOf(key, f);
+    });
+    const wanted = [...(m.tenantScoped ? ['tenant_id'] : []), ...ordering, 'id'].join(',');
+    expect(rows.filter((r) => r.tbl === m.table).map((r) => r.cols), m.name).toContain(wanted);
+  }
+});

@@ -47,6 +47,8 @@ describe('compliance rules', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
     }
     expect((await h.as('admin').get('/api/compliance/rules/')).json().count).toBe(0);
+    // No rule judges devices: not "compliant", but nothing to be compliant with.
+    expect((await h.as('admin').get(`/api/devices/${device.id}/compliance/`)).json()).toMatchObject({ state: 'no_rules', compliant: false, rules: 0, count: 0 });
   });
 
   it('field_required and field_regex fail, are listed, summarised on rows and follow changes', async () => {
@@ -55,7 +57,7 @@ describe('compliance rules', () => {
     const re = await h.as('admin').post('/api/compliance/rules/', { name: 'name style', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '^[a-z]+-[a-z]+\\d$' } });
     expect(re.statusCode, re.body).toBe(201);
     const mine = await h.as('admin').get(`/api/devices/${device.id}/compliance/`);
-    expect(mine.json().count).toBe(2);
+    expect(mine.json()).toMatchObject({ state: 'violations', compliant: false, rules: 2, count: 2 });
     expect((await h.as('admin').get(`/api/devices/?name=c-dev`)).json().results[0].compliance).toEqual({ violations: 2 });
     const since = mine.json().violations.find((v: { rule: { name: string } }) => v.rule.name === 'name style').since;
     await h.as('admin').patch(`/api/devices/${device.id}/`, { serial: 'SN1' });

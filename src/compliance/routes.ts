@@ -9,7 +9,7 @@ import { loadScopedRow } from '../core/crud/write.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { complianceRuleModel } from './models.ts';
-import { OBJECT_TYPES, evaluateRules, listViolations } from './service.ts';
+import { OBJECT_TYPES, applyingRules, evaluateRules, listViolations, type ObjectType } from './service.ts';
 import { runRecordedJob } from '../jobs/run.ts';
 
 const tags = ['compliance'];
@@ -67,7 +67,13 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
   for (const model of [deviceModel, virtualMachineModel]) {
     app.get(`${model.path}:id/compliance/`, {
       ...answeredAsBuilt,
-      schema: { tags, summary: `Open violations of one ${model.label}`, params: idParams, response: { 200: anyObject } },
+      schema: {
+        tags,
+        summary: `Open violations of one ${model.label}`,
+        description: 'state: compliant (rules apply, none fails), violations, or no_rules (no enabled rule judges this type: nothing to be compliant with).',
+        params: idParams,
+        response: { 200: anyObject },
+      },
       preParsing: checkedFirst((req) => {
         if (!req.ctx.user) throw unauthorized();
         requireModelPermission(req.ctx, model, 'view');
@@ -78,7 +84,10 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
         await loadScopedRow(dbOf(req), req.ctx, model, id);
         const tenantId = tenantOf(req);
         const { count, results } = await listViolations(dbOf(req), tenantId, { objectId: id, limit: 1000, offset: 0 });
-        return { object_type: model.name, object_id: id, compliant: count === 0, count, violations: results };
+        const rules = await applyingRules(dbOf(req), tenantId, model.name as ObjectType);
+        // Compliant only when some rule judged the object: with no rule there is nothing to be compliant with.
+        const state = count > 0 ? 'violations' : rules > 0 ? 'compliant' : 'no_rules';
+        return { object_type: model.name, object_id: id, state, compliant: state === 'compliant', rules, count, violations: results };
       },
     });
   }

@@ -146,6 +146,13 @@ export async function evaluateObjects(db: Kysely<DB>, tenantId: string, objectTy
   for (const rule of rules) await evaluateRule(db, rule, objectIds);
 }
 
+/** How many enabled rules judge objects of a type now (end-of-life rules only while that feature is on). */
+export async function applyingRules(db: Kysely<DB>, tenantId: string, objectType: ObjectType): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM compliance_rules r
+    WHERE ${inTenant(tenantId, 'r')} AND r.object_type = ${objectType} AND r.enabled AND ${visibleViolation}`.execute(db);
+  return rows[0]!.n;
+}
+
 /** Violations readable now: end-of-life rules report nothing while that feature is off. */
 export const visibleViolation = sql`(r.check_kind <> 'eol_status' OR ${enabledSql})`;
 

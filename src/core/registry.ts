@@ -61,7 +61,10 @@ export interface FieldDef {
   onDelete?: 'cascade' | 'protect' | 'set_null';
   /** m2m: the join table and its two columns. */
   through?: { table: string; from: string; to: string };
-  /** Order by this text field naturally: runs of digits as numbers, so `eth2` sorts before `eth10`. */
+  /**
+   * Order by this text field naturally: runs of digits as numbers, so `eth2` sorts before `eth10`. The table needs
+   * the stored key `<column>_natural` (GENERATED ALWAYS AS (cairn_natural_key(<column>)) STORED, see migration 0024).
+   */
   naturalOrder?: boolean;
   /** Unique within the tenant (or globally for models without a tenant). */
   unique?: boolean;
@@ -146,6 +149,12 @@ export interface ModelDef {
   adminOnly: boolean;
   /** Field shown as the row's display text. */
   displayField: string;
+  /**
+   * Relations whose object the display text starts with, the first one set (`ams1-leaf1 › Ethernet1`): for
+   * objects whose own name repeats from parent to parent (interfaces, ports, sessions). Followed through the
+   * parent's own display parent.
+   */
+  displayParent?: string[];
   searchFields: string[];
   defaultOrdering: string[];
   listColumnsExclude: string[];

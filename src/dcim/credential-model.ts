@@ -10,6 +10,7 @@ export const deviceCredentialModel = defineModel({
   label: 'device credential',
   tenantScoped: true,
   displayField: 'username',
+  displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
     username: { kind: 'string', maxLength: 100 },

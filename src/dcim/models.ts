@@ -54,6 +54,7 @@ export const interfaceTemplateModel = defineModel({
   path: '/api/interface-templates/',
   label: 'interface template',
   tenantScoped: true,
+  displayParent: ['device_type'],
   fields: {
     device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
@@ -196,6 +197,7 @@ export const interfaceModel = defineModel({
   path: '/api/interfaces/',
   label: 'interface',
   tenantScoped: true,
+  displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
     name: { kind: 'string', maxLength: 64, naturalOrder: true },

@@ -11,7 +11,7 @@ import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
 import { callerTenant, inTenant, scopeCondition } from '../core/access.ts';
 import { customFieldDefaults } from '../extras/custom-fields.ts';
-import { briefObject, displayOf, type Row } from '../core/crud/serialize.ts';
+import { briefObject, displayOf, displaysOf, type Row } from '../core/crud/serialize.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
 
@@ -56,10 +56,11 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
       AS x(id, numid, name, type, enabled, mgmt_only, poe_mode, poe_type, description)
     ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
   const model = requireModel('dcim.interface');
+  const reprs = await displaysOf(tx, ctx, model, created);
   await recordChanges(
     tx,
     ctx,
-    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: displayOf(model, r), before: null, after: snapshot(model, r), tenantId })),
+    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r), tenantId })),
   );
 }
 

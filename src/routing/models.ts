@@ -400,6 +400,7 @@ export const bgpInstanceModel = defineModel({
   label: 'BGP instance',
   tenantScoped: true,
   displayField: 'asn',
+  displayParent: ['device', 'virtual_machine'],
   fields: {
     device: deviceOwner,
     virtual_machine: vmOwner,
@@ -494,6 +495,7 @@ export const bgpSessionModel = defineModel({
   label: 'BGP session',
   tenantScoped: true,
   displayField: 'remote_address',
+  displayParent: ['instance'],
   fields: {
     instance: { kind: 'fk', target: 'routing.bgpinstance', label: 'BGP instance', onDelete: 'cascade' },
     peer_group: { kind: 'fk', target: 'routing.bgppeergroup', nullable: true, onDelete: 'protect' },

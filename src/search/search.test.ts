@@ -48,8 +48,28 @@ describe('search', () => {
     expect(hits[1]!.score).toBeGreaterThan(hits[2]!.score);
     const ext = await extensionState(h.database.db);
     if (ext.unaccent) expect((await find('alice', q('zurich'))).map((x) => x.id)).toContain(prefixed.id);
-    expect(await find('alice', q('sn-77-alpha'))).toMatchObject([{ id: prefixed.id, matched_field: 'serial', score: 1 }]);
+    expect(await find('alice', q('sn-77-alpha'))).toMatchObject([{ id: prefixed.id, matched_field: 'serial', score: 0.98 }]);
     expect((await find('alice', q('AT-55'))).find((x) => x.id === prefixed.id)?.matched_field).toBe('asset_tag');
+  });
+
+  it("an exact device name ranks above the same name on another model; an interface is shown with its device", async () => {
+    // The interface exists first (an older id), so before field weights it won the tie with the device.
+    const peer = await createDevice(h.as('alice'), b, 'peer-7');
+    const iface = await created(h.as('alice'), '/api/interfaces/', { device: peer.id, name: 'ams9-border01', type: '1000base-t' });
+    const device = await createDevice(h.as('alice'), b, 'ams9-border01');
+    const hits = await find('alice', q('ams9-border01'));
+    expect(hits.slice(0, 2).map((x) => x.id)).toEqual([device.id, iface.id]);
+    expect(hits[0]).toMatchObject({ display: 'ams9-border01', score: 1 });
+    expect(hits[1]).toMatchObject({ object_type: 'dcim.interface', display: 'peer-7 › ams9-border01', score: 0.99 });
+
+    // The same parent-first display in the API (the object, a list, a brief inside another object) and the change log.
+    expect((await h.as('alice').get(`/api/interfaces/${iface.id}/`)).json().display).toBe('peer-7 › ams9-border01');
+    const listed = (await h.as('alice').get(`/api/interfaces/?device_id=${peer.id}`)).json().results as Array<{ id: string; display: string }>;
+    expect(listed.find((r) => r.id === iface.id)?.display).toBe('peer-7 › ams9-border01');
+    const address = await created(h.as('alice'), '/api/ip-addresses/', { address: '10.77.0.1/24', assigned_interface: iface.id });
+    expect((address.assigned_interface as { display: string }).display).toBe('peer-7 › ams9-border01');
+    const changes = (await h.as('alice').get(`/api/changes/?object_id=${iface.id}`)).json().results as Array<{ object_repr: string }>;
+    expect(changes[0]?.object_repr).toBe('peer-7 › ams9-border01');
   });
 
   it('finds an address and its containing prefixes, most specific first, and not its neighbours', async () => {
@@ -78,7 +98,7 @@ describe('search', () => {
 
   it('finds VLAN ids and custom-field text', async () => {
     const vlan = await created(h.as('alice'), '/api/vlans/', { vid: 3071, name: 'guests' });
-    expect((await find('alice', q('3071')))[0]).toMatchObject({ id: vlan.id, matched_field: 'vid', score: 1 });
+    expect((await find('alice', q('3071')))[0]).toMatchObject({ id: vlan.id, matched_field: 'vid', score: 0.98 });
     await created(h.as('alice'), '/api/custom-fields/', { name: 'owner_team', type: 'text', object_types: ['dcim.device'] });
     const dev = await createDevice(h.as('alice'), b, 'cf-holder', { custom_fields: { owner_team: 'Plasmatronics' } });
     expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team' });

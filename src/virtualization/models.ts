@@ -78,6 +78,7 @@ export const vmInterfaceModel = defineModel({
   path: '/api/vm-interfaces/',
   label: 'VM interface',
   tenantScoped: true,
+  displayParent: ['virtual_machine'],
   fields: {
     virtual_machine: { kind: 'fk', target: 'virtualization.virtualmachine', onDelete: 'cascade' },
     name: { kind: 'string', maxLength: 64 },

@@ -25,7 +25,9 @@ export function useFaultInstall(): FaultFixture {
   beforeAll(async () => {
     fixture.bundles = await buildBundles();
     fixture.inst = await installRelease(fixture.bundles.vN, fixture.bundles.versionN);
-    fixture.devices = ((await fixture.inst.api('/api/devices/?limit=1')).body as { count: number }).count;
+    const listed = await fixture.inst.api('/api/devices/?limit=1');
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    fixture.devices = (listed.body as { count: number }).count;
     expect(fixture.devices).toBeGreaterThan(0);
   }, 900_000);
   afterAll(async () => {

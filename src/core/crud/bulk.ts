@@ -12,7 +12,7 @@ import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { bulkEditableKeys } from './editable.ts';
-import { displayOf, type Row } from './serialize.ts';
+import { displayOf, displaysOf, type Row } from './serialize.ts';
 import { checkReferences, createRowInTx, inTransaction, inUseMessage, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
 import type { CheckedInput } from './input.ts';
 import { resolveNaturalKeys } from './natural-keys.ts';
@@ -120,6 +120,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
         await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await model.hooks.afterDelete?.({ tx, ctx, model, rows: doomed });
+        const reprs = await displaysOf(tx, ctx, model, doomed);
         await recordChanges(
           tx,
           ctx,
@@ -127,7 +128,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
             model,
             action: 'delete',
             objectId: String(row.id),
-            repr: displayOf(model, row),
+            repr: reprs.get(String(row.id))!,
             before: snapshot(model, row, tags ? { tags: tags.get(String(row.id)) } : {}),
             after: null,
             tenantId: typeof row.tenant_id === 'string' ? row.tenant_id : null,
@@ -276,13 +277,14 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
       await model.hooks.afterUpdateMany?.({ tx, ctx, model, rows: before.map((b0, i) => ({ before: b0, row: after[i]! })) });
       // Tags read again only when this call changed them.
       const tagsAfter = setTags || addTags.length || removeTags.length ? await tagSlugsOf(tx, model, rowIds) : tagsBefore;
+      const reprs = await displaysOf(tx, ctx, model, after);
       const entries: ChangeEntry[] = before.map((b0, i) => {
         const id = String(b0.id);
         return {
           model,
           action: 'update',
           objectId: id,
-          repr: displayOf(model, after[i]!),
+          repr: reprs.get(id)!,
           before: snapshot(model, b0, tagsBefore ? { tags: tagsBefore.get(id) } : {}),
           after: snapshot(model, after[i]!, tagsAfter ? { tags: tagsAfter.get(id) } : {}),
           tenantId: typeof b0.tenant_id === 'string' ? b0.tenant_id : null,

@@ -284,10 +284,12 @@ function fieldCondition(
   return sql`(${sql.join(parsed.map((p) => sql`${col} ${op} ${p}${cast}`), sql` OR `)})`;
 }
 
-/** `eth2` before `eth10`: runs of digits compare as numbers (zero-padded to 20 places), the rest as text. */
-function naturalKey(col: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`(SELECT string_agg(CASE WHEN x.m[1] ~ '^[0-9]' THEN lpad(x.m[1], 20, '0') ELSE x.m[1] END, '' ORDER BY x.n)
-    FROM regexp_matches(${col}, '([0-9]+|[^0-9]+)', 'g') WITH ORDINALITY AS x(m, n))`;
+/**
+ * The stored natural-order key of a column (`eth2` before `eth10`): `<column>_natural`, kept by the database as
+ * cairn_natural_key(<column>) (migration 0024) and indexed with the model's default ordering.
+ */
+export function naturalKeyColumn(column: string): string {
+  return `${column}_natural`;
 }
 
 function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): RawBuilder<unknown> {
@@ -301,15 +303,14 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
       errors.add('ordering', `Cannot order by "${key}".`);
       continue;
     }
-    const ref = sql.ref(`${alias}.${columnOf(key, field)}`);
-    if (!field.nullable && !field.naturalOrder) {
+    const ref = sql.ref(`${alias}.${field.naturalOrder ? naturalKeyColumn(columnOf(key, field)) : columnOf(key, field)}`);
+    if (!field.nullable) {
       // NOT NULL (test/fk-indexes.test.ts): the NULLS clause changes nothing, and without it an index on
       // the column can serve the ordering (PostgreSQL's ascending indexes keep NULLs last).
       parts.push(desc ? sql`${ref} DESC` : sql`${ref} ASC`);
       continue;
     }
-    const col = field.naturalOrder ? naturalKey(ref) : ref;
-    parts.push(desc ? sql`${col} DESC NULLS LAST` : sql`${col} ASC NULLS FIRST`);
+    parts.push(desc ? sql`${ref} DESC NULLS LAST` : sql`${ref} ASC NULLS FIRST`);
   }
   // The id (time-ordered) breaks ties so pages never overlap.
   parts.push(sql`${sql.ref(`${alias}.id`)} ASC`);

@@ -25,6 +25,43 @@ export function displayOf(model: ModelDef, row: Row): string {
   return value === null || value === undefined ? String(row.id) : String(value);
 }
 
+/** Between a parent's display and its child's: `ams1-leaf1 › Ethernet1`. */
+export const DISPLAY_SEPARATOR = ' › ';
+
+/**
+ * The display text of rows, with their display parent's in front where their model names one (see
+ * ModelDef.displayParent): one query per parent model and level for the whole set, whatever its size.
+ * Parents are read within the caller's scope when there is a caller (a parent is in its child's tenant).
+ */
+export async function displaysOf(db: Kysely<DB>, ctx: RequestContext | null, model: ModelDef, rows: Row[]): Promise<Map<string, string>> {
+  const out = new Map(rows.map((r) => [String(r.id), displayOf(model, r)]));
+  if (!model.displayParent?.length || rows.length === 0) return out;
+  const parentOf = new Map<string, { target: ModelDef; id: string }>();
+  const wanted = new Map<ModelDef, Set<string>>();
+  for (const row of rows) {
+    for (const key of model.displayParent) {
+      const field = model.fields[key]!;
+      const id = row[columnOf(key, field)];
+      if (typeof id !== 'string') continue;
+      const target = requireModel(field.target!);
+      parentOf.set(String(row.id), { target, id });
+      wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
+      break;
+    }
+  }
+  const parentDisplays = new Map<string, string>();
+  for (const [target, ids] of wanted) {
+    const scope = ctx ? scopeCondition(ctx, target, 'r') : sql`true`;
+    const { rows: parents } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${[...ids]}::uuid[]) AND ${scope}`.execute(db);
+    for (const [id, display] of await displaysOf(db, ctx, target, parents)) parentDisplays.set(id, display);
+  }
+  for (const [id, parent] of parentOf) {
+    const shown = parentDisplays.get(parent.id);
+    if (shown !== undefined) out.set(id, `${shown}${DISPLAY_SEPARATOR}${out.get(id)!}`);
+  }
+  return out;
+}
+
 /** The brief form of a related row: enough to show and link it. */
 export function briefObject(model: ModelDef, row: Row, origin: string): ApiObject {
   const out: ApiObject = { id: row.id, url: objectUrl(model, row.id, origin), display: displayOf(model, row) };
@@ -57,6 +94,7 @@ async function loadBriefs(db: Kysely<DB>, ctx: RequestContext, target: ModelDef,
   if (ids.length === 0) return out;
   const { rows } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
   for (const row of rows) out.set(String(row.id), briefObject(target, row, origin));
+  if (target.displayParent) for (const [id, display] of await displaysOf(db, ctx, target, rows)) out.get(id)!.display = display;
   for (const extension of briefExtensions.get(target.name) ?? []) await extension({ db, ctx, briefs: out });
   return out;
 }
@@ -90,12 +128,13 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
 
   const computed = new Map<string, Map<string, unknown>>();
   for (const [key, c] of Object.entries(model.computed)) computed.set(key, await c.load({ db, ctx, rows, origin: opts.origin }));
+  const displays = model.displayParent ? await displaysOf(db, ctx, model, rows) : null;
 
   return rows.map((row) => {
     const out: ApiObject = { id: row.id };
     if ('numid' in row) out.numid = row.numid;
     out.url = objectUrl(model, row.id, opts.origin);
-    out.display = displayOf(model, row);
+    out.display = displays?.get(String(row.id)) ?? displayOf(model, row);
     for (const [key, field] of Object.entries(model.fields)) {
       if (field.writeOnly || field.secret) continue;
       if (field.kind === 'fk') {

@@ -11,7 +11,7 @@ import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
 import { recordChanges, snapshot } from '../changelog.ts';
 import { checkInput, type CheckedInput, type WriteMode } from './input.ts';
-import { displayOf, type Row } from './serialize.ts';
+import { displayOf, displaysOf, type Row } from './serialize.ts';
 import { translateDbError } from './db-errors.ts';
 import { resolveNaturalKeys } from './natural-keys.ts';
 
@@ -32,6 +32,12 @@ function valueSql(model: ModelDef, column: string, value: unknown): RawBuilder<u
 }
 
 /** Loads one row inside the caller's scope, or throws 404 exactly as for an id that does not exist. */
+
+/** The change log's text for a row: its display, with its display parent's in front where its model names one. */
+async function reprOf(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, row: Row): Promise<string> {
+  return model.displayParent ? (await displaysOf(tx, ctx, model, [row])).get(String(row.id))! : displayOf(model, row);
+}
+
 export async function loadScopedRow(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, forUpdate = false): Promise<Row> {
   const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}
     ${forUpdate ? sql`FOR UPDATE` : sql``}`.execute(db);
@@ -194,7 +200,7 @@ export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
   await model.hooks.afterCreate?.({ tx, ctx, model, row });
   const tags = await tagSlugs(tx, model, id);
   await recordChanges(tx, ctx, [
-    { model, action: 'create', objectId: id, repr: displayOf(model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
+    { model, action: 'create', objectId: id, repr: await reprOf(tx, ctx, model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
   ]);
   return row;
 }
@@ -240,7 +246,7 @@ export async function updateRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
       model,
       action: 'update',
       objectId: id,
-      repr: displayOf(model, row),
+      repr: await reprOf(tx, ctx, model, row),
       before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
       after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
       tenantId: tenantOf(model, row, ctx),
@@ -292,7 +298,7 @@ export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: M
     await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
     await model.hooks.afterDelete?.({ tx, ctx, model, rows: [row] });
     await recordChanges(tx, ctx, [
-      { model, action: 'delete', objectId: id, repr: displayOf(model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
+      { model, action: 'delete', objectId: id, repr: await reprOf(tx, ctx, model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
     ]);
   });
 }

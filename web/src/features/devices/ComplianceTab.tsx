@@ -19,14 +19,27 @@ export interface Violation {
 
 export default function ComplianceTab({ model, object }: DetailTabProps) {
   const path = `${model.path}${object.id}/compliance/`;
-  const answer = useQuery({ queryKey: ['compliance', path], queryFn: () => get<{ compliant: boolean; count: number; violations: Violation[] }>(path) });
+  const answer = useQuery({
+    queryKey: ['compliance', path],
+    queryFn: () => get<{ state: 'compliant' | 'violations' | 'no_rules'; rules: number; count: number; violations: Violation[] }>(path),
+  });
   if (answer.isLoading) return <Loading />;
   if (answer.error) return <ErrorState error={answer.error} retry={() => void answer.refetch()} />;
-  const { compliant, count, violations } = answer.data!;
+  const { state, rules, count, violations } = answer.data!;
   return (
     <div className="space-y-3">
       <p className="text-sm">
-        {compliant ? <Badge tone="green">Compliant</Badge> : <Badge tone="red">{count} {count === 1 ? 'violation' : 'violations'}</Badge>}{' '}
+        {state === 'no_rules' ? (
+          <Badge tone="slate">No rules apply</Badge>
+        ) : state === 'compliant' ? (
+          <Badge tone="green">
+            Compliant with {rules} {rules === 1 ? 'rule' : 'rules'}
+          </Badge>
+        ) : (
+          <Badge tone="red">
+            {count} {count === 1 ? 'violation' : 'violations'}
+          </Badge>
+        )}{' '}
         <Link to="/compliance" className="text-sky-700 hover:underline">
           All rules and violations
         </Link>
