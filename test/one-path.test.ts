@@ -292,6 +292,9 @@ describe('one validator: every hand-written route is checked by Fastify against 
     const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
     const using = files.filter((f) => /\.\.\.registryValidated\b/.test(readFileSync(join(root, f), 'utf8'))).map((f) => relative(root, join(root, f)));
     expect(using.sort()).toEqual(['core/auth/routes.ts', 'core/crud/routes.ts']);
+    // Nor does any route switch Fastify's validation off by hand.
+    const ownCompiler = files.filter((f) => f !== join('core', 'http.ts') && /validatorCompiler\s*:/.test(readFileSync(join(root, f), 'utf8')));
+    expect(ownCompiler).toEqual([]);
   });
 
   it('bad input to hand-written routes is a 400 naming the parameter or field, after the permission check', async () => {

@@ -1,4 +1,5 @@
 // Automation routes: the Ansible inventory and its per-host view. HTTP only; the rules are in inventory.ts.
+import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { getModel } from '../core/registry.ts';
 import { unauthorized } from '../core/errors.ts';
@@ -35,20 +36,23 @@ const hostSchema = {
   },
 };
 
-const inventoryQuerySchema = {
-  type: 'object',
-  additionalProperties: true,
-  properties: {
-    site: { type: 'string', description: 'Site slug or id.' },
-    role: { type: 'string', description: 'Device role slug or id.' },
-    platform: { type: 'string', description: 'Platform slug or id.' },
-    status: { type: 'string', description: 'Status slug or id.' },
-    tag: { type: 'string', description: 'Tag slug or id.' },
-    kind: { type: 'string', enum: ['device', 'vm'] },
-    has_primary_ip: { type: 'string', description: 'true/false, 1/0, yes/no.' },
-    routing: { type: 'string', description: '1 adds the routing block under cairn.routing.' },
+/** A filter given once or repeated (site=a&site=b): the service reads both forms. */
+const oneOrMany = (description: string) => Type.Union([Type.String(), Type.Array(Type.String())], { description });
+// cf_<name> filters are open-ended (one per custom field), so other parameters pass to the service, which names
+// an unknown one in its 400.
+const inventoryQuerySchema = Type.Object(
+  {
+    site: Type.Optional(oneOrMany('Site slug or id.')),
+    role: Type.Optional(oneOrMany('Device role slug or id.')),
+    platform: Type.Optional(oneOrMany('Platform slug or id.')),
+    status: Type.Optional(oneOrMany('Status slug or id.')),
+    tag: Type.Optional(oneOrMany('Tag slug or id.')),
+    kind: Type.Optional(Type.Union([Type.String({ enum: ['device', 'vm'] }), Type.Array(Type.String({ enum: ['device', 'vm'] }))])),
+    has_primary_ip: Type.Optional(oneOrMany('true/false, 1/0, yes/no.')),
+    routing: Type.Optional(oneOrMany('1 adds the routing block under cairn.routing.')),
   },
-};
+  { additionalProperties: true },
+);
 
 export function registerAutomationRoutes(app: FastifyInstance): void {
   app.get('/api/inventory/ansible/', {
@@ -62,8 +66,6 @@ export function registerAutomationRoutes(app: FastifyInstance): void {
         304: { type: 'null', description: 'Not modified: the If-None-Match ETag is current.' },
       },
     },
-    // The service checks every parameter itself (400 naming it); Fastify's coercion would hide repeated values.
-    validatorCompiler: () => () => true,
     handler: async (req, reply) => {
       if (!req.ctx.user) throw unauthorized();
       const doc = await buildAnsibleInventory(dbOf(req), req.ctx, req.query as QueryValues);

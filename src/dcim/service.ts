@@ -137,25 +137,32 @@ export interface LinkPeer {
   interface: string;
   description: string;
   custom_fields: Record<string, unknown>;
+  /** Ids to link to, in the API and the UI (the far device and interface, the cable between). */
+  device_id: string;
+  interface_id: string;
+  cable_id: string;
 }
 
 /** For each interface id, the first interface on the far end of its cable (one query for the whole page). */
 export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[]): Promise<Map<string, LinkPeer>> {
   const out = new Map<string, LinkPeer>();
   if (interfaceIds.length === 0 || !tenantId) return out;
-  const { rows } = await sql<{ self: string; device: string; name: string; description: string; custom_fields: Record<string, unknown> }>`
+  const { rows } = await sql<{ self: string; device: string; name: string; description: string; custom_fields: Record<string, unknown>; device_id: string; interface_id: string; cable_id: string }>`
     WITH ends AS (
       SELECT cable_id, interface_id, 'a' AS side FROM cable_a_terminations
       UNION ALL SELECT cable_id, interface_id, 'b' AS side FROM cable_b_terminations
     )
-    SELECT DISTINCT ON (me.interface_id) me.interface_id AS self, d.name AS device, i.name, i.description, i.custom_fields
+    SELECT DISTINCT ON (me.interface_id) me.interface_id AS self, d.name AS device, i.name, i.description, i.custom_fields,
+      d.id AS device_id, i.id AS interface_id, me.cable_id
     FROM ends me
     JOIN ends far ON far.cable_id = me.cable_id AND far.side <> me.side
     JOIN interfaces i ON i.id = far.interface_id AND ${inTenant(tenantId, 'i')}
     JOIN devices d ON d.id = i.device_id
     WHERE me.interface_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.interface_id, i.numid`.execute(db);
-  for (const r of rows) out.set(r.self, { device: r.device, interface: r.name, description: r.description ?? '', custom_fields: r.custom_fields ?? {} });
+  for (const r of rows) {
+    out.set(r.self, { device: r.device, interface: r.name, description: r.description ?? '', custom_fields: r.custom_fields ?? {}, device_id: r.device_id, interface_id: r.interface_id, cable_id: r.cable_id });
+  }
   return out;
 }
 
@@ -164,7 +171,15 @@ export const linkPeerField: ComputedField = {
   kind: 'object',
   schema: {
     type: ['object', 'null'],
-    properties: { device: { type: 'string' }, interface: { type: 'string' }, description: { type: 'string' }, custom_fields: { type: 'object' } },
+    properties: {
+      device: { type: 'string' },
+      interface: { type: 'string' },
+      description: { type: 'string' },
+      custom_fields: { type: 'object' },
+      device_id: { type: 'string', format: 'uuid' },
+      interface_id: { type: 'string', format: 'uuid' },
+      cable_id: { type: 'string', format: 'uuid' },
+    },
   },
   load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id))),
 };

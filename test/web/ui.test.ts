@@ -132,6 +132,33 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     expect(after.primary_ip4?.id).toBe(mine.body.id);
   });
 
+  it('an interface picker shows each interface with its device', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/objects/ipam.ipaddress/new`);
+    const box = page.getByRole('combobox', { name: 'Assigned interface' });
+    await box.click();
+    await box.fill('Ethernet9');
+    const options = page.getByRole('listbox', { name: 'Assigned interface' }).getByRole('option');
+    await options.first().waitFor();
+    expect(await options.allInnerTexts()).toContainEqual(expect.stringContaining('web-created-1 › Ethernet9'));
+    await shot(page, '07b-interface-picker-with-device');
+  });
+
+  it("fills a new site's slug from its name until the slug is edited by hand", async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/objects/organization.site/new`);
+    const name = page.getByLabel(/^Name/);
+    const slug = page.getByLabel(/^Slug/);
+    await name.fill('Amsterdam Zuid 1');
+    expect(await slug.inputValue()).toBe('amsterdam-zuid-1');
+    await slug.fill('ams-z1');
+    await name.fill('Amsterdam Zuid');
+    expect(await slug.inputValue()).toBe('ams-z1');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Amsterdam Zuid' }).waitFor();
+    expect((await server.api<Page<Row>>('GET', '/api/sites/?slug=ams-z1')).body.count).toBe(1);
+  });
+
   it('bulk edits three selected devices and leaves the others alone', async () => {
     const { page } = browser;
     const all = (await server.api<Page<Device>>('GET', '/api/devices/?ordering=name&limit=1000')).body.results;

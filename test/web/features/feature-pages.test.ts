@@ -254,6 +254,70 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await shot(page, 'f11-prefix-carved');
   });
 
+  it("a device's Interfaces tab shows each interface's addresses and the far end of its cable", async () => {
+    const { page } = browser;
+    const cabled = (await server.api<Page<Row>>('GET', '/api/interfaces/?cabled=true&limit=1')).body.results[0]!;
+    const owner = cabled.device as Row;
+    const peer = cabled.link_peer as { device: string; interface: string };
+    const address = (await server.api<Page<Row>>('GET', `/api/ip-addresses/?device_id=${owner.id}&limit=1`)).body.results[0]!;
+    await page.goto(`${server.url}/objects/dcim.device/${owner.id}`);
+    await page.getByRole('tab', { name: 'Interfaces' }).click();
+    const table = page.getByRole('table', { name: 'Interfaces' });
+    await table.waitFor();
+    const row = table.locator(`tr[data-interface="${cabled.name}"]`);
+    await hasText(row, `${peer.device} › ${peer.interface}`);
+    const holder = table.locator(`tr[data-interface="${(address.assigned_interface as Row).name}"]`);
+    await hasText(holder, String(address.address));
+    // Labels, not codes: the type as the choices catalog names it, here and in the interface list.
+    const types = (await server.api<Record<string, Array<{ value: string; label: string }>>>('GET', '/api/dcim/choices/')).body.interface_types!;
+    const typeLabel = types.find((t) => t.value === cabled.type)!.label;
+    expect(typeLabel).not.toBe(cabled.type);
+    await hasText(row, typeLabel);
+    await shot(page, 'f20-device-interfaces');
+    // The far end is a link to that interface, whose page names its device.
+    await row.getByRole('link', { name: peer.interface, exact: true }).click();
+    await page.getByRole('heading', { name: `${peer.device} › ${peer.interface}` }).waitFor();
+    await page.goto(`${server.url}/objects/dcim.interface?device_id=${owner.id}&name=${encodeURIComponent(String(cabled.name))}`);
+    await hasText(page.getByRole('row').filter({ hasText: String(cabled.name) }), typeLabel);
+    // The filter chip names the device, not its id.
+    await hasText(page.getByRole('list', { name: 'Active filters' }), `Device: ${String(owner.name)}`);
+    expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).not.toContain(owner.id);
+    await shot(page, 'f20b-interface-list-labels');
+  });
+
+  it('the home page counts what the tenant holds and what to look at, each a link to its list', async () => {
+    const { page } = browser;
+    const devices = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;
+    const prefixes = (await server.api<Page<Row>>('GET', '/api/prefixes/?limit=1')).body.count;
+    const violations = (await server.api<Page<Row>>('GET', '/api/compliance/violations/?limit=1')).body.count;
+    await page.goto(`${server.url}/`);
+    const counts = page.getByRole('region', { name: 'In this tenant' });
+    await counts.getByRole('link', { name: `Devices: ${devices}` }).waitFor();
+    await counts.getByRole('link', { name: `Prefixes: ${prefixes}` }).waitFor();
+    await page.getByRole('region', { name: 'To look at' }).getByRole('link', { name: `Open compliance violations: ${violations}` }).waitFor();
+    await shot(page, 'f21-home-counts');
+    await counts.getByRole('link', { name: `Devices: ${devices}` }).click();
+    await page.waitForURL(/\/objects\/dcim\.device/);
+  });
+
+  it('a VLAN group and an IP range hand out their next free VLAN and address from their pages', async () => {
+    const { page } = browser;
+    const group = (await server.api<Row>('POST', '/api/vlan-groups/', { name: 'web-pool', slug: 'web-pool', min_vid: 300, max_vid: 310 })).body;
+    expect((await server.api<Row>('POST', '/api/vlans/', { vid: 300, name: 'taken', group: group.id })).status).toBe(201);
+    await page.goto(`${server.url}/objects/ipam.vlangroup/${group.id}`);
+    await page.getByRole('button', { name: 'Next free VLAN' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('web-guests');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'web-guests' }).waitFor();
+    expect((await server.api<Page<Row>>('GET', '/api/vlans/?name=web-guests')).body.results[0]).toMatchObject({ vid: 301 });
+
+    const range = (await server.api<Row>('POST', '/api/ip-ranges/', { start_address: '10.199.0.10/24', end_address: '10.199.0.20/24' })).body;
+    await page.goto(`${server.url}/objects/ipam.iprange/${range.id}`);
+    await page.getByRole('button', { name: 'Next free address' }).click();
+    await page.getByRole('heading', { name: '10.199.0.10/24' }).waitFor();
+    await shot(page, 'f22-range-next-free-address');
+  });
+
   it('keeps the console free of errors', () => {
     // 400s are the template error the first test provokes; the 401 is /api/auth/me/ before signing in.
     expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);

@@ -1,9 +1,11 @@
-// Start page: the domains with their lists, so the first screen is a map of what Cairn holds.
+// Start page: the tenant at a glance (counts and problems, HomeGlance.tsx), then the domains with their lists,
+// so the first screen is a map of what Cairn holds and what needs attention.
 import { Link } from '@tanstack/react-router';
 import { useMe, useModels } from '../api/hooks.ts';
 import { modelGroups } from '../app/nav.ts';
 import { ErrorState, Loading } from '../components/states.tsx';
 import { PageHeader } from '../components/ui.tsx';
+import { HomeGlance } from './HomeGlance.tsx';
 
 export default function HomePage() {
   const me = useMe();
@@ -14,6 +16,7 @@ export default function HomePage() {
   return (
     <div>
       <PageHeader title={`Welcome, ${me.data?.user.username ?? ''}`} subtitle={me.data?.active_tenant ? `Tenant ${me.data.active_tenant.name}` : 'No active tenant: choose one at the top right.'} />
+      {me.data?.active_tenant ? <HomeGlance models={models.data ?? []} /> : null}
       <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
         {groups.map((g) => (
           <section key={g.label} className="rounded-lg border border-slate-200 bg-white p-4" aria-labelledby={`home-${g.label}`}>

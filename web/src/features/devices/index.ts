@@ -1,10 +1,11 @@
-// Device pages: Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
+// Device pages: Interfaces (addresses, VLANs, cable far ends), Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
 // end-of-life / compliance markers in the device and platform lists.
 import { lazy } from 'react';
 import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
 import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
 import { ConfigTemplateCell } from './ConfigTemplateCell.tsx';
 
+registerDetailTab({ id: 'interfaces', label: 'Interfaces', models: 'dcim.device', order: 10, component: lazy(() => import('./InterfacesTab.tsx')) });
 registerDetailTab({ id: 'config', label: 'Config', models: 'dcim.device', order: 100, component: lazy(() => import('./ConfigTab.tsx')) });
 registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, component: lazy(() => import('../services/ServicesTab.tsx')) });
 registerDetailTab({ id: 'compliance', label: 'Compliance', models: ['dcim.device', 'virtualization.virtualmachine'], order: 120, component: lazy(() => import('./ComplianceTab.tsx')) });

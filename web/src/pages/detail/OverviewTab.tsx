@@ -1,5 +1,5 @@
 // Overview: every list field and custom field of the object, labelled as the list-fields catalog names them.
-import { useListFields } from '../../api/hooks.ts';
+import { useChoices, useListFields } from '../../api/hooks.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { cellRendererFor } from '../../app/extensions.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
@@ -8,6 +8,8 @@ import { allColumns, columnValue } from '../list/columns.ts';
 
 export function OverviewTab({ model, object }: DetailTabProps) {
   const fields = useListFields(model.path);
+  // Vocabulary fields (an interface's type) carry the vocabulary's name: its labels come from the choices catalog.
+  const vocabularies = useChoices();
   if (fields.isLoading) return <Loading />;
   if (fields.error) return <ErrorState error={fields.error} retry={() => void fields.refetch()} />;
   const columns = allColumns(fields.data!);
@@ -19,7 +21,7 @@ export function OverviewTab({ model, object }: DetailTabProps) {
     return (
       <div key={c.key} className="grid grid-cols-1 gap-1 px-4 py-2 sm:grid-cols-3 sm:gap-4" data-overview-field={c.key}>
         <dt className="text-sm font-medium text-slate-600">{c.label}</dt>
-        <dd className="text-sm text-slate-900 sm:col-span-2">{Custom ? <Custom row={object} value={value} /> : <Value value={value} kind={c.kind} related={c.related} options={c.options} />}</dd>
+        <dd className="text-sm text-slate-900 sm:col-span-2">{Custom ? <Custom row={object} value={value} /> : <Value value={value} kind={c.kind} related={c.related} options={c.options ?? (c.choices ? vocabularies.data?.[c.choices] : undefined)} />}</dd>
       </div>
     );
   };

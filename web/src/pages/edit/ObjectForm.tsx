@@ -17,6 +17,17 @@ interface Props {
   onCancel: () => void;
 }
 
+/** NetBox's slugify: lower case, runs of anything but letters, digits, _ and - become one dash, at most 100 characters. */
+export function slugify(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+}
+
 export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: Props) {
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
@@ -33,6 +44,8 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // On a new object the slug follows its name (or a device type's model) as one types, until it is edited by hand.
+  const [slugByHand, setSlugByHand] = useState(false);
 
   if (editable.isLoading || listFields.isLoading) return <Loading />;
   if (editable.error) return <ErrorState error={editable.error} retry={() => void editable.refetch()} />;
@@ -74,6 +87,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
     }
   };
 
+  const slugSource = fields.some((f) => f.key === 'name') ? 'name' : 'model';
   const plain = fields.filter((f) => !customOf(f.key));
   const custom = fields.filter((f) => customOf(f.key));
   const editor = (f: EditableField) => (
@@ -87,6 +101,11 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
       onChange={(v) => {
         setValues((s) => ({ ...s, [f.key]: v }));
         setDirty((d) => new Set(d).add(f.key));
+        if (f.key === 'slug') setSlugByHand(true);
+        else if (f.key === slugSource && !object && !slugByHand && fields.some((x) => x.key === 'slug') && typeof v === 'string') {
+          setValues((s) => ({ ...s, slug: slugify(v) }));
+          setDirty((d) => new Set(d).add('slug'));
+        }
       }}
     />
   );

@@ -2,7 +2,9 @@
 // `status`, `site`), kept in the page URL so a filtered list can be bookmarked and shared. A relation is picked
 // from the related model's list endpoint (the model /api/list-fields/ names), not typed as an id.
 import { useState, type FormEvent } from 'react';
-import type { ListFields } from '../../api/types.ts';
+import { useQuery } from '@tanstack/react-query';
+import { get } from '../../api/client.ts';
+import type { ApiObject, ListFields, Option } from '../../api/types.ts';
 import { useChoices, useModels } from '../../api/hooks.ts';
 import { ObjectPicker } from '../../components/fields/ObjectPicker.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
@@ -14,6 +16,19 @@ interface Props {
   filters: Record<string, string>;
   q: string;
   onChange: (next: { q?: string; filters: Record<string, string> }) => void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A filter chip's value as people read it: a related object by its display (fetched when the URL came with an
+ * id: a bookmark, a link from another page), a choice by its label, anything else as typed.
+ */
+function ChipValue({ value, endpoint, options }: { value: string; endpoint: string | undefined; options: Option[] | undefined }) {
+  const related = endpoint !== undefined && UUID.test(value);
+  const object = useQuery({ queryKey: ['object', endpoint, value], queryFn: () => get<ApiObject>(`${endpoint!}${value}/`), enabled: related, staleTime: 60_000 });
+  if (related) return <>{object.data?.display ?? (object.isLoading ? '…' : 'an object you cannot see')}</>;
+  return <>{options?.find((o) => o.value === value)?.label ?? value}</>;
 }
 
 /** The parameter a field is filtered with: text contains, relations by id, others exact. */
@@ -33,9 +48,22 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
   const chosen = filterable.find((f) => f.key === fieldKey);
   const labelOf = (param: string) => {
     const base = param.split('__')[0]!;
-    const f = fields.fields.find((x) => x.key === base);
+    const f = fieldOf(param);
     const op = param.includes('__ic') ? ' contains' : param.includes('__n') ? ' is not' : '';
     return `${f?.label ?? base}${op}`;
+  };
+  /** The field a parameter filters (`device_id` and `device__n` filter `device`). */
+  const fieldOf = (param: string) => {
+    const base = param.split('__')[0]!;
+    return fields.fields.find((x) => x.key === base) ?? (base.endsWith('_id') ? fields.fields.find((x) => x.key === base.slice(0, -3)) : undefined);
+  };
+  const endpointOf = (param: string) => {
+    const f = fieldOf(param);
+    return f?.related ? models.data?.find((m) => m.model === f.related)?.path : undefined;
+  };
+  const optionsOf = (param: string) => {
+    const f = fieldOf(param);
+    return f?.options ?? (f?.choices ? choices.data?.[f.choices] : undefined);
   };
   const submitSearch = (e: FormEvent) => {
     e.preventDefault();
@@ -139,7 +167,7 @@ export function FilterBar({ fields, filters, q, onChange }: Props) {
           ) : null}
           {Object.entries(filters).map(([k, v]) => (
             <li key={k} className="inline-flex items-center gap-1 rounded-full bg-sky-50 px-2 py-0.5 ring-1 ring-sky-200">
-              {labelOf(k)}: {picked[`${k}=${v}`] ?? v}
+              {labelOf(k)}: {picked[`${k}=${v}`] ?? <ChipValue value={v} endpoint={endpointOf(k)} options={optionsOf(k)} />}
               <button
                 type="button"
                 aria-label={`Remove the filter ${labelOf(k)}`}

@@ -6,7 +6,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { Link } from '@tanstack/react-router';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef as TableColumn, type RowSelectionState } from '@tanstack/react-table';
 import { get } from '../../api/client.ts';
-import { useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
+import { useChoices, useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
 import type { ApiObject, ModelInfo, Page } from '../../api/types.ts';
 import { paths } from '../../app/paths.ts';
 import { cellRendererFor, defaultColumnsFor } from '../../app/extensions.ts';
@@ -28,6 +28,8 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
   const client = useQueryClient();
   const toast = useToast();
   const listFields = useListFields(model.path);
+  // Vocabulary fields (an interface's type) carry the vocabulary's name: its labels come from the choices catalog.
+  const vocabularies = useChoices();
   const prefs = usePreferences();
   const savePrefs = useSavePreferences();
   const pref = (prefs.data?.[preferenceKey(model.model)] ?? {}) as ListPreference;
@@ -82,7 +84,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
         header: def.label,
         cell: ({ row }) => {
           const value = columnValue(row.original, key);
-          const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options} />;
+          const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
           // The first column opens the object.
           return index === 0 ? (
             <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
@@ -95,7 +97,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
       };
     });
     return [select, ...data];
-  }, [chosen, columnsAll, model.model]);
+  }, [chosen, columnsAll, model.model, vocabularies.data]);
 
   const rows = page.data?.results ?? [];
   const table = useReactTable({

@@ -15,6 +15,8 @@ export interface ColumnDef {
   kind: string;
   related?: string;
   options?: ListField['options'];
+  /** A vocabulary of /api/dcim/choices/ whose labels the values take (when there are no options). */
+  choices?: string;
   sortable: boolean;
   custom: boolean;
 }
@@ -27,6 +29,7 @@ export function allColumns(fields: ListFields): ColumnDef[] {
       kind: f.kind,
       related: f.related,
       options: f.options,
+      choices: f.choices,
       // Many-valued and computed columns have no single value to order by.
       sortable: !['objects', 'tags', 'auto', 'longtext'].includes(f.kind),
       custom: false,

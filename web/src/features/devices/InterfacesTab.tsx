@@ -1,0 +1,166 @@
+// The Interfaces tab of a device: every interface in natural order with its type, state, 802.1Q mode and VLANs,
+// its addresses, and what its cable reaches (the far device › interface, both links). Two list calls for the
+// whole device (interfaces, then the addresses on them), whatever its port count; a filter narrows the rows.
+import { useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link } from '@tanstack/react-router';
+import { get } from '../../api/client.ts';
+import { useChoices } from '../../api/hooks.ts';
+import type { ApiObject, Brief, Page } from '../../api/types.ts';
+import type { DetailTabProps } from '../../app/extensions.ts';
+import { paths } from '../../app/paths.ts';
+import { Empty, ErrorState, Loading } from '../../components/states.tsx';
+import { Badge, inputClass } from '../../components/ui.tsx';
+
+interface LinkPeer {
+  device: string;
+  interface: string;
+  device_id: string;
+  interface_id: string;
+  cable_id: string;
+}
+
+interface Iface extends ApiObject {
+  name: string;
+  type: string;
+  enabled: boolean;
+  mgmt_only: boolean;
+  mode: string | null;
+  untagged_vlan: Brief | null;
+  tagged_vlans: Brief[];
+  description: string;
+  link_peer: LinkPeer | null;
+}
+
+interface Address extends ApiObject {
+  address: string;
+  assigned_interface: Brief | null;
+}
+
+const PAGE = 1000;
+
+export default function InterfacesTab({ object }: DetailTabProps) {
+  const query = { device_id: object.id, limit: PAGE };
+  const ifaces = useQuery({ queryKey: ['list', '/api/interfaces/', query], queryFn: () => get<Page<Iface>>('/api/interfaces/', query) });
+  const addresses = useQuery({ queryKey: ['list', '/api/ip-addresses/', query], queryFn: () => get<Page<Address>>('/api/ip-addresses/', query) });
+  const choices = useChoices();
+  const [filter, setFilter] = useState('');
+
+  const addressesOf = useMemo(() => {
+    const out = new Map<string, Address[]>();
+    for (const a of addresses.data?.results ?? []) {
+      const id = a.assigned_interface?.id;
+      if (id) out.set(id, [...(out.get(id) ?? []), a]);
+    }
+    return out;
+  }, [addresses.data]);
+
+  if (ifaces.isLoading) return <Loading label="Loading interfaces…" />;
+  if (ifaces.error) return <ErrorState error={ifaces.error} retry={() => void ifaces.refetch()} />;
+  const all = ifaces.data!.results;
+  if (all.length === 0) return <Empty title="No interfaces">Interfaces of this device appear here: add them, or give its device type interface templates.</Empty>;
+
+  const label = (vocabulary: string, value: string | null) => (value === null ? null : choices.data?.[vocabulary]?.find((c) => c.value === value)?.label ?? value);
+  const needle = filter.trim().toLowerCase();
+  const rows = needle
+    ? all.filter((i) => [i.name, i.description, i.link_peer?.device ?? '', ...(addressesOf.get(i.id) ?? []).map((a) => a.address)].some((t) => t.toLowerCase().includes(needle)))
+    : all;
+
+  return (
+    <div className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <label className="flex items-center gap-2 text-sm">
+          <span className="text-slate-600">Filter</span>
+          <input type="search" className={`${inputClass} w-64`} placeholder="Name, address, far device…" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        </label>
+        <span className="text-sm text-slate-600">
+          {rows.length === all.length ? `${all.length} interfaces` : `${rows.length} of ${all.length} interfaces`}
+          {ifaces.data!.count > all.length ? ` (the first ${all.length} of ${ifaces.data!.count})` : ''}
+        </span>
+      </div>
+      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
+        <table className="w-full text-sm" aria-label="Interfaces">
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr>
+              <th className="px-3 py-2">Name</th>
+              <th className="px-3 py-2">Type</th>
+              <th className="px-3 py-2">Enabled</th>
+              <th className="px-3 py-2">802.1Q mode and VLANs</th>
+              <th className="px-3 py-2">Addresses</th>
+              <th className="px-3 py-2">Cable and far end</th>
+              <th className="px-3 py-2">Description</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((i) => (
+              <tr key={i.id} className="border-t border-slate-100 align-top" data-interface={i.name}>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
+                    {i.name}
+                  </Link>
+                  {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null}
+                </td>
+                <td className="px-3 py-2">{label('interface_types', i.type)}</td>
+                <td className="px-3 py-2">{i.enabled ? <span className="text-green-700">Yes</span> : <span className="text-slate-500">No</span>}</td>
+                <td className="px-3 py-2">
+                  {i.mode ? <div>{label('interface_modes', i.mode)}</div> : <span className="text-slate-400">—</span>}
+                  {i.untagged_vlan ? (
+                    <div>
+                      Untagged:{' '}
+                      <Link to={paths.detail('ipam.vlan', i.untagged_vlan.id)} className="text-sky-700 hover:underline">
+                        {i.untagged_vlan.display}
+                      </Link>
+                    </div>
+                  ) : null}
+                  {i.tagged_vlans.length ? (
+                    <div>
+                      Tagged:{' '}
+                      {i.tagged_vlans.map((v, n) => (
+                        <span key={v.id}>
+                          {n ? ', ' : ''}
+                          <Link to={paths.detail('ipam.vlan', v.id)} className="text-sky-700 hover:underline">
+                            {v.display}
+                          </Link>
+                        </span>
+                      ))}
+                    </div>
+                  ) : null}
+                </td>
+                <td className="px-3 py-2">
+                  {(addressesOf.get(i.id) ?? []).map((a) => (
+                    <div key={a.id}>
+                      <Link to={paths.detail('ipam.ipaddress', a.id)} className="font-mono text-sky-700 hover:underline">
+                        {a.address}
+                      </Link>
+                    </div>
+                  ))}
+                  {addresses.isLoading ? <span className="text-slate-400">…</span> : (addressesOf.get(i.id) ?? []).length ? null : <span className="text-slate-400">—</span>}
+                </td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  {i.link_peer ? (
+                    <span>
+                      <Link to={paths.detail('dcim.cable', i.link_peer.cable_id)} className="text-sky-700 hover:underline" aria-label={`Cable to ${i.link_peer.device} › ${i.link_peer.interface}`}>
+                        Cable
+                      </Link>{' '}
+                      to{' '}
+                      <Link to={paths.detail('dcim.device', i.link_peer.device_id)} className="text-sky-700 hover:underline">
+                        {i.link_peer.device}
+                      </Link>
+                      {' › '}
+                      <Link to={paths.detail('dcim.interface', i.link_peer.interface_id)} className="text-sky-700 hover:underline">
+                        {i.link_peer.interface}
+                      </Link>
+                    </span>
+                  ) : (
+                    <span className="text-slate-400">Not connected</span>
+                  )}
+                </td>
+                <td className="px-3 py-2">{i.description || <span className="text-slate-400">—</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
