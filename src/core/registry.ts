@@ -53,6 +53,12 @@ export interface FieldDef {
   max?: number;
   pattern?: RegExp;
   patternMessage?: string;
+  /**
+   * Text fields: turns an accepted spelling into the stored one (a MAC address in any notation into
+   * AA:BB:CC:00:11:22), or null when the text is not valid (answered with patternMessage). Applied to inputs and to
+   * exact list filters alike, so a filter matches whatever notation it is written in.
+   */
+  normalize?: (value: string) => string | null;
   /** Inline options for a `choice` field, or the name of a vocabulary of /api/dcim/choices/. */
   choices?: readonly ChoiceOption[];
   vocabulary?: string;

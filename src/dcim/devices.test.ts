@@ -145,3 +145,74 @@ describe('devices', () => {
     expect(mtu.json()).toHaveProperty('mtu');
   });
 });
+
+describe('interfaces: MAC addresses, LAGs, parents and VLAN scope', () => {
+  it('accepts a MAC address in the usual notations, stores one form and finds it in any', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const device = await createDevice(alice, b, 'mac-host');
+    for (const [i, typed] of ['aa:bb:cc:00:11:22', 'AA-BB-CC-00-11-23', 'aabb.cc00.1124', 'aabbcc001125'].entries()) {
+      const iface = await created(alice, '/api/interfaces/', { device: device.id, name: `eth${i}`, type: '1000base-t', mac_address: typed });
+      expect(iface.mac_address).toBe(`AA:BB:CC:00:11:2${2 + i}`);
+    }
+    const found = (await alice.get(`/api/interfaces/?mac_address=aabb.cc00.1122`)).json();
+    expect(found.results.map((r: { name: string }) => r.name)).toEqual(['eth0']);
+    const bad = await alice.post('/api/interfaces/', { device: device.id, name: 'eth9', type: '1000base-t', mac_address: 'aa:bb:cc:00:11' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().mac_address[0]).toMatch(/six hex pairs/);
+    expect((await alice.get('/api/interfaces/?mac_address=nope')).statusCode).toBe(400);
+  });
+
+  it('a LAG member and a sub-interface name interfaces of their own device, a LAG of type lag', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const sw = await createDevice(alice, b, 'lag-sw1');
+    const other = await createDevice(alice, b, 'lag-sw2');
+    const po1 = await created(alice, '/api/interfaces/', { device: sw.id, name: 'Port-Channel1', type: 'lag' });
+    const eth1 = await created(alice, '/api/interfaces/', { device: sw.id, name: 'Ethernet1', type: '10gbase-x-sfpp', lag: po1.id });
+    expect((eth1.lag as { display: string }).display).toBe('lag-sw1 › Port-Channel1');
+    const sub = await created(alice, '/api/interfaces/', { device: sw.id, name: 'Ethernet1.100', type: 'virtual', parent: eth1.id });
+    expect((sub.parent as { id: string }).id).toBe(eth1.id);
+
+    const foreign = await alice.post('/api/interfaces/', { device: other.id, name: 'Ethernet1', type: '10gbase-x-sfpp', lag: po1.id });
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().lag[0]).toMatch(/lag-sw1 › Port-Channel1 is on another device/);
+    const notLag = await alice.patch(`/api/interfaces/${sub.id}/`, { lag: eth1.id });
+    expect(notLag.json().lag[0]).toMatch(/is not a LAG/);
+    const ownParent = await alice.patch(`/api/interfaces/${eth1.id}/`, { parent: eth1.id });
+    expect(ownParent.json().parent[0]).toMatch(/its own parent/);
+    // Bulk calls keep the same rule.
+    const bulk = await alice.post('/api/interfaces/bulk-update/', { ids: [sub.id], fields: { lag: eth1.id } });
+    expect(bulk.statusCode).toBe(400);
+    // The form's picker offers the device's own LAGs only.
+    const offered = (await alice.get(`/api/interfaces/?sibling_of=${eth1.id}&type=lag`)).json();
+    expect(offered.results.map((r: { id: string }) => r.id)).toEqual([po1.id]);
+    // Deleting the LAG clears its members' lag.
+    expect((await alice.delete(`/api/interfaces/${po1.id}/`)).statusCode).toBe(204);
+    expect((await alice.get(`/api/interfaces/${eth1.id}/`)).json().lag).toBeNull();
+  });
+
+  it("tagged and untagged VLANs are global or of the device's site (or a VLAN group of it), else a 400 naming the VLAN", async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice);
+    const elsewhere = await inventoryBasics(alice);
+    const device = await createDevice(alice, b, 'vlan-host');
+    const iface = await created(alice, '/api/interfaces/', { device: device.id, name: 'Ethernet7', type: '1000base-t' });
+    const global = await created(alice, '/api/vlans/', { vid: 10, name: 'global-10' });
+    const local = await created(alice, '/api/vlans/', { vid: 20, name: 'local-20', site: b.site });
+    const group = await created(alice, '/api/vlan-groups/', { name: 'scope-grp', slug: 'scope-grp', site: b.site });
+    const grouped = await created(alice, '/api/vlans/', { vid: 30, name: 'grouped-30', group: group.id });
+    const foreign = await created(alice, '/api/vlans/', { vid: 40, name: 'foreign-40', site: elsewhere.site });
+    const ok = await alice.patch(`/api/interfaces/${iface.id}/`, { mode: 'tagged', untagged_vlan: global.id, tagged_vlans: [local.id, grouped.id] });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const refused = await alice.patch(`/api/interfaces/${iface.id}/`, { tagged_vlans: [local.id, foreign.id] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().tagged_vlans[0]).toMatch(/VLAN 40 \(foreign-40\) belongs to Site/);
+    const untagged = await alice.patch(`/api/interfaces/${iface.id}/`, { untagged_vlan: foreign.id });
+    expect(untagged.json()).toHaveProperty('untagged_vlan');
+    // Nothing changed.
+    const now = (await alice.get(`/api/interfaces/${iface.id}/`)).json();
+    expect(now.tagged_vlans.map((v: { id: string }) => v.id).sort()).toEqual([local.id, grouped.id].sort());
+    expect(now.untagged_vlan.id).toBe(global.id);
+  });
+});

@@ -46,4 +46,11 @@ const interfaceCabled: CustomFilter = (values, alias) => {
 };
 
 addListFilters('dcim.device', { region: deviceRegion, manufacturer: deviceManufacturer, has_primary_ip: hasPrimaryIp });
-addListFilters('dcim.interface', { cabled: interfaceCabled });
+/** Interfaces of the same device as the given one (a LAG or parent picker on an interface's form). */
+const interfaceSibling: CustomFilter = (values, alias) => {
+  const ids = values.filter((v) => isUuid(v)).map((v) => v.toLowerCase());
+  if (ids.length !== values.length) return { error: 'Expected an interface id.' };
+  return sql`${sql.ref(`${alias}.device_id`)} IN (SELECT s.device_id FROM interfaces s WHERE s.id = ANY(${ids}::uuid[])) AND NOT ${sql.ref(`${alias}.id`)} = ANY(${ids}::uuid[])`;
+};
+
+addListFilters('dcim.interface', { cabled: interfaceCabled, sibling_of: interfaceSibling });

@@ -7,8 +7,9 @@ import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices,
 import { checkPrimaryIps, checkVlanMode, clearPrimaryAddresses, primaryAddressesOn } from '../ipam/service.ts';
 import './choices.ts';
 import './filters.ts';
+import { MAC_MESSAGE, normalizeMac } from './mac.ts';
+import { checkInterfaceRelations } from './interface-rules.ts';
 
-const MAC_RE = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
 
 export const manufacturerModel = defineModel({
   name: 'dcim.manufacturer',
@@ -205,12 +206,14 @@ export const interfaceModel = defineModel({
     enabled: { kind: 'boolean', default: true },
     mgmt_only: { kind: 'boolean', label: 'Management only' },
     mtu: { kind: 'integer', nullable: true, min: 1, max: 65536, label: 'MTU' },
-    mac_address: { kind: 'string', nullable: true, maxLength: 17, pattern: MAC_RE, patternMessage: 'Enter a MAC address as six hex pairs separated by colons.', label: 'MAC address' },
+    mac_address: { kind: 'string', nullable: true, maxLength: 17, normalize: normalizeMac, patternMessage: MAC_MESSAGE, label: 'MAC address' },
     description: { kind: 'string', maxLength: 200, default: '' },
     speed: { kind: 'integer', nullable: true, min: 0, max: 2_000_000_000, label: 'Speed (kbps)', help: 'Common values in the speeds vocabulary.' },
     duplex: { kind: 'choice', vocabulary: 'duplex', nullable: true },
     poe_mode: { kind: 'choice', vocabulary: 'poe_modes', nullable: true, label: 'PoE mode' },
     poe_type: { kind: 'choice', vocabulary: 'poe_types', nullable: true, label: 'PoE type' },
+    lag: { kind: 'fk', target: 'dcim.interface', label: 'LAG', nullable: true, onDelete: 'set_null', help: 'The LAG (an interface of type lag on the same device) this port is a member of.', pickerFilters: { sibling_of: '$self', type: 'lag' } },
+    parent: { kind: 'fk', target: 'dcim.interface', label: 'Parent interface', nullable: true, onDelete: 'set_null', help: 'For a sub-interface: its physical interface on the same device.', pickerFilters: { sibling_of: '$self' } },
     mode: { kind: 'choice', vocabulary: 'interface_modes', nullable: true, label: '802.1Q mode' },
     // Columns added by migration 0003 (IPAM). Mode rule in ipam/service.ts checkVlanMode.
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },
@@ -225,6 +228,7 @@ export const interfaceModel = defineModel({
   hooks: {
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
+      await checkInterfaceRelations(tx, input, existing);
       if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },
     async beforeDelete({ tx, ctx, row }) {

@@ -4,8 +4,8 @@ import { defineModel } from '../core/registry.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import { primaryIpField } from '../dcim/service.ts';
+import { MAC_MESSAGE, normalizeMac } from '../dcim/mac.ts';
 
-const MAC_RE = /^[0-9A-Fa-f]{2}([:-][0-9A-Fa-f]{2}){5}$/;
 
 export const clusterModel = defineModel({
   name: 'virtualization.cluster',
@@ -84,7 +84,7 @@ export const vmInterfaceModel = defineModel({
     name: { kind: 'string', maxLength: 64 },
     enabled: { kind: 'boolean', default: true },
     mtu: { kind: 'integer', label: 'MTU', nullable: true, min: 1, max: 65536 },
-    mac_address: { kind: 'string', label: 'MAC address', maxLength: 17, nullable: true, pattern: MAC_RE, patternMessage: 'Enter a MAC address like 00:1a:2b:3c:4d:5e.' },
+    mac_address: { kind: 'string', label: 'MAC address', maxLength: 17, nullable: true, normalize: normalizeMac, patternMessage: MAC_MESSAGE },
     description: { kind: 'string', maxLength: 200, default: '' },
     mode: { kind: 'choice', label: '802.1Q mode', vocabulary: 'interface_modes', nullable: true },
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },

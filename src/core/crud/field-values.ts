@@ -80,11 +80,17 @@ export function checkFieldValue(key: string, field: FieldDef, value: unknown): C
         }
         if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) return bad('Enter a valid URL starting with http:// or https://.');
       }
-      if (field.pattern && !field.pattern.test(value)) return bad(field.patternMessage ?? `Does not match the required pattern ${field.pattern.source}.`);
-      if (field.kind !== 'text' && (field.required ?? !field.nullable) && field.default === undefined && value.trim() === '' && field.kind !== 'url') {
+      let text: string = value;
+      if (field.normalize && text !== '') {
+        const normal = field.normalize(text);
+        if (normal === null) return bad(field.patternMessage ?? 'Not a valid value.');
+        text = normal;
+      }
+      if (field.pattern && !field.pattern.test(text)) return bad(field.patternMessage ?? `Does not match the required pattern ${field.pattern.source}.`);
+      if (field.kind !== 'text' && (field.required ?? !field.nullable) && field.default === undefined && text.trim() === '' && field.kind !== 'url') {
         return bad('This field may not be blank.');
       }
-      return ok(value);
+      return ok(text);
     }
     case 'integer': {
       if (typeof value !== 'number' || !Number.isInteger(value)) return bad('A valid integer is required.');

@@ -102,6 +102,10 @@ function parseFilterValue(key: string, field: FieldDef, text: string, lookup: Lo
     case 'uuid':
       return isUuid(text) ? { value: text.toLowerCase() } : { error: `"${text}" is not a valid id.` };
     default:
+      if (field.normalize && (lookup === 'exact' || lookup === 'n')) {
+        const normal = field.normalize(text);
+        return normal === null ? { error: `"${text.slice(0, 60)}": ${field.patternMessage ?? 'not a valid value.'}` } : { value: normal };
+      }
       return { value: text };
   }
 }

@@ -1,4 +1,4 @@
-// The Interfaces tab of a device: every interface in natural order with its type, state, 802.1Q mode and VLANs,
+// The Interfaces tab of a device: every interface in natural order with its type, state, LAG, 802.1Q mode and VLANs,
 // its addresses, and what its cable reaches (the far device › interface, both links). Two list calls for the
 // whole device (interfaces, then the addresses on them), whatever its port count; a filter narrows the rows.
 import { useMemo, useState } from 'react';
@@ -26,6 +26,8 @@ interface Iface extends ApiObject {
   enabled: boolean;
   mgmt_only: boolean;
   mode: string | null;
+  lag: Brief | null;
+  parent: Brief | null;
   untagged_vlan: Brief | null;
   tagged_vlans: Brief[];
   description: string;
@@ -85,6 +87,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
               <th className="px-3 py-2">Name</th>
               <th className="px-3 py-2">Type</th>
               <th className="px-3 py-2">Enabled</th>
+              <th className="px-3 py-2">LAG</th>
               <th className="px-3 py-2">802.1Q mode and VLANs</th>
               <th className="px-3 py-2">Addresses</th>
               <th className="px-3 py-2">Cable and far end</th>
@@ -99,9 +102,19 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                     {i.name}
                   </Link>
                   {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null}
+                  {i.parent ? <div className="text-xs text-slate-500">on {String(i.parent.name ?? i.parent.display)}</div> : null}
                 </td>
                 <td className="px-3 py-2">{label('interface_types', i.type)}</td>
                 <td className="px-3 py-2">{i.enabled ? <span className="text-green-700">Yes</span> : <span className="text-slate-500">No</span>}</td>
+                <td className="px-3 py-2 whitespace-nowrap">
+                  {i.lag ? (
+                    <Link to={paths.detail('dcim.interface', i.lag.id)} className="text-sky-700 hover:underline">
+                      {String(i.lag.name ?? i.lag.display)}
+                    </Link>
+                  ) : (
+                    <span className="text-slate-400">—</span>
+                  )}
+                </td>
                 <td className="px-3 py-2">
                   {i.mode ? <div>{label('interface_modes', i.mode)}</div> : <span className="text-slate-400">—</span>}
                   {i.untagged_vlan ? (
