@@ -124,6 +124,24 @@ describe('demo data', () => {
     expect(pairs.size).toBe(cables.length);
   });
 
+  it('gives every leaf a LAG of two members of the same leaf, trunking its site\'s VLANs', async () => {
+    const admin = h.as('admin');
+    const leaves = (await admin.get('/api/devices/?role=leaf&limit=1000')).json().results as Obj[];
+    expect(leaves.length).toBeGreaterThan(0);
+    const lags = await all(admin, '/api/interfaces/?type=lag');
+    expect(lags.length).toBe(leaves.length);
+    const siteVlans = new Map<string, number>();
+    for (const v of await all(admin, '/api/vlans/')) siteVlans.set(id(v.site), (siteVlans.get(id(v.site)) ?? 0) + 1);
+    for (const lag of lags) {
+      const leaf = leaves.find((d) => d.id === id(lag.device))!;
+      expect(lag.mode).toBe('tagged');
+      expect(lag.untagged_vlan).not.toBeNull();
+      expect((lag.tagged_vlans as Obj[]).length).toBe(siteVlans.get(id(leaf.site))! - 1);
+      const members = (await admin.get(`/api/interfaces/?lag_id=${lag.id}`)).json().results as Obj[];
+      expect(members.map((m) => id(m.device))).toEqual([leaf.id, leaf.id]);
+    }
+  });
+
   it('produces rows the API accepts back unchanged', async () => {
     const admin = h.as('admin');
     const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;

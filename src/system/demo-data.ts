@@ -3,7 +3,8 @@
 // What it builds (per site of 40 devices): 4 spines, 2 border routers, 2 firewalls and 32 leaves, every leaf
 // and border cabled to every spine, one loopback address per device as its primary IPv4 (on the device's own
 // loopback interface), eBGP sessions over loopbacks on both ends of every leaf-spine and border-spine link,
-// four site VLANs with their prefixes, and a handful of tenant-wide catalogs (regions, manufacturers,
+// four site VLANs with their prefixes, a server LAG per leaf (two access ports bundled, trunking the site's
+// VLANs), and a handful of tenant-wide catalogs (regions, manufacturers,
 // platforms, roles, device types with interface templates, VRFs, route targets, custom fields, config contexts).
 //
 // Determinism: every name, address, flag and serial comes from a plan (`planDemoNetwork`) drawn from a seeded
@@ -168,6 +169,8 @@ interface DeviceTypeSpec {
   /** Leaves and borders: the ports towards spine 1..4. Spines: the ports towards leaf 1..32, then border 1..2. */
   fabricPorts: string[];
   loopback: string;
+  /** Leaves: a server-facing LAG, bundling the first two access ports and trunking the site's VLANs. */
+  lag?: { name: string; members: string[] };
 }
 
 function ports(names: string[], type: string): TemplateSpec[] {
@@ -185,7 +188,9 @@ function deviceType(key: string, manufacturer: ManufacturerKey, model: string, p
   fabricType: string;
   mgmt: string;
   loopback: string;
+  lag?: string;
 }): DeviceTypeSpec {
+  const lag = parts.lag && parts.access ? { name: parts.lag, members: parts.access.slice(0, 2).map((p) => p.name) } : undefined;
   return {
     key,
     manufacturer,
@@ -198,9 +203,11 @@ function deviceType(key: string, manufacturer: ManufacturerKey, model: string, p
       ...ports(parts.fabric, parts.fabricType),
       { name: parts.mgmt, type: '1000base-t', mgmtOnly: true },
       { name: parts.loopback, type: 'loopback' },
+      ...(lag ? [{ name: lag.name, type: 'lag' }] : []),
     ],
     fabricPorts: parts.fabric,
     loopback: parts.loopback,
+    lag,
   };
 }
 
@@ -208,13 +215,13 @@ const Q28 = '100gbase-x-qsfp28';
 const S28 = '25gbase-x-sfp28';
 const DEVICE_TYPES: readonly DeviceTypeSpec[] = [
   deviceType('arista-dcs-7050sx3-48yc8', 'arista', 'DCS-7050SX3-48YC8', 'DCS-7050SX3-48YC8-R', 1, {
-    access: ports(seq(1, 24, (n) => `Ethernet${n}`), S28), fabric: seq(49, 52, (n) => `Ethernet${n}/1`), fabricType: Q28, mgmt: 'Management1', loopback: 'Loopback0',
+    access: ports(seq(1, 24, (n) => `Ethernet${n}`), S28), fabric: seq(49, 52, (n) => `Ethernet${n}/1`), fabricType: Q28, mgmt: 'Management1', loopback: 'Loopback0', lag: 'Port-Channel1',
   }),
   deviceType('arista-dcs-7280cr3-32p4', 'arista', 'DCS-7280CR3-32P4', 'DCS-7280CR3-32P4-R', 1, {
     fabric: seq(1, 36, (n) => `Ethernet${n}/1`), fabricType: Q28, mgmt: 'Management1', loopback: 'Loopback0',
   }),
   deviceType('cisco-n9k-c93180yc-fx', 'cisco', 'Nexus 93180YC-FX', 'N9K-C93180YC-FX', 1, {
-    access: ports(seq(1, 24, (n) => `Ethernet1/${n}`), S28), fabric: seq(49, 52, (n) => `Ethernet1/${n}`), fabricType: Q28, mgmt: 'mgmt0', loopback: 'loopback0',
+    access: ports(seq(1, 24, (n) => `Ethernet1/${n}`), S28), fabric: seq(49, 52, (n) => `Ethernet1/${n}`), fabricType: Q28, mgmt: 'mgmt0', loopback: 'loopback0', lag: 'port-channel1',
   }),
   deviceType('cisco-n9k-c9336c-fx2', 'cisco', 'Nexus 9336C-FX2', 'N9K-C9336C-FX2', 1, {
     fabric: seq(1, 36, (n) => `Ethernet1/${n}`), fabricType: Q28, mgmt: 'mgmt0', loopback: 'loopback0',
@@ -223,7 +230,7 @@ const DEVICE_TYPES: readonly DeviceTypeSpec[] = [
     access: ports(seq(0, 7, (n) => `TenGigabitEthernet0/0/${n}`), '10gbase-x-sfpp'), fabric: seq(0, 3, (n) => `HundredGigE0/1/${n}`), fabricType: Q28, mgmt: 'GigabitEthernet0', loopback: 'Loopback0',
   }),
   deviceType('juniper-qfx5120-48y', 'juniper', 'QFX5120-48Y', 'QFX5120-48Y-AFO', 1, {
-    access: ports(seq(0, 23, (n) => `et-0/0/${n}`), S28), fabric: seq(48, 51, (n) => `et-0/0/${n}`), fabricType: Q28, mgmt: 'em0', loopback: 'lo0',
+    access: ports(seq(0, 23, (n) => `et-0/0/${n}`), S28), fabric: seq(48, 51, (n) => `et-0/0/${n}`), fabricType: Q28, mgmt: 'em0', loopback: 'lo0', lag: 'ae0',
   }),
   deviceType('juniper-qfx5210-64c', 'juniper', 'QFX5210-64C', 'QFX5210-64C-AFO', 2, {
     fabric: seq(0, 35, (n) => `et-0/0/${n}`), fabricType: Q28, mgmt: 'em0', loopback: 'lo0',
@@ -232,7 +239,7 @@ const DEVICE_TYPES: readonly DeviceTypeSpec[] = [
     access: ports(seq(0, 7, (n) => `xe-0/1/${n}`), '10gbase-x-sfpp'), fabric: seq(0, 3, (n) => `et-0/0/${n}`), fabricType: Q28, mgmt: 'fxp0', loopback: 'lo0',
   }),
   deviceType('nvidia-sn2410', 'nvidia', 'SN2410', 'MSN2410-CB2F', 1, {
-    access: ports(seq(1, 24, (n) => `swp${n}`), S28), fabric: seq(49, 52, (n) => `swp${n}`), fabricType: Q28, mgmt: 'eth0', loopback: 'lo',
+    access: ports(seq(1, 24, (n) => `swp${n}`), S28), fabric: seq(49, 52, (n) => `swp${n}`), fabricType: Q28, mgmt: 'eth0', loopback: 'lo', lag: 'bond0',
   }),
   deviceType('nvidia-sn4600c', 'nvidia', 'SN4600C', 'MSN4600-CS2FC', 2, {
     fabric: seq(1, 36, (n) => `swp${n}`), fabricType: Q28, mgmt: 'eth0', loopback: 'lo',
@@ -733,6 +740,25 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   }
   await pending;
   w.report('interfaces', ifaceTotal);
+
+  // --- LAGs: on each leaf the first two access ports join its LAG, which trunks the site's VLANs (the first
+  // untagged), as a server bond would. Set-based: one statement each, whatever the number of leaves.
+  w.begin();
+  const lagTypes = DEVICE_TYPES.filter((t) => t.lag);
+  const members = lagTypes.flatMap((t) => t.lag!.members.map((m) => ({ type: typeId.get(t.key)!, lag: t.lag!.name, member: m })));
+  const { numAffectedRows: bundled } = await sql`UPDATE interfaces m SET lag_id = l.id
+    FROM unnest(${members.map((x) => x.type)}::uuid[], ${members.map((x) => x.lag)}::text[], ${members.map((x) => x.member)}::text[]) AS x(type_id, lag, member),
+      devices d, interfaces l
+    WHERE ${inTenant(tenantId, 'd')} AND d.device_type_id = x.type_id AND l.device_id = d.id AND l.name = x.lag
+      AND m.device_id = d.id AND m.name = x.member`.execute(tx);
+  await sql`UPDATE interfaces l SET mode = 'tagged', untagged_vlan_id = (
+      SELECT v.id FROM vlans v JOIN devices d ON d.site_id = v.site_id WHERE d.id = l.device_id ORDER BY v.vid LIMIT 1)
+    WHERE ${inTenant(tenantId, 'l')} AND l.type = 'lag'`.execute(tx);
+  const { numAffectedRows: trunked } = await sql`INSERT INTO interface_tagged_vlans (interface_id, vlan_id)
+    SELECT l.id, v.id FROM interfaces l JOIN devices d ON d.id = l.device_id JOIN vlans v ON v.site_id = d.site_id
+    WHERE ${inTenant(tenantId, 'l')} AND l.type = 'lag'
+      AND v.id IS DISTINCT FROM l.untagged_vlan_id`.execute(tx);
+  w.report('LAG members and tagged VLANs', Number(bundled ?? 0) + Number(trunked ?? 0));
 
   // --- one loopback address per device (the primary IPv4 the devices already point at), on its loopback.
   w.begin();
