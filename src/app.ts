@@ -91,6 +91,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Behind a TLS proxy (CAIRN_TRUST_PROXY=1), take the scheme and client address from X-Forwarded-* so session
     // cookies are marked Secure.
     trustProxy: process.env.CAIRN_TRUST_PROXY === '1' || process.env.CAIRN_TRUST_PROXY === 'true',
+    // Fastify's own closing answer is a 503 without Retry-After; the hook below answers it with one.
+    return503OnClosing: false,
     schemaController: {
       compilersFactory: {
         // Bodies are never coerced ("5" is not 5); query strings and params are.
@@ -145,6 +147,16 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Before any route is added: the guard attaches itself to each one.
   registerControlCharacterGuard(app);
   await app.register(fastifyCookie);
+
+  // While the process stops (a restart, an upgrade's stop step), requests still arriving on open connections are
+  // told to come back: 503 + Retry-After, the answer clients wait out, never a bare 503.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (closing) return reply.code(503).header('Retry-After', '5').header('connection', 'close').send({ detail: 'Cairn is restarting. Try again shortly.' });
+  });
 
   // Maintenance holds every request except health with 503 + Retry-After.
   app.addHook('onRequest', async (req, reply) => {
