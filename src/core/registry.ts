@@ -158,7 +158,7 @@ export interface ModelDef {
   /**
    * Relations whose object the display text starts with, the first one set (`ams1-leaf1 › Ethernet1`): for
    * objects whose own name repeats from parent to parent (interfaces, ports, sessions). Followed through the
-   * parent's own display parent.
+   * parent's own display parent. A model whose displayField is 'id' is shown as its parent alone.
    */
   displayParent?: string[];
   searchFields: string[];

@@ -93,6 +93,7 @@ export const checkAssignmentModel = defineModel({
   label: 'check assignment',
   tenantScoped: true,
   displayField: 'id',
+  displayParent: ['ip_address'],
   fields: {
     template: { kind: 'fk', target: 'monitoring.checktemplate', onDelete: 'cascade' },
     ip_address: { kind: 'fk', target: 'ipam.ipaddress', onDelete: 'cascade', label: 'IP address' },

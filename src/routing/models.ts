@@ -603,6 +603,7 @@ export const ospfInterfaceModel = defineModel({
   label: 'OSPF interface',
   tenantScoped: true,
   displayField: 'id',
+  displayParent: ['interface', 'vm_interface'],
   fields: {
     instance: { kind: 'fk', target: 'routing.ospfinstance', label: 'OSPF instance', onDelete: 'cascade' },
     area: { kind: 'fk', target: 'routing.ospfarea', onDelete: 'cascade' },
@@ -677,6 +678,7 @@ export const isisInterfaceModel = defineModel({
   label: 'IS-IS interface',
   tenantScoped: true,
   displayField: 'id',
+  displayParent: ['interface', 'vm_interface'],
   fields: {
     instance: { kind: 'fk', target: 'routing.isisinstance', label: 'IS-IS instance', onDelete: 'cascade' },
     interface: interfaceRef,
@@ -719,6 +721,7 @@ export const vtepModel = defineModel({
   label: 'VTEP',
   tenantScoped: true,
   displayField: 'id',
+  displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade', unique: true, help: 'One VTEP per device.' },
     source_interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'set_null', help: 'Usually a loopback.' },

@@ -276,6 +276,8 @@ describe('static routes, OSPF, IS-IS, VTEPs', () => {
     expect(stubBackbone.statusCode).toBe(400);
     const oi = await created(alice, '/api/routing/ospf-interfaces/', { instance: ospf.id, area: area.id, interface: iface.id, cost: 10, network_type: 'point-to-point' });
     expect(oi).toMatchObject({ cost: 10, passive: null });
+    // No name of its own: shown as the interface it runs on (device › interface), never as its id.
+    expect(oi.display).toBe(`${String(dev.name)} › ${String(iface.name)}`);
     const noKeychain = await alice.post('/api/routing/ospf-interfaces/', { instance: ospf.id, area: area.id, interface: iface.id, authentication: 'message-digest' });
     expect(noKeychain.json()).toHaveProperty('keychain');
 

@@ -57,7 +57,8 @@ export async function displaysOf(db: Kysely<DB>, ctx: RequestContext | null, mod
   }
   for (const [id, parent] of parentOf) {
     const shown = parentDisplays.get(parent.id);
-    if (shown !== undefined) out.set(id, `${shown}${DISPLAY_SEPARATOR}${out.get(id)!}`);
+    // A model without a name of its own (an OSPF interface, a VTEP) is shown as its parent: never as its id.
+    if (shown !== undefined) out.set(id, model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${out.get(id)!}`);
   }
   return out;
 }
