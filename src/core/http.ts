@@ -47,7 +47,7 @@ export const answeredAsBuilt = {
 /**
  * Route options of the generic model routes (src/core/crud/routes.ts) alone: their bodies and list filters are
  * checked by the registry's validator, which names fields and reasons in the model's words. Every other route
- * is checked by Fastify against its TypeBox schema (test/route-validation.test.ts keeps it so).
+ * is checked by Fastify against its TypeBox schema (test/one-path.test.ts, "one validator", keeps it so).
  */
 export const registryValidated = {
   validatorCompiler: () => () => true,
