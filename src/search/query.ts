@@ -123,10 +123,15 @@ const IDENTITY_FIELDS = ['name', 'slug', 'serial', 'asset_tag', 'dns_name', 'lab
  * narrower than the gap between an exact match (1) and a prefix match (at most 0.9), so it orders equal matches
  * only: searching a device's exact name lists the device before a BGP session that names it.
  */
+let displayKeys: { principal: string[]; others: string[] } | null = null;
 function fieldWeight(): RawBuilder<unknown> {
-  const display = (names: string[]) => searchableModels().filter((s) => names.includes(s.model.name)).map((s) => `${s.model.name}:${s.model.displayField}`);
-  const principal = display(PRINCIPAL_MODELS);
-  const others = display(searchableModels().map((s) => s.model.name).filter((n) => !PRINCIPAL_MODELS.includes(n)));
+  // The registry is fixed once the models are loaded: the `model:field` lists are built on the first search.
+  if (!displayKeys) {
+    const key = (s: SearchableModel) => `${s.model.name}:${s.model.displayField}`;
+    const all = searchableModels();
+    displayKeys = { principal: all.filter((s) => PRINCIPAL_MODELS.includes(s.model.name)).map(key), others: all.filter((s) => !PRINCIPAL_MODELS.includes(s.model.name)).map(key) };
+  }
+  const { principal, others } = displayKeys;
   return sql`(CASE WHEN (u.object_type || ':' || u.field) = ANY(${principal}::text[]) THEN 1.0
     WHEN (u.object_type || ':' || u.field) = ANY(${others}::text[]) THEN 0.99
     WHEN u.field = ANY(${IDENTITY_FIELDS}::text[]) THEN 0.98

@@ -2,15 +2,10 @@
 // available-prefixes with a length); each opens what it created. A full prefix answers 409 with a message that
 // names the prefix and what was asked, shown as it is.
 import { useState } from 'react';
-import { useNavigate } from '@tanstack/react-router';
-import { useQueryClient } from '@tanstack/react-query';
-import { post } from '../../api/client.ts';
-import type { ApiObject } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/paths.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
-import { errorMessage } from '../../components/states.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
+import { useAllocate } from './useAllocate.ts';
 
 function maskOf(prefix: unknown): { length: number; max: number } {
   const text = String(prefix);
@@ -18,27 +13,13 @@ function maskOf(prefix: unknown): { length: number; max: number } {
 }
 
 export default function PrefixActions({ model, object }: DetailTabProps) {
-  const navigate = useNavigate();
-  const queries = useQueryClient();
   const mask = maskOf(object.prefix);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, allocate: allocateAt } = useAllocate();
   const [carving, setCarving] = useState(false);
   const [length, setLength] = useState(String(Math.min(mask.max, mask.length + (mask.max === 32 ? 2 : 16))));
 
   async function allocate(kind: 'available-ips' | 'available-prefixes', body: Record<string, unknown>, target: string) {
-    setBusy(true);
-    setError(null);
-    try {
-      const created = await post<ApiObject>(`${model.path}${object.id}/${kind}/`, body);
-      await queries.invalidateQueries();
-      setCarving(false);
-      await navigate({ to: paths.detail(target, created.id) });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    if (await allocateAt(`${model.path}${object.id}/${kind}/`, body, target)) setCarving(false);
   }
 
   const carveLength = Number(length);

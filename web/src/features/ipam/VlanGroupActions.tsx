@@ -1,37 +1,18 @@
 // A VLAN group's allocation button: "Next free VLAN" asks for a name and creates the VLAN on the group's first
 // free VID (POST available-vlans), then opens it; a full group's 409 is shown as it is.
 import { useState } from 'react';
-import { useNavigate } from '@tanstack/react-router';
-import { useQueryClient } from '@tanstack/react-query';
-import { post } from '../../api/client.ts';
-import type { ApiObject } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { paths } from '../../app/paths.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
-import { errorMessage } from '../../components/states.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
+import { useAllocate } from './useAllocate.ts';
 
 export default function VlanGroupActions({ model, object }: DetailTabProps) {
-  const navigate = useNavigate();
-  const queries = useQueryClient();
   const [open, setOpen] = useState(false);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, allocate } = useAllocate();
   const create = async () => {
     if (name.trim() === '') return;
-    setBusy(true);
-    setError(null);
-    try {
-      const created = await post<ApiObject>(`${model.path}${object.id}/available-vlans/`, { name: name.trim() });
-      await queries.invalidateQueries();
-      setOpen(false);
-      await navigate({ to: paths.detail('ipam.vlan', created.id) });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    if (await allocate(`${model.path}${object.id}/available-vlans/`, { name: name.trim() }, 'ipam.vlan')) setOpen(false);
   };
   return (
     <>
