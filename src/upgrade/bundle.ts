@@ -127,6 +127,9 @@ function sourceLocationPlugin(sourceDir: string): import('esbuild').Plugin {
   };
 }
 
+// Spelled in pieces: sourceLocationPlugin rewrites that expression wherever it appears in this file's text too.
+const REQUIRE_BANNER = `import { createRequire as cairnCreateRequire } from 'node:module'; const require = cairnCreateRequire(${['import', 'meta', 'url'].join('.')});`;
+
 /** Compiles src/main.ts into one ESM file; returns the migrations that went into it. */
 async function compileServer(sourceDir: string, outfile: string): Promise<string[]> {
   const esbuild = await import('esbuild');
@@ -138,8 +141,12 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // npm packages stay in node_modules (PGlite's wasm, Redoc's bundle and pg-boss are read from there).
-    packages: 'external',
+    // npm packages are compiled in: a release that loaded them as thousands of files spent most of every
+    // process start (a CLI call, a web start, each upgrade step) resolving and reading modules. Those that read
+    // files of their own at run time stay in node_modules.
+    external: RUNTIME_FILE_PACKAGES,
+    // CommonJS packages compiled into an ES module still call require() for Node's built-ins.
+    banner: { js: REQUIRE_BANNER },
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
@@ -165,6 +172,14 @@ interface LockPackage {
 }
 
 /**
+ * Packages the compiled server loads from the release's node_modules rather than from its own file: PGlite reads
+ * its WebAssembly and data files next to its modules, Swagger UI serves its static folder, Redoc's bundle is sent
+ * as a file, and esbuild (only `cairn bundle` of a checkout needs it) is a native binary. pg-native is pg's
+ * optional native driver, never installed.
+ */
+const RUNTIME_FILE_PACKAGES = ['@electric-sql/pglite', '@fastify/swagger-ui', 'redoc', 'esbuild', 'pg-native'];
+
+/**
  * Packages the server uses only as prebuilt files it serves: these of their files are shipped and none of their
  * dependencies (Redoc's standalone bundle carries its own; its React, core-js and friends were 7,000 of the
  * release's 15,000 files, each unpacked and hashed on every upgrade).
@@ -183,9 +198,10 @@ function resolveInLock(packages: Record<string, LockPackage>, from: string, name
   }
 }
 
-/** The lockfile paths the server can load: the package's dependencies and theirs, asset-only packages not followed. */
+/** The lockfile paths the server can load: the packages left out of the compiled file and their dependencies, asset-only packages not followed. */
 function runtimePackages(packages: Record<string, LockPackage>): Set<string> {
   const root = packages[''] ?? {};
+  const shipped = (deps: Record<string, string> | undefined) => Object.fromEntries(Object.entries(deps ?? {}).filter(([name]) => RUNTIME_FILE_PACKAGES.includes(name)));
   const needed = new Set<string>();
   const visit = (from: string, deps: Record<string, string> | undefined, optional: boolean) => {
     for (const name of Object.keys(deps ?? {})) {
@@ -203,8 +219,8 @@ function runtimePackages(packages: Record<string, LockPackage>): Set<string> {
       visit(path, info.peerDependencies, true);
     }
   };
-  visit('', root.dependencies, false);
-  visit('', root.optionalDependencies, true);
+  visit('', shipped(root.dependencies), false);
+  visit('', shipped(root.optionalDependencies), true);
   return needed;
 }
 
@@ -217,7 +233,7 @@ async function productionModules(sourceDir: string): Promise<{ dir: string; hash
   const lockText = await readFile(join(sourceDir, 'package-lock.json'), 'utf8').catch(() => {
     throw new BundleError(`${join(sourceDir, 'package-lock.json')} is missing: a release ships exactly the locked dependencies`);
   });
-  const key = createHash('sha256').update(lockText).update(`${process.platform}-${process.arch}`).update(JSON.stringify(ASSET_ONLY_PACKAGES)).digest('hex').slice(0, 20);
+  const key = createHash('sha256').update(lockText).update(`${process.platform}-${process.arch}`).update(JSON.stringify([ASSET_ONLY_PACKAGES, RUNTIME_FILE_PACKAGES])).digest('hex').slice(0, 20);
   const cacheRoot = join(tmpdir(), 'cairn-bundle-modules');
   const entry = join(cacheRoot, key);
   const hashesFile = join(entry, 'hashes.json');
