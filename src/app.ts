@@ -19,6 +19,7 @@ import { allModels } from './core/registry.ts';
 import { registerHealthRoutes, healthSchema } from './system/health.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
+import { applyOperationContract } from './core/openapi-contract.ts';
 import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
@@ -187,6 +188,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       security: [{ tokenAuth: [] }, { cookieAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // operationIds and the error answers of every operation, for client generators.
+    transformObject: (documents) => ('openapiObject' in documents ? applyOperationContract(documents.openapiObject as Record<string, unknown>) : documents.swaggerObject) as never,
   });
   // Try-it-out from a signed-in browser: echo the session's CSRF cookie on writes. Built with new Function so
   // its source (which swagger-ui-initializer embeds as text) is plain browser JavaScript.

@@ -125,4 +125,58 @@ describe('API reference', () => {
     const schemas = (doc.components as { schemas: Record<string, unknown> }).schemas;
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['ExtrasTag', 'WritableExtrasTag', 'PatchedExtrasTag']));
   });
+
+  it('names every operation once, in a stable NetBox-like form, and documents its answers and errors', async () => {
+    const doc = await schemaDocument();
+    type Op = { operationId?: string; security?: unknown[]; deprecated?: boolean; responses: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> };
+    const ops: Array<{ key: string; op: Op; path: string }> = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Op>>)) {
+      for (const [method, op] of Object.entries(item)) ops.push({ key: `${method.toUpperCase()} ${path}`, op, path });
+    }
+    const ids = ops.map((o) => o.op.operationId);
+    expect(ids.filter((id) => !id || !/^[a-z][a-z0-9_]*[a-z]$/.test(id))).toEqual([]);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    const idOf = (key: string) => ops.find((o) => o.key === key)?.op.operationId;
+    expect({
+      list: idOf('GET /api/devices/'),
+      retrieve: idOf('GET /api/devices/{id}/'),
+      create: idOf('POST /api/devices/'),
+      partial: idOf('PATCH /api/devices/{id}/'),
+      destroy: idOf('DELETE /api/devices/{id}/'),
+      bulk: idOf('POST /api/devices/bulk-update/'),
+      action: idOf('GET /api/prefixes/{id}/available-ips/'),
+    }).toEqual({
+      list: 'dcim_devices_list',
+      retrieve: 'dcim_devices_retrieve',
+      create: 'dcim_devices_create',
+      partial: 'dcim_devices_partial_update',
+      destroy: 'dcim_devices_destroy',
+      bulk: 'dcim_devices_bulk_update',
+      action: 'ipam_prefixes_available_ips_list',
+    });
+
+    // Every success answer that has a body says what it is.
+    const undocumented = ops.filter(({ op }) => {
+      const ok = Object.entries(op.responses).filter(([status]) => /^2\d\d$/.test(status) && status !== '204');
+      return ok.length > 0 && ok.some(([, r]) => !r.content || Object.values(r.content).some((c) => !c.schema));
+    });
+    expect(undocumented.map((o) => o.key)).toEqual([]);
+    expect(ops.filter(({ op }) => !Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).map((o) => o.key)).toEqual([]);
+
+    // The error envelope is one component, and each operation lists the errors it can answer.
+    const components = doc.components as { schemas: Record<string, unknown>; responses: Record<string, unknown> };
+    expect(components.schemas.Error).toBeDefined();
+    for (const { key, op, path } of ops) {
+      const open = Array.isArray(op.security) && op.security.length === 0;
+      const expected = [...(open ? [] : ['401', '403']), ...(path.includes('{') ? ['404'] : []), '503'];
+      // The route's own description of an error (health's 503) or the shared one.
+      for (const status of expected) expect(op.responses[status], `${key} ${status}`).toBeDefined();
+      for (const answer of Object.values(op.responses)) if (answer.$ref) expect(components.responses[answer.$ref.replace('#/components/responses/', '')], answer.$ref).toBeDefined();
+    }
+    expect(ops.find((o) => o.key === 'POST /api/devices/')!.op.responses['400']).toBeDefined();
+
+    // Kept for older clients, and marked so.
+    expect(ops.find((o) => o.key === 'POST /api/services/{id}/monitor/')!.op.deprecated).toBe(true);
+    expect(ops.filter((o) => o.op.deprecated).map((o) => o.key)).toEqual(['POST /api/services/{id}/monitor/']);
+  });
 });

@@ -8,7 +8,7 @@ import { allModels, fieldLabel, findModel } from './registry.ts';
 import { editableFields } from './crud/editable.ts';
 import { modelAllows } from './access.ts';
 import { forbidden, notFound } from './errors.ts';
-import { dbOf } from './http.ts';
+import { answeredAsBuilt, dbOf } from './http.ts';
 import { choiceOptions } from './crud/field-values.ts';
 
 export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'percent' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
@@ -103,7 +103,17 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       tags: ['core'],
       summary: 'Editable fields: the models you may change, or the write allow-list of one model',
       querystring: { type: 'object', properties: { model: { type: 'string', maxLength: 100, description: 'app.model or the bare model name' } }, additionalProperties: false },
+      response: {
+        200: {
+          description: 'Without `model`: {models: [...]}, the models you may change. With it: that model\'s editable fields.',
+          oneOf: [
+            { type: 'object', properties: { models: { type: 'array', items: { type: 'object', properties: { model: { type: 'string' }, slug: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' }, field_count: { type: 'integer' } } } } } },
+            { type: 'array', items: { type: 'object', additionalProperties: true } },
+          ],
+        },
+      },
     },
+    ...answeredAsBuilt,
     handler: async (req) => {
       const ctx = req.ctx;
       const ref = (req.query as { model?: string }).model;
@@ -127,7 +137,9 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       tags: ['core'],
       summary: 'The columns a list endpoint can show, with their kinds, and the custom fields of its model',
       querystring: { type: 'object', properties: { path: { type: 'string', maxLength: 300 } }, required: ['path'], additionalProperties: false },
+      response: { 200: { type: 'object', additionalProperties: true, description: 'The columns and custom fields of the list.' } },
     },
+    ...answeredAsBuilt,
     handler: async (req) => {
       const model = modelForList((req.query as { path: string }).path);
       if (!modelAllows(req.ctx, model, 'view')) throw forbidden(`You do not have permission to view ${model.labelPlural}.`);

@@ -2,6 +2,7 @@
 // served from the installed package (nothing from a CDN).
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { answeredAsBuilt } from './http.ts';
 import type { FastifyInstance } from 'fastify';
 
 const require = createRequire(import.meta.url);
@@ -16,7 +17,14 @@ export function registerDocsRoutes(app: FastifyInstance): void {
 
   app.get('/api/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/api/docs/'));
 
-  app.get('/api/schema/', { schema: { tags: ['system'], summary: 'The OpenAPI 3 document (YAML) of the running API' } }, async (_req, reply) => {
+  app.get('/api/schema/', {
+    schema: {
+      tags: ['system'],
+      summary: 'The OpenAPI 3 document (YAML) of the running API',
+      response: { 200: { description: 'The document, as YAML.', content: { 'application/yaml': { schema: { type: 'string' } } } } },
+    },
+    ...answeredAsBuilt,
+  }, async (_req, reply) => {
     reply.type('application/yaml; charset=utf-8');
     return app.swagger({ yaml: true });
   });

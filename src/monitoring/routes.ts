@@ -32,6 +32,8 @@ export function registerMonitoringRoutes(app: FastifyInstance): void {
     schema: {
       tags: ['monitoring'],
       summary: 'Monitor a service (kept for older clients): sets monitored and reconciles its checks',
+      description: 'Deprecated: PATCH the service with {"monitored": true} instead.',
+      deprecated: true,
       params: idParams,
       response: { 200: { type: 'object', properties: { monitored: { type: 'integer' }, ip: { type: ['string', 'null'] } } } },
     },

@@ -62,7 +62,13 @@ const meSchema = {
 
 export function registerAuthRoutes(app: FastifyInstance): void {
   app.post('/api/auth/login/', {
-    schema: { tags: ['auth'], summary: 'Sign in (sets the session cookie)', security: [], body: LoginBody },
+    schema: {
+      tags: ['auth'],
+      summary: 'Sign in (sets the session cookie)',
+      security: [],
+      body: LoginBody,
+      response: { 200: { type: 'object', properties: { detail: { type: 'string' }, csrf_token: { type: 'string', description: 'Send it back as X-CSRF-Token on writes made with the session cookie.' } } } },
+    },
     handler: async (req, reply) => {
       const { username, password } = req.body as { username: string; password: string };
       const db = dbOf(req);
@@ -78,7 +84,7 @@ export function registerAuthRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/auth/logout/', {
-    schema: { tags: ['auth'], summary: 'Sign out (ends the session)' },
+    schema: { tags: ['auth'], summary: 'Sign out (ends the session)', response: { 204: { type: 'null', description: 'Signed out.' } } },
     handler: async (req, reply) => {
       const cookie = req.cookies[SESSION_COOKIE];
       if (cookie) await dbOf(req).deleteFrom('sessions').where('id', '=', sha256(cookie)).execute();
