@@ -141,17 +141,41 @@ function fieldWeight(): RawBuilder<unknown> {
 export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, origin: string): Promise<SearchResult[]> {
   if (req.types.length === 0) return [];
   const trgm = await trigramsAvailable(db);
+  // An address is matched as an address: similar-looking numbers (10.2.0.0/16 for 10.1.2.3) are noise.
+  const fuzzy = trgm && !req.address;
+  // Similarity (`%`) catches typos in longer words; for a few letters it only adds every word sharing a letter
+  // pair. It is also the costly part (a trigram recheck of every candidate), and a fragment people type usually
+  // occurs as it is: so substrings first, and typos only when those do not fill the page.
+  let rows = await matches(db, ctx, req, fuzzy, false);
+  if (fuzzy && req.q.length >= FUZZY_MIN_LENGTH && rows.length < req.limit) rows = await matches(db, ctx, req, true, true);
+  const shown = await parentQualified(db, ctx, rows);
+  return rows.map((r) => ({
+    object_type: r.object_type,
+    id: r.object_id,
+    display: shown.get(r.object_id) ?? r.display,
+    url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
+    matched_field: r.field,
+    score: Math.round(r.score * 1000) / 1000,
+  }));
+}
+
+interface Match {
+  object_id: string;
+  object_type: string;
+  display: string;
+  field: string;
+  score: number;
+}
+
+/** One SQL statement: the best-scoring matches, one per object, most relevant first. */
+async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, fuzzy: boolean, typos: boolean): Promise<Match[]> {
   // Every searchable model is tenant-scoped, so one model's fence is every model's fence.
   const fence = scopeCondition(ctx, req.types[0]!.model, 'si');
   const typeNames = req.types.map((s) => s.model.name);
   const norm = sql`cairn_search_norm(${req.q})`;
   const escaped = sql`replace(replace(replace(${norm}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
   const prefix = sql`(${escaped} || '%')`;
-  // An address is matched as an address: similar-looking numbers (10.2.0.0/16 for 10.1.2.3) are noise.
-  const fuzzy = trgm && !req.address;
-  // A prefix is also a substring, so one LIKE finds both on the trigram index. Similarity (`%`) catches typos
-  // in longer words; for a few letters it only adds every word sharing a letter pair, at the cost of a recheck.
-  const typos = fuzzy && req.q.length >= FUZZY_MIN_LENGTH;
+  // A prefix is also a substring, so one LIKE finds both on the trigram index.
   const textMatch: RawBuilder<unknown> = fuzzy
     ? sql`(si.norm LIKE ('%' || ${escaped} || '%')${typos ? sql` OR si.norm % ${norm}` : sql``})`
     : sql`si.norm LIKE ${prefix}`;
@@ -181,7 +205,7 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
     }
   }
   const candidates = req.limit * CANDIDATES_PER_RESULT;
-  const { rows } = await sql<{ object_id: string; object_type: string; display: string; field: string; score: number }>`
+  const { rows } = await sql<Match>`
     SELECT * FROM (
       SELECT DISTINCT ON (c.object_id) c.object_id, c.object_type, c.display, c.field, c.score
       FROM (SELECT u.object_id, u.object_type, u.display, u.field, u.score * ${fieldWeight()} AS score
@@ -190,15 +214,7 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
     ) best
     ORDER BY best.score DESC, length(best.display), best.display, best.object_id
     LIMIT ${req.limit}`.execute(db);
-  const shown = await parentQualified(db, ctx, rows);
-  return rows.map((r) => ({
-    object_type: r.object_type,
-    id: r.object_id,
-    display: shown.get(r.object_id) ?? r.display,
-    url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
-    matched_field: r.field,
-    score: Math.round(r.score * 1000) / 1000,
-  }));
+  return rows;
 }
 
 /**

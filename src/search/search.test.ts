@@ -52,6 +52,24 @@ describe('search', () => {
     expect((await find('alice', q('AT-55'))).find((x) => x.id === prefixed.id)?.matched_field).toBe('asset_tag');
   });
 
+  it('looks for typos only when substrings do not fill the page', async () => {
+    const ext = await extensionState(h.database.db);
+    for (let i = 0; i < 4; i++) await createDevice(h.as('alice'), b, `tyrell-node-${i}`);
+    const statements = async (query: string) => {
+      const before = h.database.queryCount();
+      const hits = await find('alice', query);
+      return { hits, queries: h.database.queryCount() - before };
+    };
+    // Four substring hits fill a page of four: one search statement, no similarity pass.
+    const filled = await statements(q('tyrell', '&types=dcim.device&limit=4'));
+    expect(filled.hits).toHaveLength(4);
+    // A page left short asks again with typos allowed: one statement more.
+    const short = await statements(q('tyrell', '&types=dcim.device&limit=5'));
+    expect(short.queries).toBe(filled.queries + (ext.pg_trgm ? 1 : 0));
+    // …which is what finds a misspelt name.
+    if (ext.pg_trgm) expect((await find('alice', q('tyrel-node-2', '&types=dcim.device'))).map((x) => x.display)).toContain('tyrell-node-2');
+  });
+
   it("an exact device name ranks above the same name on another model; an interface is shown with its device", async () => {
     // The interface exists first (an older id), so before field weights it won the tie with the device.
     const peer = await createDevice(h.as('alice'), b, 'peer-7');
