@@ -193,6 +193,52 @@ describe('GET /api/inventory/ansible/', () => {
     expect((await alice.get('/api/inventory/ansible/?kind=vm')).headers.etag).not.toBe(after.headers.etag);
   });
 
+  it('answers a current If-None-Match with one query, and stops once anything the document shows changed', async () => {
+    const revalidate = async (who: 'alice' | 'viewer', etag: string) => {
+      const before = h.database.queryCount();
+      const res = await h.app.inject({ method: 'GET', url: '/api/inventory/ansible/', headers: { authorization: `Token ${h.tokens[who]}`, 'if-none-match': etag } });
+      return { status: res.statusCode, etag: res.headers.etag as string, queries: h.database.queryCount() - before };
+    };
+    const current = async (who: 'alice' | 'viewer') => (await h.as(who).get('/api/inventory/ansible/')).headers.etag as string;
+    let etag = await current('alice');
+    // Built once: revalidating reads the data version, not the hosts.
+    const built = await h.as('alice').get('/api/inventory/ansible/');
+    const fresh = await revalidate('alice', etag);
+    expect(fresh).toMatchObject({ status: 304, etag });
+    const buildQueries = await (async () => {
+      const before = h.database.queryCount();
+      await h.as('alice').get('/api/inventory/ansible/?kind=device&kind=vm');
+      return h.database.queryCount() - before;
+    })();
+    expect(fresh.queries).toBe(1);
+    expect(buildQueries).toBeGreaterThan(3);
+    expect(built.headers.etag).toBe(etag);
+
+    // A bulk update deep in the data (a tag's description is not shown, a device's serial is).
+    const r1 = (await h.as('alice').get('/api/devices/?name=r1')).json().results[0].id as string;
+    expect((await h.as('alice').post('/api/devices/bulk-update/', { ids: [r1], fields: { serial: 'BULK-SERIAL-1' } })).statusCode).toBe(200);
+    const afterBulk = await revalidate('alice', etag);
+    expect(afterBulk.status).toBe(200);
+    etag = afterBulk.etag;
+    expect(await revalidate('alice', etag)).toMatchObject({ status: 304 });
+
+    // A write that rolls back (refused half-way) changes nothing, and says so.
+    // (the first row is written and logged, the second breaks the unique name: all or nothing).
+    const r2 = (await h.as('alice').get('/api/devices/?name=r2')).json().results[0].id as string;
+    const refused = await h.as('alice').patch('/api/devices/', [{ id: r1, serial: 'NEVER' }, { id: r2, name: 'r1' }]);
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect((await h.as('alice').get(`/api/devices/${r1}/`)).json().serial).toBe('BULK-SERIAL-1');
+    expect(await revalidate('alice', etag)).toMatchObject({ status: 304 });
+
+    // Another tenant's writes leave this tenant's inventory current.
+    await created(h.as('bob'), '/api/tags/', { name: 'beta-only-tag', slug: 'beta-only-tag' });
+    expect(await revalidate('alice', etag)).toMatchObject({ status: 304 });
+
+    // Each caller has their own document: the viewer's tag is not alice's.
+    const viewerTag = await current('viewer');
+    expect(await revalidate('viewer', viewerTag)).toMatchObject({ status: 304 });
+  });
+
   it('keeps tenants apart and shows only what the caller may view', async () => {
     const beta = await inventory(h.as('bob'));
     expect(Object.keys(beta._meta.hostvars)).toEqual(['beta-1']);

@@ -5,6 +5,7 @@ import { getModel } from '../core/registry.ts';
 import { unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
 import { buildAnsibleInventory, etagMatches, inventoryHost, type QueryValues } from './inventory.ts';
+import { inventoryKey, rememberedEtag, rememberEtag } from './inventory-etags.ts';
 
 const INVENTORY_DESCRIPTION = [
   'The standard Ansible dynamic-inventory document for the devices and virtual machines of the active tenant that the caller may view',
@@ -23,7 +24,7 @@ const INVENTORY_DESCRIPTION = [
   'cf_<name>=<value> (parsed by the field\'s type; for a boolean, false also matches hosts where the flag is unset). Unknown parameters are a 400.',
   '`routing=1` adds `cairn.routing` to every host: the routing block config renders read (VRFs, static routes, BGP, OSPF, IS-IS, VTEP, policies and lists, keychain names with placeholders, never keys).',
   '',
-  'Answers carry an ETag (sha256 of the document); send it back in If-None-Match to get a 304 when nothing changed.',
+  'Answers carry an ETag (sha256 of the document); send it back in If-None-Match to get a 304 when nothing changed (answered from the data version, without rebuilding the document).',
 ].join('\n');
 
 const hostSchema = {
@@ -68,8 +69,15 @@ export function registerAutomationRoutes(app: FastifyInstance): void {
     },
     handler: async (req, reply) => {
       if (!req.ctx.user) throw unauthorized();
-      const doc = await buildAnsibleInventory(dbOf(req), req.ctx, req.query as QueryValues);
-      reply.header('etag', doc.etag).header('cache-control', 'private, no-cache');
+      const db = dbOf(req);
+      const query = req.query as QueryValues;
+      reply.header('cache-control', 'private, no-cache');
+      const key = await inventoryKey(db, req.ctx, query);
+      const known = rememberedEtag(key);
+      if (known !== undefined && etagMatches(req.headers['if-none-match'], known)) return reply.header('etag', known).code(304).send();
+      const doc = await buildAnsibleInventory(db, req.ctx, query);
+      rememberEtag(key, doc.etag);
+      reply.header('etag', doc.etag);
       if (etagMatches(req.headers['if-none-match'], doc.etag)) return reply.code(304).send();
       // Sent as the exact bytes the ETag was computed from.
       return reply.type('application/json; charset=utf-8').send(doc.body);

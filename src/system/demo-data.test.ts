@@ -187,6 +187,17 @@ describe('demo data', () => {
     expect(planDemoNetwork(500, SEED).devices.slice(0, DEVICES)).toEqual(plan.devices);
   });
 
+  it('raises the tenant\'s data version, as logged writes do (an inventory ETag remembered before the load is no longer current)', async () => {
+    const alice = h.as('alice');
+    const before = (await alice.get('/api/inventory/ansible/?kind=vm')).headers.etag as string;
+    const { rows } = await sql<{ version: string }>`SELECT version::text AS version FROM data_versions WHERE scope = ${result.tenantId}::uuid`.execute(h.database.db);
+    expect(Number(rows[0]?.version)).toBeGreaterThan(0);
+    await generateDemoData(h.database.db, { devices: 1, seed: SEED, tenantSlug: 'zeta' });
+    const zeta = (await sql<{ version: string }>`SELECT version::text AS version FROM data_versions v JOIN tenants t ON t.id = v.scope WHERE t.slug = 'zeta'`.execute(h.database.db)).rows[0];
+    expect(zeta?.version).toBe('1');
+    expect((await alice.get('/api/inventory/ansible/?kind=vm')).headers.etag).toBe(before);
+  });
+
   it('refuses a second load into a tenant with inventory and device counts out of range, writing nothing', async () => {
     const db = h.database.db;
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);

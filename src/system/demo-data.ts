@@ -18,6 +18,7 @@
 // produces rows that already satisfy what those hooks enforce (statuses available to the model, primary IP on
 // one of the device's own interfaces, interfaces materialised from the device type's templates, cables only
 // between physical interfaces, one BGP instance per device in the global table).
+import { raiseDataVersion } from '../core/data-version.ts';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createTenant } from '../core/accounts.ts';
@@ -519,6 +520,8 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
     await sql`SET LOCAL synchronous_commit = off`.execute(tx);
     const w = new Writer(tx, tenantId, progress);
     await writeAll(tx, w, tenantId, plan);
+    // The load writes no change log: say that the tenant's data changed, as its rows would have.
+    await raiseDataVersion(tx, tenantId);
     return w.rows;
   });
 
