@@ -197,7 +197,7 @@ program
     );
   });
 
-const maintenance = program.command('maintenance').description('Maintenance mode: every request but /api/health/ answers 503.');
+const maintenance = program.command('maintenance').description('Maintenance mode on/off (every request but /api/health/ answers 503); collectstatic rebuilds a stale web UI.');
 maintenance
   .command('on')
   .option('--minutes <n>', 'turn off by itself after n minutes')
@@ -210,6 +210,15 @@ maintenance
       await setMaintenance(database.db, true, minutes, opts.reason);
       console.log('Maintenance mode on.');
     });
+  });
+maintenance
+  .command('collectstatic')
+  .description('Rebuild the web UI into the folder it is served from, when its sources changed since the last build.')
+  .action(async () => {
+    const { collectStatic } = await import('./system/web-ui.ts');
+    const outcome = collectStatic();
+    console.log(outcome.message);
+    if (outcome.status === 'failed') process.exitCode = 1;
   });
 maintenance.command('off').action(async (_opts, cmd: Command) => {
   await withDatabase(cmd, async (database) => {

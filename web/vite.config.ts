@@ -6,6 +6,7 @@ import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { reportFirstPageSize } from './build/first-page-size.ts';
+import { webSourcesHash } from '../src/system/web-sources.ts';
 
 const buildId = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${randomBytes(4).toString('hex')}`;
 
@@ -14,7 +15,9 @@ function buildIdFile(): Plugin {
     name: 'cairn-build-id',
     apply: 'build',
     generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'build-id.json', source: JSON.stringify({ build_id: buildId }) + '\n' });
+      // `sources` lets `cairn maintenance collectstatic` see whether this build is current.
+      const sources = webSourcesHash(fileURLToPath(new URL('..', import.meta.url)));
+      this.emitFile({ type: 'asset', fileName: 'build-id.json', source: JSON.stringify({ build_id: buildId, sources }) + '\n' });
     },
   };
 }

@@ -3,11 +3,12 @@
 // index.html so the browser's router can take it. `cairn serve` builds the UI first when it is missing and the
 // build tools are installed (a release ships web/dist already built).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { webSourcesHash } from './web-sources.ts';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
@@ -50,8 +51,44 @@ export function ensureWebBuild(dir = webDistDir()): string | null {
   if (decision.action === 'serve') return null;
   if (decision.action === 'skip') return decision.problem;
   console.log('Building the web UI (web/dist is missing)…');
-  const run = spawnSync(process.execPath, [decision.vite, 'build', '--config', join(REPO_ROOT, 'web', 'vite.config.ts')], { cwd: REPO_ROOT, stdio: 'inherit' });
-  return run.status === 0 ? null : 'Building the web UI failed; the API still works. Run `npm run build` to see why.';
+  return buildWebUi(decision.vite) ? null : 'Building the web UI failed; the API still works. Run `npm run build` to see why.';
+}
+
+function buildWebUi(vite: string): boolean {
+  return spawnSync(process.execPath, [vite, 'build', '--config', join(REPO_ROOT, 'web', 'vite.config.ts')], { cwd: REPO_ROOT, stdio: 'inherit' }).status === 0;
+}
+
+export type CollectStaticOutcome = { status: 'current' | 'built' | 'shipped' | 'failed'; message: string };
+
+/**
+ * `cairn maintenance collectstatic`: rebuilds the served UI when its sources changed since the last build
+ * (web/dist/build-id.json keeps their fingerprint); says so and does nothing when it is current. A release
+ * ships its UI built and has no sources or Vite to rebuild with.
+ */
+export function collectStatic(dir = webDistDir(), repoRoot = REPO_ROOT, build: (vite: string) => boolean = buildWebUi): CollectStaticOutcome {
+  const sources = webSourcesHash(repoRoot);
+  const vite = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
+  if (sources === null || !existsSync(vite)) {
+    return existsSync(join(dir, 'index.html'))
+      ? { status: 'shipped', message: `This install serves the UI it was shipped with (${dir}); there is nothing to rebuild here.` }
+      : { status: 'failed', message: `The web UI is missing (${dir}/index.html) and this install has no sources or Vite to build it: reinstall the release.` };
+  }
+  if (resolve(dir) !== join(repoRoot, 'web', 'dist')) return { status: 'failed', message: `CAIRN_WEB_DIR points at ${dir}, outside this checkout: build into web/dist with npm run build and copy it there.` };
+  const built = readBuildId(dir);
+  if (built?.sources === sources && existsSync(join(dir, 'index.html'))) {
+    return { status: 'current', message: `The web UI in ${dir} is current (build ${built.build_id}); nothing to do.` };
+  }
+  console.log(built ? 'The web UI sources changed since the last build: rebuilding…' : 'Building the web UI…');
+  if (!build(vite)) return { status: 'failed', message: 'Building the web UI failed (the output above says why); the UI served is unchanged.' };
+  return { status: 'built', message: `Built the web UI into ${dir} (build ${readBuildId(dir)?.build_id ?? 'unknown'}); open tabs pick it up on their next check.` };
+}
+
+function readBuildId(dir: string): { build_id: string; sources?: string | null } | null {
+  try {
+    return JSON.parse(readFileSync(join(dir, 'build-id.json'), 'utf8')) as { build_id: string; sources?: string | null };
+  } catch {
+    return null;
+  }
 }
 
 async function sendFile(reply: FastifyReply, file: string, cacheControl: string): Promise<FastifyReply> {
