@@ -191,6 +191,11 @@ describe('locations and racks', () => {
     const desc = (await alice.get(`/api/racks/${rack.id}/elevation/?face=front`)).json();
     expect(desc.results.map((u: { id: number }) => u.id)).toEqual([1, 2, 3, 4]);
     expect((await alice.get(`/api/racks/${rack.id}/elevation/?face=side`)).statusCode).toBe(400);
+    // A device in the rack without a unit is listed apart (the rack page's "without a unit" list).
+    const loose = await createDevice(alice, b, 'elev-loose', { rack: rack.id });
+    const looseAnswer = (await alice.get(`/api/devices/?rack_id=${rack.id}&position__isnull=true`)).json();
+    expect(looseAnswer.results, JSON.stringify(looseAnswer)).toBeDefined();
+    expect(looseAnswer.results.map((x: { id: string }) => x.id)).toEqual([loose.id]);
     // The device page's answer names its rack.
     expect((await alice.get(`/api/devices/${d.id}/`)).json().rack.display).toMatch(/R-small$/);
   });
