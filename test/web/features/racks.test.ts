@@ -70,4 +70,15 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     expect(names.sort()).toEqual(placed.map((d) => d.name).sort());
     await shot(page, 'r03-demo-core-rack');
   });
+
+  it('counts the racks on the home page, a link to their list', async () => {
+    const { page } = browser;
+    const racks = (await server.api<Page<Row>>('GET', '/api/racks/?limit=1')).body.count;
+    await page.goto(`${server.url}/`);
+    const counts = page.getByRole('region', { name: 'In this tenant' });
+    await counts.getByRole('link', { name: `Racks: ${racks}` }).click();
+    await page.waitForURL(/\/objects\/dcim\.rack/);
+    await page.getByText('WEB-12').first().waitFor();
+    await shot(page, 'r04-rack-list');
+  });
 });
