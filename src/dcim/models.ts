@@ -150,7 +150,7 @@ export const deviceModel = defineModel({
     platform: { kind: 'fk', target: 'dcim.platform', nullable: true, onDelete: 'set_null' },
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
     // Columns added by migration 0026. Rules in rack-rules.ts checkDevicePlacement.
-    rack: { kind: 'fk', target: 'dcim.rack', nullable: true, onDelete: 'protect', help: 'A rack of the device\'s site.' },
+    rack: { kind: 'fk', target: 'dcim.rack', nullable: true, onDelete: 'protect', help: 'A rack of the device\'s site.', pickerFilters: { site_id: '$field:site' } },
     position: { kind: 'integer', nullable: true, min: 1, max: 1100, label: 'Position (U)', help: 'The lowest unit the device takes; needs a rack and a face.' },
     face: { kind: 'choice', vocabulary: 'rack_faces', nullable: true, label: 'Rack face' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },

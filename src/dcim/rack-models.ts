@@ -48,7 +48,7 @@ export const locationModel = defineModel({
   displayParent: ['parent', 'site'],
   fields: {
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
-    parent: { kind: 'fk', target: 'dcim.location', nullable: true, onDelete: 'protect', label: 'Parent location', help: 'A location of the same site.' },
+    parent: { kind: 'fk', target: 'dcim.location', nullable: true, onDelete: 'protect', label: 'Parent location', help: 'A location of the same site.', pickerFilters: { site_id: '$field:site' } },
     // Unique per site (database constraints), not per tenant.
     name: { kind: 'string', maxLength: 100 },
     slug: { kind: 'slug', maxLength: 100 },
@@ -87,7 +87,7 @@ export const rackModel = defineModel({
   displayParent: ['site'],
   fields: {
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
-    location: { kind: 'fk', target: 'dcim.location', nullable: true, onDelete: 'protect', help: 'A location of the same site.' },
+    location: { kind: 'fk', target: 'dcim.location', nullable: true, onDelete: 'protect', help: 'A location of the same site.', pickerFilters: { site_id: '$field:site' } },
     // Unique per site (a database constraint), as NetBox has it per location; R01 exists in every site.
     name: { kind: 'string', maxLength: 100, naturalOrder: true },
     facility_id: { kind: 'string', maxLength: 50, nullable: true, label: 'Facility ID', help: 'The identifier the facility gives the rack.' },

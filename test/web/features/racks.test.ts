@@ -71,6 +71,31 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     await shot(page, 'r03-demo-core-rack');
   });
 
+  it('places a device through its edit form: the rack picker offers the racks of the device\'s site only', async () => {
+    const { page } = browser;
+    const device = (await server.api<Page<Row>>('GET', '/api/devices/?role=leaf&limit=1&offset=1&ordering=name')).body.results[0]!;
+    const far = await server.api<Row>('POST', '/api/sites/', { name: 'Elsewhere', slug: 'elsewhere' });
+    expect((await server.api<Row>('POST', '/api/racks/', { site: far.body.id, name: 'R-far' })).status).toBe(201);
+    const rack = (await server.api<Page<Row>>('GET', '/api/racks/?name=R-web')).body.results[0]!;
+    await page.goto(`${server.url}/objects/dcim.device/${device.id}/edit`);
+    // It stands in a leaf rack now: change it.
+    await page.getByRole('button', { name: 'Clear Rack', exact: true }).click();
+    const box = page.getByRole('combobox', { name: 'Rack', exact: true });
+    await box.click();
+    await box.fill('R-');
+    const options = page.getByRole('listbox', { name: 'Rack', exact: true }).getByRole('option');
+    await options.first().waitFor();
+    expect(await options.allInnerTexts()).toEqual([expect.stringContaining('R-web')]);
+    await options.first().click();
+    await page.locator('[data-field^="field-position-"] input').fill('8');
+    await page.locator('[data-field^="field-face-"] select').selectOption('front');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((url) => url.pathname === `/objects/dcim.device/${device.id}`);
+    await page.goto(`${server.url}/objects/dcim.rack/${rack.id}?tab=elevation`);
+    await page.locator(`svg[data-face="front"] a[data-device="${device.name}"]`).waitFor();
+    await shot(page, 'r04-device-placed-through-form');
+  });
+
   it('counts the racks on the home page, a link to their list', async () => {
     const { page } = browser;
     const racks = (await server.api<Page<Row>>('GET', '/api/racks/?limit=1')).body.count;
@@ -79,6 +104,6 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     await counts.getByRole('link', { name: `Racks: ${racks}` }).click();
     await page.waitForURL(/\/objects\/dcim\.rack/);
     await page.getByText('WEB-12').first().waitFor();
-    await shot(page, 'r04-rack-list');
+    await shot(page, 'r05-rack-list');
   });
 });
