@@ -4,6 +4,7 @@ import './extras/models.ts';
 import './extras/custom-fields.ts';
 import './organization/models.ts';
 import './dcim/models.ts';
+import './dcim/rack-models.ts';
 import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';

@@ -78,8 +78,9 @@ export interface FieldDef {
   jsonObject?: boolean;
   help?: string;
   /**
-   * fk: list filters a form's picker adds when offering rows (`$self` is the id of the object being edited), so
-   * a device's primary IPv4 is picked among its own IPv4 addresses.
+   * fk: list filters a form's picker adds when offering rows (`$self` is the id of the object being edited, so
+   * a device's primary IPv4 is picked among its own IPv4 addresses; `$field:<key>` the id the form's `<key>`
+   * picker holds, so a device's rack is picked among the racks of the site chosen in the form).
    */
   pickerFilters?: Record<string, string>;
   /** Turns an accepted input value into the stored one (e.g. hashing a password). */

@@ -9,6 +9,7 @@ import './choices.ts';
 import './filters.ts';
 import { MAC_MESSAGE, normalizeMac } from './mac.ts';
 import { checkInterfaceRelations } from './interface-rules.ts';
+import { checkDevicePlacement, checkDevicesPlacedTogether, deviceTypeResized } from './rack-rules.ts';
 
 
 export const manufacturerModel = defineModel({
@@ -39,6 +40,7 @@ export const deviceTypeModel = defineModel({
     slug: { kind: 'slug', maxLength: 100, unique: true },
     part_number: { kind: 'string', maxLength: 50, default: '' },
     u_height: { kind: 'integer', min: 0, max: 100, default: 1, label: 'Height (U)' },
+    is_full_depth: { kind: 'boolean', default: true, label: 'Full depth', help: 'Mounted, it takes the unit on both rack faces.' },
     end_of_sale: { kind: 'date', nullable: true },
     end_of_support: { kind: 'date', nullable: true },
     comments: { kind: 'text', default: '' },
@@ -47,6 +49,7 @@ export const deviceTypeModel = defineModel({
   },
   searchFields: ['model', 'slug', 'part_number'],
   defaultOrdering: ['model'],
+  hooks: deviceTypeResized,
 });
 
 export const interfaceTemplateModel = defineModel({
@@ -146,6 +149,10 @@ export const deviceModel = defineModel({
     role: { kind: 'fk', target: 'dcim.devicerole', onDelete: 'protect' },
     platform: { kind: 'fk', target: 'dcim.platform', nullable: true, onDelete: 'set_null' },
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
+    // Columns added by migration 0026. Rules in rack-rules.ts checkDevicePlacement.
+    rack: { kind: 'fk', target: 'dcim.rack', nullable: true, onDelete: 'protect', help: 'A rack of the device\'s site.', pickerFilters: { site_id: '$field:site' } },
+    position: { kind: 'integer', nullable: true, min: 1, max: 1100, label: 'Position (U)', help: 'The lowest unit the device takes; needs a rack and a face.' },
+    face: { kind: 'choice', vocabulary: 'rack_faces', nullable: true, label: 'Rack face' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },
     serial: { kind: 'string', maxLength: 50, default: '', label: 'Serial number' },
     // Unique per tenant when set; "no tag" is null, so two untagged devices never clash on an empty string.
@@ -182,7 +189,9 @@ export const deviceModel = defineModel({
     async validate(args) {
       await deviceStatus.validate(args);
       await checkPrimaryIps(args.tx, args.ctx, { kind: 'device', id: args.existing ? String(args.existing.id) : null, label: 'device' }, args.input);
+      await checkDevicePlacement(args);
     },
+    afterUpdateMany: checkDevicesPlacedTogether,
     async afterCreate(args) {
       await deviceStatus.afterCreate(args);
       await materializeDeviceComponents(args);

@@ -1,7 +1,14 @@
-// DCIM routes beyond the generic CRUD: the choices vocabularies.
+// DCIM routes beyond the generic CRUD: the choices vocabularies and a rack's elevation.
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { allVocabularies } from '../core/vocabularies.ts';
 import { unauthorized } from '../core/errors.ts';
+import { requireModelPermission } from '../core/access.ts';
+import { requireModel } from '../core/registry.ts';
+import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
+import { loadScopedRow } from '../core/crud/write.ts';
+import { listEnvelopeSchema, wholeList } from '../core/list-envelope.ts';
+import { elevationUnitSchema, rackElevation, type RackFace } from './rack-elevation.ts';
 
 const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' }, group: { type: 'string' } } };
 
@@ -15,6 +22,28 @@ export function registerDcimRoutes(app: FastifyInstance): void {
     handler: async (req) => {
       if (!req.ctx.user) throw unauthorized();
       return Object.fromEntries(allVocabularies());
+    },
+  });
+
+  const racks = requireModel('dcim.rack');
+  const devices = requireModel('dcim.device');
+  app.get(`${racks.path}:id/elevation/`, {
+    ...answeredAsBuilt,
+    schema: {
+      tags: ['dcim'],
+      summary: 'The units of one rack face, top to bottom as drawn, each with the device that takes it (face: front or rear, default front)',
+      params: Type.Object({ id: Type.String() }),
+      querystring: Type.Object({ face: Type.Optional(Type.Union([Type.Literal('front'), Type.Literal('rear')])) }, { additionalProperties: false }),
+      response: { 200: listEnvelopeSchema(elevationUnitSchema) },
+    },
+    preParsing: checkedFirst((req) => {
+      requireModelPermission(req.ctx, racks, 'view');
+      requireModelPermission(req.ctx, devices, 'view');
+    }),
+    handler: async (req) => {
+      const rack = await loadScopedRow(dbOf(req), req.ctx, racks, parseId((req.params as { id: string }).id));
+      const face: RackFace = (req.query as { face?: RackFace }).face ?? 'front';
+      return wholeList(await rackElevation(dbOf(req), req.ctx, rack, face, originOf(req)));
     },
   });
 }

@@ -142,12 +142,42 @@ describe('demo data', () => {
     }
   });
 
+  it('puts each site\'s devices in racks of its two halls, one device per unit, as the elevation shows', async () => {
+    const admin = h.as('admin');
+    const sites = Math.ceil(DEVICES / SITE_SIZE);
+    expect((await admin.get('/api/locations/?limit=1')).json().count).toBe(sites * 2);
+    const racks = await all(admin, '/api/racks/');
+    // A core rack per site and a rack per pair of leaves (32 leaves in the full site, 2 in the partial one).
+    expect(racks.length).toBe(sites + Math.ceil(plan.devices.filter((d) => d.role === 'leaf').length / 2));
+    const devices = await all(admin, '/api/devices/');
+    const heights = new Map((await all(admin, '/api/device-types/')).map((t) => [t.id, t.u_height as number]));
+    const taken = new Map<string, string>();
+    for (const d of devices) {
+      expect(d.rack, d.name as string).not.toBeNull();
+      expect(d.face).toBe('front');
+      const rack = racks.find((r) => r.id === id(d.rack))!;
+      expect(id(rack.site)).toBe(id(d.site));
+      const height = heights.get(id(d.device_type))!;
+      for (let u = d.position as number; u < (d.position as number) + height; u++) {
+        expect(u).toBeLessThanOrEqual(42);
+        const key = `${rack.id}:${u}`;
+        expect(taken.get(key), `${d.name} and ${taken.get(key)} at U${u}`).toBeUndefined();
+        taken.set(key, d.name as string);
+      }
+    }
+    const spine = devices.find((d) => d.name === plan.devices[0]!.name)!;
+    const elevation = (await admin.get(`/api/racks/${id(spine.rack)}/elevation/?face=front`)).json();
+    expect(elevation.results[0]).toMatchObject({ name: 'U42', occupied: true, device: { id: spine.id, display: spine.name } });
+    expect(elevation.results.some((u: { occupied: boolean }) => !u.occupied)).toBe(true);
+  });
+
   it('produces rows the API accepts back unchanged', async () => {
     const admin = h.as('admin');
     const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;
     const body = {
       name: device.name, device_type: id(device.device_type), role: id(device.role), platform: id(device.platform), site: id(device.site),
       status: id(device.status), serial: device.serial, asset_tag: device.asset_tag, primary_ip4: id(device.primary_ip4), custom_fields: device.custom_fields,
+      rack: id(device.rack), position: device.position, face: device.face,
     };
     const res = await admin.patch(`/api/devices/${device.id}/`, body);
     expect(res.statusCode, res.body).toBe(200);

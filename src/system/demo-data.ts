@@ -28,6 +28,7 @@ import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
+import { writeDemoRacks } from './demo-racks.ts';
 
 export class DemoDataError extends Error {}
 
@@ -701,6 +702,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids,
   ], T);
   w.report('devices', plan.devices.length);
+  await writeDemoRacks(tx, w, tenantId, { ids: siteIds.ids, slugs: plan.sites.map((s) => s.slug) }, {
+    ids: dv.ids, planned: plan.devices.map((d) => ({ site: d.site, role: d.role, rank: d.rank, uHeight: TYPE_BY_KEY.get(d.typeKey)!.uHeight })),
+  });
 
   // --- interfaces, materialised from each device's type like device creation does. Only the ids later steps
   // need are kept (loopbacks, fabric ports), so memory stays proportional to devices, not interfaces. The next

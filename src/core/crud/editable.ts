@@ -18,7 +18,7 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
-  /** `object`: list filters the picker adds (`$self`: the id of the object being edited). */
+  /** `object`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form's `<key>` picker holds). */
   filters?: Record<string, string>;
   items?: 'int' | 'text';
   hint?: string;

@@ -25,6 +25,7 @@ import * as m0022 from './0022_prefix_utilization.ts';
 import * as m0023 from './0023_address_host_index.ts';
 import * as m0024 from './0024_natural_name_keys.ts';
 import * as m0025 from './0025_interface_lag_parent.ts';
+import * as m0026 from './0026_locations_racks.ts';
 import * as m0029 from './0029_data_versions.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -53,5 +54,6 @@ export const migrations: Record<string, Migration> = {
   '0023_address_host_index': m0023,
   '0024_natural_name_keys': m0024,
   '0025_interface_lag_parent': m0025,
+  '0026_locations_racks': m0026,
   '0029_data_versions': m0029,
 };

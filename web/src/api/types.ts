@@ -85,7 +85,7 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
-  /** `object`: list filters the picker adds; `$self` stands for the id of the object being edited. */
+  /** `object`: list filters the picker adds; `$self` stands for the id of the object being edited, `$field:<key>` for the id the form's `<key>` picker holds. */
   filters?: Record<string, string>;
   /** `list`: the kind of each item. */
   items?: 'int' | 'text';

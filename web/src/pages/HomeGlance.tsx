@@ -8,7 +8,7 @@ import { get, type Query } from '../api/client.ts';
 import type { ModelInfo, Page } from '../api/types.ts';
 import { paths } from '../app/paths.ts';
 
-const KINDS = ['organization.site', 'dcim.device', 'ipam.prefix', 'ipam.ipaddress', 'ipam.vlan', 'ipam.vrf'];
+const KINDS = ['organization.site', 'dcim.rack', 'dcim.device', 'ipam.prefix', 'ipam.ipaddress', 'ipam.vlan', 'ipam.vrf'];
 
 function useCount(path: string | undefined, query: Query = {}) {
   return useQuery({

@@ -60,13 +60,21 @@ function ChoiceSelect({ id, options, vocabulary, value, onChange, invalid, nulla
   );
 }
 
-/** A picker's filters with `$self` replaced by the edited object's id (left out when creating: there is none yet). */
-function pickerParams(field: EditableField, objectId: string | undefined): Record<string, string> | undefined {
+/**
+ * A picker's filters with `$self` replaced by the edited object's id (left out when creating: there is none yet)
+ * and `$field:<key>` by the id the form's `<key>` picker holds (left out while it is empty), so a device's rack
+ * is picked among the racks of the site chosen above it.
+ */
+function pickerParams(field: EditableField, objectId: string | undefined, formValue?: (key: string) => FormValue): Record<string, string> | undefined {
   if (!field.filters) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(field.filters)) {
-    if (v !== '$self') out[k] = v;
-    else if (objectId) out[k] = objectId;
+    if (v === '$self') {
+      if (objectId) out[k] = objectId;
+    } else if (v.startsWith('$field:')) {
+      const picked = formValue?.(v.slice('$field:'.length));
+      if (picked && typeof picked === 'object' && !Array.isArray(picked) && typeof (picked as Brief).id === 'string') out[k] = (picked as Brief).id;
+    } else out[k] = v;
   }
   return out;
 }
@@ -78,6 +86,7 @@ export function FieldInput({
   errors,
   multiline,
   objectId,
+  formValue,
 }: {
   field: EditableField;
   value: FormValue;
@@ -86,6 +95,8 @@ export function FieldInput({
   multiline?: boolean;
   /** The object being edited, for pickers filtered by it. */
   objectId?: string;
+  /** The form's current value of another field, for pickers filtered by it (`$field:<key>`). */
+  formValue?: (key: string) => FormValue;
 }) {
   const id = `field-${field.key}-${useId()}`;
   const invalid = !!errors?.length;
@@ -110,7 +121,7 @@ export function FieldInput({
       input = <StatusSelect id={id} statusModel={field.status_model!} value={(value as Brief | null) ?? null} onChange={onChange} invalid={invalid} />;
       break;
     case 'object':
-      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} params={pickerParams(field, objectId)} />;
+      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} params={pickerParams(field, objectId, formValue)} />;
       break;
     case 'objects':
     case 'tags':

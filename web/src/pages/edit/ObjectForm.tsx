@@ -96,6 +96,10 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
       field={f}
       value={valueOf(f)}
       objectId={typeof object?.id === 'string' ? object.id : undefined}
+      formValue={(key) => {
+        const other = fields.find((x) => x.key === key);
+        return other ? valueOf(other) : null;
+      }}
       errors={errors[f.key]}
       multiline={longText.has(f.key) || customOf(f.key)?.type === 'longtext' || customOf(f.key)?.type === 'json'}
       onChange={(v) => {

@@ -1,0 +1,68 @@
+// A rack's elevation: every unit of one face, top to bottom as the rack is drawn, with the device that takes it.
+// A full-depth device mounted on the other face takes this face's units too; a half-depth one leaves them free.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from '../core/context.ts';
+import { scopeCondition } from '../core/access.ts';
+import { requireModel } from '../core/registry.ts';
+import { briefObject, type ApiObject, type Row } from '../core/crud/serialize.ts';
+
+export type RackFace = 'front' | 'rear';
+
+export interface ElevationUnit {
+  /** The unit number, as NetBox's elevation answers it. */
+  id: number;
+  name: string;
+  face: RackFace;
+  occupied: boolean;
+  /** The device in the unit with where it is mounted, so a drawing can span its height. */
+  device: (ApiObject & { face: RackFace; position: number; u_height: number; is_full_depth: boolean }) | null;
+}
+
+export const elevationUnitSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    face: { type: 'string', enum: ['front', 'rear'] },
+    occupied: { type: 'boolean' },
+    device: {
+      type: ['object', 'null'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        url: { type: 'string' },
+        display: { type: 'string' },
+        name: { type: 'string' },
+        face: { type: 'string', enum: ['front', 'rear'] },
+        position: { type: 'integer' },
+        u_height: { type: 'integer' },
+        is_full_depth: { type: 'boolean' },
+      },
+    },
+  },
+};
+
+/** The units of `rack` on `face`; devices the caller may not view are left out (their units read as free). */
+export async function rackElevation(db: Kysely<DB>, ctx: RequestContext, rack: Row, face: RackFace, origin: string): Promise<ElevationUnit[]> {
+  const devices = requireModel('dcim.device');
+  const { rows } = await sql<Row & { type_height: number; is_full_depth: boolean }>`
+    SELECT d.id, d.name, d.position, d.face, t.u_height AS type_height, t.is_full_depth
+    FROM devices d JOIN device_types t ON t.id = d.device_type_id
+    WHERE d.rack_id = ${rack.id} AND d.position IS NOT NULL AND t.u_height > 0 AND (d.face = ${face} OR t.is_full_depth)
+      AND ${scopeCondition(ctx, devices, 'd')}
+    ORDER BY d.position`.execute(db);
+  const byUnit = new Map<number, ElevationUnit['device']>();
+  for (const r of rows) {
+    const device = { ...briefObject(devices, r, origin), face: r.face as RackFace, position: Number(r.position), u_height: r.type_height, is_full_depth: r.is_full_depth };
+    for (let u = device.position; u < device.position + device.u_height; u++) if (!byUnit.has(u)) byUnit.set(u, device);
+  }
+  const bottom = Number(rack.starting_unit);
+  const top = bottom + Number(rack.u_height) - 1;
+  const units: ElevationUnit[] = [];
+  for (let u = top; u >= bottom; u--) {
+    const device = byUnit.get(u) ?? null;
+    units.push({ id: u, name: `U${u}`, face, occupied: device !== null, device });
+  }
+  // Descending units are numbered from the top: U1 is drawn first.
+  return rack.desc_units ? units.reverse() : units;
+}

@@ -1,0 +1,115 @@
+// Demo data: where the devices stand. Each site gets two halls, a core rack (spines, borders and firewalls from
+// the top down, a free unit between the groups) in Hall 1 and a leaf rack per pair of leaves in Hall 2 (the pair
+// at the top, as top-of-rack switches are); every device is placed on the front face. Units are computed from
+// the plan, so nothing collides and the rows satisfy what the device hooks enforce (rack of the device's site,
+// inside its units, one device per unit). Set-based: a fixed number of statements whatever the size.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from '../db/types.ts';
+import { inTenant } from '../core/access.ts';
+
+/** The parts of demo-data's Writer this step uses (structural: demo-data.ts imports this file, not the reverse). */
+export interface DemoRowWriter {
+  insert(table: string, columns: Array<[name: string, pgType: string, cast?: string]>, data: unknown[][], consts?: Record<string, RawBuilder<unknown>>): Promise<void>;
+  identities(table: string, count: number): Promise<{ ids: string[]; numids: number[] }>;
+  readonly tenant: RawBuilder<unknown>;
+  begin(): void;
+  report(label: string, rows: number): void;
+}
+
+export interface RackedDevice {
+  site: number;
+  role: 'spine' | 'leaf' | 'border' | 'firewall';
+  rank: number;
+  /** The device type's height in units. */
+  uHeight: number;
+}
+
+const RACK_UNITS = 42;
+const HALLS = [
+  { name: 'Hall 1', slug: 'hall-1', description: 'Core: spines, border routers and firewalls' },
+  { name: 'Hall 2', slug: 'hall-2', description: 'Server rows: a rack per leaf pair' },
+] as const;
+const LEAVES_PER_RACK = 2;
+/** Rows per UPDATE, as demo-data's Writer chunks its inserts. */
+const UPDATE_CHUNK = 20_000;
+
+interface PlannedRack {
+  site: number;
+  hall: number;
+  name: string;
+}
+
+/** Racks and each device's rack (an index into the racks) and lowest unit; pure, from the plan alone. */
+export function planRacks(devices: RackedDevice[]): { racks: PlannedRack[]; placements: Array<{ rack: number; position: number }> } {
+  const racks: PlannedRack[] = [];
+  const coreRack = new Map<number, number>();
+  const leafRacks = new Map<string, number>();
+  const nextCoreUnit = new Map<number, { top: number; role: string }>();
+  const placements = devices.map((d) => {
+    if (d.role === 'leaf') {
+      const key = `${d.site}:${Math.floor(d.rank / LEAVES_PER_RACK)}`;
+      if (!leafRacks.has(key)) {
+        leafRacks.set(key, racks.length);
+        racks.push({ site: d.site, hall: 1, name: `A${String(Math.floor(d.rank / LEAVES_PER_RACK) + 1).padStart(2, '0')}` });
+      }
+      // Leaves are one height per site: the pair stacks from the top.
+      const slot = d.rank % LEAVES_PER_RACK;
+      return { rack: leafRacks.get(key)!, position: RACK_UNITS - (slot + 1) * d.uHeight + 1 };
+    }
+    if (!coreRack.has(d.site)) {
+      coreRack.set(d.site, racks.length);
+      racks.push({ site: d.site, hall: 0, name: 'C01' });
+    }
+    const cursor = nextCoreUnit.get(d.site) ?? { top: RACK_UNITS, role: d.role };
+    // A free unit between spines, borders and firewalls.
+    const top = cursor.role === d.role ? cursor.top : cursor.top - 1;
+    const position = top - d.uHeight + 1;
+    nextCoreUnit.set(d.site, { top: position - 1, role: d.role });
+    return { rack: coreRack.get(d.site)!, position };
+  });
+  return { racks, placements };
+}
+
+export async function writeDemoRacks(
+  tx: Kysely<DB>,
+  w: DemoRowWriter,
+  tenantId: string,
+  sites: { ids: string[]; slugs: string[] },
+  devices: { ids: string[]; planned: RackedDevice[] },
+): Promise<void> {
+  w.begin();
+  const T = { tenant_id: w.tenant };
+  const { racks, placements } = planRacks(devices.planned);
+  // One tenant-wide rack role; a tenant that already has it (demo data loads into an empty inventory, but rack
+  // roles are a catalog) keeps its own.
+  const { rows: existingRole } = await sql<{ id: string }>`SELECT id FROM rack_roles WHERE slug = 'network' AND ${inTenant(tenantId)}`.execute(tx);
+  let roleId = existingRole[0]?.id;
+  if (!roleId) {
+    const role = await w.identities('rack_roles', 1);
+    await w.insert('rack_roles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['color', 'text']], [role.ids, role.numids, ['Network'], ['network'], ['2196f3']], T);
+    roleId = role.ids[0]!;
+  }
+  const siteCount = sites.ids.length;
+  const loc = await w.identities('locations', siteCount * HALLS.length);
+  const hallOf = (site: number, hall: number) => loc.ids[site * HALLS.length + hall]!;
+  const perSite = <T>(f: (hall: (typeof HALLS)[number]) => T): T[] => sites.ids.flatMap(() => HALLS.map(f));
+  await w.insert('locations', [['id', 'uuid'], ['numid', 'int8'], ['site_id', 'uuid'], ['name', 'text'], ['slug', 'text'], ['description', 'text']], [
+    loc.ids, loc.numids, sites.ids.flatMap((s) => HALLS.map(() => s)), perSite((h) => h.name), perSite((h) => h.slug), perSite((h) => h.description),
+  ], T);
+  const rk = await w.identities('racks', racks.length);
+  await w.insert('racks', [['id', 'uuid'], ['numid', 'int8'], ['site_id', 'uuid'], ['location_id', 'uuid'], ['name', 'text'], ['facility_id', 'text']], [
+    rk.ids, rk.numids, racks.map((r) => sites.ids[r.site]!), racks.map((r) => hallOf(r.site, r.hall)), racks.map((r) => r.name),
+    racks.map((r) => `${sites.slugs[r.site]!.toUpperCase()}-${r.name}`),
+  ], { ...T, role_id: sql`${roleId}::uuid`, u_height: sql`${RACK_UNITS}` });
+  // The devices exist already (written by demo-data's device step): an UPDATE per chunk of rows places them.
+  let placed = 0;
+  for (let start = 0; start < devices.ids.length; start += UPDATE_CHUNK) {
+    const end = Math.min(devices.ids.length, start + UPDATE_CHUNK);
+    const chunk = placements.slice(start, end);
+    const { numAffectedRows } = await sql`UPDATE devices d SET rack_id = x.rack_id, position = x.position, face = 'front'
+      FROM unnest(${devices.ids.slice(start, end)}::uuid[], ${chunk.map((p) => rk.ids[p.rack]!)}::uuid[], ${chunk.map((p) => p.position)}::int[]) AS x(id, rack_id, position)
+      WHERE d.id = x.id AND ${inTenant(tenantId, 'd')}`.execute(tx);
+    placed += Number(numAffectedRows ?? 0);
+  }
+  w.report('locations, racks and device placements', loc.ids.length + racks.length + placed);
+}
