@@ -44,7 +44,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
 export interface BuildOptions {
   database: Database;
   config?: Config;
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
 }
 
 /** Converts AJV errors to `{field: [message]}`. */

@@ -8,6 +8,8 @@ export interface Config {
   databaseUrl: string | null;
   adminPassword: string | null;
   logLevel: string;
+  /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
+  logFormat: 'pretty' | 'json';
   secretKey: string | null;
 }
 
@@ -20,7 +22,7 @@ export interface ConfigOverrides {
   databaseUrl?: string;
 }
 
-export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env, onTerminal = Boolean(process.stdout.isTTY)): Config {
   const portText = String(overrides.port ?? env.PORT ?? '8080');
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -28,6 +30,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   }
   const databaseUrl = overrides.databaseUrl ?? env.DATABASE_URL ?? null;
   if (databaseUrl) validateDatabaseUrl(databaseUrl);
+  const logFormat = env.CAIRN_LOG_FORMAT || (onTerminal ? 'pretty' : 'json');
+  if (logFormat !== 'pretty' && logFormat !== 'json') throw new ConfigError(`CAIRN_LOG_FORMAT must be json or pretty (got "${logFormat}").`);
   return {
     host: overrides.host ?? env.HOST ?? '127.0.0.1',
     port,
@@ -35,6 +39,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     databaseUrl: databaseUrl || null,
     adminPassword: env.CAIRN_ADMIN_PASSWORD || null,
     logLevel: env.LOG_LEVEL ?? 'info',
+    logFormat,
     secretKey: env.CAIRN_SECRET_KEY || null,
   };
 }

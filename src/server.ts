@@ -8,6 +8,7 @@ import './background.ts';
 import { backgroundWorkEmbedded, startBackgroundWork } from './jobs/host.ts';
 import { inheritedListenFd, installUpgradeHandover, snapshotAdminsForUpgrade } from './upgrade/host/handover.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
+import { loggerOptions, signInBox } from './system/log-output.ts';
 
 export async function serve(config: Config): Promise<void> {
   const database = await openConfiguredDatabase(config);
@@ -17,7 +18,10 @@ export async function serve(config: Config): Promise<void> {
     const first = await ensureInitialData(database.db, config.adminPassword);
     const uiProblem = ensureWebBuild();
     if (uiProblem) console.warn(uiProblem);
-    const app = await buildApp({ database, config, logger: { level: config.logLevel } });
+    const app = await buildApp({ database, config, logger: loggerOptions(config) });
+    const signIn = first.adminCreated ? firstRunMessage(first.adminPassword && !config.adminPassword ? first.adminPassword : null, config) : null;
+    // Printed before listening too: if listening fails, the password (shown once) is not lost with it.
+    if (signIn) console.log(signIn);
     let stopWorker: () => Promise<void> = async () => {};
     const stop = async () => {
       if (closing) return;
@@ -39,17 +43,25 @@ export async function serve(config: Config): Promise<void> {
     // Background work (checks, schedules, queues) runs in this process unless CAIRN_EMBEDDED_WORKER=0 (then
     // `cairn worker` processes run it).
     if (backgroundWorkEmbedded()) stopWorker = await startBackgroundWork(database);
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-    console.log(`Cairn is serving on ${url} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
-    if (first.adminCreated) {
-      console.log(
-        first.adminPassword && !config.adminPassword
-          ? `First run: created user "admin" with password ${first.adminPassword} (shown once). Sign in at ${url}/ or POST ${url}/api/auth/login/.`
-          : `First run: created user "admin" with the password from CAIRN_ADMIN_PASSWORD. Sign in at ${url}/.`,
-      );
-    }
+    console.log(`Cairn is serving on ${serverUrl(config)} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
+    // …and again as the last line of the start, where it is seen.
+    if (signIn) console.log(signIn);
   } catch (err) {
     if (!closing) await database.close().catch(() => {});
     throw err;
   }
 }
+
+function serverUrl(config: Config): string {
+  return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+}
+
+function firstRunMessage(generatedPassword: string | null, config: Config): string {
+  const url = serverUrl(config);
+  return signInBox(
+    generatedPassword
+      ? ['First run: created user "admin".', `Password: ${generatedPassword}   (shown once: keep it)`, `Sign in at ${url}/ or POST ${url}/api/auth/login/.`]
+      : ['First run: created user "admin" with the password from CAIRN_ADMIN_PASSWORD.', `Sign in at ${url}/.`],
+  );
+}
+

@@ -26,8 +26,8 @@ function cairn(args: string[], env: Record<string, string> = {}, unset: string[]
 }
 
 /** Starts `cairn serve` and waits until /api/health/ answers (or the process exits). */
-async function serve(): Promise<CairnServer> {
-  const server = await startServe({ cwd: tmp, env: baseEnv() });
+async function serve(extra: Record<string, string> = {}): Promise<CairnServer> {
+  const server = await startServe({ cwd: tmp, env: baseEnv(extra) });
   children.push(server.child);
   return server;
 }
@@ -57,13 +57,18 @@ describe('cairn CLI', { timeout: 480_000 }, () => {
   let key = '';
 
   it('serve: first run prints the admin password, answers health, and holds the data directory', async () => {
-    const server = await serve();
+    const server = await serve({ LOG_LEVEL: 'info' });
     try {
-      const m = /created user "admin" with password (\S+) /.exec(server.output());
+      const m = /Password: (\S+) {3}\(shown once/.exec(server.output());
       expect(m, server.output()).not.toBeNull();
       adminPassword = m![1]!;
+      // The sign-in box is printed again as the last line of the start, after the serving line.
+      const out = server.output();
+      expect(out.lastIndexOf('Password: ')).toBeGreaterThan(out.indexOf('Cairn is serving on'));
       const health = (await (await fetch(`http://127.0.0.1:${server.port}/api/health/`)).json()) as { status: string };
       expect(health.status).toBe('ok');
+      // Not a terminal: the log is JSON lines, for collectors.
+      expect(server.output()).toMatch(/^\{"level":30,.*"msg":"request completed"\}$/m);
       const login = await fetch(`http://127.0.0.1:${server.port}/api/auth/login/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
