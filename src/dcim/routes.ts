@@ -1,5 +1,11 @@
-// DCIM routes beyond the generic CRUD: the choices vocabularies.
+// DCIM routes beyond the generic CRUD: the choices vocabularies, and the cable trace of a port.
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireModelPermission } from '../core/access.ts';
+import { requireModel } from '../core/registry.ts';
+import { dbOf, originOf, parseId, checkedFirst } from '../core/http.ts';
+import { loadScopedRow } from '../core/crud/write.ts';
+import { traceFrom, traceSchema } from './trace.ts';
 import { allVocabularies } from '../core/vocabularies.ts';
 import { unauthorized } from '../core/errors.ts';
 
@@ -17,4 +23,22 @@ export function registerDcimRoutes(app: FastifyInstance): void {
       return Object.fromEntries(allVocabularies());
     },
   });
+
+  // NetBox has the trace on interfaces, front ports and rear ports alike; a walk may start at any of them.
+  for (const name of ['dcim.interface', 'dcim.frontport', 'dcim.rearport']) {
+    const model = requireModel(name);
+    app.get(`${model.path}:id/trace/`, {
+      schema: {
+        tags: ['dcim'],
+        summary: `The cable path from a ${model.label}: through cables and patch panels (front port › rear port) to the far interface`,
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: traceSchema },
+      },
+      preParsing: checkedFirst((req) => requireModelPermission(req.ctx, model, 'view')),
+      handler: async (req) => {
+        const row = await loadScopedRow(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id));
+        return traceFrom(dbOf(req), String(row.tenant_id), { type: name, id: String(row.id) }, originOf(req));
+      },
+    });
+  }
 }

@@ -785,8 +785,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text']], [cb.ids, cb.numids, links.map((_l, i) => `C${String(cb.numids[i]).padStart(7, '0')}`)], {
     ...T, type: sql`'dac-passive'`, length: sql`3`, length_unit: sql`'m'`,
   });
-  await w.insert('cable_a_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.a)]);
-  await w.insert('cable_b_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.b)]);
+  const ends = [['cable_id', 'uuid'], ['termination_id', 'uuid']] satisfies Column[];
+  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.a)], { cable_end: sql`'A'`, termination_type: sql`'dcim.interface'` });
+  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.b)], { cable_end: sql`'B'`, termination_type: sql`'dcim.interface'` });
   w.report('cables and terminations', links.length * 3);
 
   // --- BGP: one instance per spine, leaf and border; a session on both ends of every fabric link.
