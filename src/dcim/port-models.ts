@@ -27,7 +27,7 @@ async function checkFrontPortMapping(
   const pos = 'rear_port_position' in input ? input.rear_port_position : existing?.rear_port_position ?? 1;
   if (typeof rear !== 'string' || typeof owner !== 'string' || typeof pos !== 'number') return;
   const { rows } = await sql<{ owner_id: string; name: string; positions: number; owner_name: string; taken_by: string | null }>`
-    SELECT r.${sql.ref(ownerCol)} AS owner_id, r.name, r.positions, o.name AS owner_name,
+    SELECT r.${sql.ref(ownerCol)} AS owner_id, r.name, r.positions, ${sql.ref(tables.owner === 'device' ? 'o.name' : 'o.model')} AS owner_name,
       (SELECT f.name FROM ${sql.table(tables.front)} f WHERE f.rear_port_id = r.id AND f.rear_port_position = ${pos}
         AND f.id IS DISTINCT FROM ${existing?.id ?? null}::uuid LIMIT 1) AS taken_by
     FROM ${sql.table(tables.rear)} r JOIN ${sql.table(tables.owner === 'device' ? 'devices' : 'device_types')} o ON o.id = r.${sql.ref(ownerCol)}

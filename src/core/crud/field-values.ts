@@ -191,7 +191,8 @@ function checkGenericRefs(field: FieldDef, value: unknown): Checked {
     if (isUuid(item)) ref = { object_type: field.target!, object_id: item.toLowerCase() };
     else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
       const { object_type: type, object_id: id } = item as Record<string, unknown>;
-      if (typeof type !== 'string' || !targets.includes(type)) return bad(`"${shown(type)}" is not a valid object_type; use one of ${targets.join(', ')}.`);
+      if (typeof type !== 'string' || !targets.includes(type)) return bad(`"${shown(type ?? null)}" is not a valid object_type; use one of ${targets.join(', ')}.`);
+      if (id === undefined) return bad('Each item needs an object_id.');
       if (!isUuid(id)) return bad(`"${shown(id)}" is not a valid object_id.`);
       ref = { object_type: type, object_id: id.toLowerCase() };
     } else return bad(`"${shown(item)}" is neither an id nor an {"object_type", "object_id"} object.`);
