@@ -140,8 +140,8 @@ export interface LinkPeer {
   cable_id: string;
 }
 
-/** For each interface id, the first object on the far end of its cable, interfaces first (one query for the page). */
-export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[]): Promise<Map<string, LinkPeer>> {
+/** For each port id, the first object on the far end of its cable, interfaces first (one query for the page). */
+export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[], type: TerminationType = 'dcim.interface'): Promise<Map<string, LinkPeer>> {
   const out = new Map<string, LinkPeer>();
   if (interfaceIds.length === 0 || !tenantId) return out;
   const { rows } = await sql<{ self: string; object_type: string; device: string; name: string; description: string; custom_fields: Record<string, unknown>; device_id: string; id: string; cable_id: string }>`
@@ -151,7 +151,7 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
     JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
     JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')}
     JOIN devices d ON d.id = p.device_id
-    WHERE me.termination_type = 'dcim.interface' AND me.termination_id = ANY(${interfaceIds}::uuid[])
+    WHERE me.termination_type = ${type} AND me.termination_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.termination_id, p.object_type <> 'dcim.interface', p.numid`.execute(db);
   for (const r of rows) {
     out.set(r.self, {
@@ -168,6 +168,11 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
     });
   }
   return out;
+}
+
+/** A port's link peer: the object across its cable. */
+export function linkPeerOf(type: TerminationType): ComputedField {
+  return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type) };
 }
 
 export const linkPeerField: ComputedField = {

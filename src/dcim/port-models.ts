@@ -6,7 +6,7 @@ import type { DB } from '../db/types.ts';
 import { defineModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { DISPLAY_SEPARATOR } from '../core/crud/serialize.ts';
-import { deleteCablesLosingAnEnd, deleteCablesOfRearPorts } from './cabling.ts';
+import { deleteCablesLosingAnEnd, deleteCablesOfRearPorts, linkPeerOf } from './cabling.ts';
 
 const positions = { kind: 'integer', min: 1, max: 1024, default: 1, help: 'How many front-port positions this rear port carries (1 to 1024).' } as const;
 const position = { kind: 'integer', min: 1, max: 1024, default: 1, label: 'Rear port position', help: 'The position of the rear port this front port maps to.' } as const;
@@ -116,6 +116,7 @@ export const rearPortModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
+  computed: { link_peer: linkPeerOf('dcim.rearport') },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
@@ -142,6 +143,7 @@ export const frontPortModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
+  computed: { link_peer: linkPeerOf('dcim.frontport') },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {

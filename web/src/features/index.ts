@@ -15,6 +15,7 @@ import * as lifecycle from './lifecycle/index.ts';
 import * as compliance from './compliance/index.ts';
 import * as system from './system/index.ts';
 import * as ipam from './ipam/index.ts';
+import * as cabling from './cabling/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -25,6 +26,7 @@ const features: Feature[] = [
   compliance,
   system,
   ipam,
+  cabling,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);
