@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
@@ -166,6 +168,41 @@ describe('cables with ports on their ends', () => {
     const refused = answers.find((a) => a.statusCode === 400)!.json();
     expect(refused.a_terminations[0]).toMatch(/twice-pp-a › F3 is already (connected by|on) another cable\./);
     expect((await alice.get('/api/cables/?label__isw=race-')).json().count).toBe(1);
+  });
+
+  // PostgreSQL only (the embedded database has one connection): another transaction holds the port, not yet
+  // committed, so the cable's own check cannot see it; the join table's key is what refuses the second cable.
+  it.skipIf(!process.env.TEST_DATABASE_URL)('refuses, by the database key, a port another transaction has just taken', async () => {
+    const f = await patchedFabric('alice', 'lock');
+    const port = f.frontsA.F4!.id;
+    const db = h.database.db;
+    let held!: () => void;
+    let release!: () => void;
+    const holding = new Promise<void>((r) => (held = r));
+    const released = new Promise<void>((r) => (release = r));
+    const cable = randomUUID();
+    const holder = db.transaction().execute(async (tx) => {
+      await sql`INSERT INTO cables (id, numid, tenant_id) SELECT ${cable}::uuid, 900000, tenant_id FROM front_ports WHERE id = ${port}`.execute(tx);
+      await sql`INSERT INTO cable_terminations VALUES (${cable}, 'A', 'dcim.frontport', ${port})`.execute(tx);
+      held();
+      await released;
+    });
+    await holding;
+    const request = h.as('alice').post('/api/cables/', { a_terminations: [end('dcim.frontport', port)], b_terminations: [f.leafIfs.eth3!.id] });
+    // Released once the request's insert waits on the holder's row: its check has passed by then.
+    for (let i = 0; ; i++) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+      if (rows[0]!.n > 0) break;
+      expect(i, 'the request never waited on the held port').toBeLessThan(1000);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    release();
+    await holder;
+    const res = await request;
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual({ a_terminations: ['lock-pp-a › F4 is already on another cable.'] });
+    expect((await h.as('alice').get(`/api/cables/?a_terminations=${port}`)).json().count).toBe(1);
+    await sql`DELETE FROM cables WHERE id = ${cable}`.execute(db);
   });
 
   it('deletes the cables a deleted port leaves without an end', async () => {
