@@ -124,8 +124,9 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
 
 /** What an interface's link peer shows: a plain mapping, so a template cannot reach the peer row itself. */
 export interface LinkPeer {
-  /** The object across the cable: an interface, a front port or a rear port. */
+  /** The object across the cable (an interface, a front port or a rear port) and its id. */
   object_type: string;
+  id: string;
   device: string;
   /** The peer's name (kept under this key, which templates read, whatever the peer's kind). */
   interface: string;
@@ -156,6 +157,7 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
   for (const r of rows) {
     out.set(r.self, {
       object_type: r.object_type,
+      id: r.id,
       device: r.device,
       interface: r.name,
       name: r.name,
@@ -182,6 +184,7 @@ export const linkPeerField: ComputedField = {
     type: ['object', 'null'],
     properties: {
       object_type: { type: 'string', enum: [...TERMINATION_TYPES] },
+      id: { type: 'string', format: 'uuid' },
       device: { type: 'string' },
       interface: { type: 'string', description: 'The peer\'s name, whatever its kind.' },
       name: { type: 'string' },
