@@ -43,8 +43,10 @@ describe.skipIf(!ready)('cable trace in chromium', () => {
     await page.goto(`${server.url}/objects/dcim.interface/${leafIf.id}`);
     // The Overview names both ends: the link peer (a panel's front port) and the far interface, each a link.
     const peer = leafIf.link_peer as Peer;
-    await page.getByRole('link', { name: spineIf.display, exact: true }).waitFor();
+    const farLink = page.getByRole('link', { name: spineIf.display, exact: true });
+    await farLink.waitFor();
     await page.getByRole('link', { name: `${peer.device} › ${peer.name}`, exact: true }).waitFor();
+    await farLink.scrollIntoViewIfNeeded();
     await shot(page, 'c00-interface-overview-peer-and-far-end');
     await page.getByRole('tab', { name: 'Trace' }).click();
     const path = page.getByRole('list', { name: 'Cable path' });
