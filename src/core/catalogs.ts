@@ -52,6 +52,7 @@ function listKind(field: FieldDef): ListFieldKind | null {
     case 'fk':
       return 'object';
     case 'm2m':
+    case 'generic_m2m':
       return 'objects';
     case 'tags':
       return 'tags';

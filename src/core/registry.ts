@@ -24,6 +24,7 @@ export type FieldKind =
   | 'string_list'
   | 'integer_list'
   | 'm2m'
+  | 'generic_m2m' // a list of rows of several models (a cable's ends: interfaces, front ports, rear ports)
   | 'tags'
   | 'custom_fields';
 
@@ -67,6 +68,12 @@ export interface FieldDef {
   onDelete?: 'cascade' | 'protect' | 'set_null';
   /** m2m: the join table and its two columns. */
   through?: { table: string; from: string; to: string };
+  /**
+   * generic_m2m: the join table's column naming each row's model (`to` holds its id), the models it accepts (a
+   * bare id means `target`), and the column values that mark this field's rows (the cable end), so two fields
+   * can share one table and one unique key. Taking a row another owner holds is refused by that key.
+   */
+  generic?: { typeColumn: string; targets: readonly string[]; fixed: Record<string, string> };
   /**
    * Order by this text field naturally: runs of digits as numbers, so `eth2` sorts before `eth10`. The table needs
    * the stored key `<column>_natural` (GENERATED ALWAYS AS (cairn_natural_key(<column>)) STORED, see migration 0024).
@@ -206,8 +213,9 @@ export function defineModel(input: ModelInput): ModelDef {
   for (const [key, field] of Object.entries(def.fields)) {
     // These keys belong to every answer (the object's own API url, its display text…): a field may not shadow them.
     if (RESERVED_KEYS.has(key) || key in def.computed) throw new Error(`${def.name}.${key}: "${key}" is reserved for every API object; name the field otherwise.`);
-    if ((field.kind === 'fk' || field.kind === 'm2m') && !field.target) throw new Error(`${def.name}.${key}: a relation needs a target.`);
+    if ((field.kind === 'fk' || field.kind === 'm2m' || field.kind === 'generic_m2m') && !field.target) throw new Error(`${def.name}.${key}: a relation needs a target.`);
     if (field.kind === 'm2m' && !field.through) throw new Error(`${def.name}.${key}: m2m needs a join table.`);
+    if (field.kind === 'generic_m2m' && (!field.through || !field.generic)) throw new Error(`${def.name}.${key}: generic_m2m needs a join table and its type column.`);
   }
   models.set(def.name, def);
   return def;
@@ -248,13 +256,13 @@ export function fieldLabel(key: string, field: FieldDef): string {
 
 /** Fields stored as a column of the model's own table. */
 export function isColumnField(field: FieldDef): boolean {
-  return field.kind !== 'm2m' && field.kind !== 'tags';
+  return field.kind !== 'm2m' && field.kind !== 'generic_m2m' && field.kind !== 'tags';
 }
 
 export function isRequired(field: FieldDef): boolean {
   if (field.readOnly) return false;
   if (field.required !== undefined) return field.required;
-  return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'custom_fields';
+  return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'generic_m2m' && field.kind !== 'custom_fields';
 }
 
 type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany' | 'afterDelete';

@@ -36,7 +36,10 @@ describe('cables', () => {
     expect(cable).toMatchObject({ label: 'C-1', type: 'cat6', length: 2.5 });
     expect((cable.a_terminations as Array<{ id: string }>)[0]!.id).toBe(leafIfs.swp1!.id);
     const after = await interfacesOf('alice', leaf.id);
-    expect(after.swp1!.link_peer).toEqual({ device: 'spine1', interface: 'swp2', description: 'to leaf1', custom_fields: {}, device_id: spine.id, interface_id: spineIfs.swp2!.id, cable_id: cable.id });
+    expect(after.swp1!.link_peer).toEqual({
+      object_type: 'dcim.interface', id: spineIfs.swp2!.id, device: 'spine1', interface: 'swp2', name: 'swp2', display: 'spine1 › swp2', description: 'to leaf1', custom_fields: {},
+      device_id: spine.id, interface_id: spineIfs.swp2!.id, cable_id: cable.id,
+    });
     expect(after.swp2!.link_peer).toBeNull();
     const cabledList = (await alice.get(`/api/interfaces/?device=${leaf.id}&cabled=true`)).json();
     expect(cabledList.results.map((i: { name: string }) => i.name)).toEqual(['swp1']);

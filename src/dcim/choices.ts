@@ -174,7 +174,60 @@ export const SERVICE_PROTOCOLS: readonly ChoiceOption[] = group('Protocol', [
   ['sctp', 'SCTP'],
 ]);
 
+/** Front and rear port connectors, NetBox's PortTypeChoices values. */
+export const PORT_TYPES: readonly ChoiceOption[] = [
+  ...group('Copper', [
+    ['8p8c', '8P8C'],
+    ['8p6c', '8P6C'],
+    ['8p4c', '8P4C'],
+    ['8p2c', '8P2C'],
+    ['6p6c', '6P6C'],
+    ['6p4c', '6P4C'],
+    ['6p2c', '6P2C'],
+    ['4p4c', '4P4C'],
+    ['4p2c', '4P2C'],
+    ['gg45', 'GG45'],
+    ['tera-4p', 'TERA 4P'],
+    ['tera-2p', 'TERA 2P'],
+    ['tera-1p', 'TERA 1P'],
+    ['110-punch', '110 Punch'],
+    ['bnc', 'BNC'],
+    ['f', 'F Connector'],
+    ['n', 'N Connector'],
+    ['mrj21', 'MRJ21'],
+  ]),
+  ...group('Fiber optic', [
+    ['fc', 'FC'],
+    ['lc', 'LC'],
+    ['lc-pc', 'LC/PC'],
+    ['lc-upc', 'LC/UPC'],
+    ['lc-apc', 'LC/APC'],
+    ['lsh', 'LSH'],
+    ['lsh-pc', 'LSH/PC'],
+    ['lsh-upc', 'LSH/UPC'],
+    ['lsh-apc', 'LSH/APC'],
+    ['lx5', 'LX.5'],
+    ['mpo', 'MPO'],
+    ['mtrj', 'MTRJ'],
+    ['sc', 'SC'],
+    ['sc-pc', 'SC/PC'],
+    ['sc-upc', 'SC/UPC'],
+    ['sc-apc', 'SC/APC'],
+    ['st', 'ST'],
+    ['cs', 'CS'],
+    ['sn', 'SN'],
+    ['sma-905', 'SMA 905'],
+    ['sma-906', 'SMA 906'],
+    ['urm-p2', 'URM-P2'],
+    ['urm-p4', 'URM-P4'],
+    ['urm-p8', 'URM-P8'],
+    ['splice', 'Splice'],
+  ]),
+  ...group('Other', [['other', 'Other']]),
+];
+
 defineVocabulary('interface_types', INTERFACE_TYPES);
+defineVocabulary('port_types', PORT_TYPES);
 defineVocabulary('cable_types', CABLE_TYPES);
 defineVocabulary('duplex', DUPLEX);
 defineVocabulary('interface_modes', INTERFACE_MODES);

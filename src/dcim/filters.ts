@@ -36,14 +36,26 @@ const hasPrimaryIp: CustomFilter = (values, alias) => {
   return want ? set : sql`NOT ${set}`;
 };
 
-const interfaceCabled: CustomFilter = (values, alias) => {
+const cabledFilter = (type: string): CustomFilter => (values, alias) => {
   const want = parseBool(values, 'cabled');
   if (typeof want !== 'boolean') return want;
   const id = sql.ref(`${alias}.id`);
-  const cabled = sql`(EXISTS (SELECT 1 FROM cable_a_terminations ct WHERE ct.interface_id = ${id})
-    OR EXISTS (SELECT 1 FROM cable_b_terminations ct WHERE ct.interface_id = ${id}))`;
+  const cabled = sql`EXISTS (SELECT 1 FROM cable_terminations ct WHERE ct.termination_type = ${type} AND ct.termination_id = ${id})`;
   return want ? cabled : sql`NOT ${cabled}`;
 };
+
+/** Ports on the same device (type) as the given port (a front port's rear-port picker). */
+const sameOwnerAs =
+  (table: string, owner: string): CustomFilter =>
+  (values, alias) => {
+    const ids = values.filter((v) => isUuid(v)).map((v) => v.toLowerCase());
+    if (ids.length !== values.length) return { error: 'Expected an id.' };
+    return sql`${sql.ref(`${alias}.${owner}`)} IN (SELECT s.${sql.ref(owner)} FROM ${sql.table(table)} s WHERE s.id = ANY(${ids}::uuid[]))`;
+  };
+
+addListFilters('dcim.rearport', { device_of: sameOwnerAs('front_ports', 'device_id'), cabled: cabledFilter('dcim.rearport') });
+addListFilters('dcim.frontport', { cabled: cabledFilter('dcim.frontport') });
+addListFilters('dcim.rearporttemplate', { device_type_of: sameOwnerAs('front_port_templates', 'device_type_id') });
 
 addListFilters('dcim.device', { region: deviceRegion, manufacturer: deviceManufacturer, has_primary_ip: hasPrimaryIp });
 /** Interfaces of the same device as the given one (a LAG or parent picker on an interface's form). */
@@ -53,4 +65,4 @@ const interfaceSibling: CustomFilter = (values, alias) => {
   return sql`${sql.ref(`${alias}.device_id`)} IN (SELECT s.device_id FROM interfaces s WHERE s.id = ANY(${ids}::uuid[])) AND NOT ${sql.ref(`${alias}.id`)} = ANY(${ids}::uuid[])`;
 };
 
-addListFilters('dcim.interface', { cabled: interfaceCabled, sibling_of: interfaceSibling });
+addListFilters('dcim.interface', { cabled: cabledFilter('dcim.interface'), sibling_of: interfaceSibling });

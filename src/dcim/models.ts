@@ -1,9 +1,12 @@
 // DCIM: manufacturers, device types with their interface and service templates, roles, platforms, devices,
 // interfaces and cables. The rules live in service.ts; these are the definitions the registry derives from.
-import { defineModel } from '../core/registry.ts';
+import { defineModel, type FieldDef } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
-import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices, linkPeerField, materializeDeviceComponents, primaryIpField } from './service.ts';
+import { materializeDeviceComponents, primaryIpField } from './service.ts';
+import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices, linkPeerField, TERMINATION_TYPES } from './cabling.ts';
+import { connectedEndpointField } from './trace.ts';
+import './port-models.ts';
 import { checkPrimaryIps, checkVlanMode, clearPrimaryAddresses, primaryAddressesOn } from '../ipam/service.ts';
 import './choices.ts';
 import './filters.ts';
@@ -231,7 +234,7 @@ export const interfaceModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
-  computed: { link_peer: linkPeerField },
+  computed: { link_peer: linkPeerField, connected_endpoint: connectedEndpointField },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
@@ -242,16 +245,26 @@ export const interfaceModel = defineModel({
     },
     async beforeDelete({ tx, ctx, row }) {
       await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, [String(row.id)])).map((a) => a.id));
-      await deleteCablesLosingAnEnd(tx, ctx, [String(row.id)]);
+      await deleteCablesLosingAnEnd(tx, ctx, [{ type: 'dcim.interface', id: String(row.id) }]);
     },
     // Bulk deletes: one statement for all the interfaces' cables instead of one per interface.
     async beforeDeleteMany({ tx, ctx, rows }) {
       const ids = rows.map((r) => String(r.id));
       await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, ids)).map((a) => a.id));
-      await deleteCablesLosingAnEnd(tx, ctx, ids);
+      await deleteCablesLosingAnEnd(tx, ctx, ids.map((id) => ({ type: 'dcim.interface', id })));
     },
   },
 });
+
+function cableEnd(end: 'A' | 'B'): FieldDef {
+  return {
+    kind: 'generic_m2m',
+    target: 'dcim.interface',
+    through: { table: 'cable_terminations', from: 'cable_id', to: 'termination_id' },
+    generic: { typeColumn: 'termination_type', targets: TERMINATION_TYPES, fixed: { cable_end: end } },
+    help: 'Interfaces, front ports or rear ports (one kind per end).',
+  };
+}
 
 export const cableModel = defineModel({
   name: 'dcim.cable',
@@ -260,8 +273,9 @@ export const cableModel = defineModel({
   label: 'cable',
   tenantScoped: true,
   fields: {
-    a_terminations: { kind: 'm2m', target: 'dcim.interface', through: { table: 'cable_a_terminations', from: 'cable_id', to: 'interface_id' }, label: 'A side' },
-    b_terminations: { kind: 'm2m', target: 'dcim.interface', through: { table: 'cable_b_terminations', from: 'cable_id', to: 'interface_id' }, label: 'B side' },
+    // NetBox's shape: [{"object_type": "dcim.frontport", "object_id": …}, …]; a bare id is an interface.
+    a_terminations: { ...cableEnd('A'), label: 'A side' },
+    b_terminations: { ...cableEnd('B'), label: 'B side' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     type: { kind: 'choice', vocabulary: 'cable_types', nullable: true },
     label: { kind: 'string', maxLength: 100, default: '' },

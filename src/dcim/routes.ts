@@ -1,6 +1,7 @@
-// DCIM routes beyond the generic CRUD: the choices vocabularies and a rack's elevation.
+// DCIM routes beyond the generic CRUD: the choices vocabularies, a rack's elevation, and the cable trace of a port.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { traceFrom, traceSchema } from './trace.ts';
 import { allVocabularies } from '../core/vocabularies.ts';
 import { unauthorized } from '../core/errors.ts';
 import { requireModelPermission } from '../core/access.ts';
@@ -46,4 +47,22 @@ export function registerDcimRoutes(app: FastifyInstance): void {
       return wholeList(await rackElevation(dbOf(req), req.ctx, rack, face, originOf(req)));
     },
   });
+
+  // NetBox has the trace on interfaces, front ports and rear ports alike; a walk may start at any of them.
+  for (const name of ['dcim.interface', 'dcim.frontport', 'dcim.rearport']) {
+    const model = requireModel(name);
+    app.get(`${model.path}:id/trace/`, {
+      schema: {
+        tags: ['dcim'],
+        summary: `The cable path from a ${model.label}: through cables and patch panels (front port › rear port) to the far interface`,
+        params: Type.Object({ id: Type.String() }),
+        response: { 200: traceSchema },
+      },
+      preParsing: checkedFirst((req) => requireModelPermission(req.ctx, model, 'view')),
+      handler: async (req) => {
+        const row = await loadScopedRow(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id));
+        return traceFrom(dbOf(req), String(row.tenant_id), { type: name, id: String(row.id) }, originOf(req));
+      },
+    });
+  }
 }

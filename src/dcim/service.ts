@@ -1,17 +1,17 @@
-// DCIM rules: materialising a device's components from its type, cable termination checks, and the derived
-// values (an interface's link peer, a device's primary IP) loaded for a whole page at once.
+// DCIM rules: materialising a device's components from its type, and a device's primary IP loaded for a whole
+// page at once. Cable ends, link peers and traces are in cabling.ts and trace.ts.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
-import { ErrorCollector } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
-import { callerTenant, inTenant, scopeCondition } from '../core/access.ts';
+import { inTenant, scopeCondition } from '../core/access.ts';
 import { customFieldDefaults } from '../extras/custom-fields.ts';
-import { briefObject, displayOf, displaysOf, type Row } from '../core/crud/serialize.ts';
+import { briefObject, displaysOf, type Row } from '../core/crud/serialize.ts';
+import { materializePorts } from './port-materialize.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
 
@@ -29,6 +29,7 @@ export function registerDeviceMaterializer(step: DeviceMaterializer): void {
 
 export async function materializeDeviceComponents(args: AfterCreateArgs): Promise<void> {
   await materializeInterfaces(args);
+  await materializePorts(args);
   for (const step of deviceMaterializers) await step(args);
 }
 
@@ -63,126 +64,6 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
     created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r), tenantId })),
   );
 }
-
-/**
- * Deletes the cables that would be left with an empty end once `interfaceIds` are gone (an interface or a
- * whole device being deleted), with their change-log rows. A cable to nowhere is not a cable.
- */
-export async function deleteCablesLosingAnEnd(tx: Kysely<DB>, ctx: RequestContext, interfaceIds: string[]): Promise<void> {
-  if (interfaceIds.length === 0) return;
-  const { rows } = await sql<Row>`DELETE FROM cables c WHERE c.id IN (
-      SELECT t.cable_id FROM cable_a_terminations t WHERE t.interface_id = ANY(${interfaceIds}::uuid[])
-      UNION SELECT t.cable_id FROM cable_b_terminations t WHERE t.interface_id = ANY(${interfaceIds}::uuid[])
-    ) AND (
-      NOT EXISTS (SELECT 1 FROM cable_a_terminations a WHERE a.cable_id = c.id AND NOT (a.interface_id = ANY(${interfaceIds}::uuid[])))
-      OR NOT EXISTS (SELECT 1 FROM cable_b_terminations b WHERE b.cable_id = c.id AND NOT (b.interface_id = ANY(${interfaceIds}::uuid[])))
-    ) RETURNING *`.execute(tx);
-  if (rows.length === 0) return;
-  const model = requireModel('dcim.cable');
-  await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rows.map((r) => String(r.id))}::uuid[])`.execute(tx);
-  await recordChanges(
-    tx,
-    ctx,
-    rows.map((r) => ({ model, action: 'delete' as const, objectId: String(r.id), repr: displayOf(model, r), before: snapshot(model, r), after: null, tenantId: String(r.tenant_id) })),
-  );
-}
-
-/** Cables of devices about to be deleted (their interfaces go by cascade): one lookup for any number of devices. */
-export async function deleteCablesOfDevices(tx: Kysely<DB>, ctx: RequestContext, deviceIds: string[]): Promise<void> {
-  const { rows } = await sql<{ id: string }>`SELECT id FROM interfaces WHERE device_id = ANY(${deviceIds}::uuid[])`.execute(tx);
-  await deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => r.id));
-}
-
-const VIRTUAL_TYPES = new Set(['virtual', 'bridge', 'lag', 'loopback', 'tunnel']);
-
-/**
- * A cable joins physical interfaces of the tenant: at least one per end, none on both ends, none already on
- * another cable. Ids of other tenants are skipped here and reported by the generic reference check as missing.
- */
-export async function checkCableTerminations({ tx, ctx, input, existing }: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }): Promise<void> {
-  if (existing && !('a_terminations' in input) && !('b_terminations' in input)) return;
-  const current = async (table: string): Promise<string[]> => {
-    if (!existing) return [];
-    const { rows } = await sql<{ id: string }>`SELECT interface_id AS id FROM ${sql.table(table)} WHERE cable_id = ${existing.id}`.execute(tx);
-    return rows.map((r) => r.id);
-  };
-  const ends = {
-    a_terminations: (input.a_terminations as string[] | undefined) ?? (await current('cable_a_terminations')),
-    b_terminations: (input.b_terminations as string[] | undefined) ?? (await current('cable_b_terminations')),
-  };
-  const errors = new ErrorCollector();
-  for (const [key, ids] of Object.entries(ends)) if (ids.length === 0) errors.add(key, 'A cable needs at least one interface on each end.');
-  for (const id of ends.b_terminations) if (ends.a_terminations.includes(id)) errors.add('b_terminations', `Interface ${id} cannot be on both ends.`);
-  const all = [...ends.a_terminations, ...ends.b_terminations];
-  if (all.length) {
-    const self = existing?.id ?? null;
-    const { rows } = await sql<{ id: string; name: string; type: string; device: string; cabled: boolean }>`
-      SELECT i.id, i.name, i.type, d.name AS device,
-        EXISTS (SELECT 1 FROM cable_a_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid)
-        OR EXISTS (SELECT 1 FROM cable_b_terminations t WHERE t.interface_id = i.id AND t.cable_id IS DISTINCT FROM ${self}::uuid) AS cabled
-      FROM interfaces i JOIN devices d ON d.id = i.device_id
-      WHERE i.id = ANY(${all}::uuid[]) AND ${callerTenant(ctx, 'i')}`.execute(tx);
-    for (const r of rows) {
-      const key = ends.a_terminations.includes(r.id) ? 'a_terminations' : 'b_terminations';
-      if (r.cabled) errors.add(key, `${r.device} ${r.name} is already connected by another cable.`);
-      if (VIRTUAL_TYPES.has(r.type)) errors.add(key, `${r.device} ${r.name} is a ${r.type} interface and cannot be cabled.`);
-    }
-  }
-  errors.throwIfAny();
-}
-
-/** What an interface's link peer shows: a plain mapping, so a template cannot reach the peer row itself. */
-export interface LinkPeer {
-  device: string;
-  interface: string;
-  description: string;
-  custom_fields: Record<string, unknown>;
-  /** Ids to link to, in the API and the UI (the far device and interface, the cable between). */
-  device_id: string;
-  interface_id: string;
-  cable_id: string;
-}
-
-/** For each interface id, the first interface on the far end of its cable (one query for the whole page). */
-export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[]): Promise<Map<string, LinkPeer>> {
-  const out = new Map<string, LinkPeer>();
-  if (interfaceIds.length === 0 || !tenantId) return out;
-  const { rows } = await sql<{ self: string; device: string; name: string; description: string; custom_fields: Record<string, unknown>; device_id: string; interface_id: string; cable_id: string }>`
-    WITH ends AS (
-      SELECT cable_id, interface_id, 'a' AS side FROM cable_a_terminations
-      UNION ALL SELECT cable_id, interface_id, 'b' AS side FROM cable_b_terminations
-    )
-    SELECT DISTINCT ON (me.interface_id) me.interface_id AS self, d.name AS device, i.name, i.description, i.custom_fields,
-      d.id AS device_id, i.id AS interface_id, me.cable_id
-    FROM ends me
-    JOIN ends far ON far.cable_id = me.cable_id AND far.side <> me.side
-    JOIN interfaces i ON i.id = far.interface_id AND ${inTenant(tenantId, 'i')}
-    JOIN devices d ON d.id = i.device_id
-    WHERE me.interface_id = ANY(${interfaceIds}::uuid[])
-    ORDER BY me.interface_id, i.numid`.execute(db);
-  for (const r of rows) {
-    out.set(r.self, { device: r.device, interface: r.name, description: r.description ?? '', custom_fields: r.custom_fields ?? {}, device_id: r.device_id, interface_id: r.interface_id, cable_id: r.cable_id });
-  }
-  return out;
-}
-
-export const linkPeerField: ComputedField = {
-  label: 'Link peer',
-  kind: 'object',
-  schema: {
-    type: ['object', 'null'],
-    properties: {
-      device: { type: 'string' },
-      interface: { type: 'string' },
-      description: { type: 'string' },
-      custom_fields: { type: 'object' },
-      device_id: { type: 'string', format: 'uuid' },
-      interface_id: { type: 'string', format: 'uuid' },
-      cable_id: { type: 'string', format: 'uuid' },
-    },
-  },
-  load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id))),
-};
 
 /**
  * A device's primary IP: IPv4 first, else IPv6. The primary_ip4/primary_ip6 columns and the address model come

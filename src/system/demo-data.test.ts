@@ -33,14 +33,21 @@ const id = (v: unknown): string => (v as { id: string }).id;
 describe('demo data', () => {
   const plan = planDemoNetwork(DEVICES, SEED);
   const leavesAndBorders = plan.devices.filter((d) => d.role === 'leaf' || d.role === 'border').length;
+  // Patch panels (demo-patch-panels.ts): two per site with uplinks, which re-run up to 24 uplinks to the first
+  // spine (one more cable each) and join by one trunk. Not among the planned devices.
+  const sitesWithUplinks = plan.sites.filter((s) => plan.devices.some((d) => d.site === s.index && d.role === 'spine' && d.rank === 0)
+    && plan.devices.some((d) => d.site === s.index && (d.role === 'leaf' || d.role === 'border')));
+  const rerun = sitesWithUplinks.map((s) => Math.min(24, plan.devices.filter((d) => d.site === s.index && (d.role === 'leaf' || d.role === 'border')).length)).reduce((a, b) => a + b, 0);
 
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
-    const count = async (path: string) => (await admin.get(`${path}?limit=1`)).json().count as number;
-    expect(await count('/api/devices/')).toBe(DEVICES);
+    const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
+    expect(await count('/api/devices/?role__n=patch-panel')).toBe(DEVICES);
+    expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
+    expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
     expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
     expect(await count('/api/ip-addresses/')).toBe(DEVICES);
-    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4);
+    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
     expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
@@ -104,24 +111,42 @@ describe('demo data', () => {
     if (typeof filtered.count === 'number' && filtered.count !== DEVICES) expect(filtered.count).toBe(ntp);
   });
 
-  it('cables every leaf and border to every spine of its site, and nothing else', async () => {
+  it('connects every leaf and border to every spine of its site, some through a pair of patch panels, and nothing else', async () => {
     const admin = h.as('admin');
     const devices = new Map((await all(admin, '/api/devices/')).map((d) => [d.id, d]));
     const interfaces = new Map((await all(admin, '/api/interfaces/')).map((i) => [i.id, i]));
-    const roleOf = (ifaceId: string) => ((devices.get(id(interfaces.get(ifaceId)!.device))!.role) as { slug: string }).slug;
-    const siteOf = (ifaceId: string) => id(devices.get(id(interfaces.get(ifaceId)!.device))!.site);
-    const cables = await all(admin, '/api/cables/');
-    const pairs = new Set<string>();
-    for (const c of cables) {
+    const deviceOf = (ifaceId: string) => devices.get(id(interfaces.get(ifaceId)!.device))!;
+    const roleOf = (ifaceId: string) => (deviceOf(ifaceId).role as { slug: string }).slug;
+    // Every cable: leaf/border → spine, leaf/border → panel, panel → spine, or panel ═ panel (the trunk).
+    for (const c of await all(admin, '/api/cables/')) {
       const [a] = c.a_terminations as Obj[];
       const [b] = c.b_terminations as Obj[];
-      expect(['leaf', 'border']).toContain(roleOf(a!.id));
-      expect(roleOf(b!.id)).toBe('spine');
-      expect(siteOf(a!.id)).toBe(siteOf(b!.id));
-      pairs.add(`${id(interfaces.get(a!.id)!.device)}>${id(interfaces.get(b!.id)!.device)}`);
-      expect(interfaces.get(a!.id)!.link_peer).toMatchObject({ interface: interfaces.get(b!.id)!.name });
+      const kinds = `${a!.object_type}>${b!.object_type}`;
+      expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
+      if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
+      if (b!.object_type === 'dcim.interface') expect(roleOf(b!.id)).toBe('spine');
     }
-    expect(pairs.size).toBe(cables.length);
+    // End to end (connected_endpoint, through the panels where the path runs through them): each leaf and border
+    // reaches each spine of its site exactly once.
+    const pairs = new Set<string>();
+    let ends = 0;
+    for (const i of interfaces.values()) {
+      const far = i.connected_endpoint as { id: string } | null;
+      if (!far || !['leaf', 'border'].includes(roleOf(i.id))) continue;
+      ends++;
+      expect(roleOf(far.id)).toBe('spine');
+      expect(id(deviceOf(far.id).site)).toBe(id(deviceOf(i.id).site));
+      pairs.add(`${deviceOf(i.id).id}>${deviceOf(far.id).id}`);
+    }
+    expect(pairs.size).toBe(ends);
+    expect(ends).toBe(leavesAndBorders * 4);
+    // A re-run uplink: leaf › cable › pp01 front › pp01 rear › trunk › pp02 rear › pp02 front › cable › spine.
+    const patched = [...interfaces.values()].find((i) => roleOf(i.id) !== 'spine' && (i.link_peer as { object_type: string } | null)?.object_type === 'dcim.frontport')!;
+    const trace = (await admin.get(`/api/interfaces/${patched.id}/trace/`)).json();
+    expect(trace.segments.map((s: { far_end: { display: string } }) => s.far_end.display.replace(/^[a-z0-9]+-/, ''))).toEqual([
+      expect.stringMatching(/^pp01 › Front\d+$/), 'pp02 › Rear1', expect.stringMatching(/^spine01 › /),
+    ]);
+    expect(trace.destination.id).toBe((patched.connected_endpoint as Obj).id);
   });
 
   it('gives every leaf a LAG of two members of the same leaf, trunking its site\'s VLANs', async () => {
@@ -193,7 +218,9 @@ describe('demo data', () => {
     expect(sRes.statusCode, sRes.body).toBe(200);
     const cable = (await admin.get('/api/cables/?limit=1')).json().results[0] as Obj;
     const cRes = await admin.patch(`/api/cables/${cable.id}/`, {
-      a_terminations: (cable.a_terminations as Obj[]).map((t) => t.id), b_terminations: (cable.b_terminations as Obj[]).map((t) => t.id),
+      // NetBox's shape, as read.
+      a_terminations: (cable.a_terminations as Obj[]).map((t) => ({ object_type: t.object_type, object_id: t.object_id })),
+      b_terminations: (cable.b_terminations as Obj[]).map((t) => ({ object_type: t.object_type, object_id: t.object_id })),
       type: cable.type, length: cable.length, length_unit: cable.length_unit,
     });
     expect(cRes.statusCode, cRes.body).toBe(200);
@@ -233,7 +260,7 @@ describe('demo data', () => {
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
     await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
     await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
-    expect((await h.as('admin').get('/api/devices/?limit=1')).json().count).toBe(DEVICES);
+    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel')).json().count).toBe(DEVICES);
   });
 
   it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
@@ -241,7 +268,7 @@ describe('demo data', () => {
     const queries = async (client: Client) => {
       await client.get('/api/devices/?limit=1'); // warm the token cache
       const before = h.database.queryCount();
-      const res = await client.get('/api/devices/?limit=1000');
+      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel');
       expect(res.statusCode).toBe(200);
       const body = res.json() as { results: Obj[] };
       expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });

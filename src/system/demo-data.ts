@@ -29,6 +29,7 @@ import { allocateNumids } from '../core/numids.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
 import { writeDemoRacks } from './demo-racks.ts';
+import { writePatchPanels } from './demo-patch-panels.ts';
 
 export class DemoDataError extends Error {}
 
@@ -792,9 +793,14 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text']], [cb.ids, cb.numids, links.map((_l, i) => `C${String(cb.numids[i]).padStart(7, '0')}`)], {
     ...T, type: sql`'dac-passive'`, length: sql`3`, length_unit: sql`'m'`,
   });
-  await w.insert('cable_a_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.a)]);
-  await w.insert('cable_b_terminations', [['cable_id', 'uuid'], ['interface_id', 'uuid']], [cb.ids, links.map((l) => l.b)]);
+  const ends = [['cable_id', 'uuid'], ['termination_id', 'uuid']] satisfies Column[];
+  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.a)], { cable_end: sql`'A'`, termination_type: sql`'dcim.interface'` });
+  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.b)], { cable_end: sql`'B'`, termination_type: sql`'dcim.interface'` });
   w.report('cables and terminations', links.length * 3);
+  w.begin();
+  const panelRows = await writePatchPanels(tx, tenantId);
+  for (const [table, n] of Object.entries(panelRows)) w.rows[table] = (w.rows[table] ?? 0) + n;
+  w.report('patch panels (ports, trunks, re-run uplinks)', Object.values(panelRows).reduce((a, b) => a + b, 0));
 
   // --- BGP: one instance per spine, leaf and border; a session on both ends of every fabric link.
   w.begin();

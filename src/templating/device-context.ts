@@ -12,7 +12,7 @@ import { requireModel, type ModelDef } from '../core/registry.ts';
 import { sameTenant, scopeCondition } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { configContextSubject, renderConfigContexts } from '../extras/config-context.ts';
-import { loadLinkPeers, type LinkPeer } from '../dcim/service.ts';
+import { loadLinkPeers, type LinkPeer } from '../dcim/cabling.ts';
 import { naturalCompare } from '../core/natural-compare.ts';
 import { TEMPLATE_OBJECT, type TemplateObject } from './engine/index.ts';
 import { RenderSession, RowGroup, type RowProxy } from './proxies.ts';

@@ -98,8 +98,8 @@ async function uncabledInterfaces(gen: BodyGenerator, who: Creator, n: number): 
   interfacePools.set(gen, pools);
   const pool = pools.get(who) ?? [];
   pools.set(who, pool);
-  const { rows } = await sql<{ id: string }>`SELECT interface_id AS id FROM cable_a_terminations WHERE interface_id = ANY(${pool}::uuid[])
-    UNION SELECT interface_id FROM cable_b_terminations WHERE interface_id = ANY(${pool}::uuid[])`.execute(gen.h.database.db);
+  const { rows } = await sql<{ id: string }>`SELECT termination_id AS id FROM cable_terminations
+    WHERE termination_type = 'dcim.interface' AND termination_id = ANY(${pool}::uuid[])`.execute(gen.h.database.db);
   const cabled = new Set(rows.map((r) => r.id));
   const free = pool.filter((id) => !cabled.has(id));
   while (free.length < n) {
@@ -239,6 +239,7 @@ export class BodyGenerator {
       case 'fk':
         return this.ensureRow(field.target!, who);
       case 'm2m':
+      case 'generic_m2m':
         return [await this.ensureRow(field.target!, who)];
       case 'tags':
         return [await this.ensureRow('extras.tag', who)];

@@ -11,7 +11,7 @@ export interface EditableField {
    * How a form edits it. `secret`: write-only (a password or a key), never shown back; `json`: a JSON value;
    * `list`: a list of `items` values.
    */
-  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
+  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'generic_objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
   nullable: boolean;
   choices?: string;
   options?: Array<{ value: string; label: string }>;
@@ -21,6 +21,8 @@ export interface EditableField {
   /** `object`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form's `<key>` picker holds). */
   filters?: Record<string, string>;
   items?: 'int' | 'text';
+  /** `generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}. */
+  object_models?: Array<{ model: string; label: string; endpoint: string }>;
   hint?: string;
 }
 
@@ -43,7 +45,8 @@ const bulkKeys = new WeakMap<ModelDef, ReadonlySet<string>>();
 export function bulkEditableKeys(model: ModelDef): ReadonlySet<string> {
   let keys = bulkKeys.get(model);
   if (!keys) {
-    keys = new Set([...editableFields(model).map((f) => f.key), ...Object.entries(model.fields).filter(([, f]) => f.kind === 'custom_fields' && !f.readOnly).map(([k]) => k)]);
+    // A generic_m2m's rows are held by one owner at a time (a port on one cable): never the same for many rows.
+    keys = new Set([...editableFields(model).filter((f) => f.kind !== 'generic_objects').map((f) => f.key), ...Object.entries(model.fields).filter(([, f]) => f.kind === 'custom_fields' && !f.readOnly).map(([k]) => k)]);
     bulkKeys.set(model, keys);
   }
   return keys;
@@ -93,6 +96,10 @@ function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Edit
     case 'm2m': {
       const target = findModel(field.target!);
       return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path } : null;
+    }
+    case 'generic_m2m': {
+      const targets = field.generic!.targets.map((name) => findModel(name)).filter((m): m is ModelDef => m !== undefined);
+      return { ...base, kind: 'generic_objects', object_models: targets.map((m) => ({ model: m.name, label: m.label, endpoint: m.path })) };
     }
     case 'tags':
       return { ...base, kind: 'tags', object_model: 'extras.tag', endpoint: '/api/tags/' };

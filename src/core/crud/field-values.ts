@@ -8,6 +8,12 @@ import { NaturalKey, acceptsNaturalKey } from './natural-keys.ts';
 
 export type Checked = { ok: true; value: unknown } | { ok: false; message: string };
 
+/** One row a generic_m2m field points at: its model and its id. */
+export interface GenericRef {
+  object_type: string;
+  object_id: string;
+}
+
 const ok = (value: unknown): Checked => ({ ok: true, value });
 const bad = (message: string): Checked => ({ ok: false, message });
 
@@ -156,6 +162,8 @@ export function checkFieldValue(key: string, field: FieldDef, value: unknown): C
       if (value.length > 1000) return bad('At most 1000 items.');
       return ok([...new Set(value.map((v: string) => v.toLowerCase()))]);
     }
+    case 'generic_m2m':
+      return checkGenericRefs(field, value);
     case 'string_list': {
       if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) return bad('Expected a list of strings.');
       const max = field.maxLength ?? DEFAULT_MAX_STRING;
@@ -169,4 +177,28 @@ export function checkFieldValue(key: string, field: FieldDef, value: unknown): C
       return ok(value);
     }
   }
+}
+
+/** `[{"object_type": "dcim.frontport", "object_id": "…"}, …]`, where a bare id means the field's default target. */
+function checkGenericRefs(field: FieldDef, value: unknown): Checked {
+  const targets = field.generic!.targets;
+  if (!Array.isArray(value)) return bad(`Expected a list of {"object_type", "object_id"} objects (object_type one of ${targets.join(', ')}).`);
+  if (value.length > 1000) return bad('At most 1000 items.');
+  const out: GenericRef[] = [];
+  const seen = new Set<string>();
+  for (const item of value) {
+    let ref: GenericRef;
+    if (isUuid(item)) ref = { object_type: field.target!, object_id: item.toLowerCase() };
+    else if (typeof item === 'object' && item !== null && !Array.isArray(item)) {
+      const { object_type: type, object_id: id } = item as Record<string, unknown>;
+      if (typeof type !== 'string' || !targets.includes(type)) return bad(`"${shown(type ?? null)}" is not a valid object_type; use one of ${targets.join(', ')}.`);
+      if (id === undefined) return bad('Each item needs an object_id.');
+      if (!isUuid(id)) return bad(`"${shown(id)}" is not a valid object_id.`);
+      ref = { object_type: type, object_id: id.toLowerCase() };
+    } else return bad(`"${shown(item)}" is neither an id nor an {"object_type", "object_id"} object.`);
+    const k = `${ref.object_type}:${ref.object_id}`;
+    if (!seen.has(k)) out.push(ref);
+    seen.add(k);
+  }
+  return ok(out);
 }

@@ -3,7 +3,7 @@
 import type { FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, isColumnField, isRequired } from '../registry.ts';
 import { ErrorCollector, badRequest } from '../errors.ts';
-import { checkFieldValue } from './field-values.ts';
+import { checkFieldValue, type GenericRef } from './field-values.ts';
 
 export type WriteMode = 'create' | 'update' | 'patch';
 
@@ -12,6 +12,8 @@ export interface CheckedInput {
   columns: Record<string, unknown>;
   /** m2m field key → ids (replaces the set). */
   relations: Record<string, string[]>;
+  /** generic_m2m field key → the rows it points at (replaces the set). */
+  links: Record<string, GenericRef[]>;
   /** Tag ids, when the body sent `tags`. */
   tags: string[] | null;
   /** Field key → value as accepted (for hooks that reason in field names). */
@@ -27,7 +29,7 @@ export function checkInput(model: ModelDef, body: unknown, mode: WriteMode): Che
   }
   const input = body as Record<string, unknown>;
   const errors = new ErrorCollector();
-  const out: CheckedInput = { columns: {}, relations: {}, tags: null, values: {} };
+  const out: CheckedInput = { columns: {}, relations: {}, links: {}, tags: null, values: {} };
 
   for (const [key, value] of Object.entries(input)) {
     const field = model.fields[key];
@@ -64,5 +66,6 @@ function assign(out: CheckedInput, key: string, field: FieldDef, value: unknown)
   out.values[key] = value;
   if (field.kind === 'tags') out.tags = value as string[];
   else if (field.kind === 'm2m') out.relations[key] = value as string[];
+  else if (field.kind === 'generic_m2m') out.links[key] = value as GenericRef[];
   else if (isColumnField(field)) out.columns[columnOf(key, field)] = value;
 }

@@ -235,6 +235,16 @@ function fieldCondition(
     }
     return sql`EXISTS (SELECT 1 FROM ${sql.table(t.table)} j WHERE ${sql.ref(`j.${t.from}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`j.${t.to}`)} = ANY(${ids}::uuid[]))`;
   }
+  if (field.kind === 'generic_m2m') {
+    const t = field.through!;
+    const ids = values.filter((v) => isUuid(v));
+    if (ids.length !== values.length) {
+      errors.add(param, 'Expected ids.');
+      return null;
+    }
+    const fixed = Object.entries(field.generic!.fixed).map(([c, v]) => sql`AND ${sql.ref(`j.${c}`)} = ${v}`);
+    return sql`EXISTS (SELECT 1 FROM ${sql.table(t.table)} j WHERE ${sql.ref(`j.${t.from}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`j.${t.to}`)} = ANY(${ids}::uuid[]) ${sql.join(fixed, sql` `)})`;
+  }
   if (!isColumnField(field)) {
     errors.add(param, 'This field cannot be filtered.');
     return null;

@@ -59,6 +59,12 @@ function valueSchema(field: FieldDef, forWrite: boolean): Schema {
     case 'm2m':
     case 'tags':
       return { type: 'array', items: forWrite ? { type: 'string', format: 'uuid' } : brief };
+    case 'generic_m2m': {
+      const ref = { type: 'object', properties: { object_type: { type: 'string', enum: [...field.generic!.targets] }, object_id: { type: 'string', format: 'uuid' } }, required: ['object_type', 'object_id'] };
+      if (forWrite) return { type: 'array', items: { anyOf: [ref, { type: 'string', format: 'uuid', description: `An id of a ${field.target}.` }] } };
+      // NetBox's shape, with the brief object's own keys beside it for clients that read `id` and `display`.
+      return { type: 'array', items: { ...brief, properties: { ...(brief.properties as Schema), ...ref.properties, object: brief } } };
+    }
     case 'string_list':
       return { type: 'array', items: { type: 'string' } };
     case 'integer_list':

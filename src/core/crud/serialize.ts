@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
-import type { ModelDef } from '../registry.ts';
+import type { FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 
@@ -119,6 +119,8 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
         JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${t.to}`)}
         WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
       many.set(key, groupBriefs(target, links, opts.origin));
+    } else if (field.kind === 'generic_m2m') {
+      many.set(key, await loadGenericLinks(db, ctx, field, ids, opts.origin));
     } else if (field.kind === 'tags') {
       const tagModel = requireModel('extras.tag');
       const { rows: links } = await sql<Row>`SELECT ti.object_id AS owner, r.* FROM tagged_items ti JOIN tags r ON r.id = ti.tag_id
@@ -141,7 +143,7 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
       if (field.kind === 'fk') {
         const id = row[columnOf(key, field)];
         out[key] = typeof id === 'string' ? related.get(key)!.get(id) ?? null : null;
-      } else if (field.kind === 'm2m' || field.kind === 'tags') {
+      } else if (field.kind === 'm2m' || field.kind === 'generic_m2m' || field.kind === 'tags') {
         out[key] = many.get(key)!.get(String(row.id)) ?? [];
       } else if (isColumnField(field)) {
         out[key] = outputValue(row[columnOf(key, field)], field.kind);
@@ -152,6 +154,35 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     if ('last_updated' in row) out.last_updated = outputValue(row.last_updated, 'datetime');
     return out;
   });
+}
+
+/**
+ * The rows a generic_m2m field of `ownerIds` points at, in NetBox's shape ({object_type, object_id, object}) with
+ * the brief object's keys beside it: one query for the links, then one per target model, each in the caller's
+ * scope (a row the caller may not read is left out).
+ */
+async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: FieldDef, ownerIds: string[], origin: string): Promise<Map<string, ApiObject[]>> {
+  const t = field.through!;
+  const g = field.generic!;
+  const fixed = Object.entries(g.fixed).map(([c, v]) => sql`${sql.ref(`j.${c}`)} = ${v}`);
+  const { rows: links } = await sql<{ owner: string; type: string; id: string }>`SELECT ${sql.ref(`j.${t.from}`)} AS owner, ${sql.ref(`j.${g.typeColumn}`)} AS type,
+      ${sql.ref(`j.${t.to}`)} AS id FROM ${sql.table(t.table)} j
+    WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ownerIds}::uuid[]) ${fixed.length ? sql`AND ${sql.join(fixed, sql` AND `)}` : sql``}`.execute(db);
+  const byType = new Map<string, string[]>();
+  for (const l of links) byType.set(l.type, [...(byType.get(l.type) ?? []), l.id]);
+  const briefs = new Map<string, ApiObject>();
+  for (const [type, ids] of byType) {
+    for (const [id, b] of await loadBriefs(db, ctx, requireModel(type), ids, origin)) briefs.set(`${type}:${id}`, b);
+  }
+  const out = new Map<string, ApiObject[]>();
+  for (const l of links) {
+    const b = briefs.get(`${l.type}:${l.id}`);
+    if (!b) continue;
+    out.set(l.owner, [...(out.get(l.owner) ?? []), { ...b, object_type: l.type, object_id: l.id, object: b }]);
+  }
+  // Interfaces first, then by display, so an end reads the same on every request.
+  for (const list of out.values()) list.sort((x, y) => String(x.object_type).localeCompare(String(y.object_type)) || String(x.display).localeCompare(String(y.display), 'en', { numeric: true }));
+  return out;
 }
 
 function groupBriefs(target: ModelDef, links: Row[], origin: string): Map<string, ApiObject[]> {

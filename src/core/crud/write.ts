@@ -63,10 +63,62 @@ export async function checkReferences(tx: Kysely<DB>, ctx: RequestContext, model
     const found = new Set(rows.map((r) => r.id));
     for (const id of ids) if (!found.has(id)) errors.add(key, `Related object ${id} does not exist.`);
   }
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.kind !== 'generic_m2m') continue;
+    const wanted = new Map<string, Set<string>>();
+    for (const input of inputs) for (const ref of input.links[key] ?? []) wanted.set(ref.object_type, (wanted.get(ref.object_type) ?? new Set()).add(ref.object_id));
+    for (const [type, idSet] of wanted) {
+      const target = requireModel(type);
+      const ids = [...idSet];
+      const { rows } = await sql<{ id: string }>`SELECT r.id FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(tx);
+      const found = new Set(rows.map((r) => r.id));
+      for (const id of ids) if (!found.has(id)) errors.add(key, `Related object ${id} does not exist.`);
+    }
+  }
+  errors.throwIfAny();
+}
+
+/**
+ * Writes the rows of generic_m2m fields: all of the owner's old rows go first (an end may move to the other
+ * field in the same write), then the new ones. A row another owner holds is refused by the join table's unique
+ * key, not by a prior SELECT, so two concurrent writes can never both take it: the second waits for the first
+ * and then inserts nothing for it, and the write fails naming the row.
+ */
+async function writeLinks(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, replacing: boolean): Promise<void> {
+  const keys = Object.keys(input.links);
+  if (replacing) {
+    for (const key of keys) {
+      const { through: t, generic: g } = model.fields[key]!;
+      const fixed = Object.entries(g!.fixed).map(([c, v]) => sql`${sql.ref(c)} = ${v}`);
+      await sql`DELETE FROM ${sql.table(t!.table)} WHERE ${sql.ref(t!.from)} = ${id} ${fixed.length ? sql`AND ${sql.join(fixed, sql` AND `)}` : sql``}`.execute(tx);
+    }
+  }
+  const errors = new ErrorCollector();
+  for (const key of keys) {
+    const refs = input.links[key]!;
+    if (refs.length === 0) continue;
+    const { through: t, generic: g } = model.fields[key]!;
+    const fixedCols = Object.keys(g!.fixed);
+    const { rows } = await sql<{ type: string; id: string }>`INSERT INTO ${sql.table(t!.table)}
+        (${sql.join([t!.from, ...fixedCols, g!.typeColumn, t!.to].map((c) => sql.ref(c)))})
+      SELECT ${id}, ${sql.join(fixedCols.map((c) => sql`${g!.fixed[c]}`))}${fixedCols.length ? sql`,` : sql``} x.type, x.id
+      FROM unnest(${refs.map((r) => r.object_type)}::text[], ${refs.map((r) => r.object_id)}::uuid[]) AS x(type, id)
+      ON CONFLICT DO NOTHING RETURNING ${sql.ref(g!.typeColumn)} AS type, ${sql.ref(t!.to)}::text AS id`.execute(tx);
+    if (rows.length === refs.length) continue;
+    const inserted = new Set(rows.map((r) => `${r.type}:${r.id}`));
+    for (const ref of refs) {
+      if (inserted.has(`${ref.object_type}:${ref.object_id}`)) continue;
+      const target = requireModel(ref.object_type);
+      const { rows: taken } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} WHERE id = ${ref.object_id}`.execute(tx);
+      const shown = taken[0] ? (await displaysOf(tx, ctx, target, taken)).get(ref.object_id)! : ref.object_id;
+      errors.add(key, `${shown} is already on another ${model.label}.`);
+    }
+  }
   errors.throwIfAny();
 }
 
 async function writeRelations(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, replacing: boolean): Promise<void> {
+  await writeLinks(tx, ctx, model, id, input, replacing);
   for (const [key, ids] of Object.entries(input.relations)) {
     const t = model.fields[key]!.through!;
     if (replacing) await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ${id}`.execute(tx);

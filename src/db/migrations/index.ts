@@ -26,6 +26,7 @@ import * as m0023 from './0023_address_host_index.ts';
 import * as m0024 from './0024_natural_name_keys.ts';
 import * as m0025 from './0025_interface_lag_parent.ts';
 import * as m0026 from './0026_locations_racks.ts';
+import * as m0027 from './0027_front_rear_ports.ts';
 import * as m0029 from './0029_data_versions.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -55,5 +56,6 @@ export const migrations: Record<string, Migration> = {
   '0024_natural_name_keys': m0024,
   '0025_interface_lag_parent': m0025,
   '0026_locations_racks': m0026,
+  '0027_front_rear_ports': m0027,
   '0029_data_versions': m0029,
 };

@@ -73,7 +73,7 @@ export interface ListFields {
 }
 
 /** `secret`: a password or key, set but never shown back; `json`: a JSON value; `list`: values separated by commas. */
-export type EditableKind = 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
+export type EditableKind = 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'generic_objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
 
 export interface EditableField {
   key: string;
@@ -89,6 +89,8 @@ export interface EditableField {
   filters?: Record<string, string>;
   /** `list`: the kind of each item. */
   items?: 'int' | 'text';
+  /** `generic_objects`: the kinds of object the list may hold (a cable end: interfaces, front ports, rear ports). */
+  object_models?: Array<{ model: string; label: string; endpoint: string }>;
   hint?: string;
 }
 

@@ -9,6 +9,11 @@ function isBrief(v: unknown): v is Brief {
   return typeof v === 'object' && v !== null && 'id' in v && 'display' in v;
 }
 
+/** The model of a row that names its own (a cable end, an interface's far end: interface, front or rear port). */
+function modelOf(item: Brief, related: string | undefined): string | undefined {
+  return typeof item.object_type === 'string' ? item.object_type : related;
+}
+
 export function formatDateTime(v: string): string {
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? v : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -34,8 +39,8 @@ export function Value({ value, kind, related, options }: ValueProps) {
               <Badge key={item.id} color={typeof item.color === 'string' ? item.color : undefined}>
                 {item.display}
               </Badge>
-            ) : related ? (
-              <Link key={item.id} to={paths.detail(related, item.id)} className="text-sky-700 hover:underline">
+            ) : modelOf(item, related) ? (
+              <Link key={item.id} to={paths.detail(modelOf(item, related)!, item.id)} className="text-sky-700 hover:underline">
                 {item.display}
               </Link>
             ) : (
@@ -50,8 +55,8 @@ export function Value({ value, kind, related, options }: ValueProps) {
   }
   if (isBrief(value)) {
     if (related === 'extras.status') return <StatusBadge status={value} />;
-    return related ? (
-      <Link to={paths.detail(related, value.id)} className="text-sky-700 hover:underline">
+    return modelOf(value, related) ? (
+      <Link to={paths.detail(modelOf(value, related)!, value.id)} className="text-sky-700 hover:underline">
         {value.display}
       </Link>
     ) : (

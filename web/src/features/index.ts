@@ -16,6 +16,7 @@ import * as compliance from './compliance/index.ts';
 import * as system from './system/index.ts';
 import * as ipam from './ipam/index.ts';
 import * as racks from './racks/index.ts';
+import * as cabling from './cabling/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -27,6 +28,7 @@ const features: Feature[] = [
   system,
   ipam,
   racks,
+  cabling,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

@@ -6,7 +6,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useChoices } from '../../api/hooks.ts';
 import type { Brief, CustomFieldColumn, EditableField, Option } from '../../api/types.ts';
 import { inputClass } from '../ui.tsx';
-import { MultiObjectPicker, ObjectPicker } from './ObjectPicker.tsx';
+import { GenericObjectPicker, MultiObjectPicker, ObjectPicker } from './ObjectPicker.tsx';
 import { statusesQuery } from '../StatusBadge.tsx';
 
 /** A form value: text for scalar inputs, booleans, a brief row, or a list of them. */
@@ -127,6 +127,12 @@ export function FieldInput({
     case 'tags':
       input = <MultiObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} value={Array.isArray(value) ? (value as Brief[]) : []} onChange={onChange} />;
       break;
+    case 'generic_objects':
+      // A cable end offers the ports no cable uses yet (a taken one would be refused anyway).
+      input = (
+        <GenericObjectPicker id={id} label={field.label} invalid={invalid} models={field.object_models ?? []} value={Array.isArray(value) ? (value as Brief[]) : []} onChange={onChange} params={{ cabled: 'false' }} />
+      );
+      break;
     case 'int':
     case 'decimal':
       input = <input {...common} className={inputClass} inputMode={field.kind === 'int' ? 'numeric' : 'decimal'} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
@@ -167,6 +173,7 @@ export function toFormValue(field: EditableField, apiValue: unknown): FormValue 
     case 'status':
       return (apiValue as Brief | null) ?? null;
     case 'objects':
+    case 'generic_objects':
     case 'tags':
       return Array.isArray(apiValue) ? (apiValue as Brief[]) : [];
     case 'datetime':
@@ -200,6 +207,8 @@ export function toRequestValue(field: EditableField, v: FormValue): unknown {
     case 'objects':
     case 'tags':
       return ((v as Brief[]) ?? []).map((r) => r.id);
+    case 'generic_objects':
+      return ((v as Brief[]) ?? []).map((r) => ({ object_type: r.object_type, object_id: r.id }));
     case 'int':
     case 'decimal': {
       const s = typeof v === 'string' ? v.trim() : '';

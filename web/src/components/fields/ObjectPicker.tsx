@@ -19,7 +19,7 @@ interface PickerProps {
   params?: Record<string, string>;
 }
 
-function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick, placeholder, params }: PickerProps) {
+export function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick, placeholder, params }: PickerProps) {
   const listId = useId();
   const [text, setText] = useState('');
   const [open, setOpen] = useState(false);
@@ -132,6 +132,67 @@ export function MultiObjectPicker(props: { endpoint: string; id?: string; label:
         </ul>
       ) : null}
       <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} exclude={value.map((r) => r.id)} onPick={(row) => onChange([...value, row])} />
+    </div>
+  );
+}
+
+/**
+ * Rows of several models in one list (a cable end: interfaces, front ports or rear ports): a kind to search in,
+ * then a picker over that kind's endpoint. Each chosen row keeps its `object_type`.
+ */
+export function GenericObjectPicker(props: {
+  id?: string;
+  label: string;
+  invalid?: boolean;
+  models: Array<{ model: string; label: string; endpoint: string }>;
+  value: Brief[];
+  onChange: (rows: Brief[]) => void;
+  /** Filters added to every search (free ports only, say). */
+  params?: Record<string, string>;
+}) {
+  const { value, onChange, models } = props;
+  const [kind, setKind] = useState(models[0]?.model ?? '');
+  const chosen = models.find((m) => m.model === kind) ?? models[0];
+  const labelOf = (type: unknown) => models.find((m) => m.model === type)?.label ?? '';
+  const key = (r: Brief) => `${String(r.object_type)}:${r.id}`;
+  return (
+    <div className="space-y-1">
+      {value.length ? (
+        <ul className="flex flex-wrap gap-1" aria-label={`Chosen ${props.label}`}>
+          {value.map((row) => (
+            <li key={key(row)} className="inline-flex items-center gap-1 rounded bg-slate-100 px-2 py-0.5 text-sm">
+              <span className="text-xs text-slate-500">{labelOf(row.object_type)}</span> {row.display}
+              <button type="button" aria-label={`Remove ${row.display}`} className="text-slate-500 hover:text-slate-900" onClick={() => onChange(value.filter((r) => key(r) !== key(row)))}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="grid grid-cols-[8.5rem_minmax(0,1fr)] gap-2">
+        <select aria-label={`Kind of ${props.label}`} className={inputClass} value={chosen?.model ?? ''} onChange={(e) => setKind(e.target.value)}>
+          {models.map((m) => (
+            <option key={m.model} value={m.model}>
+              {m.label.charAt(0).toUpperCase() + m.label.slice(1)}
+            </option>
+          ))}
+        </select>
+        <div>
+          {chosen ? (
+            <PickerInput
+              key={chosen.model}
+              endpoint={chosen.endpoint}
+              id={props.id}
+              label={props.label}
+              invalid={props.invalid}
+              exclude={value.filter((r) => r.object_type === chosen.model).map((r) => r.id)}
+              params={props.params}
+              placeholder={`Type to search ${chosen.label}s…`}
+              onPick={(row) => onChange([...value, { ...row, object_type: chosen.model }])}
+            />
+          ) : null}
+        </div>
+      </div>
     </div>
   );
 }

@@ -13,11 +13,22 @@ import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, inputClass } from '../../components/ui.tsx';
 
 interface LinkPeer {
+  object_type: string;
   device: string;
   interface: string;
   device_id: string;
+  /** The peer's id, whatever its kind (an interface, or a front or rear port of a patch panel). */
   interface_id: string;
   cable_id: string;
+}
+
+/** Where a trace ends: the far interface, through any patch panels. */
+interface Endpoint {
+  id: string;
+  object_type: string;
+  display: string;
+  name: string;
+  device: { id: string; display: string } | null;
 }
 
 interface Iface extends ApiObject {
@@ -32,6 +43,7 @@ interface Iface extends ApiObject {
   tagged_vlans: Brief[];
   description: string;
   link_peer: LinkPeer | null;
+  connected_endpoint: Endpoint | null;
 }
 
 interface Address extends ApiObject {
@@ -65,7 +77,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
   const label = (vocabulary: string, value: string | null) => (value === null ? null : choices.data?.[vocabulary]?.find((c) => c.value === value)?.label ?? value);
   const needle = filter.trim().toLowerCase();
   const rows = needle
-    ? all.filter((i) => [i.name, i.description, i.link_peer?.device ?? '', ...(addressesOf.get(i.id) ?? []).map((a) => a.address)].some((t) => t.toLowerCase().includes(needle)))
+    ? all.filter((i) => [i.name, i.description, i.link_peer?.device ?? '', i.connected_endpoint?.display ?? '', ...(addressesOf.get(i.id) ?? []).map((a) => a.address)].some((t) => t.toLowerCase().includes(needle)))
     : all;
 
   return (
@@ -151,7 +163,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                 </td>
                 <td className="px-3 py-2 whitespace-nowrap">
                   {i.link_peer ? (
-                    <span>
+                    <div>
                       <Link to={paths.detail('dcim.cable', i.link_peer.cable_id)} className="text-sky-700 hover:underline" aria-label={`Cable to ${i.link_peer.device} › ${i.link_peer.interface}`}>
                         Cable
                       </Link>{' '}
@@ -160,13 +172,34 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                         {i.link_peer.device}
                       </Link>
                       {' › '}
-                      <Link to={paths.detail('dcim.interface', i.link_peer.interface_id)} className="text-sky-700 hover:underline">
+                      <Link to={paths.detail(i.link_peer.object_type, i.link_peer.interface_id)} className="text-sky-700 hover:underline">
                         {i.link_peer.interface}
                       </Link>
-                    </span>
+                      {i.link_peer.object_type !== 'dcim.interface' ? <span className="ml-1 text-xs text-slate-500">(patch panel)</span> : null}
+                    </div>
                   ) : (
                     <span className="text-slate-400">Not connected</span>
                   )}
+                  {/* Through patch panels the far end is not the cable's other end: show where the path arrives. */}
+                  {i.connected_endpoint && i.link_peer && i.connected_endpoint.id !== i.link_peer.interface_id ? (
+                    <div data-far-end>
+                      <span className="text-slate-600">Far end </span>
+                      {i.connected_endpoint.device ? (
+                        <>
+                          <Link to={paths.detail('dcim.device', i.connected_endpoint.device.id)} className="text-sky-700 hover:underline">
+                            {i.connected_endpoint.device.display}
+                          </Link>
+                          {' › '}
+                        </>
+                      ) : null}
+                      <Link to={paths.detail(i.connected_endpoint.object_type, i.connected_endpoint.id)} className="text-sky-700 hover:underline">
+                        {i.connected_endpoint.name}
+                      </Link>{' '}
+                      <Link to={paths.detail('dcim.interface', i.id)} search={{ tab: 'trace' }} className="text-xs text-slate-500 hover:underline" aria-label={`Trace ${i.name}`}>
+                        (trace)
+                      </Link>
+                    </div>
+                  ) : null}
                 </td>
                 <td className="px-3 py-2">{i.description || <span className="text-slate-400">—</span>}</td>
               </tr>

@@ -25,7 +25,8 @@ export function BulkEditDialog({ model, ids, open, onClose, onDone }: { model: M
   const customs = listFields.data?.custom_fields ?? [];
   // The model's own field order (list-fields follows the definition); the editable catalog is alphabetical.
   const order = new Map((listFields.data?.fields ?? []).map((f, i) => [f.key, i]));
-  const fields: EditableField[] = [...[...(editable.data ?? [])].sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)];
+  // Rows held by one object at a time (a cable's ends) are never set on many at once: the server refuses them in bulk.
+  const fields: EditableField[] = [...(editable.data ?? []).filter((f) => f.kind !== 'generic_objects').sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)];
   const save = useMutation({
     mutationFn: () => {
       const body: Record<string, unknown> = {};
