@@ -63,10 +63,13 @@ export async function writePatchPanels(tx: Kysely<DB>, tenantId: string): Promis
   const panelIds = ids(panels.length);
   const { rows: status } = await sql<{ id: string }>`SELECT id FROM statuses WHERE ${inTenant(tenantId)} AND 'dcim.device' = ANY(available_to)
     ORDER BY slug <> 'active', 'dcim.device' <> ALL(default_for) LIMIT 1`.execute(tx);
-  await sql`INSERT INTO devices (id, numid, tenant_id, name, device_type_id, role_id, site_id, status_id)
-    SELECT x.id, x.numid, ${T}, x.name, ${type[0]}, ${role[0]}, x.site, ${status[0]?.id ?? null}::uuid
-    FROM unnest(${panelIds}::uuid[], ${await numids(tx, tenantId, 'devices', panels.length)}::bigint[], ${panels.map((p) => p.name)}::text[], ${panels.map((p) => p.site)}::uuid[])
-      AS x(id, numid, name, site)`.execute(tx);
+  // In the bottom units of the site's core rack (demo-racks.ts fills it from the top): pp01 at U1, pp02 at U2.
+  await sql`INSERT INTO devices (id, numid, tenant_id, name, device_type_id, role_id, site_id, status_id, rack_id, position, face)
+    SELECT x.id, x.numid, ${T}, x.name, ${type[0]}, ${role[0]}, x.site, ${status[0]?.id ?? null}::uuid, r.id, CASE WHEN r.id IS NULL THEN NULL ELSE x.unit END,
+      CASE WHEN r.id IS NULL THEN NULL ELSE 'front' END
+    FROM unnest(${panelIds}::uuid[], ${await numids(tx, tenantId, 'devices', panels.length)}::bigint[], ${panels.map((p) => p.name)}::text[], ${panels.map((p) => p.site)}::uuid[],
+      ${panels.map((_p, i) => (i % 2) + 1)}::int[]) AS x(id, numid, name, site, unit)
+    LEFT JOIN racks r ON r.site_id = x.site AND r.name = 'C01' AND ${inTenant(tenantId, 'r')}`.execute(tx);
   const rearIds = ids(panels.length);
   await sql`INSERT INTO rear_ports (id, numid, tenant_id, device_id, name, type, positions)
     SELECT x.id, x.numid, ${T}, x.device, 'Rear1', 'mpo', ${PANEL_PORTS}
