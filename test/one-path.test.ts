@@ -326,3 +326,60 @@ describe('one validator: every hand-written route is checked by Fastify against 
     }
   });
 });
+
+describe('one write path for objects people can create', () => {
+  /**
+   * Tables of models the API creates, written with hand SQL by a domain. Each is a record the server derives,
+   * named with why; a new entry needs the same. Everything else is written by src/core (createRowInTx,
+   * bulk-update, insertRows for rows made from templates) or by demo-data's set-based load.
+   */
+  const DERIVED: Record<string, string> = {
+    statuses: "a new tenant's status catalog, seeded with the tenant (extras/statuses.ts)",
+    check_templates: 'the check templates a monitored service needs, made for it across tenants in one reconcile (monitoring/service.ts)',
+    check_assignments: "a monitored service's checks, reconciled from its ports and addresses (monitoring/service.ts)",
+  };
+
+  it("no domain inserts rows of an API-creatable model by hand, but the derived records listed", async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join, relative, resolve } = await import('node:path');
+    const src = resolve(import.meta.dirname, '../src');
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = join(dir, name);
+        if (statSync(full).isDirectory()) return ['core', 'migrations'].includes(name) ? [] : files(full);
+        return name.endsWith('.ts') && !name.endsWith('.test.ts') && !/^demo-/.test(name) ? [full] : [];
+      });
+    const creatable = new Set(allModels().filter((m) => m.operations.create).map((m) => m.table));
+    const found: string[] = [];
+    for (const file of files(src)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/INSERT INTO ([a-z_]+)/g)) {
+        if (creatable.has(m[1]!) && !(m[1]! in DERIVED)) found.push(`${relative(src, file)}: ${m[1]}`);
+      }
+    }
+    expect(found).toEqual([]);
+    // The list names no table that has stopped being a hand-written insert.
+    const all = files(src).map((f) => readFileSync(f, 'utf8')).join('\n');
+    for (const table of Object.keys(DERIVED)) expect(all, table).toContain(`INSERT INTO ${table}`);
+  });
+
+  it("a device's interfaces, ports and services made from its type go through the core: change log and custom-field defaults", async () => {
+    const db = h.database.db;
+    await h.as('admin').post('/api/custom-fields/', { name: 'patch_owner', type: 'text', object_types: ['dcim.rearport', 'dcim.interface'], default: 'noc' });
+    const type = await gen.create(requireModel('dcim.devicetype'), 'admin', { model: 'Panel-2', slug: 'panel-2' });
+    await gen.create(requireModel('dcim.interfacetemplate'), 'admin', { device_type: type, name: 'mgmt0', type: '1000base-t' });
+    const rear = await gen.create(requireModel('dcim.rearporttemplate'), 'admin', { device_type: type, name: 'Rear1', type: 'mpo', positions: 2 });
+    await gen.create(requireModel('dcim.frontporttemplate'), 'admin', { device_type: type, name: 'Front1', type: 'lc', rear_port: rear, rear_port_position: 1 });
+    const device = await gen.create(requireModel('dcim.device'), 'admin', { name: 'made-from-type', device_type: type });
+    const { rows } = await sql<{ object_type: string; object_repr: string }>`SELECT object_type, object_repr FROM object_changes
+      WHERE action = 'create' AND object_type IN ('dcim.interface', 'dcim.rearport', 'dcim.frontport') AND object_repr LIKE 'made-from-type%' ORDER BY object_type`.execute(db);
+    expect(rows).toEqual([
+      { object_type: 'dcim.frontport', object_repr: 'made-from-type › Front1' },
+      { object_type: 'dcim.interface', object_repr: 'made-from-type › mgmt0' },
+      { object_type: 'dcim.rearport', object_repr: 'made-from-type › Rear1' },
+    ]);
+    const rearRow = (await h.as('admin').get(`/api/rear-ports/?device_id=${device}`)).json().results[0];
+    expect(rearRow.custom_fields).toMatchObject({ patch_owner: 'noc' });
+    const front = (await h.as('admin').get(`/api/front-ports/?device_id=${device}`)).json().results[0];
+    expect(front).toMatchObject({ name: 'Front1', rear_port_position: 1, rear_port: { id: rearRow.id } });
+  });
+});

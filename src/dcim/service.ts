@@ -5,13 +5,10 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { allocateNumids } from '../core/numids.ts';
-import { recordChanges, snapshot } from '../core/changelog.ts';
 import { inTenant, scopeCondition } from '../core/access.ts';
-import { customFieldDefaults } from '../extras/custom-fields.ts';
-import { briefObject, displaysOf, type Row } from '../core/crud/serialize.ts';
+import { briefObject, type Row } from '../core/crud/serialize.ts';
 import { materializePorts } from './port-materialize.ts';
+import { insertRows } from '../core/crud/insert-rows.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
 
@@ -41,28 +38,7 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
   const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; poe_mode: string | null; poe_type: string | null; description: string }>`
     SELECT name, type, enabled, mgmt_only, poe_mode, poe_type, description FROM interface_templates
     WHERE device_type_id = ${row.device_type_id} AND ${inTenant(String(row.tenant_id))} ORDER BY name`.execute(tx);
-  if (templates.length === 0) return;
-  const tenantId = String(row.tenant_id);
-  const customFields = await customFieldDefaults(tx, tenantId, 'dcim.interface');
-  const first = await allocateNumids(tx, tenantId, 'interfaces', templates.length);
-  const ids = templates.map(() => uuidv7());
-  const numids = templates.map((_t, i) => first + i);
-  const column = <K extends keyof (typeof templates)[number]>(key: K) => templates.map((t) => t[key]);
-  const { rows: created } = await sql<Row>`INSERT INTO interfaces
-      (id, numid, tenant_id, device_id, name, type, enabled, mgmt_only, poe_mode, poe_type, description, custom_fields)
-    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.type, x.enabled, x.mgmt_only, x.poe_mode, x.poe_type, x.description,
-      ${JSON.stringify(customFields)}::jsonb
-    FROM unnest(${ids}::uuid[], ${numids}::bigint[], ${column('name')}::text[], ${column('type')}::text[], ${column('enabled')}::boolean[],
-      ${column('mgmt_only')}::boolean[], ${column('poe_mode')}::text[], ${column('poe_type')}::text[], ${column('description')}::text[])
-      AS x(id, numid, name, type, enabled, mgmt_only, poe_mode, poe_type, description)
-    ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
-  const model = requireModel('dcim.interface');
-  const reprs = await displaysOf(tx, ctx, model, created);
-  await recordChanges(
-    tx,
-    ctx,
-    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r), tenantId })),
-  );
+  await insertRows(tx, ctx, requireModel('dcim.interface'), templates.map((t) => ({ ...t, device_id: row.id })), { skipExistingOn: ['device_id', 'name'] });
 }
 
 /**

@@ -7,6 +7,7 @@ import { allModels } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { isValidDate } from '../core/crud/field-values.ts';
 import { setCustomFieldsCheck } from '../core/crud/write.ts';
+import { setCustomFieldDefaults } from '../core/crud/insert-rows.ts';
 import { inTenant } from '../core/access.ts';
 
 export const CUSTOM_FIELD_TYPES: readonly ChoiceOption[] = [
@@ -128,3 +129,4 @@ export async function checkCustomFieldValues(
 }
 
 setCustomFieldsCheck(({ tx, ctx, model, key, values, creating, sentKeys }) => checkCustomFieldValues(tx, ctx.tenantId, model, key, values, creating, sentKeys));
+setCustomFieldDefaults(customFieldDefaults);

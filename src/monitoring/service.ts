@@ -8,9 +8,9 @@ import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { allocateNumids } from '../core/numids.ts';
-import { recordChanges, snapshot } from '../core/changelog.ts';
-import { displayOf, type Row } from '../core/crud/serialize.ts';
+import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
+import { insertRows } from '../core/crud/insert-rows.ts';
 import type { RequestContext } from '../core/context.ts';
 import { callerTenant, inTenant, sameTenant } from '../core/access.ts';
 
@@ -393,8 +393,7 @@ export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { r
       AND NOT EXISTS (SELECT 1 FROM services s WHERE s.device_id = ${row.id} AND s.name = t.name)
     ORDER BY t.name`.execute(tx);
   if (templates.length === 0) return;
-  const tenantId = String(row.tenant_id);
-  // Mirror here: the bulk insert bypasses the per-row write path that mirrors on save. Every protocol's ports are
+  // Mirror here: the set-based insert runs no per-row hook, and saving a service mirrors its ports. Every protocol's ports are
   // kept (sctp too); only tcp and udp are checked.
   const shaped = templates.map((t) => {
     const map = storedPortMap(t.protocol_ports);
@@ -402,19 +401,12 @@ export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { r
     const first = SERVICE_PROTOCOLS.find((p) => map[p]);
     return { ...t, protocol: first ?? (isServiceProtocol(t.protocol) ? t.protocol : 'tcp'), ports: first ? map[first]! : [], protocol_ports: map };
   });
-  const first = await allocateNumids(tx, tenantId, 'services', shaped.length);
-  const { rows: created } = await sql<Row>`INSERT INTO services (id, numid, tenant_id, device_id, name, protocol, ports, protocol_ports, monitored, description)
-    SELECT x.id, x.numid, ${tenantId}, ${row.id}, x.name, x.protocol, ARRAY(SELECT jsonb_array_elements_text(x.ports)::int), x.protocol_ports, x.monitored, x.description
-    FROM unnest(${shaped.map(() => uuidv7())}::uuid[], ${shaped.map((_t, i) => first + i)}::bigint[], ${shaped.map((t) => t.name)}::text[],
-      ${shaped.map((t) => t.protocol)}::text[], ${shaped.map((t) => JSON.stringify(t.ports))}::jsonb[], ${shaped.map((t) => JSON.stringify(t.protocol_ports))}::jsonb[],
-      ${shaped.map((t) => t.monitor)}::boolean[], ${shaped.map((t) => t.description)}::text[])
-      AS x(id, numid, name, protocol, ports, protocol_ports, monitored, description)
-    ON CONFLICT (device_id, name) DO NOTHING RETURNING *`.execute(tx);
-  const model = requireModel('monitoring.service');
-  await recordChanges(
+  const created = await insertRows(
     tx,
     ctx,
-    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: displayOf(model, r), before: null, after: snapshot(model, r), tenantId })),
+    requireModel('monitoring.service'),
+    shaped.map((t) => ({ device_id: row.id, name: t.name, protocol: t.protocol, ports: t.ports, protocol_ports: t.protocol_ports, monitored: t.monitor, description: t.description })),
+    { skipExistingOn: ['device_id', 'name'] },
   );
   await reconcileServiceChecks(tx, created.filter((r) => r.monitored).map((r) => String(r.id)));
 }
