@@ -15,6 +15,7 @@ import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type Template, type Template
 import { describeTemplateError, templateEnvironment } from './environment.ts';
 import { RenderSession, RowGroup } from './proxies.ts';
 import { checkSubjectType } from './subjects.ts';
+import { RenderBudget } from './render-budget.ts';
 import { exportTemplateModel } from './models.ts';
 
 /** Tunables; an object so tests can lower the cap without inserting 50,001 rows. */
@@ -372,7 +373,7 @@ export async function findExportTemplate(db: Kysely<DB>, ctx: RequestContext, mo
 export async function renderPreview(db: Kysely<DB>, ctx: RequestContext, objectType: string, templateCode: string, query: QueryValues): Promise<{ output: string; count: number; truncated: boolean }> {
   const prepared = await prepareListRender(db, ctx, { objectType, templateCode, query, preview: true });
   try {
-    const output = await prepared.template.render(prepared.context);
+    const output = await prepared.template.render(prepared.context, new RenderBudget().renderOptions());
     return { output, count: prepared.count, truncated: prepared.count > prepared.rendered };
   } catch (err) {
     if (err instanceof TemplateError) throw templateFailure(err);

@@ -18,6 +18,7 @@ import { resolveBindings } from './bindings.ts';
 import { loadRenderContexts, SUBJECTS, type SubjectKind } from './device-context.ts';
 import { RenderSession } from './proxies.ts';
 import { unifiedDiff } from './diff.ts';
+import { RenderBudget } from './render-budget.ts';
 
 export const renderLimits = {
   /** Devices one multi-device render may take; beyond, a 400 with the count. */
@@ -203,8 +204,10 @@ export async function renderSubjects(
   kind: SubjectKind,
   subjects: Row[],
   target: TargetRequest,
-  opts: { hashesOnly: boolean },
+  opts: { hashesOnly: boolean; signal?: AbortSignal },
 ): Promise<RenderOutcome> {
+  // Every file of every subject shares one budget: the answer is built in memory, so the cap bounds that too.
+  const budget = new RenderBudget();
   const resolver = await prepareTarget(db, ctx, kind, target, subjects);
   const skipped = new Map<string, string>();
   const plan: Array<{ subject: Row; bundle: string | null; templates: Row[] }> = [];
@@ -251,7 +254,8 @@ export async function renderSubjects(
     try {
       const files: Record<string, FileEntry> = {};
       for (const t of templates) {
-        const output = await compile(t).render(context);
+        const output = await compile(t).render(context, budget.renderOptions(opts.signal));
+        budget.spend(Buffer.byteLength(output, 'utf8'));
         const path = bundlePathOf(t);
         const entry: FileEntry = { path, template: String(t.name), template_id: String(t.id), output, sha256: sha256Hex(output), pushed: null, drift: null };
         attachPushState(entry, pushes.get(`${id} ${path}`), opts.hashesOnly);
@@ -261,6 +265,12 @@ export async function renderSubjects(
       rendered.push({ id, name: String(subject.name), bundle, files });
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
+      // Past the request's budget nothing more may render: the whole answer is refused, not this subject alone.
+      if (budget.isRequestWide(err)) {
+        const why = err.kind === 'limit' ? `the output of this request passed its limit of ${budget.maxBytes} bytes (CAIRN_RENDER_MAX_BYTES)` : err.message;
+        const where = err.lineno !== undefined ? ` (${err.templateName ?? 'template'} line ${err.lineno})` : '';
+        throw new ApiError(400, { detail: `Rendering stopped at ${String(subject.name)}: ${why}${where}.`, kind: err.kind, ...(err.lineno !== undefined ? { line: err.lineno } : {}) });
+      }
       skipped.set(id, describeTemplateError(err));
     }
   }
@@ -280,8 +290,8 @@ export async function loadSubject(db: Kysely<DB>, ctx: RequestContext, kind: Sub
 }
 
 /** A single-subject render: a TargetError or template error becomes a 400 naming the reason. */
-export async function renderOne(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, subject: Row, target: TargetRequest): Promise<SubjectRender> {
-  const outcome = await renderSubjects(db, ctx, kind, [subject], target, { hashesOnly: false });
+export async function renderOne(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, subject: Row, target: TargetRequest, signal?: AbortSignal): Promise<SubjectRender> {
+  const outcome = await renderSubjects(db, ctx, kind, [subject], target, { hashesOnly: false, ...(signal ? { signal } : {}) });
   const why = outcome.skipped.get(String(subject.id));
   if (why !== undefined) throw new ApiError(400, { detail: why });
   return outcome.rendered[0]!;
