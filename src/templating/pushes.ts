@@ -11,6 +11,7 @@ import { inTransaction } from '../core/crud/write.ts';
 import { SUBJECTS, type SubjectKind } from './device-context.ts';
 import { sha256Hex } from './render.ts';
 import { callerTenant } from '../core/access.ts';
+import { normalizeTargetPath } from './target-path.ts';
 
 export const pushLimits = {
   maxFiles: 50,
@@ -67,7 +68,9 @@ export function checkPushBody(body: unknown): { files: CheckedFile[]; bundle: st
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) refuse('files', `Entry ${i} is not an object.`);
     const f = raw as Record<string, unknown>;
     for (const key of Object.keys(f)) if (!FILE_KEYS.has(key) && f[key] !== undefined) refuse('files', `Entry ${i}: unknown field ${key}.`);
-    const path = typeof f.path === 'string' ? f.path : '';
+    // A path with a directory part is a target path: stored in the form renders key their files by.
+    const given = typeof f.path === 'string' ? f.path : '';
+    const path = given.includes('/') ? (normalizeTargetPath(given) ?? given) : given;
     const output = typeof f.output === 'string' ? f.output : null;
     if (f.output !== undefined && f.output !== null && output === null) refuse('files', `Entry ${i}: output must be a string.`);
     let sha = typeof f.sha256 === 'string' ? f.sha256.trim().toLowerCase() : '';

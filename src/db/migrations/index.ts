@@ -25,6 +25,7 @@ import * as m0022 from './0022_prefix_utilization.ts';
 import * as m0023 from './0023_address_host_index.ts';
 import * as m0024 from './0024_natural_name_keys.ts';
 import * as m0025 from './0025_interface_lag_parent.ts';
+import * as m0028 from './0028_template_paths.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0023_address_host_index': m0023,
   '0024_natural_name_keys': m0024,
   '0025_interface_lag_parent': m0025,
+  '0028_template_paths': m0028,
 };
