@@ -298,3 +298,35 @@ export async function renderOne(db: Kysely<DB>, ctx: RequestContext, kind: Subje
 }
 
 export { TargetError };
+
+/**
+ * Previews unsaved template source against one device's (or VM's) render context, as a config render of that
+ * subject would see it. The subject is named by a body field (`device` or `virtual_machine`), so a missing one,
+ * or one of another tenant, is a 400 on that field.
+ */
+export async function previewForSubject(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, field: string, id: string, templateCode: string): Promise<{ output: string; count: number; truncated: boolean }> {
+  let template: Template;
+  try {
+    template = templateEnvironment().compile(templateCode, 'template_code');
+  } catch (err) {
+    if (err instanceof TemplateError) throw badRequest({ template_code: [describeTemplateError(err)] });
+    throw err;
+  }
+  let subject: Row;
+  try {
+    subject = await loadSubject(db, ctx, kind, id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw badRequest({ [field]: [`No ${kind === 'device' ? 'device' : 'virtual machine'} with this id.`] });
+    throw err;
+  }
+  const session = new RenderSession(db, ctx);
+  await session.prepare();
+  const loaded = await loadRenderContexts(session, kind, [subject]);
+  try {
+    const output = await template.render(loaded.contexts.get(String(subject.id))!, new RenderBudget().renderOptions());
+    return { output, count: 1, truncated: false };
+  } catch (err) {
+    if (err instanceof TemplateError) throw new ApiError(400, { detail: describeTemplateError(err), ...(err.lineno !== undefined ? { line: err.lineno } : {}), kind: err.kind });
+    throw err;
+  }
+}

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { modelAllows, requireModelPermission } from '../core/access.ts';
-import { forbidden } from '../core/errors.ts';
+import { badRequest, forbidden } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, parseId } from '../core/http.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
@@ -15,6 +15,7 @@ import { describeTemplateError } from './environment.ts';
 import { findExportTemplate, loadExportTemplate, prepareListRender, renderHeaders, renderPreview, templateFailure } from './export.ts';
 import { exportTemplateModel } from './models.ts';
 import { RenderBudget } from './render-budget.ts';
+import { previewForSubject } from './render.ts';
 
 const tags = ['extras'];
 const idParams = Type.Object({ id: Type.String() });
@@ -31,9 +32,17 @@ const PreviewBody = Type.Object(
   {
     object_type: Type.String({ minLength: 1, description: 'app.model of the rows, e.g. dcim.device.' }),
     template_code: Type.String({ maxLength: 1_000_000 }),
+    device: Type.Optional(Type.String({ description: 'With object_type dcim.device: render this device\'s config context (device, interfaces, routing, …) instead of a list.' })),
+    virtual_machine: Type.Optional(Type.String({ description: 'With object_type virtualization.virtualmachine: render this VM\'s config context.' })),
   },
   { additionalProperties: false },
 );
+
+/** The object type a subject field previews for. */
+const SUBJECT_FIELDS = [
+  { field: 'device', kind: 'device', objectType: 'dcim.device' },
+  { field: 'virtual_machine', kind: 'vm', objectType: 'virtualization.virtualmachine' },
+] as const;
 const mayViewTemplates = checkedFirst((req) => requireModelPermission(req.ctx, exportTemplateModel, 'view'));
 const previewAnswer = {
   type: 'object',
@@ -169,8 +178,16 @@ export function registerTemplatingRoutes(app: FastifyInstance): void {
       }
     }),
     handler: async (req) => {
-      const { object_type: objectType, template_code: templateCode } = req.body as { object_type: string; template_code: string };
-      return renderPreview(dbOf(req), req.ctx, objectType, templateCode, req.query as QueryValues);
+      const body = req.body as { object_type: string; template_code: string; device?: string; virtual_machine?: string };
+      const given = SUBJECT_FIELDS.filter((s) => body[s.field] !== undefined);
+      if (given.length > 1) throw badRequest({ virtual_machine: ['Give a device or a virtual machine, not both.'] });
+      const subject = given[0];
+      if (subject) {
+        if (body.object_type !== subject.objectType) throw badRequest({ [subject.field]: [`Only a template for ${subject.objectType} previews against one; this one is for ${body.object_type}.`] });
+        const id = parseId(body[subject.field], subject.field);
+        return previewForSubject(dbOf(req), req.ctx, subject.kind, subject.field, id, body.template_code);
+      }
+      return renderPreview(dbOf(req), req.ctx, body.object_type, body.template_code, req.query as QueryValues);
     },
   });
 
