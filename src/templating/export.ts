@@ -140,6 +140,9 @@ class ObjectList implements TemplateObject {
     if (i < 0 || i >= ids.length) return UNDEFINED;
     const start = i - (i % exportLimits.chunkRows);
     const group = await this.chunk(start);
+    // In place unless rows of the chunk were deleted since the ids were read (a slice asks for many in a row).
+    const direct = group.proxies[i - start];
+    if (direct && String(direct.row.id) === ids[i]) return direct;
     return group.proxies.find((p) => String(p.row.id) === ids[i]) ?? UNDEFINED;
   }
 
@@ -182,6 +185,10 @@ class ObjectList implements TemplateObject {
 
   toTemplateString(): string {
     return `<${this.ids?.length ?? this.total} ${this.model.labelPlural}>`;
+  }
+
+  typeName(): string {
+    return `list of ${this.model.labelPlural}`;
   }
 }
 

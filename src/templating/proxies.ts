@@ -783,6 +783,10 @@ export class RowProxy implements TemplateObject {
   truthy(): boolean {
     return true;
   }
+  typeName(): string {
+    const label = this.group.model.label;
+    return label.charAt(0).toUpperCase() + label.slice(1);
+  }
 }
 
 // ------------------------------------------------------------------------------------------ related lists
@@ -937,7 +941,10 @@ function compileLookup(model: ModelDef, key: string, value: unknown): Condition 
   const lookup = parts.length === 2 && LOOKUPS.has(parts[1]!) ? parts[1]! : parts.length === 1 ? 'exact' : null;
   if (lookup === null) throw notAllowed(`'${key}' walks a relation: lookups name one field of this row (e.g. name__startswith).`);
   const f = lookupField(model, head, key);
-  const sigValue = JSON.stringify(value instanceof RowProxy ? String(value.row.id) : value instanceof Markup ? value.s : value instanceof PyFloat ? value.value : value);
+  // Rows inside a list (`id__in=[a, b]`) are keyed by their id too: a row proxy links back to its group.
+  const sigValue = JSON.stringify(value, (_k, v: unknown) =>
+    v instanceof RowProxy ? String(v.row.id) : v instanceof Markup ? v.s : v instanceof PyFloat ? v.value : typeof v === 'object' && v !== null && TEMPLATE_OBJECT in v ? '<object>' : v,
+  );
   const sig = `${f.column}__${lookup}=${sigValue}`;
   const colAt = (alias: string) => sql.ref(`${alias}.${f.column}`);
   const isList = f.kind === 'string_list' || f.kind === 'integer_list';

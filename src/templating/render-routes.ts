@@ -29,6 +29,8 @@ const renderQuery = Type.Object(
   { additionalProperties: false },
 );
 const fileEntry = Type.Object({}, { additionalProperties: true });
+/** The grant reveal-psk needs (the keychain model's permission prefix, `reveal`). */
+const KEYCHAIN_REVEAL = 'keychain.reveal';
 const SUBJECT_MODELS = { device: 'dcim.device', vm: 'virtualization.virtualmachine' } as const;
 
 /** Permission on the subject's model before input: a caller who may not act gets 403 whatever it sent. */
@@ -192,6 +194,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
 
   app.post('/api/routing/keychains/:id/reveal-psk/', {
     ...answeredAsBuilt,
+    config: { readOnlyRefusal: `Revealing a keychain key needs the ${KEYCHAIN_REVEAL} permission, and a read-only token never has it: use a token that is not read-only, of a user who has ${KEYCHAIN_REVEAL}.` },
     schema: {
       tags,
       summary: 'Reveal a keychain key (needs keychain.reveal; every call is written to the change log)',
@@ -200,7 +203,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       response: { 200: Type.Object({ psk: Type.String() }) },
     },
     preParsing: checkedFirst((req) => {
-      if (!modelAllows(req.ctx, requireModel('routing.keychain'), 'reveal')) throw forbidden('You do not have permission to reveal keychain keys.');
+      if (!modelAllows(req.ctx, requireModel('routing.keychain'), 'reveal')) throw forbidden(`Revealing a keychain key needs the ${KEYCHAIN_REVEAL} permission.`);
     }),
     handler: async (req) => {
       return revealKeychainKey(dbOf(req), req.ctx, parseId((req.params as { id: string }).id));

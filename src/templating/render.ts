@@ -126,11 +126,23 @@ async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectK
     // By name first, then by id (a name that happens to look like an id still wins).
     const found = bundles.find((b) => b.name === target.ref) ?? (isUuid(target.ref) ? bundles.find((b) => b.id === target.ref.toLowerCase()) : undefined);
     if (!found) throw badRequest({ bundle: [`No bundle called '${target.ref}'.`] });
-    return { filesFor: () => ({ bundle: found.name, templates: found.templates }) };
+    // A bundle bound to roles is for devices of those roles: a device of another role is not given its files.
+    // A bundle bound to no role applies to any device asked for by name.
+    if (found.roleIds.length === 0) return { filesFor: () => ({ bundle: found.name, templates: found.templates }) };
+    const roleName = await roleNames(db, [...found.roleIds, ...subjects.map((s) => s.role_id)]);
+    const bound = found.roleIds.map((r) => roleName.get(r) ?? 'another role').sort().join(', ');
+    return {
+      filesFor(subject) {
+        const role = typeof subject.role_id === 'string' ? subject.role_id : null;
+        if (role === null || !found.roleIds.includes(role)) {
+          const has = role === null ? 'has no role' : `has the ${roleName.get(role) ?? 'another'} role`;
+          throw new TargetError(`Bundle ${found.name} is for the ${bound} role${found.roleIds.length > 1 ? 's' : ''}; ${String(subject.name)} ${has}.`);
+        }
+        return { bundle: found.name, templates: found.templates };
+      },
+    };
   }
-  const roleIds = [...new Set(subjects.map((s) => s.role_id).filter((v): v is string => typeof v === 'string'))];
-  const { rows: roles } = await sql<{ id: string; name: string }>`SELECT id, name FROM device_roles WHERE id = ANY(${roleIds}::uuid[])`.execute(db);
-  const roleName = new Map(roles.map((r) => [r.id, r.name]));
+  const roleName = await roleNames(db, subjects.map((s) => s.role_id));
   return {
     filesFor(subject) {
       const role = typeof subject.role_id === 'string' ? subject.role_id : null;
@@ -142,6 +154,14 @@ async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectK
       return { bundle: bound[0]!.name, templates: bound[0]!.templates };
     },
   };
+}
+
+/** Names of device roles by id (one query); ids that are not strings are left out. */
+async function roleNames(db: Kysely<DB>, ids: unknown[]): Promise<Map<string, string>> {
+  const roleIds = [...new Set(ids.filter((v): v is string => typeof v === 'string'))];
+  if (roleIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; name: string }>`SELECT id, name FROM device_roles WHERE id = ANY(${roleIds}::uuid[])`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** The latest push per (subject, path), for every subject at once. */

@@ -17,7 +17,8 @@ interface Parsed {
 }
 
 function parseAddress(text: string, fallbackLen: number | null): Parsed | null {
-  const s = text;
+  // Surrounding whitespace (a value pasted from a table or a CSV column) is not part of the address.
+  const s = text.trim();
   const slash = s.indexOf('/');
   const ip = slash === -1 ? s : s.slice(0, slash);
   let addr: ipaddr.IPv4 | ipaddr.IPv6;

@@ -39,6 +39,7 @@ import {
   tuple,
   typeName,
   undefinedFail,
+  isTemplateObject,
 } from './values.ts';
 
 
@@ -324,6 +325,8 @@ function jsonDump(v: unknown, indent: string | null, level: number, seen: unknow
     if (!entries.length) return '{}';
     return '{' + nl + entries.map(([k, x]) => `${jsonDump(k, indent, level + 1, inner)}: ${jsonDump(x, indent, level + 1, inner)}`).join(sep + nl) + close + '}';
   }
+  // Rows and row lists come from the database: tojson writes plain values only, so say how to get some.
+  if (isTemplateObject(v)) throw typeError(`Object of type ${typeName(v)} is not JSON serializable: tojson writes strings, numbers, lists and mappings, so build one from the fields you need (e.g. {"name": d.name})`);
   throw typeError(`Object of type ${typeName(v)} is not JSON serializable`);
 }
 
