@@ -56,7 +56,7 @@ describe('target paths', () => {
     const b1 = (await template('p-b1', 'etc//x.conf')).json();
     const clash = await h.as('admin').post('/api/config-bundles/', { name: 'clash', templates: [a.id, b1.id] });
     expect(clash.statusCode).toBe(400);
-    expect(clash.json().templates[0]).toBe('p-a and p-b1 both land at /etc/x.conf; give one another target path.');
+    expect(clash.json().templates[0]).toBe('p-a and p-b1 both land at /etc/x.conf; give one a target path.');
     // A default <name>.<ext> and a target path of the same file clash too (one tarball entry).
     const root = (await template('p-root', '/y.conf')).json();
     const clash2 = await h.as('admin').post('/api/config-bundles/', { name: 'clash2', templates: [d.id, root.id] });

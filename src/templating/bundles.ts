@@ -30,7 +30,7 @@ export function pathClash(templates: Row[]): string | null {
     const path = bundlePathOf(t);
     const key = bundlePathKey(path);
     const other = seen.get(key);
-    if (other !== undefined) return `${other} and ${String(t.name)} both land at /${key}; give one another target path.`;
+    if (other !== undefined) return `${other} and ${String(t.name)} both land at /${key}; give one a target path.`;
     seen.set(key, String(t.name));
   }
   return null;

@@ -93,12 +93,13 @@ describe('export streams', () => {
   });
 
   it('stops at the time budget: 400 before the first byte, a cut-off transfer after', async () => {
-    configureRenderBudget({ ...defaults, timeBudgetMs: 300 });
+    // Budgets far from what either part takes: no output at all, or 100 KB at once followed by endless work.
+    configureRenderBudget({ ...defaults, timeBudgetMs: 1000 });
     const slow = await template('slow', '{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}');
     const before = await get(`/api/export-templates/${slow}/render/`);
     expect(before.status).toBe(400);
     expect(JSON.parse(before.body)).toMatchObject({ kind: 'timeout' });
-    const started = await template('slow-started', '{% for i in range(100000) %}{{ "x" * 1000 }}{% for j in range(100000) %}{% endfor %}{% endfor %}');
+    const started = await template('slow-started', '{{ "x" * 100000 }}\n{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}');
     const after = await get(`/api/export-templates/${started}/render/`);
     expect(after.status).toBe(200);
     expect(after.complete).toBe(false);
