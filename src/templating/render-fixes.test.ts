@@ -66,6 +66,25 @@ describe('engine points', () => {
   });
 });
 
+describe('addresses without a mask', () => {
+  it("take their prefix's length in address filters, their own mask otherwise", async () => {
+    const admin = h.as('admin');
+    await created(admin, '/api/prefixes/', { prefix: '10.77.0.0/16' });
+    await created(admin, '/api/prefixes/', { prefix: '10.77.1.0/24' });
+    const iface = (await admin.get(`/api/interfaces/?device_id=${leaf.id}&name=eth0`)).json().results[0].id as string;
+    await created(admin, '/api/ip-addresses/', { address: '10.77.1.5', assigned_interface: iface });
+    await created(admin, '/api/ip-addresses/', { address: '10.77.1.9/31', assigned_interface: iface });
+    await created(admin, '/api/ip-addresses/', { address: '10.99.0.1', assigned_interface: iface });
+    const code = '{% for ip in ip_addresses %}{{ ip|cidr }} {{ ip.prefix_length }};{% endfor %}';
+    const res = await admin.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: code, device: leaf.id });
+    expect(res.statusCode, res.body).toBe(200);
+    // The most specific prefix holding it; no prefix at all leaves a host address a host.
+    expect(res.json().output).toBe('10.77.1.5/24 24;10.77.1.9/31 24;10.99.0.1/32 None;');
+    const list = await admin.post('/api/export-templates/preview/?ordering=address', { object_type: 'ipam.ipaddress', template_code: '{% for a in objects %}{{ a|network }} {% endfor %}' });
+    expect(list.json().output).toBe('10.77.1.0/24 10.77.1.8/31 10.99.0.1/32 ');
+  });
+});
+
 describe('bundles and files', () => {
   it('gives a named bundle bound to roles only to devices of those roles', async () => {
     const t = await created(h.as('admin'), '/api/export-templates/', { name: 'fx-motd', object_type: 'dcim.device', template_code: '{{ device.name }}', target_path: '/etc/motd' });
