@@ -46,4 +46,29 @@ describe.skipIf(!ready)('template editor preview against a device', () => {
     expect(await page.locator('[data-error-line]').innerText()).toContain('2');
     await shot(page, 'p02-preview-error-on-line');
   });
+
+  it('is the one editor: the generic form addresses and the detail page Edit lead to it, target path included', async () => {
+    const { page } = browser;
+    await page.goto(`${server.url}/objects/extras.exporttemplate/new`);
+    await page.getByRole('form', { name: 'Create export template' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/export-templates/new');
+    await page.getByLabel(/^Name/).fill('web-one-editor');
+    await page.getByLabel('Target path').fill('etc//frr/./frr.conf');
+    await page.locator('#et-code').fill('hostname {{ device.name }}\n');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'Edit web-one-editor' }).waitFor();
+    // Stored as a path, shown as stored, and nothing left unsaved.
+    expect(await page.getByLabel('Target path').inputValue()).toBe('/etc/frr/frr.conf');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const saved = (await server.api<Page<Row>>('GET', '/api/export-templates/?name=web-one-editor')).body.results[0]!;
+    expect(saved.target_path).toBe('/etc/frr/frr.conf');
+    await page.goto(`${server.url}/objects/extras.exporttemplate/${saved.id}`);
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    await page.getByRole('heading', { name: 'Edit web-one-editor' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/export-templates/${saved.id}/editor`);
+    await page.goto(`${server.url}/objects/extras.exporttemplate/${saved.id}/edit`);
+    await page.getByRole('heading', { name: 'Edit web-one-editor' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/export-templates/${saved.id}/editor`);
+    await shot(page, 'p03-one-editor-target-path');
+  });
 });

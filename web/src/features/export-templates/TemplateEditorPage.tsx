@@ -27,13 +27,14 @@ interface Draft {
   mime_type: string;
   file_extension: string;
   as_attachment: boolean;
+  target_path: string;
   template_code: string;
 }
 
-const EMPTY: Draft = { name: '', object_type: 'dcim.device', description: '', mime_type: 'text/plain', file_extension: 'txt', as_attachment: true, template_code: '' };
+const EMPTY: Draft = { name: '', object_type: 'dcim.device', description: '', mime_type: 'text/plain', file_extension: 'txt', as_attachment: true, target_path: '', template_code: '' };
 
 function draftOf(t: ExportTemplate): Draft {
-  return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, template_code: t.template_code };
+  return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, target_path: t.target_path, template_code: t.template_code };
 }
 
 /** Types whose templates are config templates: previewed against one chosen device or VM, as a render sees it. */
@@ -90,6 +91,8 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
     mutationFn: () => (saved ? patch<ExportTemplate>(`${TEMPLATES_PATH}${saved.id}/`, draft) : post<ExportTemplate>(TEMPLATES_PATH, draft)),
     onSuccess: (row) => {
       setErrors({});
+      // The server stores some fields in one form (a target path's slashes): the editor shows what was stored.
+      setDraft(draftOf(row));
       client.setQueryData(['object', TEMPLATES_PATH, row.id], row);
       void client.invalidateQueries({ queryKey: ['list', TEMPLATES_PATH] });
       toast.show({ message: `Saved ${row.name}.`, tone: 'success' });
@@ -218,6 +221,9 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
           </FieldShell>
           <FieldShell id="et-ext" label="File extension" errors={otherErrors.file_extension}>
             <input id="et-ext" className={inputClass} value={draft.file_extension} aria-invalid={!!otherErrors.file_extension || undefined} onChange={(e) => set('file_extension', e.target.value)} />
+          </FieldShell>
+          <FieldShell id="et-target" label="Target path" errors={otherErrors.target_path} hint="Where the file lands on a device, for bundles, e.g. /etc/frr/frr.conf. Empty: <name>.<extension>.">
+            <input id="et-target" className={inputClass} value={draft.target_path} aria-invalid={!!otherErrors.target_path || undefined} onChange={(e) => set('target_path', e.target.value)} />
           </FieldShell>
           {subjectPreview ? (
             <FieldShell
