@@ -181,6 +181,8 @@ function minMax(state: RenderState, value: unknown, caseSensitive: unknown, attr
 }
 
 function selectOrReject(state: RenderState, value: unknown, args: unknown[], kwargs: Kwargs, select: boolean, byAttr: boolean): unknown {
+  // Jinja2 walks the value only `if seq:`: None, 0, False and '' give an empty result, not an error.
+  if (!isTemplateObject(value) && !truthy(value)) return owned([]);
   return withList(value, state, (items) => {
     let getter: (x: unknown) => unknown = (x) => x;
     let rest = args;
@@ -619,7 +621,8 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('lower', [], (_s, v) => str(v).toLowerCase());
   def('upper', [], (_s, v) => str(v).toUpperCase());
   m.set('map', (state, v, args, kwargs) =>
-    withList(v, state, (items) => {
+    // As Jinja2's `if value:`: a falsy value (None, 0, False, '') maps to nothing rather than failing.
+    !isTemplateObject(v) && !truthy(v) ? owned([]) : withList(v, state, (items) => {
       if (!args.length) {
         if (!Object.prototype.hasOwnProperty.call(kwargs, 'attribute')) return owned(items.slice());
         const d = kwargs.default;
