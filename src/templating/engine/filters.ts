@@ -399,7 +399,8 @@ function striptags(s: string): string {
   return t;
 }
 
-function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown): string {
+function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown, extraSchemes: unknown): string {
+  const schemes = extraSchemes === null || isUndefined(extraSchemes) ? [] : Array.isArray(extraSchemes) ? extraSchemes.map(toStr) : [toStr(extraSchemes)];
   const relParts = new Set(toStr(rel ?? 'noopener').split(/\s+/).filter(Boolean));
   if (truthy(nofollow)) relParts.add('nofollow');
   const relAttr = relParts.size ? ` rel="${escape([...relParts].sort().join(' ')).s}"` : '';
@@ -416,7 +417,14 @@ function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unk
       if (/^https?:\/\//.test(middle)) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
       else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)(\/\S*)?$/.test(middle) && !middle.includes('@')))
         link = `<a href="https://${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
+      else if (middle.startsWith('mailto:') && /^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle.slice(7)))
+        link = `<a href="${escape(middle).s}">${escape(middle.slice(7)).s}</a>`;
       else if (/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle)) link = `<a href="mailto:${escape(middle).s}">${escape(middle).s}</a>`;
+      else {
+        // extra_schemes: a word starting with one (and longer than it) is linked as it stands, untrimmed.
+        const scheme = schemes.find((x) => middle !== x && middle.startsWith(x));
+        if (scheme !== undefined) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(middle).s}</a>`;
+      }
       return link ? escape(head).s + link + escape(tail).s : escape(word).s;
     })
     .join('');
@@ -765,8 +773,8 @@ export function builtinFilters(): Map<string, FilterImpl> {
     const pairs = isDict(v) ? dictEntries(v) : (v as unknown[]).map((p) => (Array.isArray(p) ? [p[0], p[1]] : [p, '']));
     return pairs.map(([k, x]) => `${urlQuote(k, true)}=${urlQuote(x, true)}`).join('&');
   });
-  def('urlize', [['trim_url_limit', null], ['nofollow', false], ['target', null], ['rel', null], ['extra_schemes', null]], (_s, v, lim, nf, target, rel) =>
-    new Markup(urlize(toStr(v), lim, nf, target, rel)),
+  def('urlize', [['trim_url_limit', null], ['nofollow', false], ['target', null], ['rel', null], ['extra_schemes', null]], (_s, v, lim, nf, target, rel, schemes) =>
+    new Markup(urlize(toStr(v), lim, nf, target, rel, schemes)),
   );
   def('wordcount', [], (_s, v) => (str(v).match(/[\p{L}\p{N}_]+/gu) ?? []).length);
   def('wordwrap', [['width', 79], ['break_long_words', true], ['wrapstring', null], ['break_on_hyphens', true]], (_s, v, width, bl, ws, boh) => {
