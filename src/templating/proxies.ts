@@ -343,7 +343,8 @@ const DATETIME: FieldDef = { kind: 'datetime' };
 function fieldValue(field: FieldDef, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (field.kind === 'datetime' || value instanceof Date) return isoTimestamp(value);
-  if (field.kind === 'decimal' && typeof value === 'string') return Number(value);
+  // A decimal column holds floats: a whole one prints as Python prints a float (3.0), not as an int.
+  if (field.kind === 'decimal' && (typeof value === 'string' || typeof value === 'number')) return new PyFloat(Number(value));
   return value;
 }
 

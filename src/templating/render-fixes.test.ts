@@ -59,6 +59,17 @@ describe('engine points', () => {
     expect(res.json().detail ?? '').not.toMatch(/circular/i);
   });
 
+  it('prints whole floats of decimal columns as Python prints floats', async () => {
+    const admin = h.as('admin');
+    const ifaceOf = async (dev: string) => (await admin.get(`/api/interfaces/?device_id=${dev}&name=eth0`)).json().results[0].id as string;
+    const fx2 = (await admin.get('/api/devices/?name=fx2')).json().results[0].id as string;
+    const fx3 = (await admin.get('/api/devices/?name=fx3')).json().results[0].id as string;
+    await created(admin, '/api/cables/', { a_terminations: [await ifaceOf(fx2)], b_terminations: [await ifaceOf(fx3)], length: 3, length_unit: 'm' });
+    const res = await admin.post('/api/export-templates/preview/', { object_type: 'dcim.cable', template_code: '{% for c in objects %}{{ c.length }} {{ c.length * 2 }} {{ c.length|int }}{% endfor %}' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().output).toBe('3.0 6.0 3');
+  });
+
   it('trims an address before host and the other address filters', async () => {
     const res = await preview('{{ " 10.1.2.3 "|host }}|{{ " 10.1.2.0/24\\n"|network }}|{{ "\\t2001:db8::1/64 "|prefixlen }}');
     expect(res.statusCode, res.body).toBe(200);
