@@ -197,6 +197,16 @@ describe('import', () => {
     const list = await h.as('admin').get(`/api/eol/products/?platform=${p}&q=ubuntu`);
     expect(list.statusCode).toBe(200);
     expect(list.json().suggestions[0]).toMatchObject({ name: 'ubuntu', cycle: '22.04' });
+    // The vendor first (issue 27): Cisco's IOS XE above Apple's ios, by the name's first word or the manufacturer.
+    const byName = (await h.as('admin').post('/api/platforms/', { name: 'Cisco IOS XE', slug: 'iosxe-17' })).json().id as string;
+    expect((await h.as('admin').get(`/api/eol/products/?platform=${byName}`)).json().suggestions[0]).toMatchObject({ name: 'cisco-ios-xe' });
+    const cisco = (await h.as('admin').post('/api/manufacturers/', { name: 'Cisco', slug: 'cisco-eol' })).json().id as string;
+    const byMaker = (await h.as('admin').post('/api/platforms/', { name: 'IOS XE 17.9', slug: 'ios-xe-17-9', manufacturer: cisco })).json().id as string;
+    const ranked = (await h.as('admin').get(`/api/eol/products/?platform=${byMaker}`)).json().suggestions as Array<{ name: string }>;
+    expect(ranked.map((r) => r.name).slice(0, 2)).toEqual(['cisco-ios-xe', 'ios']);
+    await h.as('admin').delete(`/api/platforms/${byName}/`);
+    await h.as('admin').delete(`/api/platforms/${byMaker}/`);
+    await h.as('admin').delete(`/api/manufacturers/${cisco}/`);
     const detail = await h.as('admin').get('/api/eol/products/endoflife_date/ubuntu/');
     expect(detail.json().releases.some((r: { name: string }) => r.name === '22.04')).toBe(true);
     await h.as('admin').delete(`/api/platforms/${p}/`);

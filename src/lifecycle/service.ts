@@ -479,21 +479,25 @@ export function cycleFromName(platformName: string, cycleNames: string[]): strin
 }
 
 /**
- * Products matching a platform's name, slug or manufacturer, best first; never applied automatically. Scores:
- * +10 when a product name or alias is the platform's slug or name, +6 when one is a word of them, +2 for each
- * shared word with the product's label and name.
+ * Products matching a platform's name, slug or manufacturer, best first; never applied automatically. The vendor
+ * comes first: +20 when the product's name or label carries the platform's vendor (its manufacturer, else the
+ * first word of its name), so "Cisco IOS XE" ranks cisco-ios-xe above Apple's ios. Then +10 when a product name
+ * or alias is the platform's slug or name, +3 when one is a word of them, +2 for each shared word with the
+ * product's label and name.
  */
 export async function suggestProducts(db: Kysely<DB>, platform: { name: string; slug: string; manufacturer: string | null }): Promise<Suggestion[]> {
   const platformWords = new Set([...words(platform.name), ...words(platform.slug.replace(/-/g, ' ')), ...words(platform.manufacturer ?? '')]);
+  const vendor = platform.manufacturer ? words(platform.manufacturer) : words(platform.name).slice(0, 1);
   const { rows } = await sql<ProductSummary & { aliases: string[] }>`SELECT source, name, label, category, aliases FROM eol_products`.execute(db);
   const scored: Suggestion[] = [];
   for (const p of rows) {
     const names = new Set([p.name, ...p.aliases].map((n) => n.toLowerCase()));
     let score = 0;
     if (names.has(platform.slug.toLowerCase()) || names.has(platform.name.toLowerCase())) score += 10;
-    if ([...names].some((n) => platformWords.has(n))) score += 6;
+    if ([...names].some((n) => platformWords.has(n))) score += 3;
     const productWords = new Set([...words(p.label), ...words(p.name.replace(/-/g, ' '))]);
     for (const w of platformWords) if (productWords.has(w)) score += 2;
+    if (score > 0 && vendor.length > 0 && vendor.every((w) => productWords.has(w))) score += 20;
     if (score > 0) scored.push({ source: p.source, name: p.name, label: p.label, category: p.category, score, cycle: '' });
   }
   scored.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));
