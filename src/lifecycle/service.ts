@@ -100,15 +100,30 @@ export interface StoreResult {
   products: number;
   added: number;
   removed: number;
+  /** The names of the products the document removed (at most 50; `removed` counts them all). */
+  removed_products: string[];
 }
+
+/** A document may remove at most this share of a source's catalog unless the caller says force. */
+const MAX_REMOVED_SHARE = 0.5;
 
 /**
  * Makes the catalog of `source` mirror `products`: new ones inserted, changed ones updated, unchanged ones not
  * touched (an identical re-import writes nothing), and products that left the document deleted.
  */
-export async function storeCatalog(db: Kysely<DB>, source: string, products: CatalogProduct[]): Promise<StoreResult> {
+export async function storeCatalog(db: Kysely<DB>, source: string, products: CatalogProduct[], opts: { force?: boolean } = {}): Promise<StoreResult> {
   return db.transaction().execute(async (tx) => {
     const names = products.map((p) => p.name);
+    // A truncated or wrong document must not empty the catalog unnoticed: past half, only on purpose.
+    const { rows: leaving } = await sql<{ name: string; total: number }>`SELECT name, (SELECT count(*)::int FROM eol_products WHERE source = ${source}) AS total
+      FROM eol_products WHERE source = ${source} AND NOT (name = ANY(${names}::text[])) ORDER BY name`.execute(tx);
+    const total = leaving[0]?.total ?? 0;
+    if (!opts.force && leaving.length > 0 && leaving.length > total * MAX_REMOVED_SHARE) {
+      throw fieldError(
+        'file',
+        `This document would remove ${leaving.length} of the ${total} products in the catalog (${leaving.slice(0, 10).map((r) => r.name).join(', ')}${leaving.length > 10 ? ', …' : ''}). Send force=true to import it anyway.`,
+      );
+    }
     const { rows } = await sql<{ inserted: boolean }>`
       INSERT INTO eol_products (source, name, label, category, aliases, releases)
       SELECT ${source}, u.name, u.label, u.category, u.aliases::jsonb, u.releases::jsonb
@@ -121,7 +136,12 @@ export async function storeCatalog(db: Kysely<DB>, source: string, products: Cat
         IS DISTINCT FROM (EXCLUDED.label, EXCLUDED.category, EXCLUDED.aliases, EXCLUDED.releases)
       RETURNING (xmax = 0) AS inserted`.execute(tx);
     const removed = await sql`DELETE FROM eol_products WHERE source = ${source} AND NOT (name = ANY(${names}::text[]))`.execute(tx);
-    return { products: products.length, added: rows.filter((r) => r.inserted).length, removed: Number(removed.numAffectedRows ?? 0n) };
+    return {
+      products: products.length,
+      added: rows.filter((r) => r.inserted).length,
+      removed: Number(removed.numAffectedRows ?? 0n),
+      removed_products: leaving.slice(0, 50).map((r) => r.name),
+    };
   });
 }
 
@@ -238,8 +258,8 @@ async function notifyChange(db: Kysely<DB>, tenantId: string | null): Promise<vo
 }
 
 /** Fills the catalog of `source` from a document and updates every mapping: the one path for refresh and import. */
-export async function loadDocument(db: Kysely<DB>, source: string, products: CatalogProduct[]): Promise<SourceResult> {
-  const stored = await storeCatalog(db, source, products);
+export async function loadDocument(db: Kysely<DB>, source: string, products: CatalogProduct[], opts: { force?: boolean } = {}): Promise<SourceResult> {
+  const stored = await storeCatalog(db, source, products, opts);
   const applied = await applyMappings(db, source);
   if (applied.changed > 0 || stored.added > 0 || stored.removed > 0) await notifyChange(db, null);
   return { ...stored, ...applied };
@@ -266,7 +286,8 @@ export async function runRefresh(db: Kysely<DB>, jobId?: string): Promise<{ skip
         const source = getSource(key);
         const base = (settings.source_urls[key] || source.defaultUrl).replace(/\/+$/, '');
         const payload = await source.fetch(base, { allowlist });
-        results[key] = await loadDocument(db, key, source.parse(payload));
+        // A refresh mirrors the source as published; the half-catalog guard is for documents a person uploads.
+        results[key] = await loadDocument(db, key, source.parse(payload), { force: true });
       } catch (err) {
         errors.push(`${key}: ${(err as Error).message}`);
       }
@@ -328,7 +349,7 @@ function refreshSummary(results: Record<string, SourceResult>): string {
 export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** An uploaded full-products document, loaded exactly as a refresh would load it; nothing is fetched. */
-export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: string): Promise<SourceResult> {
+export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: string, force = false): Promise<SourceResult> {
   const settings = await readSettings(db);
   if (!settings.enabled) throw conflict('End-of-life data is off.');
   const key = sourceKey || defaultSourceKey();
@@ -340,7 +361,7 @@ export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: 
     if (err instanceof CatalogFormatError) throw fieldError('file', err.message);
     throw err;
   }
-  const result = await loadDocument(db, key, products);
+  const result = await loadDocument(db, key, products, { force });
   await writeRefreshState(db, { status: 'ok', via: 'import', error: '', at: new Date().toISOString() });
   return result;
 }
