@@ -26,6 +26,7 @@ import {
   queueRefresh,
   readMapping,
   requireEnabled,
+  settingsChanged,
   suggestProducts,
 } from './service.ts';
 
@@ -120,7 +121,9 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
       schema: { tags, summary: 'Change end-of-life settings (deployment admin); only the fields sent change', body: SettingsBody, response: { 200: anyObject } },
       preParsing: adminOnly,
       handler: async (req) => {
-        await saveSettings(dbOf(req), req.ctx, req.body);
+        const { rulesAffected } = await saveSettings(dbOf(req), req.ctx, req.body);
+        // Violations follow the new window at once, not at the next scheduled evaluation.
+        if (rulesAffected) await settingsChanged(dbOf(req));
         return settingsAnswer(dbOf(req), true);
       },
     });

@@ -257,6 +257,11 @@ async function notifyChange(db: Kysely<DB>, tenantId: string | null): Promise<vo
   if (afterEolChange) await afterEolChange(db, tenantId);
 }
 
+/** After a settings change that moves rule outcomes (the warning window, on/off): every tenant re-evaluates. */
+export async function settingsChanged(db: Kysely<DB>): Promise<void> {
+  await notifyChange(db, null);
+}
+
 /** Fills the catalog of `source` from a document and updates every mapping: the one path for refresh and import. */
 export async function loadDocument(db: Kysely<DB>, source: string, products: CatalogProduct[], opts: { force?: boolean } = {}): Promise<SourceResult> {
   const stored = await storeCatalog(db, source, products, opts);
