@@ -1,7 +1,7 @@
 // Issue 27: a render request's budget (bytes and time), honest failures, and client disconnects, over real HTTP:
 // app.inject cannot show a cut-off transfer, a client of a real socket can (response.complete stays false).
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { created, createDevice, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
 import { eventually } from '../../test/helpers/outbound.ts';
@@ -111,10 +111,19 @@ describe('export streams', () => {
     expect(r1.status).toBe(400);
     expect(JSON.parse(r1.body)).toMatchObject({ line: 2 });
     const late = await template('fails-late', '{% for i in range(5000) %}{{ "x" * 100 }}\n{% endfor %}{{ 1 / 0 }}');
-    const r2 = await get(`/api/export-templates/${late}/render/`);
-    expect(r2.status).toBe(200);
-    expect(r2.complete).toBe(false);
-    expect(r2.body).not.toContain('Render failed');
+    // The app logs nowhere in tests: its (silent) logger is the one every request's logger is made from.
+    const logged = vi.spyOn(h.app.log, 'error');
+    try {
+      const r2 = await get(`/api/export-templates/${late}/render/`);
+      expect(r2.status).toBe(200);
+      expect(r2.complete).toBe(false);
+      expect(r2.body).not.toContain('Render failed');
+      const entry = logged.mock.calls.find((c) => typeof c[1] === 'string' && c[1].includes('fails-late'));
+      expect(entry?.[1]).toMatch(/^export render of fails-late failed after streaming began; response cut off: line \d+: division by zero$/);
+      expect(entry?.[0]).toMatchObject({ reqId: expect.any(String), template: 'fails-late' });
+    } finally {
+      logged.mockRestore();
+    }
   });
 
   it('stops rendering when the client goes away', async () => {
