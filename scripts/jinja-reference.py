@@ -58,14 +58,15 @@ UNAVAILABLE_RE = re.compile(r"\{%[-+]?\s*(include|import|from|extends)\b")
 # ---------------------------------------------------------------------------
 # Cairn address filters and tests (SPEC.md "Address filters and tests").
 # Input: a string with or without "/<prefix length>"; a bare address is a host
-# (/32 for IPv4, /128 for IPv6). Anything else is invalid: the filters raise,
-# the tests answer False.
+# (/32 for IPv4, /128 for IPv6); whitespace around it is ignored. Anything else
+# is invalid: the filters raise, the tests answer False.
 # ---------------------------------------------------------------------------
 
 def _interface(value: Any) -> ipaddress.IPv4Interface | ipaddress.IPv6Interface:
     if not isinstance(value, str):
         raise TypeError(f"not an IP address: {value!r}")
-    text = value
+    # Surrounding whitespace (a value pasted from a table or CSV) is not part of the address (issue 27).
+    text = value.strip()
     if "/" in text:
         addr, _, length = text.partition("/")
         # Only a decimal prefix length is accepted (no dotted masks).

@@ -22,6 +22,7 @@ import { registerDocsRoutes } from './core/docs.ts';
 import { applyOperationContract } from './core/openapi-contract.ts';
 import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
+import { configureRenderBudget } from './templating/render-budget.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
@@ -115,6 +116,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   // Embedded deployments keep a generated key beside their data; PostgreSQL needs CAIRN_SECRET_KEY.
   const embeddedDir = opts.database.backend === 'pglite' ? (opts.database.dataDir ?? config.dataDir) : null;
   configureSecrets({ secretKey: config.secretKey, keyFile: embeddedDir ? join(embeddedDir, 'secret.key') : null });
+  configureRenderBudget({ maxBytes: config.renderMaxBytes, timeBudgetMs: config.renderTimeBudgetMs });
   app.decorate('cairnVersion', VERSION);
 
   app.setErrorHandler((error: FastifyError | ApiError, req, reply) => {

@@ -11,7 +11,14 @@ export interface Config {
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
   logFormat: 'pretty' | 'json';
   secretKey: string | null;
+  /** Bytes one render request may produce (CAIRN_RENDER_MAX_BYTES). */
+  renderMaxBytes: number;
+  /** Milliseconds one render request may take, all its renders together (CAIRN_RENDER_TIME_BUDGET_MS). */
+  renderTimeBudgetMs: number;
 }
+
+/** Defaults of the render budget: past these a render stops and its response is refused or cut off. */
+export const RENDER_DEFAULTS = { maxBytes: 256 * 1024 * 1024, timeBudgetMs: 120_000 } as const;
 
 export class ConfigError extends Error {}
 
@@ -41,7 +48,17 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat,
     secretKey: env.CAIRN_SECRET_KEY || null,
+    renderMaxBytes: positiveInteger(env, 'CAIRN_RENDER_MAX_BYTES', RENDER_DEFAULTS.maxBytes),
+    renderTimeBudgetMs: positiveInteger(env, 'CAIRN_RENDER_TIME_BUDGET_MS', RENDER_DEFAULTS.timeBudgetMs),
   };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new ConfigError(`Invalid ${name} "${text}": expected a whole number above 0.`);
+  return value;
 }
 
 export function validateDatabaseUrl(url: string): void {

@@ -8,6 +8,7 @@ import { badRequest } from '../core/errors.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { loadRenderContexts } from '../templating/device-context.ts';
 import { describeTemplateError, templateEnvironment } from '../templating/environment.ts';
+import { RenderBudget } from '../templating/render-budget.ts';
 import { TemplateError } from '../templating/engine/index.ts';
 import { RenderSession } from '../templating/proxies.ts';
 
@@ -28,7 +29,7 @@ export async function renderExtraVars(db: Kysely<DB>, ctx: RequestContext, devic
   const context = { ...loaded.contexts.get(String(device.id))!, deploy: facts };
   let output: string;
   try {
-    output = await templateEnvironment().compile(source, FIELD).render(context);
+    output = await templateEnvironment().compile(source, FIELD).render(context, new RenderBudget().renderOptions());
   } catch (err) {
     if (err instanceof TemplateError) throw badRequest({ [FIELD]: [`The extra variables template failed: ${describeTemplateError(err)}`] });
     throw err;

@@ -17,6 +17,10 @@ declare module 'fastify' {
     config: Config;
     cairnVersion: string;
   }
+  interface FastifyContextConfig {
+    /** What a read-only token is told when refused this (non-GET) route, when the general refusal would mislead. */
+    readOnlyRefusal?: string;
+  }
 }
 
 export function dbOf(req: FastifyRequest): Kysely<DB> {

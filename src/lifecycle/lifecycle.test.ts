@@ -23,15 +23,16 @@ if (!haveDoc) console.warn(`skipping real-catalog tests: ${FULL_DOC} is absent`)
 const TODAY = '2026-11-21';
 let h: Harness;
 
-function multipart(bytes: Buffer, field = 'file'): { payload: Buffer; headers: Record<string, string> } {
+function multipart(bytes: Buffer, field = 'file', fields: Record<string, string> = {}): { payload: Buffer; headers: Record<string, string> } {
   const boundary = `----cairn${Date.now()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="full.json"\r\nContent-Type: application/json\r\n\r\n`);
+  const extra = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
+  const head = Buffer.from(`${extra}--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="full.json"\r\nContent-Type: application/json\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { payload: Buffer.concat([head, bytes, tail]), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-async function upload(who: Who, bytes: Buffer, field = 'file') {
-  const { payload, headers } = multipart(bytes, field);
+async function upload(who: Who, bytes: Buffer, field = 'file', fields: Record<string, string> = {}) {
+  const { payload, headers } = multipart(bytes, field, fields);
   return h.app.inject({ method: 'POST', url: '/api/eol/import/', payload, headers: { ...headers, authorization: `Token ${h.tokens[who as Exclude<Who, 'anonymous'>]}` } });
 }
 
@@ -197,16 +198,35 @@ describe('import', () => {
     const list = await h.as('admin').get(`/api/eol/products/?platform=${p}&q=ubuntu`);
     expect(list.statusCode).toBe(200);
     expect(list.json().suggestions[0]).toMatchObject({ name: 'ubuntu', cycle: '22.04' });
+    // The vendor first (issue 27): Cisco's IOS XE above Apple's ios, by the name's first word or the manufacturer.
+    const byName = (await h.as('admin').post('/api/platforms/', { name: 'Cisco IOS XE', slug: 'iosxe-17' })).json().id as string;
+    expect((await h.as('admin').get(`/api/eol/products/?platform=${byName}`)).json().suggestions[0]).toMatchObject({ name: 'cisco-ios-xe' });
+    const cisco = (await h.as('admin').post('/api/manufacturers/', { name: 'Cisco', slug: 'cisco-eol' })).json().id as string;
+    const byMaker = (await h.as('admin').post('/api/platforms/', { name: 'IOS XE 17.9', slug: 'ios-xe-17-9', manufacturer: cisco })).json().id as string;
+    const ranked = (await h.as('admin').get(`/api/eol/products/?platform=${byMaker}`)).json().suggestions as Array<{ name: string }>;
+    expect(ranked.map((r) => r.name).slice(0, 2)).toEqual(['cisco-ios-xe', 'ios']);
+    await h.as('admin').delete(`/api/platforms/${byName}/`);
+    await h.as('admin').delete(`/api/platforms/${byMaker}/`);
+    await h.as('admin').delete(`/api/manufacturers/${cisco}/`);
     const detail = await h.as('admin').get('/api/eol/products/endoflife_date/ubuntu/');
     expect(detail.json().releases.some((r: { name: string }) => r.name === '22.04')).toBe(true);
     await h.as('admin').delete(`/api/platforms/${p}/`);
   });
 
-  it('mirrors the document: products that left it are removed', async () => {
-    const res = await upload('admin', edgeDoc());
+  it('mirrors the document: products that left it are removed, past half of the catalog only with force=true', async () => {
+    // Issue 27: a 2-product document against the 464-product catalog is refused, naming what it would remove.
+    const refused = await upload('admin', edgeDoc());
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().file[0]).toMatch(/^This document would remove 46\d of the 464 products in the catalog \(.+\)\. Send force=true to import it anyway\.$/);
+    expect(await count('eol_products')).toBe(464);
+    expect((await upload('admin', edgeDoc(), 'file', { force: 'maybe' })).json().force[0]).toBe('true or false.');
+    const res = await upload('admin', edgeDoc(), 'file', { force: 'true' });
     expect(res.statusCode, res.body).toBe(200);
     expect(await count('eol_products')).toBe(2);
     expect(res.json().products).toBe(2);
+    expect(res.json().removed).toBeGreaterThan(460);
+    expect(res.json().removed_products).toHaveLength(50);
+    expect(res.json().removed_products).toContain('adonisjs');
   });
 
   it('bad documents are 400 on file and change nothing', async () => {

@@ -26,6 +26,7 @@ import {
   queueRefresh,
   readMapping,
   requireEnabled,
+  settingsChanged,
   suggestProducts,
 } from './service.ts';
 
@@ -120,7 +121,9 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
       schema: { tags, summary: 'Change end-of-life settings (deployment admin); only the fields sent change', body: SettingsBody, response: { 200: anyObject } },
       preParsing: adminOnly,
       handler: async (req) => {
-        await saveSettings(dbOf(req), req.ctx, req.body);
+        const { rulesAffected } = await saveSettings(dbOf(req), req.ctx, req.body);
+        // Violations follow the new window at once, not at the next scheduled evaluation.
+        if (rulesAffected) await settingsChanged(dbOf(req));
         return settingsAnswer(dbOf(req), true);
       },
     });
@@ -144,7 +147,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
       preParsing: adminOnly,
       schema: {
         tags,
-        summary: 'Import a saved endoflife.date /api/v1/products/full document (multipart field `file`, at most 64 MB; deployment admin)',
+        summary: 'Import a saved endoflife.date /api/v1/products/full document (multipart field `file`, at most 64 MB; deployment admin). Refused when it would remove more than half of the catalog unless the field force=true is sent; the answer names what it removed.',
         consumes: ['multipart/form-data'],
         response: { 200: anyObject },
       },
@@ -152,6 +155,8 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
         if (!req.isMultipart()) throw fieldError('file', 'Upload the catalog JSON as `file` (multipart/form-data).');
         let bytes: Buffer | null = null;
         let source: string | undefined;
+        // force=true: import even when the document removes more than half of the catalog.
+        let force = false;
         try {
           for await (const part of req.parts()) {
             if (part.type === 'file') {
@@ -162,6 +167,9 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
               bytes = await part.toBuffer();
             } else if (part.fieldname === 'source' && typeof part.value === 'string') {
               source = part.value;
+            } else if (part.fieldname === 'force' && typeof part.value === 'string') {
+              if (!['true', 'false', '1', '0'].includes(part.value)) throw fieldError('force', 'true or false.');
+              force = part.value === 'true' || part.value === '1';
             }
           }
         } catch (err) {
@@ -171,7 +179,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
           throw err;
         }
         if (!bytes) throw fieldError('file', 'Upload the catalog JSON as `file`.');
-        return importDocument(dbOf(req), bytes, source);
+        return importDocument(dbOf(req), bytes, source, force);
       },
     });
   });

@@ -100,15 +100,30 @@ export interface StoreResult {
   products: number;
   added: number;
   removed: number;
+  /** The names of the products the document removed (at most 50; `removed` counts them all). */
+  removed_products: string[];
 }
+
+/** A document may remove at most this share of a source's catalog unless the caller says force. */
+const MAX_REMOVED_SHARE = 0.5;
 
 /**
  * Makes the catalog of `source` mirror `products`: new ones inserted, changed ones updated, unchanged ones not
  * touched (an identical re-import writes nothing), and products that left the document deleted.
  */
-export async function storeCatalog(db: Kysely<DB>, source: string, products: CatalogProduct[]): Promise<StoreResult> {
+export async function storeCatalog(db: Kysely<DB>, source: string, products: CatalogProduct[], opts: { force?: boolean } = {}): Promise<StoreResult> {
   return db.transaction().execute(async (tx) => {
     const names = products.map((p) => p.name);
+    // A truncated or wrong document must not empty the catalog unnoticed: past half, only on purpose.
+    const { rows: leaving } = await sql<{ name: string; total: number }>`SELECT name, (SELECT count(*)::int FROM eol_products WHERE source = ${source}) AS total
+      FROM eol_products WHERE source = ${source} AND NOT (name = ANY(${names}::text[])) ORDER BY name`.execute(tx);
+    const total = leaving[0]?.total ?? 0;
+    if (!opts.force && leaving.length > 0 && leaving.length > total * MAX_REMOVED_SHARE) {
+      throw fieldError(
+        'file',
+        `This document would remove ${leaving.length} of the ${total} products in the catalog (${leaving.slice(0, 10).map((r) => r.name).join(', ')}${leaving.length > 10 ? ', …' : ''}). Send force=true to import it anyway.`,
+      );
+    }
     const { rows } = await sql<{ inserted: boolean }>`
       INSERT INTO eol_products (source, name, label, category, aliases, releases)
       SELECT ${source}, u.name, u.label, u.category, u.aliases::jsonb, u.releases::jsonb
@@ -121,7 +136,12 @@ export async function storeCatalog(db: Kysely<DB>, source: string, products: Cat
         IS DISTINCT FROM (EXCLUDED.label, EXCLUDED.category, EXCLUDED.aliases, EXCLUDED.releases)
       RETURNING (xmax = 0) AS inserted`.execute(tx);
     const removed = await sql`DELETE FROM eol_products WHERE source = ${source} AND NOT (name = ANY(${names}::text[]))`.execute(tx);
-    return { products: products.length, added: rows.filter((r) => r.inserted).length, removed: Number(removed.numAffectedRows ?? 0n) };
+    return {
+      products: products.length,
+      added: rows.filter((r) => r.inserted).length,
+      removed: Number(removed.numAffectedRows ?? 0n),
+      removed_products: leaving.slice(0, 50).map((r) => r.name),
+    };
   });
 }
 
@@ -237,9 +257,14 @@ async function notifyChange(db: Kysely<DB>, tenantId: string | null): Promise<vo
   if (afterEolChange) await afterEolChange(db, tenantId);
 }
 
+/** After a settings change that moves rule outcomes (the warning window, on/off): every tenant re-evaluates. */
+export async function settingsChanged(db: Kysely<DB>): Promise<void> {
+  await notifyChange(db, null);
+}
+
 /** Fills the catalog of `source` from a document and updates every mapping: the one path for refresh and import. */
-export async function loadDocument(db: Kysely<DB>, source: string, products: CatalogProduct[]): Promise<SourceResult> {
-  const stored = await storeCatalog(db, source, products);
+export async function loadDocument(db: Kysely<DB>, source: string, products: CatalogProduct[], opts: { force?: boolean } = {}): Promise<SourceResult> {
+  const stored = await storeCatalog(db, source, products, opts);
   const applied = await applyMappings(db, source);
   if (applied.changed > 0 || stored.added > 0 || stored.removed > 0) await notifyChange(db, null);
   return { ...stored, ...applied };
@@ -266,7 +291,8 @@ export async function runRefresh(db: Kysely<DB>, jobId?: string): Promise<{ skip
         const source = getSource(key);
         const base = (settings.source_urls[key] || source.defaultUrl).replace(/\/+$/, '');
         const payload = await source.fetch(base, { allowlist });
-        results[key] = await loadDocument(db, key, source.parse(payload));
+        // A refresh mirrors the source as published; the half-catalog guard is for documents a person uploads.
+        results[key] = await loadDocument(db, key, source.parse(payload), { force: true });
       } catch (err) {
         errors.push(`${key}: ${(err as Error).message}`);
       }
@@ -328,7 +354,7 @@ function refreshSummary(results: Record<string, SourceResult>): string {
 export const IMPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** An uploaded full-products document, loaded exactly as a refresh would load it; nothing is fetched. */
-export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: string): Promise<SourceResult> {
+export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: string, force = false): Promise<SourceResult> {
   const settings = await readSettings(db);
   if (!settings.enabled) throw conflict('End-of-life data is off.');
   const key = sourceKey || defaultSourceKey();
@@ -340,7 +366,7 @@ export async function importDocument(db: Kysely<DB>, bytes: Buffer, sourceKey?: 
     if (err instanceof CatalogFormatError) throw fieldError('file', err.message);
     throw err;
   }
-  const result = await loadDocument(db, key, products);
+  const result = await loadDocument(db, key, products, { force });
   await writeRefreshState(db, { status: 'ok', via: 'import', error: '', at: new Date().toISOString() });
   return result;
 }
@@ -479,21 +505,25 @@ export function cycleFromName(platformName: string, cycleNames: string[]): strin
 }
 
 /**
- * Products matching a platform's name, slug or manufacturer, best first; never applied automatically. Scores:
- * +10 when a product name or alias is the platform's slug or name, +6 when one is a word of them, +2 for each
- * shared word with the product's label and name.
+ * Products matching a platform's name, slug or manufacturer, best first; never applied automatically. The vendor
+ * comes first: +20 when the product's name or label carries the platform's vendor (its manufacturer, else the
+ * first word of its name), so "Cisco IOS XE" ranks cisco-ios-xe above Apple's ios. Then +10 when a product name
+ * or alias is the platform's slug or name, +3 when one is a word of them, +2 for each shared word with the
+ * product's label and name.
  */
 export async function suggestProducts(db: Kysely<DB>, platform: { name: string; slug: string; manufacturer: string | null }): Promise<Suggestion[]> {
   const platformWords = new Set([...words(platform.name), ...words(platform.slug.replace(/-/g, ' ')), ...words(platform.manufacturer ?? '')]);
+  const vendor = platform.manufacturer ? words(platform.manufacturer) : words(platform.name).slice(0, 1);
   const { rows } = await sql<ProductSummary & { aliases: string[] }>`SELECT source, name, label, category, aliases FROM eol_products`.execute(db);
   const scored: Suggestion[] = [];
   for (const p of rows) {
     const names = new Set([p.name, ...p.aliases].map((n) => n.toLowerCase()));
     let score = 0;
     if (names.has(platform.slug.toLowerCase()) || names.has(platform.name.toLowerCase())) score += 10;
-    if ([...names].some((n) => platformWords.has(n))) score += 6;
+    if ([...names].some((n) => platformWords.has(n))) score += 3;
     const productWords = new Set([...words(p.label), ...words(p.name.replace(/-/g, ' '))]);
     for (const w of platformWords) if (productWords.has(w)) score += 2;
+    if (score > 0 && vendor.length > 0 && vendor.every((w) => productWords.has(w))) score += 20;
     if (score > 0) scored.push({ source: p.source, name: p.name, label: p.label, category: p.category, score, cycle: '' });
   }
   scored.sort((a, b) => b.score - a.score || a.name.localeCompare(b.name));

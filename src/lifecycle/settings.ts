@@ -139,15 +139,17 @@ export async function validateSettingsInput(db: Kysely<DB>, body: unknown, curre
   return { settings: next, allowlist };
 }
 
-export async function saveSettings(db: Kysely<DB>, ctx: RequestContext, body: unknown): Promise<void> {
+/** Saves what changed; answers whether end-of-life rule outcomes may have changed (warning window or on/off). */
+export async function saveSettings(db: Kysely<DB>, ctx: RequestContext, body: unknown): Promise<{ rulesAffected: boolean }> {
   const current = await readSettings(db);
   const { settings, allowlist } = await validateSettingsInput(db, body, current);
   const before = { ...current, ssrf_allowlist: await readAllowlist(db) };
   const after = { ...settings, ssrf_allowlist: allowlist ?? before.ssrf_allowlist };
-  if (JSON.stringify(before) === JSON.stringify(after)) return;
+  if (JSON.stringify(before) === JSON.stringify(after)) return { rulesAffected: false };
   await db.transaction().execute(async (tx) => {
     await writeKey(tx, SETTINGS_KEY, settings);
     if (allowlist) await writeAllowlist(tx, allowlist);
     await recordChanges(tx, ctx, [{ model: settingsChangeModel, action: 'update', objectId: SETTINGS_OBJECT_ID, repr: 'End-of-life settings', before, after, tenantId: null }]);
   });
+  return { rulesAffected: current.warning_days !== settings.warning_days || current.enabled !== settings.enabled };
 }

@@ -10,6 +10,7 @@ import { ApiError, fieldError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { bundlePathOf } from './models.ts';
+import { bundlePathKey } from './target-path.ts';
 import './models.ts';
 import { inTenant } from '../core/access.ts';
 
@@ -27,9 +28,10 @@ export function pathClash(templates: Row[]): string | null {
   const seen = new Map<string, string>();
   for (const t of [...templates].sort((a, b) => String(a.name).localeCompare(String(b.name)))) {
     const path = bundlePathOf(t);
-    const other = seen.get(path);
-    if (other !== undefined) return `${other} and ${String(t.name)} both land at ${path}; give one a target path.`;
-    seen.set(path, String(t.name));
+    const key = bundlePathKey(path);
+    const other = seen.get(key);
+    if (other !== undefined) return `${other} and ${String(t.name)} both land at /${key}; give one a target path.`;
+    seen.set(key, String(t.name));
   }
   return null;
 }

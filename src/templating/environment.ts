@@ -6,8 +6,9 @@ import { createEnvironment, type Environment, TemplateError } from './engine/ind
 let shared: Environment | null = null;
 
 export function templateEnvironment(): Environment {
-  // A 50,000-row export walking relations may take longer than the engine's default 30 s budget on a busy host.
-  shared ??= createEnvironment({ trimBlocks: true, lstripBlocks: true, timeBudgetMs: 120_000 });
+  // No limit of its own on output or time beyond the engine's hard ceilings: each render request passes what is
+  // left of its budget (render-budget.ts), which the configuration sets.
+  shared ??= createEnvironment({ trimBlocks: true, lstripBlocks: true, timeBudgetMs: 24 * 3600_000, maxOutputBytes: 2 ** 40 });
   return shared;
 }
 

@@ -227,16 +227,13 @@ describe('rendering', () => {
     expect(unknown.json().object_type[0]).toBe('This type cannot be exported by template.');
   });
 
-  it('answers a template error with 400 and its line, and ends a started stream with the error', async () => {
+  // A failure after the first bytes cuts the transfer off: render-limits.test.ts shows it over a real socket.
+  it('answers a template error before the first byte with 400 and its line', async () => {
     const t = await template({ name: 'fails', template_code: 'ok\n{{ 1 / 0 }}' });
     const res = await h.as('alice').get(`/api/export-templates/${t.id}/render/`);
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ line: 2 });
     expect(res.json().detail).toMatch(/^line 2: .*division/);
-    const late = await template({ name: 'fails-late', template_code: '{% for i in range(5000) %}{{ "x" * 100 }}\n{% endfor %}{{ 1 / 0 }}' });
-    const r2 = await h.as('alice').get(`/api/export-templates/${late.id}/render/`);
-    expect(r2.statusCode).toBe(200);
-    expect(r2.body.slice(-200), r2.body.slice(-200)).toMatch(/\[Render failed: line \d+: .*division.*\]\n$/);
   });
 
   it('reads relations, choice labels, computed values and related lists', async () => {

@@ -15,6 +15,7 @@ import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type Template, type Template
 import { describeTemplateError, templateEnvironment } from './environment.ts';
 import { RenderSession, RowGroup } from './proxies.ts';
 import { checkSubjectType } from './subjects.ts';
+import { RenderBudget } from './render-budget.ts';
 import { exportTemplateModel } from './models.ts';
 
 /** Tunables; an object so tests can lower the cap without inserting 50,001 rows. */
@@ -139,6 +140,9 @@ class ObjectList implements TemplateObject {
     if (i < 0 || i >= ids.length) return UNDEFINED;
     const start = i - (i % exportLimits.chunkRows);
     const group = await this.chunk(start);
+    // In place unless rows of the chunk were deleted since the ids were read (a slice asks for many in a row).
+    const direct = group.proxies[i - start];
+    if (direct && String(direct.row.id) === ids[i]) return direct;
     return group.proxies.find((p) => String(p.row.id) === ids[i]) ?? UNDEFINED;
   }
 
@@ -181,6 +185,10 @@ class ObjectList implements TemplateObject {
 
   toTemplateString(): string {
     return `<${this.ids?.length ?? this.total} ${this.model.labelPlural}>`;
+  }
+
+  typeName(): string {
+    return `list of ${this.model.labelPlural}`;
   }
 }
 
@@ -372,7 +380,7 @@ export async function findExportTemplate(db: Kysely<DB>, ctx: RequestContext, mo
 export async function renderPreview(db: Kysely<DB>, ctx: RequestContext, objectType: string, templateCode: string, query: QueryValues): Promise<{ output: string; count: number; truncated: boolean }> {
   const prepared = await prepareListRender(db, ctx, { objectType, templateCode, query, preview: true });
   try {
-    const output = await prepared.template.render(prepared.context);
+    const output = await prepared.template.render(prepared.context, new RenderBudget().renderOptions());
     return { output, count: prepared.count, truncated: prepared.count > prepared.rendered };
   } catch (err) {
     if (err instanceof TemplateError) throw templateFailure(err);

@@ -4,6 +4,7 @@ import { defineModel, type ComputedField } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { checkSubjectType } from './subjects.ts';
 import { compileError } from './environment.ts';
+import { normalizeTargetPath, targetPathProblem } from './target-path.ts';
 
 /** What `bundle_path` falls back to: `<name>.<file_extension>`. */
 export function bundlePathOf(row: Record<string, unknown>): string {
@@ -64,8 +65,10 @@ export const exportTemplateModel = defineModel({
       maxLength: 500,
       default: '',
       pattern: NO_CONTROL,
+      // Stored as an absolute path with single slashes; the reason for a refusal is given by the validate hook.
+      normalize: (value) => normalizeTargetPath(value) ?? value,
       patternMessage: 'No control characters.',
-      help: 'Where the file lands on a device, for bundles. Without it the file is <name>.<file_extension>.',
+      help: 'Where the file lands on a device, for bundles, stored as /a/b (// and ./ collapsed). Without it the file is <name>.<file_extension>.',
     },
   },
   computed: { line_count: lineCount, bundle_path: bundlePath },
@@ -83,8 +86,9 @@ export const exportTemplateModel = defineModel({
         const problem = compileError(input.template_code);
         if (problem) errors.add('template_code', problem);
       }
-      if (typeof input.target_path === 'string' && input.target_path.split('/').includes('..')) {
-        errors.add('target_path', 'A target path may not contain ".." segments.');
+      if (typeof input.target_path === 'string' && input.target_path !== '') {
+        const problem = targetPathProblem(input.target_path);
+        if (problem) errors.add('target_path', problem);
       }
       errors.throwIfAny();
     },

@@ -343,7 +343,8 @@ const DATETIME: FieldDef = { kind: 'datetime' };
 function fieldValue(field: FieldDef, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (field.kind === 'datetime' || value instanceof Date) return isoTimestamp(value);
-  if (field.kind === 'decimal' && typeof value === 'string') return Number(value);
+  // A decimal column holds floats: a whole one prints as Python prints a float (3.0), not as an int.
+  if (field.kind === 'decimal' && (typeof value === 'string' || typeof value === 'number')) return new PyFloat(Number(value));
   return value;
 }
 
@@ -415,7 +416,8 @@ type Access =
   | { k: 'fk'; key: string; field: FieldDef; column: string; target: ModelDef; nameField: string | undefined; closed: boolean; touchKey: string }
   | { k: 'set'; rel: Relation; column: 'id' }
   | { k: 'computed'; key: string; touchKey: string; inlineKey: string; column: null }
-  | { k: 'tenant'; column: 'tenant_id' };
+  | { k: 'tenant'; column: 'tenant_id' }
+  | { k: 'prefixlen'; column: 'address' };
 
 const NO_ACCESS: Access = { k: 'none', column: null };
 
@@ -469,6 +471,9 @@ function resolveAccess(model: ModelDef, name: string): Access {
   }
   if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, inlineKey: inlineColumn(name), column: null };
   if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: 'tenant_id' };
+  // An address's prefix length: the mask length of the most specific prefix holding it, in its VRF (SPEC "Address
+  // filters": an address without a mask of its own takes its prefix's).
+  if (name === 'prefix_length' && model.name === 'ipam.ipaddress') return { k: 'prefixlen', column: 'address' };
   const rel = relationsOf(model).get(name);
   if (rel) return { k: 'set', rel, column: 'id' };
   return NO_ACCESS;
@@ -478,6 +483,9 @@ type FkAccess = Extract<Access, { k: 'fk' }>;
 type ComputedAccess = Extract<Access, { k: 'computed' }>;
 
 /** Rows of one model loaded together; relations touched on one of them load for all of them. */
+/** The key of the prefix lengths of a group of addresses among its loaded values. */
+const PREFIX_LENGTHS = 'prefix_length';
+
 export class RowGroup {
   readonly proxies: RowProxy[];
   private readonly fks = new Batches<ReadonlyMap<string, TemplateObject | null>>();
@@ -559,9 +567,34 @@ export class RowGroup {
       case 'tenant':
         // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
         return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+      case 'prefixlen':
+        return this.prefixLength(row);
       default:
         return UNDEFINED;
     }
+  }
+
+  private prefixLength(row: Row): unknown {
+    const loaded = this.computed.done.get(PREFIX_LENGTHS);
+    if (loaded) return loaded.get(String(row.id)) ?? null;
+    this.touch(PREFIX_LENGTHS, (g) => g.loadPrefixLengths());
+    return then(this.loadPrefixLengths(), (m) => m.get(String(row.id)) ?? null);
+  }
+
+  /** The containing prefix's length of every address of the group, one query; none without view on prefixes. */
+  private loadPrefixLengths(): Map<string, unknown> | Promise<Map<string, unknown>> {
+    return this.computed.get(PREFIX_LENGTHS, async () => {
+      const prefixes = requireModel('ipam.prefix');
+      const out = new Map<string, unknown>();
+      if (!this.session.canView(prefixes) || this.proxies.length === 0) return out;
+      const ids = this.proxies.map((p) => String(p.row.id));
+      const { rows } = await sql<{ id: string; len: number | null }>`SELECT r.id, (SELECT masklen(p.prefix) FROM prefixes p
+          WHERE p.prefix >>= r.address AND p.vrf_id IS NOT DISTINCT FROM r.vrf_id AND ${scopeCondition(this.session.ctx, prefixes, 'p')}
+          ORDER BY masklen(p.prefix) DESC LIMIT 1) AS len
+        FROM ip_addresses r WHERE r.id = ANY(${ids}::uuid[])`.execute(this.session.db);
+      for (const r of rows) out.set(r.id, r.len);
+      return out;
+    });
   }
 
   // The continuations below are methods of their own: an arrow in attr, foreignKey or computedValue closing over
@@ -783,6 +816,10 @@ export class RowProxy implements TemplateObject {
   truthy(): boolean {
     return true;
   }
+  typeName(): string {
+    const label = this.group.model.label;
+    return label.charAt(0).toUpperCase() + label.slice(1);
+  }
 }
 
 // ------------------------------------------------------------------------------------------ related lists
@@ -937,7 +974,10 @@ function compileLookup(model: ModelDef, key: string, value: unknown): Condition 
   const lookup = parts.length === 2 && LOOKUPS.has(parts[1]!) ? parts[1]! : parts.length === 1 ? 'exact' : null;
   if (lookup === null) throw notAllowed(`'${key}' walks a relation: lookups name one field of this row (e.g. name__startswith).`);
   const f = lookupField(model, head, key);
-  const sigValue = JSON.stringify(value instanceof RowProxy ? String(value.row.id) : value instanceof Markup ? value.s : value instanceof PyFloat ? value.value : value);
+  // Rows inside a list (`id__in=[a, b]`) are keyed by their id too: a row proxy links back to its group.
+  const sigValue = JSON.stringify(value, (_k, v: unknown) =>
+    v instanceof RowProxy ? String(v.row.id) : v instanceof Markup ? v.s : v instanceof PyFloat ? v.value : typeof v === 'object' && v !== null && TEMPLATE_OBJECT in v ? '<object>' : v,
+  );
   const sig = `${f.column}__${lookup}=${sigValue}`;
   const colAt = (alias: string) => sql.ref(`${alias}.${f.column}`);
   const isList = f.kind === 'string_list' || f.kind === 'integer_list';

@@ -11,10 +11,11 @@ import { inTransaction } from '../core/crud/write.ts';
 import { SUBJECTS, type SubjectKind } from './device-context.ts';
 import { sha256Hex } from './render.ts';
 import { callerTenant } from '../core/access.ts';
+import { normalizeTargetPath } from './target-path.ts';
 
 export const pushLimits = {
   maxFiles: 50,
-  /** Text longer than this (in characters) is not kept; the hash always is. */
+  /** Text longer than this (in UTF-8 bytes, as stored and sent) is not kept; the hash always is. */
   maxKeptOutput: 1_048_576,
 };
 
@@ -67,7 +68,9 @@ export function checkPushBody(body: unknown): { files: CheckedFile[]; bundle: st
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) refuse('files', `Entry ${i} is not an object.`);
     const f = raw as Record<string, unknown>;
     for (const key of Object.keys(f)) if (!FILE_KEYS.has(key) && f[key] !== undefined) refuse('files', `Entry ${i}: unknown field ${key}.`);
-    const path = typeof f.path === 'string' ? f.path : '';
+    // A path with a directory part is a target path: stored in the form renders key their files by.
+    const given = typeof f.path === 'string' ? f.path : '';
+    const path = given.includes('/') ? (normalizeTargetPath(given) ?? given) : given;
     const output = typeof f.output === 'string' ? f.output : null;
     if (f.output !== undefined && f.output !== null && output === null) refuse('files', `Entry ${i}: output must be a string.`);
     let sha = typeof f.sha256 === 'string' ? f.sha256.trim().toLowerCase() : '';
@@ -111,7 +114,7 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
       : { rows: [] as Array<{ id: string }> };
     const known = new Set(rows.map((r) => r.id));
     const n = checked.files.length;
-    const kept = checked.files.map((f) => f.output !== null && f.output.length <= pushLimits.maxKeptOutput);
+    const kept = checked.files.map((f) => f.output !== null && Buffer.byteLength(f.output, 'utf8') <= pushLimits.maxKeptOutput);
     await sql`INSERT INTO config_pushes (id, tenant_id, ${sql.ref(col)}, path, template_id, bundle, sha256, output, has_output, pushed_by_id, pushed_by, source, note, pushed_at, deploy_run_id)
       SELECT u.id, ${String(subject.tenant_id)}::uuid, ${String(subject.id)}::uuid, u.path, u.template_id, ${checked.bundle}, u.sha256, u.output, u.has_output,
         ${ctx.via === 'system' ? null : ctx.user?.id ?? null}::uuid, ${ctx.user?.username ?? ''}, ${checked.source}, ${checked.note}, ${pushedAt.toISOString()}::timestamptz, ${checked.deployRun}::uuid

@@ -29,6 +29,8 @@ const renderQuery = Type.Object(
   { additionalProperties: false },
 );
 const fileEntry = Type.Object({}, { additionalProperties: true });
+/** The grant reveal-psk needs (the keychain model's permission prefix, `reveal`). */
+const KEYCHAIN_REVEAL = 'keychain.reveal';
 const SUBJECT_MODELS = { device: 'dcim.device', vm: 'virtualization.virtualmachine' } as const;
 
 /** Permission on the subject's model before input: a caller who may not act gets 403 whatever it sent. */
@@ -37,6 +39,15 @@ function mayOnSubject(kind: SubjectKind, action: 'view' | 'change') {
 }
 /** Query parameters of the multi-device render that are not device list filters. */
 const MULTI_PARAMS: ReadonlySet<string> = new Set(['template', 'bundle', 'hashes', 'role_slug']);
+
+/** Aborts when the client goes away before the answer is complete: the renders stop there. */
+function abortOnClose(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
 
 function bundleAnswer(r: SubjectRender): Record<string, unknown> {
   return { bundle: r.bundle, files: r.files };
@@ -47,7 +58,7 @@ async function renderRoute(req: FastifyRequest, reply: FastifyReply, kind: Subje
   const target = parseTarget(query);
   const db = dbOf(req);
   const subject = await loadSubject(db, req.ctx, kind, parseId((req.params as { id: string }).id));
-  const result = await renderOne(db, req.ctx, kind, subject, target);
+  const result = await renderOne(db, req.ctx, kind, subject, target, abortOnClose(reply));
   if (query.archive === 'tar') {
     const name = String(subject.name);
     const safe = name.replace(/[^\w.-]/g, '_');
@@ -82,7 +93,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       response: { 200: { type: 'object', properties: { devices: { type: 'object', additionalProperties: true }, skipped: { type: 'object', additionalProperties: { type: 'string' } } } } },
     },
     preParsing: mayOnSubject('device', 'view'),
-    handler: async (req) => {
+    handler: async (req, reply) => {
       const raw = req.query as Record<string, unknown>;
       // `search` (the seed system's name) is the device list's `q`.
       const query = { ...(req.query as QueryValues) };
@@ -110,7 +121,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       const total = rows[0]?.__total ?? 0;
       if (total > cap) throw badRequest(`${total} devices match; the cap is ${cap}. Narrow it with role, site, platform or search.`);
       for (const r of rows) delete (r as Partial<typeof r>).__total;
-      const outcome = await renderSubjects(db, req.ctx, 'device', rows, target, { hashesOnly });
+      const outcome = await renderSubjects(db, req.ctx, 'device', rows, target, { hashesOnly, signal: abortOnClose(reply) });
       const devices: Record<string, unknown> = {};
       for (const r of outcome.rendered) devices[r.id] = { name: r.name, files: r.files };
       return { devices, skipped: Object.fromEntries(outcome.skipped) };
@@ -183,6 +194,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
 
   app.post('/api/routing/keychains/:id/reveal-psk/', {
     ...answeredAsBuilt,
+    config: { readOnlyRefusal: `Revealing a keychain key needs the ${KEYCHAIN_REVEAL} permission, and a read-only token never has it: use a token that is not read-only, of a user who has ${KEYCHAIN_REVEAL}.` },
     schema: {
       tags,
       summary: 'Reveal a keychain key (needs keychain.reveal; every call is written to the change log)',
@@ -191,7 +203,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
       response: { 200: Type.Object({ psk: Type.String() }) },
     },
     preParsing: checkedFirst((req) => {
-      if (!modelAllows(req.ctx, requireModel('routing.keychain'), 'reveal')) throw forbidden('You do not have permission to reveal keychain keys.');
+      if (!modelAllows(req.ctx, requireModel('routing.keychain'), 'reveal')) throw forbidden(`Revealing a keychain key needs the ${KEYCHAIN_REVEAL} permission.`);
     }),
     handler: async (req) => {
       return revealKeychainKey(dbOf(req), req.ctx, parseId((req.params as { id: string }).id));

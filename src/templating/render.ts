@@ -18,6 +18,7 @@ import { resolveBindings } from './bindings.ts';
 import { loadRenderContexts, SUBJECTS, type SubjectKind } from './device-context.ts';
 import { RenderSession } from './proxies.ts';
 import { unifiedDiff } from './diff.ts';
+import { RenderBudget } from './render-budget.ts';
 
 export const renderLimits = {
   /** Devices one multi-device render may take; beyond, a 400 with the count. */
@@ -125,11 +126,23 @@ async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectK
     // By name first, then by id (a name that happens to look like an id still wins).
     const found = bundles.find((b) => b.name === target.ref) ?? (isUuid(target.ref) ? bundles.find((b) => b.id === target.ref.toLowerCase()) : undefined);
     if (!found) throw badRequest({ bundle: [`No bundle called '${target.ref}'.`] });
-    return { filesFor: () => ({ bundle: found.name, templates: found.templates }) };
+    // A bundle bound to roles is for devices of those roles: a device of another role is not given its files.
+    // A bundle bound to no role applies to any device asked for by name.
+    if (found.roleIds.length === 0) return { filesFor: () => ({ bundle: found.name, templates: found.templates }) };
+    const roleName = await roleNames(db, [...found.roleIds, ...subjects.map((s) => s.role_id)]);
+    const bound = found.roleIds.map((r) => roleName.get(r) ?? 'another role').sort().join(', ');
+    return {
+      filesFor(subject) {
+        const role = typeof subject.role_id === 'string' ? subject.role_id : null;
+        if (role === null || !found.roleIds.includes(role)) {
+          const has = role === null ? 'has no role' : `has the ${roleName.get(role) ?? 'another'} role`;
+          throw new TargetError(`Bundle ${found.name} is for the ${bound} role${found.roleIds.length > 1 ? 's' : ''}; ${String(subject.name)} ${has}.`);
+        }
+        return { bundle: found.name, templates: found.templates };
+      },
+    };
   }
-  const roleIds = [...new Set(subjects.map((s) => s.role_id).filter((v): v is string => typeof v === 'string'))];
-  const { rows: roles } = await sql<{ id: string; name: string }>`SELECT id, name FROM device_roles WHERE id = ANY(${roleIds}::uuid[])`.execute(db);
-  const roleName = new Map(roles.map((r) => [r.id, r.name]));
+  const roleName = await roleNames(db, subjects.map((s) => s.role_id));
   return {
     filesFor(subject) {
       const role = typeof subject.role_id === 'string' ? subject.role_id : null;
@@ -141,6 +154,14 @@ async function prepareTarget(db: Kysely<DB>, ctx: RequestContext, kind: SubjectK
       return { bundle: bound[0]!.name, templates: bound[0]!.templates };
     },
   };
+}
+
+/** Names of device roles by id (one query); ids that are not strings are left out. */
+async function roleNames(db: Kysely<DB>, ids: unknown[]): Promise<Map<string, string>> {
+  const roleIds = [...new Set(ids.filter((v): v is string => typeof v === 'string'))];
+  if (roleIds.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; name: string }>`SELECT id, name FROM device_roles WHERE id = ANY(${roleIds}::uuid[])`.execute(db);
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
 /** The latest push per (subject, path), for every subject at once. */
@@ -203,8 +224,10 @@ export async function renderSubjects(
   kind: SubjectKind,
   subjects: Row[],
   target: TargetRequest,
-  opts: { hashesOnly: boolean },
+  opts: { hashesOnly: boolean; signal?: AbortSignal },
 ): Promise<RenderOutcome> {
+  // Every file of every subject shares one budget: the answer is built in memory, so the cap bounds that too.
+  const budget = new RenderBudget();
   const resolver = await prepareTarget(db, ctx, kind, target, subjects);
   const skipped = new Map<string, string>();
   const plan: Array<{ subject: Row; bundle: string | null; templates: Row[] }> = [];
@@ -251,7 +274,8 @@ export async function renderSubjects(
     try {
       const files: Record<string, FileEntry> = {};
       for (const t of templates) {
-        const output = await compile(t).render(context);
+        const output = await compile(t).render(context, budget.renderOptions(opts.signal));
+        budget.spend(Buffer.byteLength(output, 'utf8'));
         const path = bundlePathOf(t);
         const entry: FileEntry = { path, template: String(t.name), template_id: String(t.id), output, sha256: sha256Hex(output), pushed: null, drift: null };
         attachPushState(entry, pushes.get(`${id} ${path}`), opts.hashesOnly);
@@ -261,6 +285,12 @@ export async function renderSubjects(
       rendered.push({ id, name: String(subject.name), bundle, files });
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
+      // Past the request's budget nothing more may render: the whole answer is refused, not this subject alone.
+      if (budget.isRequestWide(err)) {
+        const why = err.kind === 'limit' ? `the output of this request passed its limit of ${budget.maxBytes} bytes (CAIRN_RENDER_MAX_BYTES)` : err.message;
+        const where = err.lineno !== undefined ? ` (${err.templateName ?? 'template'} line ${err.lineno})` : '';
+        throw new ApiError(400, { detail: `Rendering stopped at ${String(subject.name)}: ${why}${where}.`, kind: err.kind, ...(err.lineno !== undefined ? { line: err.lineno } : {}) });
+      }
       skipped.set(id, describeTemplateError(err));
     }
   }
@@ -280,11 +310,43 @@ export async function loadSubject(db: Kysely<DB>, ctx: RequestContext, kind: Sub
 }
 
 /** A single-subject render: a TargetError or template error becomes a 400 naming the reason. */
-export async function renderOne(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, subject: Row, target: TargetRequest): Promise<SubjectRender> {
-  const outcome = await renderSubjects(db, ctx, kind, [subject], target, { hashesOnly: false });
+export async function renderOne(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, subject: Row, target: TargetRequest, signal?: AbortSignal): Promise<SubjectRender> {
+  const outcome = await renderSubjects(db, ctx, kind, [subject], target, { hashesOnly: false, ...(signal ? { signal } : {}) });
   const why = outcome.skipped.get(String(subject.id));
   if (why !== undefined) throw new ApiError(400, { detail: why });
   return outcome.rendered[0]!;
 }
 
 export { TargetError };
+
+/**
+ * Previews unsaved template source against one device's (or VM's) render context, as a config render of that
+ * subject would see it. The subject is named by a body field (`device` or `virtual_machine`), so a missing one,
+ * or one of another tenant, is a 400 on that field.
+ */
+export async function previewForSubject(db: Kysely<DB>, ctx: RequestContext, kind: SubjectKind, field: string, id: string, templateCode: string): Promise<{ output: string; count: number; truncated: boolean }> {
+  let template: Template;
+  try {
+    template = templateEnvironment().compile(templateCode, 'template_code');
+  } catch (err) {
+    if (err instanceof TemplateError) throw badRequest({ template_code: [describeTemplateError(err)] });
+    throw err;
+  }
+  let subject: Row;
+  try {
+    subject = await loadSubject(db, ctx, kind, id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) throw badRequest({ [field]: [`No ${kind === 'device' ? 'device' : 'virtual machine'} with this id.`] });
+    throw err;
+  }
+  const session = new RenderSession(db, ctx);
+  await session.prepare();
+  const loaded = await loadRenderContexts(session, kind, [subject]);
+  try {
+    const output = await template.render(loaded.contexts.get(String(subject.id))!, new RenderBudget().renderOptions());
+    return { output, count: 1, truncated: false };
+  } catch (err) {
+    if (err instanceof TemplateError) throw new ApiError(400, { detail: describeTemplateError(err), ...(err.lineno !== undefined ? { line: err.lineno } : {}), kind: err.kind });
+    throw err;
+  }
+}

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { modelAllows, requireModelPermission } from '../core/access.ts';
-import { forbidden } from '../core/errors.ts';
+import { badRequest, forbidden } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, parseId } from '../core/http.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
@@ -14,6 +14,8 @@ import { TemplateError } from './engine/index.ts';
 import { describeTemplateError } from './environment.ts';
 import { findExportTemplate, loadExportTemplate, prepareListRender, renderHeaders, renderPreview, templateFailure } from './export.ts';
 import { exportTemplateModel } from './models.ts';
+import { RenderBudget } from './render-budget.ts';
+import { previewForSubject } from './render.ts';
 
 const tags = ['extras'];
 const idParams = Type.Object({ id: Type.String() });
@@ -30,9 +32,17 @@ const PreviewBody = Type.Object(
   {
     object_type: Type.String({ minLength: 1, description: 'app.model of the rows, e.g. dcim.device.' }),
     template_code: Type.String({ maxLength: 1_000_000 }),
+    device: Type.Optional(Type.String({ description: 'With object_type dcim.device: render this device\'s config context (device, interfaces, routing, …) instead of a list.' })),
+    virtual_machine: Type.Optional(Type.String({ description: 'With object_type virtualization.virtualmachine: render this VM\'s config context.' })),
   },
   { additionalProperties: false },
 );
+
+/** The object type a subject field previews for. */
+const SUBJECT_FIELDS = [
+  { field: 'device', kind: 'device', objectType: 'dcim.device' },
+  { field: 'virtual_machine', kind: 'vm', objectType: 'virtualization.virtualmachine' },
+] as const;
 const mayViewTemplates = checkedFirst((req) => requireModelPermission(req.ctx, exportTemplateModel, 'view'));
 const previewAnswer = {
   type: 'object',
@@ -50,8 +60,17 @@ const fileAnswer = {
 /** Characters gathered before a write to the socket (see streamRender). */
 const STREAM_WRITE_CHARS = 64 * 1024;
 
-/** Streams a render into the reply. Errors before the first bytes are a 400; after, the text ends with the error. */
+/** Export streams under way in this process; a render the client walked away from leaves it (tests watch it). */
+export const streamingRenders = { active: 0 };
+
+/**
+ * Streams a render into the reply. A failure before the first bytes is a 400 with the line and message; after
+ * them, the headers (200) are gone, so the transfer is cut off (the socket is destroyed before the terminating
+ * chunk, which curl and browsers report as an incomplete transfer) and the error is logged with the request id.
+ * The request's budget (bytes and time) ends the render the same way; a client that goes away stops it.
+ */
 async function streamRender(req: FastifyRequest, reply: FastifyReply, template: Row, query: QueryValues): Promise<FastifyReply> {
+  const budget = new RenderBudget();
   const prepared = await prepareListRender(dbOf(req), req.ctx, {
     objectType: String(template.object_type),
     templateCode: String(template.template_code),
@@ -62,42 +81,53 @@ async function streamRender(req: FastifyRequest, reply: FastifyReply, template: 
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const chunks = prepared.template.renderStream(prepared.context, { signal: abort.signal })[Symbol.asyncIterator]();
+  const chunks = prepared.template.renderStream(prepared.context, budget.renderOptions(abort.signal))[Symbol.asyncIterator]();
   let first: IteratorResult<string>;
   try {
     first = await chunks.next();
+    if (!first.done) budget.spend(Buffer.byteLength(first.value, 'utf8'));
   } catch (err) {
     if (err instanceof TemplateError) throw templateFailure(err);
     throw err;
   }
   const log = req.log;
+  streamingRenders.active++;
   async function* body(): AsyncGenerator<Buffer> {
-    if (first.done) return;
-    // The engine hands over 16 KB pieces; the socket gets 64 KB writes (a quarter of the stream and syscall work
-    // on a large export). What is gathered is sent when the render ends or fails.
-    let pending = first.value;
+    let sent = false;
     try {
+      if (first.done) return;
+      // The engine hands over 16 KB pieces; the socket gets 64 KB writes (a quarter of the stream and syscall
+      // work on a large export).
+      let pending = first.value;
       for (;;) {
         if (pending.length >= STREAM_WRITE_CHARS) {
-          const piece = pending;
+          const piece = Buffer.from(pending, 'utf8');
           pending = '';
-          yield Buffer.from(piece, 'utf8');
+          sent = true;
+          yield piece;
         }
         const next = await chunks.next();
         if (next.done) break;
+        budget.spend(Buffer.byteLength(next.value, 'utf8'));
         pending += next.value;
       }
       if (pending) yield Buffer.from(pending, 'utf8');
     } catch (err) {
-      if (pending) {
-        const piece = pending;
-        pending = '';
-        yield Buffer.from(piece, 'utf8');
+      // Nothing sent yet: Fastify answers through the error handler, so this is the 400 with line and message
+      // (the file's headers, already handed to the socket's response, would describe the JSON error as the file).
+      if (!sent && err instanceof TemplateError && !reply.raw.headersSent) {
+        for (const name of Object.keys(renderHeaders(template))) reply.raw.removeHeader(name);
+        throw templateFailure(err);
       }
-      // Headers are gone: the only place left to say what happened is the end of the file.
-      if (!(err instanceof TemplateError)) log.error({ err }, 'export render failed');
-      const why = err instanceof TemplateError ? describeTemplateError(err) : 'server error (see the log)';
-      yield Buffer.from(`\n\n[Render failed: ${why}]\n`, 'utf8');
+      // Headers are sent: Fastify destroys the socket, so the file stays visibly incomplete.
+      const cancelled = err instanceof TemplateError && err.kind === 'cancelled';
+      if (!cancelled) {
+        const why = err instanceof TemplateError ? describeTemplateError(err) : 'server error';
+        log.error({ err, reqId: req.id, template: String(template.name) }, `export render of ${String(template.name)} failed after streaming began; response cut off: ${why}`);
+      }
+      throw err;
+    } finally {
+      streamingRenders.active--;
     }
   }
   reply.headers(renderHeaders(template));
@@ -148,8 +178,16 @@ export function registerTemplatingRoutes(app: FastifyInstance): void {
       }
     }),
     handler: async (req) => {
-      const { object_type: objectType, template_code: templateCode } = req.body as { object_type: string; template_code: string };
-      return renderPreview(dbOf(req), req.ctx, objectType, templateCode, req.query as QueryValues);
+      const body = req.body as { object_type: string; template_code: string; device?: string; virtual_machine?: string };
+      const given = SUBJECT_FIELDS.filter((s) => body[s.field] !== undefined);
+      if (given.length > 1) throw badRequest({ virtual_machine: ['Give a device or a virtual machine, not both.'] });
+      const subject = given[0];
+      if (subject) {
+        if (body.object_type !== subject.objectType) throw badRequest({ [subject.field]: [`Only a template for ${subject.objectType} previews against one; this one is for ${body.object_type}.`] });
+        const id = parseId(body[subject.field], subject.field);
+        return previewForSubject(dbOf(req), req.ctx, subject.kind, subject.field, id, body.template_code);
+      }
+      return renderPreview(dbOf(req), req.ctx, body.object_type, body.template_code, req.query as QueryValues);
     },
   });
 

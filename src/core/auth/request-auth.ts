@@ -53,7 +53,12 @@ export function registerRequestAuth(app: FastifyInstance): void {
       via,
     };
     if (SAFE_METHODS.has(req.method)) return;
-    if (creds.readOnly) throw forbidden('This token is read only: it cannot change anything.');
+    if (creds.readOnly) {
+      // Refused here for every route; a route whose POST changes nothing but needs a permission a read-only token
+      // never carries (revealing a secret) says which, in its config.
+      const own = req.routeOptions.config?.readOnlyRefusal;
+      throw forbidden(own ?? 'This token is read only: it cannot change anything.');
+    }
     if (via === 'session' && req.headers[CSRF_HEADER] !== creds.csrfToken) {
       throw new ApiError(403, { detail: `CSRF check failed: send the session's CSRF token in the ${CSRF_HEADER} header.` });
     }

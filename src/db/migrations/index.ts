@@ -27,6 +27,7 @@ import * as m0024 from './0024_natural_name_keys.ts';
 import * as m0025 from './0025_interface_lag_parent.ts';
 import * as m0026 from './0026_locations_racks.ts';
 import * as m0027 from './0027_front_rear_ports.ts';
+import * as m0028 from './0028_template_paths.ts';
 import * as m0029 from './0029_data_versions.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -57,5 +58,6 @@ export const migrations: Record<string, Migration> = {
   '0025_interface_lag_parent': m0025,
   '0026_locations_racks': m0026,
   '0027_front_rear_ports': m0027,
+  '0028_template_paths': m0028,
   '0029_data_versions': m0029,
 };

@@ -17,7 +17,8 @@ interface Parsed {
 }
 
 function parseAddress(text: string, fallbackLen: number | null): Parsed | null {
-  const s = text;
+  // Surrounding whitespace (a value pasted from a table or a CSV column) is not part of the address.
+  const s = text.trim();
   const slash = s.indexOf('/');
   const ip = slash === -1 ? s : s.slice(0, slash);
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
@@ -46,13 +47,17 @@ function resolve(v: unknown): Parsed | null | Promise<Parsed | null> {
   if (isStr(v)) return parseAddress(strValue(v), null);
   if (isDict(v)) return parseWithFallback(dictGet(v, 'address') ?? null, dictGet(v, 'prefix_length') ?? null);
   if (isTemplateObject(v)) {
-    // Both attributes are read (host objects may load them), as before; no closure is made unless one is async.
+    // prefix_length is read only for an address without a mask of its own: a host object may load it (one query).
     const a = getAttr(v, 'address');
-    const pl = getAttr(v, 'prefix_length');
-    if (a instanceof Promise || pl instanceof Promise) return Promise.all([a, pl]).then(([x, y]) => parseWithFallback(x, y));
-    return parseWithFallback(a, pl);
+    return a instanceof Promise ? a.then((x) => withPrefixLength(v, x)) : withPrefixLength(v, a);
   }
   return null;
+}
+
+function withPrefixLength(v: unknown, a: unknown): Parsed | null | Promise<Parsed | null> {
+  if (!isStr(a) || strValue(a).includes('/')) return parseWithFallback(a, null);
+  const pl = getAttr(v, 'prefix_length');
+  return pl instanceof Promise ? pl.then((y) => parseWithFallback(a, y)) : parseWithFallback(a, pl);
 }
 
 /**

@@ -521,6 +521,10 @@ export class Compiler {
 
   private forLoop(s: Extract<Stmt, { type: 'For' }>): Ex {
     const name = this.templateName;
+    const targets: string[] = [];
+    targetNames(s.target, targets);
+    // Jinja2 refuses it at compile time (TemplateAssertionError): the loop's own variable would be shadowed.
+    if (targets.includes('loop')) this.fail("Can't assign to special loop variable in for-loop target.", s.line);
     const body = this.compileBody(s.body);
     const runner = new LoopRunner(
       lined(this.expr(s.iter), s.line, name),
@@ -652,9 +656,12 @@ export class Compiler {
         };
       }
       case 'CondExpr': {
+        // As in an if statement (Jinja2's soft frame): an unknown filter or test fails only when evaluated.
+        this.ifDepth++;
         const test = this.expr(e.test);
         const a = this.expr(e.expr1);
         const b = e.expr2 ? this.expr(e.expr2) : null;
+        this.ifDepth--;
         const other = b ?? (() => new Undefined('the inline if-expression evaluated to false and no else section was defined.'));
         return (f) => {
           const t = test(f);

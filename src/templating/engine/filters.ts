@@ -39,6 +39,7 @@ import {
   tuple,
   typeName,
   undefinedFail,
+  isTemplateObject,
 } from './values.ts';
 
 
@@ -180,6 +181,8 @@ function minMax(state: RenderState, value: unknown, caseSensitive: unknown, attr
 }
 
 function selectOrReject(state: RenderState, value: unknown, args: unknown[], kwargs: Kwargs, select: boolean, byAttr: boolean): unknown {
+  // Jinja2 walks the value only `if seq:`: None, 0, False and '' give an empty result, not an error.
+  if (!isTemplateObject(value) && !truthy(value)) return owned([]);
   return withList(value, state, (items) => {
     let getter: (x: unknown) => unknown = (x) => x;
     let rest = args;
@@ -324,6 +327,8 @@ function jsonDump(v: unknown, indent: string | null, level: number, seen: unknow
     if (!entries.length) return '{}';
     return '{' + nl + entries.map(([k, x]) => `${jsonDump(k, indent, level + 1, inner)}: ${jsonDump(x, indent, level + 1, inner)}`).join(sep + nl) + close + '}';
   }
+  // Rows and row lists come from the database: tojson writes plain values only, so say how to get some.
+  if (isTemplateObject(v)) throw typeError(`Object of type ${typeName(v)} is not JSON serializable: tojson writes strings, numbers, lists and mappings, so build one from the fields you need (e.g. {"name": d.name})`);
   throw typeError(`Object of type ${typeName(v)} is not JSON serializable`);
 }
 
@@ -394,7 +399,8 @@ function striptags(s: string): string {
   return t;
 }
 
-function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown): string {
+function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown, extraSchemes: unknown): string {
+  const schemes = extraSchemes === null || isUndefined(extraSchemes) ? [] : Array.isArray(extraSchemes) ? extraSchemes.map(toStr) : [toStr(extraSchemes)];
   const relParts = new Set(toStr(rel ?? 'noopener').split(/\s+/).filter(Boolean));
   if (truthy(nofollow)) relParts.add('nofollow');
   const relAttr = relParts.size ? ` rel="${escape([...relParts].sort().join(' ')).s}"` : '';
@@ -411,7 +417,14 @@ function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unk
       if (/^https?:\/\//.test(middle)) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
       else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)(\/\S*)?$/.test(middle) && !middle.includes('@')))
         link = `<a href="https://${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
+      else if (middle.startsWith('mailto:') && /^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle.slice(7)))
+        link = `<a href="${escape(middle).s}">${escape(middle.slice(7)).s}</a>`;
       else if (/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle)) link = `<a href="mailto:${escape(middle).s}">${escape(middle).s}</a>`;
+      else {
+        // extra_schemes: a word starting with one (and longer than it) is linked as it stands, untrimmed.
+        const scheme = schemes.find((x) => middle !== x && middle.startsWith(x));
+        if (scheme !== undefined) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(middle).s}</a>`;
+      }
       return link ? escape(head).s + link + escape(tail).s : escape(word).s;
     })
     .join('');
@@ -616,7 +629,8 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('lower', [], (_s, v) => str(v).toLowerCase());
   def('upper', [], (_s, v) => str(v).toUpperCase());
   m.set('map', (state, v, args, kwargs) =>
-    withList(v, state, (items) => {
+    // As Jinja2's `if value:`: a falsy value (None, 0, False, '') maps to nothing rather than failing.
+    !isTemplateObject(v) && !truthy(v) ? owned([]) : withList(v, state, (items) => {
       if (!args.length) {
         if (!Object.prototype.hasOwnProperty.call(kwargs, 'attribute')) return owned(items.slice());
         const d = kwargs.default;
@@ -759,8 +773,8 @@ export function builtinFilters(): Map<string, FilterImpl> {
     const pairs = isDict(v) ? dictEntries(v) : (v as unknown[]).map((p) => (Array.isArray(p) ? [p[0], p[1]] : [p, '']));
     return pairs.map(([k, x]) => `${urlQuote(k, true)}=${urlQuote(x, true)}`).join('&');
   });
-  def('urlize', [['trim_url_limit', null], ['nofollow', false], ['target', null], ['rel', null], ['extra_schemes', null]], (_s, v, lim, nf, target, rel) =>
-    new Markup(urlize(toStr(v), lim, nf, target, rel)),
+  def('urlize', [['trim_url_limit', null], ['nofollow', false], ['target', null], ['rel', null], ['extra_schemes', null]], (_s, v, lim, nf, target, rel, schemes) =>
+    new Markup(urlize(toStr(v), lim, nf, target, rel, schemes)),
   );
   def('wordcount', [], (_s, v) => (str(v).match(/[\p{L}\p{N}_]+/gu) ?? []).length);
   def('wordwrap', [['width', 79], ['break_long_words', true], ['wrapstring', null], ['break_on_hyphens', true]], (_s, v, width, bl, ws, boh) => {

@@ -62,6 +62,20 @@ export type TestFunction = (value: unknown, ...args: unknown[]) => unknown;
 
 export interface RenderOptions {
   signal?: AbortSignal;
+  /** This render's output cap, when lower than the environment's (what is left of a request's budget). */
+  maxOutputBytes?: number;
+  /** This render's wall-clock budget, when lower than the environment's. */
+  timeBudgetMs?: number;
+}
+
+/** The environment's limits, lowered where the render options ask for less. */
+function limitsOf(options: Required<EnvironmentOptions>, opts: RenderOptions): Limits {
+  return {
+    maxOutputBytes: Math.min(options.maxOutputBytes, opts.maxOutputBytes ?? Infinity),
+    timeBudgetMs: Math.min(options.timeBudgetMs, opts.timeBudgetMs ?? Infinity),
+    maxRecursionDepth: options.maxRecursionDepth,
+    maxRangeItems: options.maxRangeItems,
+  };
 }
 
 const STREAM_CHUNK = 16 * 1024;
@@ -163,7 +177,7 @@ export class Template {
   }
 
   async render(context: Record<string, unknown> = {}, opts: RenderOptions = {}): Promise<string> {
-    const out = new Out(this.env.options.maxOutputBytes);
+    const out = new Out(limitsOf(this.env.options, opts).maxOutputBytes);
     await this.run(context, opts, out);
     return out.take();
   }
@@ -186,7 +200,7 @@ export class Template {
         ctl.resume = res;
       });
     };
-    const out = new Out(this.env.options.maxOutputBytes, STREAM_CHUNK, sink);
+    const out = new Out(limitsOf(this.env.options, opts).maxOutputBytes, STREAM_CHUNK, sink);
     this.run(context, opts, out).then(
       () => {
         const rest = out.take();
@@ -226,7 +240,7 @@ export class Template {
   }
 
   private run(context: Record<string, unknown>, opts: RenderOptions, out: Out): Promise<void> {
-    const limits: Limits = this.env.options;
+    const limits = limitsOf(this.env.options, opts);
     const state = new RenderState({ filters: this.env.filters, tests: this.env.tests }, limits, opts.signal, this.name);
     const globals = new Frame(null, state);
     for (const [k, v] of this.env.globals) globals.set(k, v);

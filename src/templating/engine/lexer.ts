@@ -116,7 +116,9 @@ export function tokenize(source: string, options: LexOptions, templateName?: str
       const end = src.indexOf('#}', idx + 2);
       if (end === -1) fail('Missing end of comment tag', idx);
       const strip = src[end - 1] === '-' && end - 1 >= idx + 2;
-      pos = afterTagEnd(end + 2, strip, false, true);
+      // "+#}" keeps the newline after the comment, as "+%}" does after a block (trim_blocks off for this one).
+      const keep = src[end - 1] === '+' && end - 1 >= idx + 2;
+      pos = afterTagEnd(end + 2, strip, keep, true);
       continue;
     }
     if (kind === '%') {

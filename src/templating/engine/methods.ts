@@ -104,6 +104,14 @@ function requireOwnedDict(obj: unknown, name: string): asserts obj is Map<unknow
   if (!(obj instanceof Map)) throw securityError(`cannot call '${name}' on a dict the template did not build`);
 }
 
+/** A string inserted by Markup.format: escaped for HTML unless already safe. */
+function escapeArg(v: unknown): unknown {
+  if (v instanceof Markup || !isStr(v)) return v;
+  return new Markup(
+    strValue(v).replace(/[&<>"']/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '"' ? '&#34;' : '&#39;')),
+  );
+}
+
 function strMethod(self: string | Markup, name: string, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   const s = strValue(self);
   const a = (i: number, n: string, d: unknown): unknown => arg(args, kwargs, i, n, d);
@@ -165,10 +173,17 @@ function strMethod(self: string | Markup, name: string, args: unknown[], kwargs:
     }
     case 'format':
     case 'format_map': {
-      const kw = name === 'format_map' ? mappingToKwargs(a(0, 'mapping', undefined)) : kwargs;
-      const out = strFormat(s, name === 'format' ? args : [], kw, fieldAccess, state.limits.maxOutputBytes);
+      let kw = name === 'format_map' ? mappingToKwargs(a(0, 'mapping', undefined)) : kwargs;
+      let positional = name === 'format' ? args : [];
+      // Markup.format escapes what it inserts (markupsafe's EscapeFormatter); safe strings go in as they are.
+      // Escaped before formatting, so a width given in the field counts the escaped text.
+      if (self instanceof Markup) {
+        positional = positional.map(escapeArg);
+        kw = Object.fromEntries(Object.entries(kw).map(([k, v]) => [k, escapeArg(v)]));
+      }
+      const out = strFormat(s, positional, kw, fieldAccess, state.limits.maxOutputBytes);
       state.checkSize(out.length);
-      return out;
+      return self instanceof Markup ? new Markup(out) : out;
     }
     case 'title':
       return pyTitle(s);

@@ -272,7 +272,55 @@ function sliceIndex(v: unknown): number | null {
   throw typeError('slice indices must be integers or None or have an __index__ method');
 }
 
-/** Python slice semantics on lists, tuples and strings. */
+/** The indices a Python slice of a sequence of `len` items picks, in order. */
+function sliceIndices(len: number, start: unknown, stop: unknown, st: number): number[] {
+  const norm = (v: number | null, dflt: number, lower: number, upper: number): number => {
+    if (v === null) return dflt;
+    if (v < 0) v += len;
+    return v < lower ? lower : v > upper ? upper : v;
+  };
+  const lower = st > 0 ? 0 : -1;
+  const upper = st > 0 ? len : len - 1;
+  const a = norm(sliceIndex(start), st > 0 ? lower : upper, lower, upper);
+  const b = norm(sliceIndex(stop), st > 0 ? upper : lower, lower, upper);
+  const out: number[] = [];
+  if (st > 0) for (let i = a; i < b; i += st) out.push(i);
+  else for (let i = a; i > b; i += st) out.push(i);
+  return out;
+}
+
+/**
+ * A slice of a host sequence (a list of rows, as `objects[:3]`): its length, then each picked item by index, as a
+ * list the template owns. Needs both getItem and length; anything else is not subscriptable, as in Python.
+ */
+function sliceHost(obj: TemplateObject, start: unknown, stop: unknown, st: number): unknown {
+  if (!obj.getItem || !obj.length) throw typeError(`'${typeName(obj)}' object is not subscriptable`);
+  const getItem = obj.getItem.bind(obj);
+  const pick = (len: number): unknown => {
+    const items = sliceIndices(len, start, stop, st).map((i) => {
+      try {
+        return getItem(i);
+      } catch (err) {
+        throw hostError(err);
+      }
+    });
+    const own = (xs: unknown[]): unknown[] => {
+      const out = xs.filter((x) => x !== undefined && x !== UNDEFINED);
+      OWNED.add(out);
+      return out;
+    };
+    return items.some((x) => x instanceof Promise) ? Promise.all(items).then(own, (err: unknown) => Promise.reject(hostError(err))) : own(items);
+  };
+  let n: number | Promise<number>;
+  try {
+    n = obj.length();
+  } catch (err) {
+    throw hostError(err);
+  }
+  return n instanceof Promise ? n.then(pick, (err: unknown) => Promise.reject(hostError(err))) : pick(n);
+}
+
+/** Python slice semantics on lists, tuples and strings (and host sequences, see sliceHost). */
 export function sliceValue(obj: unknown, start: unknown, stop: unknown, step: unknown): unknown {
   if (isUndefined(obj)) throw undefinedFail(obj);
   const st = sliceIndex(step) ?? 1;
@@ -284,20 +332,9 @@ export function sliceValue(obj: unknown, start: unknown, stop: unknown, step: un
     const s = strValue(obj);
     seq = hasAstral(s) ? Array.from(s) : s;
     isString = true;
-  } else throw typeError(`'${typeName(obj)}' object is not subscriptable`);
-  const len = seq.length;
-  const norm = (v: number | null, dflt: number, lower: number, upper: number): number => {
-    if (v === null) return dflt;
-    if (v < 0) v += len;
-    return v < lower ? lower : v > upper ? upper : v;
-  };
-  const lower = st > 0 ? 0 : -1;
-  const upper = st > 0 ? len : len - 1;
-  const a = norm(sliceIndex(start), st > 0 ? lower : upper, lower, upper);
-  const b = norm(sliceIndex(stop), st > 0 ? upper : lower, lower, upper);
-  const out: unknown[] = [];
-  if (st > 0) for (let i = a; i < b; i += st) out.push(seq[i]);
-  else for (let i = a; i > b; i += st) out.push(seq[i]);
+  } else if (isTemplateObject(obj)) return sliceHost(obj, start, stop, st);
+  else throw typeError(`'${typeName(obj)}' object is not subscriptable`);
+  const out: unknown[] = sliceIndices(seq.length, start, stop, st).map((i) => seq[i]);
   if (isString) return out.join('');
   if (TUPLES.has(obj as unknown[])) TUPLES.add(out);
   else OWNED.add(out);

@@ -353,15 +353,51 @@ class Parser {
   // ------------------------------------------------------------ targets
 
   private parseAssignTarget(opts: { extraEnd?: string[]; withNamespace?: boolean; nameOnly?: boolean }): Target {
-    if (opts.withNamespace && this.cur.type === 'name' && this.look().type === 'op' && this.look().value === '.') {
-      const ns = this.next();
-      this.next();
-      const attr = this.expectName();
-      return { type: 'NSRef', line: ns.line, name: ns.value, attr: attr.value };
+    if (opts.withNamespace) {
+      const flat = this.parseFlatNamespaceTargets();
+      if (flat) return flat;
     }
     const start = this.cur;
     const expr = this.parseTuple({ simplified: true, extraEnd: opts.extraEnd });
     return this.toTarget(expr, start);
+  }
+
+  /**
+   * `ns.a`, or a flat tuple of names and namespace attributes (`ns.a, ns.b`, `x, ns.b`), as Jinja2 3.1 assigns;
+   * null (nothing consumed) when the target has no namespace attribute or is not flat, for the general path.
+   */
+  private parseFlatNamespaceTargets(): Target | null {
+    const start = this.i;
+    const items: Target[] = [];
+    let tuple = false;
+    let namespaced = false;
+    for (;;) {
+      const t = this.cur;
+      if (t.type !== 'name') break;
+      if (this.look().type === 'op' && this.look().value === '.') {
+        this.next();
+        this.next();
+        const attr = this.expectName();
+        items.push({ type: 'NSRef', line: t.line, name: t.value, attr: attr.value });
+        namespaced = true;
+      } else {
+        if (RESERVED.has(t.value)) break;
+        this.next();
+        items.push({ type: 'Name', line: t.line, name: t.value });
+      }
+      if (this.cur.type === 'op' && this.cur.value === ',') {
+        this.next();
+        tuple = true;
+        continue;
+      }
+      const end = this.cur;
+      if (namespaced && (end.type === 'block_end' || (end.type === 'op' && end.value === '='))) {
+        return tuple ? { type: 'Tuple', line: items[0]!.line, items } : items[0]!;
+      }
+      break;
+    }
+    this.i = start;
+    return null;
   }
 
   private toTarget(e: Expr, tok: Token): Target {

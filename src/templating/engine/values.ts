@@ -30,6 +30,8 @@ export interface TemplateObject {
   length?(): number | Promise<number>;
   toTemplateString?(): string;
   truthy?(): boolean;
+  /** What error messages call its type ("Object of type Device is not JSON serializable"); default 'object'. */
+  typeName?(): string;
 }
 
 export function isTemplateObject(v: unknown): v is TemplateObject {
@@ -424,7 +426,7 @@ export function typeName(v: unknown): string {
   if (v instanceof PyObject) return v.typeName;
   if (Array.isArray(v)) return TUPLES.has(v) ? 'tuple' : 'list';
   if (isDict(v)) return 'dict';
-  if (isTemplateObject(v)) return 'object';
+  if (isTemplateObject(v)) return v.typeName?.() ?? 'object';
   return 'object';
 }
 /** Jinja2's object_type_repr, used in "'dict object' has no attribute 'x'". */

@@ -7,6 +7,7 @@ import { ApiError } from '../api/client.ts';
 import { listFieldsQuery, meQuery, modelsQuery, preferencesQuery } from '../api/hooks.ts';
 import { RootLayout } from './RootLayout.tsx';
 import { Shell } from './Shell.tsx';
+import { ownEditorOf } from './paths.ts';
 
 export interface RouterContext {
   queryClient: QueryClient;
@@ -73,6 +74,11 @@ export const listRoute = createRoute({
 export const createRouteDef = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model/new',
+  // A model with an editor of its own is written there only: the generic form is not a second way.
+  beforeLoad: ({ params }) => {
+    const own = ownEditorOf(params.model);
+    if (own) throw redirect({ href: own.create, replace: true });
+  },
 });
 
 export const detailRoute = createRoute({
@@ -84,6 +90,10 @@ export const detailRoute = createRoute({
 export const editRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/objects/$model/$id/edit',
+  beforeLoad: ({ params }) => {
+    const own = ownEditorOf(params.model);
+    if (own) throw redirect({ href: own.edit(params.id), replace: true });
+  },
 });
 
 export const searchRoute = createRoute({

@@ -8,6 +8,8 @@ import { ApiError, get, patch, post, type FieldErrors } from '../../api/client.t
 import { useModelInfo, useModels } from '../../api/hooks.ts';
 import { paths } from '../../app/paths.ts';
 import { FieldShell } from '../../components/fields/FieldInput.tsx';
+import { ObjectPicker } from '../../components/fields/ObjectPicker.tsx';
+import type { Brief } from '../../api/types.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Button, PageHeader, inputClass } from '../../components/ui.tsx';
@@ -25,13 +27,27 @@ interface Draft {
   mime_type: string;
   file_extension: string;
   as_attachment: boolean;
+  target_path: string;
   template_code: string;
 }
 
-const EMPTY: Draft = { name: '', object_type: 'dcim.device', description: '', mime_type: 'text/plain', file_extension: 'txt', as_attachment: true, template_code: '' };
+const EMPTY: Draft = { name: '', object_type: 'dcim.device', description: '', mime_type: 'text/plain', file_extension: 'txt', as_attachment: true, target_path: '', template_code: '' };
 
 function draftOf(t: ExportTemplate): Draft {
-  return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, template_code: t.template_code };
+  return { name: t.name, object_type: t.object_type, description: t.description, mime_type: t.mime_type, file_extension: t.file_extension, as_attachment: t.as_attachment, target_path: t.target_path, template_code: t.template_code };
+}
+
+/** Types whose templates are config templates: previewed against one chosen device or VM, as a render sees it. */
+const SUBJECT_PREVIEW: Record<string, { field: 'device' | 'virtual_machine'; endpoint: string; label: string }> = {
+  'dcim.device': { field: 'device', endpoint: '/api/devices/', label: 'device' },
+  'virtualization.virtualmachine': { field: 'virtual_machine', endpoint: '/api/virtual-machines/', label: 'virtual machine' },
+};
+
+/** A render-time template error of a preview (`{detail: "line N: …", line}`) as the template_code error it is. */
+function renderError(err: unknown): string[] | undefined {
+  if (!(err instanceof ApiError) || err.status !== 400) return undefined;
+  const detail = err.body.detail;
+  return typeof detail === 'string' && typeof err.body.line === 'number' ? [detail] : undefined;
 }
 
 /** Templates this tab just created: moving from /new to their editor keeps the editor (and its preview) mounted. */
@@ -57,6 +73,8 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   const [preview, setPreview] = useState<PreviewAnswer | null>(null);
   const [previewErrors, setPreviewErrors] = useState<FieldErrors>({});
+  const [subject, setSubject] = useState<Brief | null>(null);
+  const subjectPreview = SUBJECT_PREVIEW[draft.object_type];
   const dirty = saved === null || JSON.stringify(draftOf(saved)) !== JSON.stringify(draft);
 
   // Leaving with unsaved changes loses them: let the browser ask.
@@ -73,6 +91,8 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
     mutationFn: () => (saved ? patch<ExportTemplate>(`${TEMPLATES_PATH}${saved.id}/`, draft) : post<ExportTemplate>(TEMPLATES_PATH, draft)),
     onSuccess: (row) => {
       setErrors({});
+      // The server stores some fields in one form (a target path's slashes): the editor shows what was stored.
+      setDraft(draftOf(row));
       client.setQueryData(['object', TEMPLATES_PATH, row.id], row);
       void client.invalidateQueries({ queryKey: ['list', TEMPLATES_PATH] });
       toast.show({ message: `Saved ${row.name}.`, tone: 'success' });
@@ -85,14 +105,25 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
   });
 
   const run = useMutation({
-    mutationFn: () => post<PreviewAnswer>(`${TEMPLATES_PATH}preview/`, { object_type: draft.object_type, template_code: draft.template_code }),
+    mutationFn: () =>
+      post<PreviewAnswer>(`${TEMPLATES_PATH}preview/`, {
+        object_type: draft.object_type,
+        template_code: draft.template_code,
+        ...(subjectPreview && subject ? { [subjectPreview.field]: subject.id } : {}),
+      }),
     onSuccess: (answer) => {
       setPreview(answer);
       setPreviewErrors({});
     },
     onError: (err) => {
       setPreview(null);
-      setPreviewErrors(err instanceof ApiError ? err.fieldErrors : {});
+      const atLine = renderError(err);
+      if (atLine) setPreviewErrors({ template_code: atLine });
+      else if (err instanceof ApiError && err.status === 400) {
+        // A refusal without a field (a render that stopped at a limit) is said above the form.
+        const { kind: _kind, ...fields } = err.fieldErrors;
+        setPreviewErrors(Object.keys(fields).length ? fields : { non_field_errors: [err.message] });
+      } else setPreviewErrors({});
     },
   });
 
@@ -101,6 +132,7 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
   const typeOptions = (models.data ?? []).filter((m) => m.model !== MODEL).sort((a, b) => a.model.localeCompare(b.model));
   const otherErrors = { ...previewErrors, ...errors };
   delete otherErrors.template_code;
+  const subjectErrors = subjectPreview ? otherErrors[subjectPreview.field] : undefined;
   const general = otherErrors.non_field_errors ?? (save.error && !(save.error instanceof ApiError && Object.keys(save.error.fieldErrors).length) ? [save.error.message] : undefined);
 
   if (info.isLoading) return <Loading />;
@@ -163,7 +195,16 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
             <input id="et-name" className={inputClass} value={draft.name} aria-invalid={!!otherErrors.name || undefined} onChange={(e) => set('name', e.target.value)} />
           </FieldShell>
           <FieldShell id="et-type" label="Object type" required errors={otherErrors.object_type} hint="The rows that feed the template.">
-            <select id="et-type" className={inputClass} value={draft.object_type} aria-invalid={!!otherErrors.object_type || undefined} onChange={(e) => set('object_type', e.target.value)}>
+            <select
+              id="et-type"
+              className={inputClass}
+              value={draft.object_type}
+              aria-invalid={!!otherErrors.object_type || undefined}
+              onChange={(e) => {
+                set('object_type', e.target.value);
+                setSubject(null);
+              }}
+            >
               {typeOptions.some((m) => m.model === draft.object_type) ? null : <option value={draft.object_type}>{draft.object_type}</option>}
               {typeOptions.map((m) => (
                 <option key={m.model} value={m.model}>
@@ -181,6 +222,19 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
           <FieldShell id="et-ext" label="File extension" errors={otherErrors.file_extension}>
             <input id="et-ext" className={inputClass} value={draft.file_extension} aria-invalid={!!otherErrors.file_extension || undefined} onChange={(e) => set('file_extension', e.target.value)} />
           </FieldShell>
+          <FieldShell id="et-target" label="Target path" errors={otherErrors.target_path} hint="Where the file lands on a device, for bundles, e.g. /etc/frr/frr.conf. Empty: <name>.<extension>.">
+            <input id="et-target" className={inputClass} value={draft.target_path} aria-invalid={!!otherErrors.target_path || undefined} onChange={(e) => set('target_path', e.target.value)} />
+          </FieldShell>
+          {subjectPreview ? (
+            <FieldShell
+              id="et-subject"
+              label={`Preview against ${subjectPreview.label}`}
+              errors={subjectErrors}
+              hint={subject ? `Run preview renders this ${subjectPreview.label}'s config context (device, interfaces, routing…).` : `Without one, Run preview renders the list (objects, count).`}
+            >
+              <ObjectPicker id="et-subject" endpoint={subjectPreview.endpoint} label={`Preview ${subjectPreview.label}`} invalid={!!subjectErrors} value={subject} nullable onChange={setSubject} />
+            </FieldShell>
+          ) : null}
           <label className="flex items-center gap-2 text-sm">
             <input type="checkbox" checked={draft.as_attachment} onChange={(e) => set('as_attachment', e.target.checked)} />
             Download as attachment (otherwise shown inline)
@@ -196,7 +250,7 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
               {codeErrors.map((m) => m.replace(/^line \d+: /, '')).join(' ')}
             </p>
           ) : null}
-          {run.isPending ? <Loading label="Rendering the first 200 rows…" /> : null}
+          {run.isPending ? <Loading label={subjectPreview && subject ? `Rendering ${subject.display}…` : 'Rendering the first 200 rows…'} /> : null}
           {run.error && !(run.error instanceof ApiError && run.error.status === 400) ? <ErrorState error={run.error} /> : null}
           {preview ? <PreviewPanel preview={preview} /> : null}
         </div>
