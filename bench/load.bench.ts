@@ -1,0 +1,91 @@
+// Issue 26: many clients at once. A real server (HTTP on a local port) over the demo network, 100 connections
+// for LOAD_SECONDS (default 30) with the mix a busy team produces: device, interface and prefix lists, a device
+// page, global search, and 5 % writes (tags created). Printed: requests/s, p50, p99, errors and non-2xx answers,
+// at 2,000 devices and again in a tenant of 20,000 (the page cost should not grow with the tables: the ratio of
+// the two p50s and throughputs). Goal on 2 cores (PostgreSQL): 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000.
+import autocannon from 'autocannon';
+import { buildApp } from '../src/app.ts';
+import { createToken, createUser } from '../src/core/accounts.ts';
+import { generateDemoData } from '../src/system/demo-data.ts';
+import { loadNote, openBenchDatabase } from './helpers.ts';
+
+const CONNECTIONS = 100;
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
+const SIZES = (process.env.LOAD_DEVICES ?? '2000,20000').split(',').map(Number);
+
+interface Outcome {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  total: number;
+}
+
+export default async function run(): Promise<void> {
+  const database = await openBenchDatabase();
+  const app = await buildApp({ database });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as { port: number };
+    const outcomes: Array<{ devices: number; o: Outcome }> = [];
+    for (const [i, devices] of SIZES.entries()) {
+      const slug = `load${i}`;
+      const t = performance.now();
+      const demo = await generateDemoData(database.db, { devices, seed: 7, tenantSlug: slug });
+      await createUser(database.db, { username: `load-${slug}`, password: 'load-bench-password', isSuperuser: true, tenantIds: [demo.tenantId] });
+      const token = await createToken(database.db, { username: `load-${slug}`, tenantSlug: slug });
+      console.log(`load (${database.label}): ${devices.toLocaleString('en-US')} demo devices in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
+      const get = async (path: string) => (await (await fetch(`http://127.0.0.1:${port}${path}`, { headers })).json()) as { results: Array<{ id: string; name: string }> };
+      const sample = (await get('/api/devices/?limit=1&offset=7')).results[0]!;
+      const site = sample.name.split('-')[0]!;
+      let writes = 0;
+      const reads = [
+        '/api/devices/?limit=50',
+        `/api/devices/?limit=50&q=${site}`,
+        `/api/devices/${sample.id}/`,
+        '/api/interfaces/?limit=50',
+        `/api/interfaces/?limit=50&device_id=${sample.id}`,
+        '/api/prefixes/?limit=50',
+        `/api/search/?q=${site}-leaf`,
+        '/api/ip-addresses/?limit=50',
+        '/api/vlans/?limit=50',
+        '/api/sites/?limit=50',
+      ];
+      // 19 reads to 1 write: the writes are tags with fresh names.
+      const requests: autocannon.Request[] = Array.from({ length: 20 }, (_v, k) =>
+        k === 19
+          ? { method: 'POST', path: '/api/tags/', setupRequest: (req: autocannon.Request) => ({ ...req, body: JSON.stringify({ name: `load-${slug}-${++writes}`, slug: `load-${slug}-${writes}` }) }) }
+          : { method: 'GET', path: reads[k % reads.length]! },
+      );
+      const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: SECONDS, timeout: 10, headers, requests });
+      const o: Outcome = {
+        rps: result.requests.average,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors,
+        timeouts: result.timeouts,
+        non2xx: result.non2xx,
+        total: result.requests.total,
+      };
+      outcomes.push({ devices, o });
+      console.log(
+        `load (${database.label}, ${devices.toLocaleString('en-US')} devices): ${CONNECTIONS} connections for ${SECONDS} s, 5 % writes: ` +
+          `${o.rps.toFixed(0)} requests/s, p50 ${o.p50} ms, p99 ${o.p99} ms, ${o.errors} errors (${o.timeouts} timeouts), ${o.non2xx} non-2xx of ${o.total}; ` +
+          `goal 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000 devices; ${loadNote()}`,
+      );
+    }
+    if (outcomes.length >= 2 && outcomes.every((x) => x.o.total > 0)) {
+      const [small, large] = [outcomes[0]!, outcomes[outcomes.length - 1]!];
+      console.log(
+        `load (${database.label}): ${large.devices.toLocaleString('en-US')} vs ${small.devices.toLocaleString('en-US')} devices: ` +
+          `p50 ${(large.o.p50 / Math.max(small.o.p50, 0.01)).toFixed(2)}x, throughput ${(small.o.rps / Math.max(large.o.rps, 0.01)).toFixed(2)}x slower (goal: flat, 1.0x)`,
+      );
+    }
+  } finally {
+    await app.close();
+    await database.close();
+  }
+}
