@@ -11,7 +11,7 @@ import type { Config } from './config.ts';
 import { loadConfig } from './config.ts';
 import { ApiError } from './core/errors.ts';
 import { uuidv7 } from './core/ids.ts';
-import { translateDbError } from './core/crud/db-errors.ts';
+import { isDatabaseUnavailable, translateDbError } from './core/crud/db-errors.ts';
 import { registerRequestAuth } from './core/auth/request-auth.ts';
 import { registerAuthRoutes } from './core/auth/routes.ts';
 import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
@@ -35,12 +35,6 @@ import { registerWebUi } from './system/web-ui.ts';
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
 
-/** Errors that mean the database is gone (not that the request was wrong): answered 503, not 500. */
-function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(e.code)) return true;
-  return /Connection terminated|connection error and is not queryable|Cannot use a pool after calling end|PGlite is closed|database is closed/i.test(e.message ?? '');
-}
 
 export interface BuildOptions {
   database: Database;

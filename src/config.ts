@@ -8,6 +8,10 @@ export interface Config {
   databaseUrl: string | null;
   adminPassword: string | null;
   logLevel: string;
+  /** PostgreSQL connections this process keeps at most (CAIRN_DB_POOL). */
+  dbPool: number;
+  /** A statement running longer is cancelled and its request answered 503 (CAIRN_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs: number;
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
   logFormat: 'pretty' | 'json';
   secretKey: string | null;
@@ -16,6 +20,12 @@ export interface Config {
   /** Milliseconds one render request may take, all its renders together (CAIRN_RENDER_TIME_BUDGET_MS). */
   renderTimeBudgetMs: number;
 }
+
+/**
+ * PostgreSQL connection defaults: 10 connections per process (two processes and a worker stay well inside
+ * PostgreSQL's default 100), and no statement may hold one for more than 30 s.
+ */
+export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as const;
 
 /** Defaults of the render budget: past these a render stops and its response is refused or cut off. */
 export const RENDER_DEFAULTS = { maxBytes: 256 * 1024 * 1024, timeBudgetMs: 120_000 } as const;
@@ -47,6 +57,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     adminPassword: env.CAIRN_ADMIN_PASSWORD || null,
     logLevel: env.LOG_LEVEL ?? 'info',
     logFormat,
+    dbPool: positiveInteger(env, 'CAIRN_DB_POOL', DATABASE_DEFAULTS.pool),
+    statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
     secretKey: env.CAIRN_SECRET_KEY || null,
     renderMaxBytes: positiveInteger(env, 'CAIRN_RENDER_MAX_BYTES', RENDER_DEFAULTS.maxBytes),
     renderTimeBudgetMs: positiveInteger(env, 'CAIRN_RENDER_TIME_BUDGET_MS', RENDER_DEFAULTS.timeBudgetMs),

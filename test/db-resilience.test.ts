@@ -76,3 +76,33 @@ describe.skipIf(!url)('PostgreSQL drops the connections under concurrent writes'
     expect(rows.length).toBe(acknowledged.length);
   });
 });
+
+describe('one slow statement or a busy pool cannot hold the server', () => {
+  it('CAIRN_DB_POOL and CAIRN_STATEMENT_TIMEOUT_MS have defaults and refuse nonsense', async () => {
+    const { loadConfig, DATABASE_DEFAULTS } = await import('../src/config.ts');
+    expect(loadConfig({}, {})).toMatchObject({ dbPool: DATABASE_DEFAULTS.pool, statementTimeoutMs: DATABASE_DEFAULTS.statementTimeoutMs });
+    expect(loadConfig({}, { CAIRN_DB_POOL: '25', CAIRN_STATEMENT_TIMEOUT_MS: '5000' })).toMatchObject({ dbPool: 25, statementTimeoutMs: 5000 });
+    expect(() => loadConfig({}, { CAIRN_DB_POOL: '0' })).toThrow(/CAIRN_DB_POOL/);
+    expect(() => loadConfig({}, { CAIRN_STATEMENT_TIMEOUT_MS: 'soon' })).toThrow(/CAIRN_STATEMENT_TIMEOUT_MS/);
+  });
+
+  it.skipIf(!url)('a statement past the timeout is cancelled and a request that waits past the pool wait fails: both answer 503', async () => {
+    const { openPostgres } = await import('../src/db/database.ts');
+    const { isDatabaseUnavailable } = await import('../src/core/crud/db-errors.ts');
+    const database = await openPostgres(url!, 1, { statementTimeoutMs: 200, poolWaitMs: 200 });
+    try {
+      const slow = (await sql`SELECT pg_sleep(3)`.execute(database.db).catch((e: unknown) => e)) as { code?: string };
+      expect(slow.code).toBe('57014');
+      expect(isDatabaseUnavailable(slow)).toBe(true);
+      // The one connection is busy elsewhere: the next query gives up after the pool wait instead of queueing.
+      const held = await database.pool.connect();
+      const waited = await sql`SELECT 1`.execute(database.db).catch((e: unknown) => e);
+      expect(waited).toBeInstanceOf(Error);
+      expect(isDatabaseUnavailable(waited)).toBe(true);
+      held.release();
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await database.close();
+    }
+  });
+});

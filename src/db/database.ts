@@ -50,8 +50,23 @@ function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
   return { pool, count: () => n };
 }
 
-export async function openPostgres(url: string, max = 10): Promise<Database> {
-  const raw = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
+export interface PostgresOptions {
+  /** Statements running longer are cancelled by the server (0: no limit). */
+  statementTimeoutMs?: number;
+  /** How long a query waits for a free connection before it fails (default POOL_WAIT_MS). */
+  poolWaitMs?: number;
+}
+
+/** How long a request waits for a free connection before it is answered 503 (the pool is exhausted). */
+export const POOL_WAIT_MS = 5_000;
+
+export async function openPostgres(url: string, max = 10, opts: PostgresOptions = {}): Promise<Database> {
+  const raw = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: opts.poolWaitMs ?? POOL_WAIT_MS,
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+  });
   raw.on('error', () => {
     /* an idle client lost its connection: the pool drops it and the next query opens another */
   });

@@ -38,3 +38,14 @@ export function translateDbError(err: unknown): unknown {
       return err;
   }
 }
+
+/**
+ * Errors that mean the database is gone or too busy (not that the request was wrong): answered 503 with
+ * Retry-After, not 500. 57014 is a statement cancelled by the statement timeout; "timeout exceeded when trying
+ * to connect" is a request that waited the pool's wait (src/db/database.ts) for a free connection.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '53300'].includes(e.code)) return true;
+  return /Connection terminated|connection error and is not queryable|Cannot use a pool after calling end|PGlite is closed|database is closed|timeout exceeded when trying to connect/i.test(e.message ?? '');
+}
