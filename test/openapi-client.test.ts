@@ -10,7 +10,6 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typesOfDocument } from '../scripts/openapi-types.ts';
 import { startHarness, type Harness } from './helpers/harness.ts';
-import type { RoundTrip } from './openapi-client/round-trip.ts';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
@@ -64,14 +63,15 @@ describe('a client generated from the live OpenAPI document', () => {
     // The @ts-expect-error lines in the program fail this check if the client stops being typed.
     expect(typeErrors(scratch)).toEqual([]);
 
-    const { roundTrip } = (await import(pathToFileURL(join(scratch, 'round-trip.ts')).href)) as { roundTrip: (baseUrl: string, token: string) => Promise<RoundTrip> };
-    const result = await roundTrip(baseUrl, h.tokens.alice);
-    expect(result.deviceIds).toHaveLength(2);
-    expect(result.listed).toEqual({ count: 2, names: ['client-sw1', 'client-sw2'] });
-    expect(result.updated).toEqual({ updated: 2, serials: ['SN-CLIENT', 'SN-CLIENT'] });
-    expect(result.badWrite.status).toBe(400);
-    expect(result.badWrite.field.length).toBeGreaterThan(0);
-    expect(result.badWrite.unchanged).toBe(2);
+    // Not imported statically: the program compiles only beside the types generated here (see tsconfig.json).
+    const { roundTrip } = (await import(pathToFileURL(join(scratch, 'round-trip.ts')).href)) as { roundTrip: (baseUrl: string, token: string) => Promise<unknown> };
+    expect(await roundTrip(baseUrl, h.tokens.alice)).toMatchObject({
+      deviceIds: [expect.any(String), expect.any(String)],
+      listed: { count: 2, names: ['client-sw1', 'client-sw2'] },
+      updated: { updated: 2, serials: ['SN-CLIENT', 'SN-CLIENT'] },
+      // The 400 names the field; nothing was written.
+      badWrite: { status: 400, field: [expect.any(String)], unchanged: 2 },
+    });
   });
 
   it('another tenant sees none of it through the same client', async () => {
