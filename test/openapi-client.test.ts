@@ -1,7 +1,8 @@
 // A client generated from the live OpenAPI document drives a real server: openapi-typescript turns the document
 // GET /api/schema/ serves into types, the TypeScript compiler checks a small openapi-fetch program against them
-// (test/openapi-client/round-trip.ts, with lines it must refuse), and the program runs over HTTP: create a site
-// and devices, list them, bulk-update them, read a bad write's 400 as a typed error naming the field.
+// (test/openapi-client/round-trip.ts, with lines it must refuse; and the web UI's aliases in web/src/api/types.ts),
+// and the program runs over HTTP: create a site and devices, list them, bulk-update them, read a bad write's 400
+// as a typed error naming the field.
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -29,9 +30,10 @@ afterAll(async () => {
   await h?.close();
 });
 
-/** The compiler's complaints about the program, one line each; empty when it type-checks. */
-function typeErrors(dir: string): string[] {
-  const program = ts.createProgram([join(dir, 'round-trip.ts')], {
+/** The compiler's complaints about `files` (in `dir`), one line each; empty when they type-check. */
+function typeErrors(dir: string, files: string[]): string[] {
+  const roots = files.map((f) => join(dir, f));
+  const program = ts.createProgram(roots, {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
@@ -42,10 +44,13 @@ function typeErrors(dir: string): string[] {
     types: [],
     lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
   });
-  // The program's own diagnostics (and the options'): checking all of the generated file would triple the cost,
-  // and what it declares is checked where the program uses it.
-  const file = program.getSourceFile(join(dir, 'round-trip.ts'))!;
-  const diagnostics = [...program.getOptionsDiagnostics(), ...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+  // These files' own diagnostics (and the options'): checking all of the generated file would triple the cost,
+  // and what it declares is checked where they use it.
+  const diagnostics = [...program.getOptionsDiagnostics()];
+  for (const root of roots) {
+    const file = program.getSourceFile(root)!;
+    diagnostics.push(...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file));
+  }
   return diagnostics.map((d) => {
     const where = d.file && d.start !== undefined ? `${d.file.fileName}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
     return where + ts.flattenDiagnosticMessageText(d.messageText, '\n');
@@ -56,12 +61,15 @@ describe('a client generated from the live OpenAPI document', () => {
   it('type-checks against the generated types and does a round trip over HTTP', async () => {
     const res = await fetch(`${baseUrl}/api/schema/`, { headers: { authorization: `Token ${h.tokens.alice}` } });
     expect(res.status).toBe(200);
-    writeFileSync(join(scratch, 'schema.ts'), await typesOfDocument(await res.text()));
+    writeFileSync(join(scratch, 'schema.gen.ts'), await typesOfDocument(await res.text()));
     cpSync(join(HERE, 'openapi-client', 'round-trip.ts'), join(scratch, 'round-trip.ts'));
+    // The web UI's API types alias components of the same document: checked here too, so CI (which does not
+    // type-check the UI) notices a server change that would break them.
+    cpSync(join(HERE, '..', 'web', 'src', 'api', 'types.ts'), join(scratch, 'ui-types.ts'));
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
 
     // The @ts-expect-error lines in the program fail this check if the client stops being typed.
-    expect(typeErrors(scratch)).toEqual([]);
+    expect(typeErrors(scratch, ['round-trip.ts', 'ui-types.ts'])).toEqual([]);
 
     // Not imported statically: the program compiles only beside the types generated here (see tsconfig.json).
     const { roundTrip } = (await import(pathToFileURL(join(scratch, 'round-trip.ts')).href)) as { roundTrip: (baseUrl: string, token: string) => Promise<unknown> };

@@ -1,8 +1,8 @@
 // The client program of test/openapi-client.test.ts, as a user of the API would write it: openapi-fetch typed
 // by the types openapi-typescript generated from the live document. The test copies this file beside those
-// types (./schema.ts), type-checks both with the TypeScript compiler, then runs it against the server.
+// types (./schema.gen.ts), type-checks both with the TypeScript compiler, then runs it against the server.
 import createClient from 'openapi-fetch';
-import type { components, paths } from './schema.ts';
+import type { components, paths } from './schema.gen.ts';
 
 type ApiError = components['schemas']['Error'];
 
