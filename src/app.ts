@@ -17,6 +17,7 @@ import { registerAuthRoutes } from './core/auth/routes.ts';
 import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
 import { allModels } from './core/registry.ts';
 import { registerHealthRoutes, healthSchema } from './system/health.ts';
+import { bulkDeleteResultSchema } from './core/crud/bulk.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
 import { applyOperationContract } from './core/openapi-contract.ts';
@@ -200,6 +201,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
 
   app.addSchema(healthSchema);
+  app.addSchema(bulkDeleteResultSchema);
   for (const model of allModels()) registerModelSchemas(app, model);
 
   registerHealthRoutes(app);

@@ -5,13 +5,14 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { FieldDef, ModelDef } from './registry.ts';
 import { allModels, fieldLabel, findModel } from './registry.ts';
-import { editableFields } from './crud/editable.ts';
+import { editableFieldSchema, editableFields } from './crud/editable.ts';
 import { modelAllows } from './access.ts';
 import { forbidden, notFound } from './errors.ts';
 import { answeredAsBuilt, dbOf } from './http.ts';
 import { choiceOptions } from './crud/field-values.ts';
 
-export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'percent' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
+export const LIST_FIELD_KINDS = ['text', 'longtext', 'ip', 'number', 'percent', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto'] as const;
+export type ListFieldKind = (typeof LIST_FIELD_KINDS)[number];
 
 export interface ListField {
   key: string;
@@ -23,6 +24,50 @@ export interface ListField {
   choices?: string;
   related?: string;
 }
+
+const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] };
+
+/**
+ * The /api/list-fields/ answer, a named component (`ListFields`) the web UI's lists are typed from. The serializer
+ * keeps only the properties named here: a property added to ListField is added here too.
+ */
+export const listFieldsSchema = {
+  $id: 'ListFields',
+  type: 'object',
+  description: 'The columns and custom fields of the list.',
+  properties: {
+    path: { type: 'string' },
+    model: { type: 'string' },
+    slug: { type: 'string', description: 'The permission name of the model (app.model).' },
+    cf_model: { type: ['string', 'null'], description: 'The model custom fields are defined on; null when it has none.' },
+    fields: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          key: { type: 'string' },
+          label: { type: 'string' },
+          kind: { type: 'string', enum: [...LIST_FIELD_KINDS] },
+          group: { type: 'string', enum: ['fields', 'related'] },
+          path: { type: 'string' },
+          options: { type: 'array', items: optionSchema },
+          choices: { type: 'string', description: 'The vocabulary its values come from.' },
+          related: { type: 'string', description: 'The model an object column points at.' },
+        },
+        required: ['key', 'label', 'kind', 'group'],
+      },
+    },
+    custom_fields: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string' }, name: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } },
+        required: ['key', 'name', 'label', 'type', 'choices'],
+      },
+    },
+  },
+  required: ['path', 'model', 'slug', 'cf_model', 'fields', 'custom_fields'],
+};
 
 function listKind(field: FieldDef): ListFieldKind | null {
   switch (field.kind) {
@@ -61,7 +106,7 @@ function listKind(field: FieldDef): ListFieldKind | null {
   }
 }
 
-const KNOWN_LIST_KINDS = new Set<string>(['text', 'longtext', 'ip', 'number', 'percent', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto']);
+const KNOWN_LIST_KINDS = new Set<string>(LIST_FIELD_KINDS);
 
 export function listFields(model: ModelDef): ListField[] {
   const out: ListField[] = [];
@@ -99,6 +144,8 @@ function modelForList(path: string): ModelDef {
 }
 
 export function registerCatalogRoutes(app: FastifyInstance): void {
+  app.addSchema(editableFieldSchema);
+  app.addSchema(listFieldsSchema);
   app.get('/api/editable-fields/', {
     schema: {
       tags: ['core'],
@@ -108,8 +155,21 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
         200: {
           description: 'Without `model`: {models: [...]}, the models you may change. With it: that model\'s editable fields.',
           oneOf: [
-            { type: 'object', properties: { models: { type: 'array', items: { type: 'object', properties: { model: { type: 'string' }, slug: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' }, field_count: { type: 'integer' } } } } } },
-            { type: 'array', items: { type: 'object', additionalProperties: true } },
+            {
+              type: 'object',
+              properties: {
+                models: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: { model: { type: 'string' }, slug: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' }, field_count: { type: 'integer' } },
+                    required: ['model', 'slug', 'label', 'endpoint', 'field_count'],
+                  },
+                },
+              },
+              required: ['models'],
+            },
+            { type: 'array', items: { $ref: 'EditableField#' } },
           ],
         },
       },
@@ -138,7 +198,7 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       tags: ['core'],
       summary: 'The columns a list endpoint can show, with their kinds, and the custom fields of its model',
       querystring: { type: 'object', properties: { path: { type: 'string', maxLength: 300 } }, required: ['path'], additionalProperties: false },
-      response: { 200: { type: 'object', additionalProperties: true, description: 'The columns and custom fields of the list.' } },
+      response: { 200: { $ref: 'ListFields#' } },
     },
     ...answeredAsBuilt,
     handler: async (req) => {

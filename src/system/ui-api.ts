@@ -12,7 +12,9 @@ import { dbOf } from '../core/http.ts';
 export const PREFERENCES_MAX_BYTES = 64 * 1024;
 const KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$';
 
-const modelsSchema = {
+/** A named component (`ModelIndex`): the web UI's navigation and buttons are typed from it. */
+const modelIndexSchema = {
+  $id: 'ModelIndex',
   type: 'object',
   properties: {
     models: {
@@ -28,11 +30,17 @@ const modelsSchema = {
           tenant_scoped: { type: 'boolean' },
           has_custom_fields: { type: 'boolean' },
           has_journal: { type: 'boolean' },
-          can: { type: 'object', properties: { view: { type: 'boolean' }, add: { type: 'boolean' }, change: { type: 'boolean' }, delete: { type: 'boolean' } } },
+          can: {
+            type: 'object',
+            properties: { view: { type: 'boolean' }, add: { type: 'boolean' }, change: { type: 'boolean' }, delete: { type: 'boolean' } },
+            required: ['view', 'add', 'change', 'delete'],
+          },
         },
+        required: ['model', 'app', 'label', 'label_plural', 'path', 'tenant_scoped', 'has_custom_fields', 'has_journal', 'can'],
       },
     },
   },
+  required: ['models'],
 };
 
 const preferencesSchema = {
@@ -41,12 +49,13 @@ const preferencesSchema = {
 };
 
 export function registerUiApiRoutes(app: FastifyInstance): void {
+  app.addSchema(modelIndexSchema);
   app.get('/api/models/', {
     schema: {
       tags: ['core'],
       summary: 'The object types you may list, with the actions you may take on each',
       description: 'Lists every model with a list endpoint that the caller may view. `can` combines the routes a model has with the caller\'s permissions.',
-      response: { 200: modelsSchema },
+      response: { 200: { $ref: 'ModelIndex#' } },
     },
     handler: async (req) => {
       const ctx = req.ctx;

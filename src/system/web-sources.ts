@@ -15,7 +15,8 @@ export function webSourcesHash(repoRoot: string): string | null {
     const full = join(repoRoot, rel);
     if (!existsSync(full)) return;
     if (statSync(full).isDirectory()) {
-      for (const name of readdirSync(full).sort()) walk(`${rel}/${name}`);
+      // Generated API types (*.gen.ts) are types only: they change no byte of the built UI.
+      for (const name of readdirSync(full).sort()) if (!name.endsWith('.gen.ts')) walk(`${rel}/${name}`);
     } else {
       hash.update(`${rel}\0`).update(readFileSync(full)).update('\0');
     }

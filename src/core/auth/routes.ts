@@ -47,20 +47,34 @@ async function describeMe(req: FastifyRequest) {
   };
 }
 
+const tenantSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, slug: { type: 'string' } },
+  required: ['id', 'name', 'slug'],
+};
+
+/** A named component: clients (the web UI's generated types among them) refer to it as `Me`. */
 const meSchema = {
+  $id: 'Me',
   type: 'object',
   properties: {
-    user: { type: 'object', additionalProperties: true },
-    tenants: { type: 'array', items: { type: 'object', additionalProperties: true } },
-    active_tenant: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] },
+    user: {
+      type: 'object',
+      properties: { id: { type: 'string', format: 'uuid' }, username: { type: 'string' }, email: { type: ['string', 'null'] }, is_superuser: { type: 'boolean' } },
+      required: ['id', 'username', 'is_superuser'],
+    },
+    tenants: { type: 'array', items: tenantSchema },
+    active_tenant: { anyOf: [tenantSchema, { type: 'null' }] },
     permissions: { type: 'array', items: { type: 'string' }, description: 'Effective grants; ["*"] for a superuser.' },
     via: { type: 'string', enum: ['session', 'token'] },
     read_only: { type: 'boolean' },
     csrf_token: { type: ['string', 'null'], description: 'Send it as X-CSRF-Token on cookie-authenticated writes.' },
   },
+  required: ['user', 'tenants', 'active_tenant', 'permissions', 'via', 'read_only', 'csrf_token'],
 };
 
 export function registerAuthRoutes(app: FastifyInstance): void {
+  app.addSchema(meSchema);
   app.post('/api/auth/login/', {
     schema: {
       tags: ['auth'],
@@ -94,12 +108,12 @@ export function registerAuthRoutes(app: FastifyInstance): void {
   });
 
   app.get('/api/auth/me/', {
-    schema: { tags: ['auth'], summary: 'The signed-in user, tenants, active tenant and effective permissions', response: { 200: meSchema } },
+    schema: { tags: ['auth'], summary: 'The signed-in user, tenants, active tenant and effective permissions', response: { 200: { $ref: 'Me#' } } },
     handler: async (req) => describeMe(req),
   });
 
   app.post('/api/auth/tenant/', {
-    schema: { tags: ['auth'], summary: "Switch the session's active tenant", body: TenantBody, response: { 200: meSchema } },
+    schema: { tags: ['auth'], summary: "Switch the session's active tenant", body: TenantBody, response: { 200: { $ref: 'Me#' } } },
     handler: async (req) => {
       const ctx = req.ctx;
       if (ctx.via !== 'session') throw badRequest({ tenant: ['A token is bound to its tenant; sign in with a session to switch tenants.'] });

@@ -68,6 +68,27 @@ export interface BulkDeleteResult {
   impact?: Array<{ label: string; count: number }>;
 }
 
+/** The bulk-delete answer of every model, one named component (`BulkDeleteResult`). */
+export const bulkDeleteResultSchema = {
+  $id: 'BulkDeleteResult',
+  type: 'object',
+  properties: {
+    deleted: { type: 'integer' },
+    deleted_ids: { type: 'array', items: { type: 'string' } },
+    skipped: {
+      type: 'array',
+      items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, reason: { type: 'string' } }, required: ['id', 'name', 'reason'] },
+    },
+    dry_run: { type: 'boolean' },
+    impact: {
+      type: 'array',
+      description: 'Dry run only: what the cascade would remove besides the rows named.',
+      items: { type: 'object', properties: { label: { type: 'string' }, count: { type: 'integer' } }, required: ['label', 'count'] },
+    },
+  },
+  required: ['deleted', 'deleted_ids', 'skipped', 'dry_run'],
+};
+
 /** Thrown inside the transaction to roll a dry run back while keeping its answer. */
 class DryRun extends Error {
   constructor(readonly result: BulkDeleteResult) {

@@ -4,6 +4,8 @@ import type { FieldDef, ModelDef } from '../registry.ts';
 import { fieldLabel, findModel } from '../registry.ts';
 import { choiceOptions } from './field-values.ts';
 
+export const EDITABLE_KINDS = ['text', 'int', 'decimal', 'bool', 'choice', 'status', 'object', 'objects', 'generic_objects', 'tags', 'date', 'datetime', 'secret', 'json', 'list'] as const;
+
 export interface EditableField {
   key: string;
   label: string;
@@ -11,7 +13,7 @@ export interface EditableField {
    * How a form edits it. `secret`: write-only (a password or a key), never shown back; `json`: a JSON value;
    * `list`: a list of `items` values.
    */
-  kind: 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'generic_objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
+  kind: (typeof EDITABLE_KINDS)[number];
   nullable: boolean;
   choices?: string;
   options?: Array<{ value: string; label: string }>;
@@ -25,6 +27,37 @@ export interface EditableField {
   object_models?: Array<{ model: string; label: string; endpoint: string }>;
   hint?: string;
 }
+
+const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] };
+
+/**
+ * The answer's schema, a named component (`EditableField`) the web UI's forms are typed from. The serializer
+ * keeps only the properties named here: a property added to EditableField is added here too.
+ */
+export const editableFieldSchema = {
+  $id: 'EditableField',
+  type: 'object',
+  properties: {
+    key: { type: 'string' },
+    label: { type: 'string' },
+    kind: { type: 'string', enum: [...EDITABLE_KINDS], description: 'How a form edits it. `secret`: write-only, never shown back; `json`: a JSON value; `list`: a list of `items` values.' },
+    nullable: { type: 'boolean' },
+    choices: { type: 'string', description: 'The vocabulary its values come from.' },
+    options: { type: 'array', items: optionSchema },
+    status_model: { type: 'string' },
+    object_model: { type: 'string' },
+    endpoint: { type: 'string' },
+    filters: { type: 'object', additionalProperties: { type: 'string' }, description: '`object`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form\'s `<key>` picker holds).' },
+    items: { type: 'string', enum: ['int', 'text'] },
+    object_models: {
+      type: 'array',
+      description: '`generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}.',
+      items: { type: 'object', properties: { model: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' } }, required: ['model', 'label', 'endpoint'] },
+    },
+    hint: { type: 'string' },
+  },
+  required: ['key', 'label', 'kind', 'nullable'],
+};
 
 /** The write allow-list of a model: every field a client may set, sorted by label. */
 export function editableFields(model: ModelDef): EditableField[] {

@@ -124,18 +124,7 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         summary: `Delete many ${model.labelPlural} by id`,
         description: 'One transaction. Ids outside your tenant or permissions are left out. Rows still in use are skipped with the reason. dry_run reports the same without deleting, plus what a cascade would remove.',
         body: { type: 'object', properties: { ids: idsSchema, dry_run: { type: 'boolean' } }, required: ['ids'], additionalProperties: false },
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              deleted: { type: 'integer' },
-              deleted_ids: { type: 'array', items: { type: 'string' } },
-              skipped: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, reason: { type: 'string' } } } },
-              dry_run: { type: 'boolean' },
-              impact: { type: 'array', items: { type: 'object', properties: { label: { type: 'string' }, count: { type: 'integer' } } } },
-            },
-          },
-        },
+        response: { 200: { $ref: 'BulkDeleteResult#' } },
       },
       preParsing: permitted(model, 'delete'),
       handler: async (req) => {

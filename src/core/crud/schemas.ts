@@ -3,6 +3,7 @@ import type { FieldDef, ModelDef } from '../registry.ts';
 import { fieldLabel, findModel, isRequired } from '../registry.ts';
 import { choiceOptions } from './field-values.ts';
 import { naturalKeyColumn } from './natural-keys.ts';
+import { listEnvelopeSchema } from '../list-envelope.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -109,15 +110,7 @@ export function writeSchema(model: ModelDef, partial: boolean): Schema {
 }
 
 export function pageSchema(ref: Schema): Schema {
-  return {
-    type: 'object',
-    properties: {
-      count: { type: 'integer' },
-      next: { type: ['string', 'null'] },
-      previous: { type: ['string', 'null'] },
-      results: { type: 'array', items: ref },
-    },
-  };
+  return listEnvelopeSchema(ref) as Schema;
 }
 
 export function listQuerySchema(model: ModelDef): Schema {

@@ -1,12 +1,14 @@
-// Shapes of the public API answers the generic pages read (see src/core/catalogs.ts and src/core/crud/*).
+// Shapes of the public API answers the generic pages read. They come from the OpenAPI document: npm run build
+// generates ./schema.gen.ts from the server's route schemas (scripts/openapi-types.ts), so these names are
+// aliases of the server's own components and follow them.
+import type { components, paths } from './schema.gen.ts';
 
-export interface Brief {
-  id: string;
-  url?: string;
-  display: string;
-  [key: string]: unknown;
-}
+type Schemas = components['schemas'];
 
+/**
+ * Any object of any model, as the generic list, detail and edit pages read it. The document describes every
+ * model on its own (`components['schemas']['DcimDevice']` ...); pages that serve all models know only this much.
+ */
 export interface ApiObject {
   id: string;
   numid?: number;
@@ -15,102 +17,27 @@ export interface ApiObject {
   [key: string]: unknown;
 }
 
-export interface Page<T = ApiObject> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+/** A reference to another object inside an answer (a device's `site`): the same minimal shape. */
+export type Brief = ApiObject;
 
-export interface Tenant {
-  id: string;
-  name: string;
-  slug: string;
-}
+/** The one list envelope every list answers with; `results` typed by the caller (the document has no generics). */
+export type Page<T = ApiObject> = Omit<paths['/api/sites/']['get']['responses'][200]['content']['application/json'], 'results'> & { results: T[] };
 
-export interface Me {
-  user: { id: string; username: string; email?: string | null; is_superuser: boolean };
-  tenants: Tenant[];
-  active_tenant: Tenant | null;
-  permissions: string[];
-  via: 'session' | 'token';
-  read_only: boolean;
-  csrf_token: string | null;
-}
+export type Me = Schemas['Me'];
+export type Tenant = Me['tenants'][number];
 
-export type ListFieldKind = 'text' | 'longtext' | 'ip' | 'number' | 'percent' | 'bool' | 'choice' | 'date' | 'datetime' | 'color' | 'object' | 'objects' | 'tags' | 'auto';
+export type ListFields = Schemas['ListFields'];
+export type ListField = ListFields['fields'][number];
+export type ListFieldKind = ListField['kind'];
+export type CustomFieldColumn = ListFields['custom_fields'][number];
+export type Option = NonNullable<ListField['options']>[number];
 
-export interface Option {
-  value: string;
-  label: string;
-}
-
-export interface ListField {
-  key: string;
-  label: string;
-  kind: ListFieldKind;
-  group: 'fields' | 'related';
-  options?: Option[];
-  choices?: string;
-  related?: string;
-}
-
-export interface CustomFieldColumn {
-  key: string;
-  name: string;
-  label: string;
-  type: string;
-  choices: string[];
-}
-
-export interface ListFields {
-  path: string;
-  model: string;
-  slug: string;
-  cf_model: string | null;
-  fields: ListField[];
-  custom_fields: CustomFieldColumn[];
-}
-
+/** `filters` (kind `object`): list filters the picker adds; `$self` stands for the id of the object being edited, `$field:<key>` for the id the form's `<key>` picker holds. */
+export type EditableField = Schemas['EditableField'];
 /** `secret`: a password or key, set but never shown back; `json`: a JSON value; `list`: values separated by commas. */
-export type EditableKind = 'text' | 'int' | 'decimal' | 'bool' | 'choice' | 'status' | 'object' | 'objects' | 'generic_objects' | 'tags' | 'date' | 'datetime' | 'secret' | 'json' | 'list';
-
-export interface EditableField {
-  key: string;
-  label: string;
-  kind: EditableKind;
-  nullable: boolean;
-  choices?: string;
-  options?: Option[];
-  status_model?: string;
-  object_model?: string;
-  endpoint?: string;
-  /** `object`: list filters the picker adds; `$self` stands for the id of the object being edited, `$field:<key>` for the id the form's `<key>` picker holds. */
-  filters?: Record<string, string>;
-  /** `list`: the kind of each item. */
-  items?: 'int' | 'text';
-  /** `generic_objects`: the kinds of object the list may hold (a cable end: interfaces, front ports, rear ports). */
-  object_models?: Array<{ model: string; label: string; endpoint: string }>;
-  hint?: string;
-}
+export type EditableKind = EditableField['kind'];
 
 /** One entry of /api/models/: a model the caller may see, with what they may do to it. */
-export interface ModelInfo {
-  model: string;
-  app: string;
-  label: string;
-  label_plural: string;
-  path: string;
-  tenant_scoped: boolean;
-  has_custom_fields: boolean;
-  has_journal: boolean;
-  can: { view: boolean; add: boolean; change: boolean; delete: boolean };
-}
+export type ModelInfo = Schemas['ModelIndex']['models'][number];
 
-export interface BulkDeleteResult {
-  deleted: number;
-  deleted_ids: string[];
-  skipped: Array<{ id: string; name: string; reason: string }>;
-  dry_run: boolean;
-  impact?: Array<{ label: string; count: number }>;
-}
+export type BulkDeleteResult = Schemas['BulkDeleteResult'];
