@@ -67,8 +67,10 @@ describe('cairn CLI', { timeout: 480_000 }, () => {
       expect(out.lastIndexOf('Password: ')).toBeGreaterThan(out.indexOf('Cairn is serving on'));
       const health = (await (await fetch(`http://127.0.0.1:${server.port}/api/health/`)).json()) as { status: string };
       expect(health.status).toBe('ok');
-      // Not a terminal: the log is JSON lines, for collectors.
-      expect(server.output()).toMatch(/^\{"level":30,.*"msg":"request completed"\}$/m);
+      // Not a terminal: the log is JSON lines, for collectors (read from the child's pipe as it arrives).
+      const jsonLine = /^\{"level":30,.*"msg":"request completed"\}$/m;
+      for (let i = 0; i < 200 && !jsonLine.test(server.output()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(server.output()).toMatch(jsonLine);
       const login = await fetch(`http://127.0.0.1:${server.port}/api/auth/login/`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
