@@ -272,6 +272,8 @@ export const cableModel = defineModel({
   path: '/api/cables/',
   label: 'cable',
   tenantScoped: true,
+  // Its label when it has one, else "Cable #12" (serialize.ts displayOf).
+  displayField: 'label',
   fields: {
     // NetBox's shape: [{"object_type": "dcim.frontport", "object_id": …}, …]; a bare id is an interface.
     a_terminations: { ...cableEnd('A'), label: 'A side' },

@@ -21,8 +21,11 @@ export function objectUrl(model: ModelDef, id: unknown, origin: string): string 
 
 export function displayOf(model: ModelDef, row: Row): string {
   const field = model.fields[model.displayField];
-  const value = row[field ? columnOf(model.displayField, field) : model.displayField];
-  return value === null || value === undefined ? String(row.id) : String(value);
+  const value = model.displayField === 'id' ? null : row[field ? columnOf(model.displayField, field) : model.displayField];
+  if (value !== null && value !== undefined && value !== '') return String(value);
+  // Nothing to call it by (a cable without a label, a result row): its kind and number, never a raw id.
+  if (row.numid !== null && row.numid !== undefined) return `${model.label.charAt(0).toUpperCase()}${model.label.slice(1)} #${String(row.numid)}`;
+  return String(row.id);
 }
 
 /** Between a parent's display and its child's: `ams1-leaf1 › Ethernet1`. */
