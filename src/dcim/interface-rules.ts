@@ -1,10 +1,10 @@
 // The rules an interface keeps with its neighbours, on every write path (single, bulk, list forms): its LAG and
-// its parent are interfaces of the same device (a LAG of type lag), and its 802.1Q VLANs are global or belong to
-// the device's site, or to a VLAN group of that site or its region (NetBox's rule), each refusal naming the field
-// and the interface or VLAN at fault.
+// its parent are interfaces of the same device (a LAG of type lag), and its 802.1Q VLANs are in the device's
+// scope (ipam/vlan-scope.ts), each refusal naming the field and the interface or VLAN at fault.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { ErrorCollector } from '../core/errors.ts';
+import { deviceHost, refuseVlansOutOfScope, vlansToCheck } from '../ipam/vlan-scope.ts';
 
 type Row = Record<string, unknown>;
 
@@ -35,33 +35,7 @@ export async function checkInterfaceRelations(tx: Kysely<DB>, input: Record<stri
 
   // VLANs: those sent, or all of them when the interface moves to another device.
   const moving = existing !== null && 'device' in input && input.device !== existing.device_id;
-  const vlanIds = new Set<string>();
-  const untagged = 'untagged_vlan' in input ? input.untagged_vlan : moving ? existing?.untagged_vlan_id : null;
-  if (typeof untagged === 'string') vlanIds.add(untagged);
-  if ('tagged_vlans' in input) for (const v of input.tagged_vlans as string[]) vlanIds.add(v);
-  else if (moving && self) {
-    const { rows } = await sql<{ vlan_id: string }>`SELECT vlan_id FROM interface_tagged_vlans WHERE interface_id = ${self}`.execute(tx);
-    for (const r of rows) vlanIds.add(r.vlan_id);
-  }
-  if (vlanIds.size) {
-    const { rows } = await sql<{ id: string; vid: number; name: string; allowed: boolean; home: string | null }>`
-      SELECT v.id, v.vid, v.name,
-        ((v.site_id IS NULL AND (g.id IS NULL OR (g.site_id IS NULL AND g.region_id IS NULL)))
-          OR v.site_id = d.site_id OR g.site_id = d.site_id OR (g.region_id IS NOT NULL AND g.region_id = s.region_id)) AS allowed,
-        coalesce(vs.name, gs.name, gr.name) AS home
-      FROM vlans v
-      CROSS JOIN devices d
-      LEFT JOIN sites s ON s.id = d.site_id
-      LEFT JOIN vlan_groups g ON g.id = v.group_id
-      LEFT JOIN sites vs ON vs.id = v.site_id
-      LEFT JOIN sites gs ON gs.id = g.site_id
-      LEFT JOIN regions gr ON gr.id = g.region_id
-      WHERE v.id = ANY(${[...vlanIds]}::uuid[]) AND d.id = ${device}`.execute(tx);
-    for (const v of rows) {
-      if (v.allowed) continue;
-      const key = v.id === untagged ? 'untagged_vlan' : 'tagged_vlans';
-      errors.add(key, `VLAN ${v.vid} (${v.name}) belongs to ${v.home ?? 'another scope'}: an interface takes global VLANs or those of its device's site (or of a VLAN group of that site or its region).`);
-    }
-  }
+  const vlans = await vlansToCheck(tx, input, existing, moving, { table: 'interface_tagged_vlans', from: 'interface_id' });
+  await refuseVlansOutOfScope(tx, errors, deviceHost(device), vlans.ids, vlans.untagged);
   errors.throwIfAny();
 }

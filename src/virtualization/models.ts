@@ -3,6 +3,8 @@
 import { defineModel } from '../core/registry.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
+import { refuseVlansOutOfScope, virtualMachineHost, vlansToCheck } from '../ipam/vlan-scope.ts';
+import { ErrorCollector } from '../core/errors.ts';
 import { primaryIpField } from '../dcim/service.ts';
 import { MAC_MESSAGE, normalizeMac } from '../dcim/mac.ts';
 
@@ -96,6 +98,14 @@ export const vmInterfaceModel = defineModel({
   hooks: {
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id' });
+      // NetBox's rule for VM interfaces: global VLANs, or those of the VM's site (its cluster's when it has none).
+      const vm = 'virtual_machine' in input ? input.virtual_machine : existing?.virtual_machine_id;
+      if (typeof vm !== 'string') return;
+      const moving = existing !== null && 'virtual_machine' in input && input.virtual_machine !== existing.virtual_machine_id;
+      const vlans = await vlansToCheck(tx, input, existing, moving, { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id' });
+      const errors = new ErrorCollector();
+      await refuseVlansOutOfScope(tx, errors, virtualMachineHost(vm), vlans.ids, vlans.untagged);
+      errors.throwIfAny();
     },
   },
 });
