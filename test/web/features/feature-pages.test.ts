@@ -283,6 +283,32 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await hasText(page.getByRole('list', { name: 'Active filters' }), `Device: ${String(owner.name)}`);
     expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).not.toContain(owner.id);
     await shot(page, 'f20b-interface-list-labels');
+
+    // Bulk edit from the tab: the filter narrows the rows, "select all shown" picks them, one dialog edits them.
+    await page.goto(`${server.url}/objects/dcim.device/${owner.id}`);
+    await page.getByRole('tab', { name: 'Interfaces' }).click();
+    await table.waitFor();
+    const all = (await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${owner.id}&limit=1000`)).body.results;
+    const fragment = String(cabled.name).slice(0, -1);
+    const matching = all.filter((i) => String(i.name).toLowerCase().includes(fragment.toLowerCase()) || String(i.description).toLowerCase().includes(fragment.toLowerCase()));
+    await page.getByPlaceholder('Name, address, far device…').fill(fragment);
+    await page.getByRole('checkbox', { name: 'Select all interfaces shown' }).check();
+    await page.getByRole('button', { name: 'Edit selected' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Edit \d+ interfaces?$/ });
+    await dialog.getByRole('checkbox', { name: 'Change Description' }).check();
+    await dialog.getByLabel('Description', { exact: true }).fill('patched in bulk');
+    await shot(page, 'f20c-interfaces-tab-bulk-edit');
+    await dialog.getByRole('button', { name: /^Apply to \d+$/ }).click();
+    await page.getByText(/^Updated \d+ interfaces?\.$/).waitFor();
+    await hasText(table.locator(`tr[data-interface="${cabled.name}"]`), 'patched in bulk');
+    const after = (await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${owner.id}&limit=1000`)).body.results;
+    const changed = after.filter((i) => i.description === 'patched in bulk').map((i) => i.id);
+    expect(changed.length).toBeGreaterThan(0);
+    expect(changed.length).toBeLessThan(after.length);
+    expect(changed).toContain(cabled.id);
+    // The rows the filter hid kept their own description.
+    for (const i of after) if (!changed.includes(i.id)) expect(i.description).toBe(all.find((a) => a.id === i.id)!.description);
+    expect(matching.length).toBeGreaterThanOrEqual(changed.length);
   });
 
   it('the home page counts what the tenant holds and what to look at, each a link to its list', async () => {

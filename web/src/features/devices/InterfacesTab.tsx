@@ -1,16 +1,19 @@
 // The Interfaces tab of a device: every interface in natural order with its type, state, LAG, 802.1Q mode and VLANs,
 // its addresses, and what its cable reaches (the far device › interface, both links). Two list calls for the
-// whole device (interfaces, then the addresses on them), whatever its port count; a filter narrows the rows.
+// whole device (interfaces, then the addresses on them), whatever its port count; a filter narrows the rows, and
+// rows picked with their checkboxes are edited together (the list pages' bulk-edit dialog, one bulk-update call).
 import { useMemo, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
-import { useChoices } from '../../api/hooks.ts';
+import { useChoices, useModelInfo } from '../../api/hooks.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
-import { Badge, inputClass } from '../../components/ui.tsx';
+import { Badge, Button, inputClass } from '../../components/ui.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { BulkEditDialog } from '../../pages/list/BulkEditDialog.tsx';
 
 interface LinkPeer {
   object_type: string;
@@ -59,6 +62,11 @@ export default function InterfacesTab({ object }: DetailTabProps) {
   const addresses = useQuery({ queryKey: ['list', '/api/ip-addresses/', query], queryFn: () => get<Page<Address>>('/api/ip-addresses/', query) });
   const choices = useChoices();
   const [filter, setFilter] = useState('');
+  const [picked, setPicked] = useState<ReadonlySet<string>>(new Set());
+  const [editing, setEditing] = useState(false);
+  const model = useModelInfo('dcim.interface').data;
+  const client = useQueryClient();
+  const toast = useToast();
 
   const addressesOf = useMemo(() => {
     const out = new Map<string, Address[]>();
@@ -79,6 +87,16 @@ export default function InterfacesTab({ object }: DetailTabProps) {
   const rows = needle
     ? all.filter((i) => [i.name, i.description, i.link_peer?.device ?? '', i.connected_endpoint?.display ?? '', ...(addressesOf.get(i.id) ?? []).map((a) => a.address)].some((t) => t.toLowerCase().includes(needle)))
     : all;
+  // What is picked and still shown: a filter hides rows from the edit as well as from view.
+  const selected = rows.filter((i) => picked.has(i.id)).map((i) => i.id);
+  const allShownPicked = rows.length > 0 && rows.every((i) => picked.has(i.id));
+  const toggle = (id: string) => setPicked((p) => {
+    const next = new Set(p);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    return next;
+  });
+  const canEdit = Boolean(model?.can.change);
 
   return (
     <div className="space-y-3">
@@ -87,15 +105,52 @@ export default function InterfacesTab({ object }: DetailTabProps) {
           <span className="text-slate-600">Filter</span>
           <input type="search" className={`${inputClass} w-64`} placeholder="Name, address, far device…" value={filter} onChange={(e) => setFilter(e.target.value)} />
         </label>
-        <span className="text-sm text-slate-600">
-          {rows.length === all.length ? `${all.length} interfaces` : `${rows.length} of ${all.length} interfaces`}
-          {ifaces.data!.count > all.length ? ` (the first ${all.length} of ${ifaces.data!.count})` : ''}
-        </span>
+        <div className="flex items-center gap-2 text-sm">
+          {selected.length && model?.can.change ? (
+            <>
+              <span className="font-medium" aria-live="polite">
+                {selected.length} selected
+              </span>
+              <Button onClick={() => setEditing(true)}>Edit selected</Button>
+              <Button variant="ghost" onClick={() => setPicked(new Set())}>
+                Clear selection
+              </Button>
+            </>
+          ) : null}
+          <span className="text-slate-600">
+            {rows.length === all.length ? `${all.length} interfaces` : `${rows.length} of ${all.length} interfaces`}
+            {ifaces.data!.count > all.length ? ` (the first ${all.length} of ${ifaces.data!.count})` : ''}
+          </span>
+        </div>
       </div>
+      {model ? (
+        <BulkEditDialog
+          model={model}
+          ids={selected}
+          open={editing}
+          onClose={() => setEditing(false)}
+          onDone={(n) => {
+            setEditing(false);
+            setPicked(new Set());
+            toast.show({ message: `Updated ${n} ${n === 1 ? model.label : model.label_plural}.`, tone: 'success' });
+            void client.invalidateQueries({ queryKey: ['list', '/api/interfaces/'] });
+          }}
+        />
+      ) : null}
       <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
         <table className="w-full text-sm" aria-label="Interfaces">
           <thead className="bg-slate-50 text-left text-slate-600">
             <tr>
+              {canEdit ? (
+                <th className="w-8 px-3 py-2">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all interfaces shown"
+                    checked={allShownPicked}
+                    onChange={() => setPicked(allShownPicked ? new Set() : new Set(rows.map((i) => i.id)))}
+                  />
+                </th>
+              ) : null}
               <th className="px-3 py-2">Name</th>
               <th className="px-3 py-2">Type</th>
               <th className="px-3 py-2">Enabled</th>
@@ -109,6 +164,11 @@ export default function InterfacesTab({ object }: DetailTabProps) {
           <tbody>
             {rows.map((i) => (
               <tr key={i.id} className="border-t border-slate-100 align-top" data-interface={i.name}>
+                {canEdit ? (
+                  <td className="px-3 py-2">
+                    <input type="checkbox" aria-label={`Select ${i.name}`} checked={picked.has(i.id)} onChange={() => toggle(i.id)} />
+                  </td>
+                ) : null}
                 <td className="px-3 py-2 whitespace-nowrap">
                   <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
                     {i.name}
