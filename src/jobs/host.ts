@@ -3,6 +3,7 @@
 import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
 import { startTickedBoss, type TickedBoss } from './ticked-boss.ts';
+import { claimScheduledRun, plannedRun } from './schedule-claims.ts';
 import { declaredQueues, declaredSchedules, declaredWorkers, type QueueDef } from './registry.ts';
 
 export const DISPATCH_QUEUE = 'outbound-dispatch';
@@ -82,8 +83,10 @@ export async function startBackgroundWork(database: Database, env: NodeJS.Proces
   const stops: Array<() => Promise<void>> = [];
   for (const worker of declaredWorkers()) stops.push(await worker.start(database, env));
   for (const s of declaredSchedules()) {
-    const cron = new Cron(s.schedule, { protect: true }, async () => {
+    const cron = new Cron(s.schedule, { protect: true }, async (self: Cron) => {
       try {
+        // Another process (a second `cairn serve`, a `cairn worker`) may have taken this run already.
+        if (!(await claimScheduledRun(database.db, s.name, plannedRun(self)))) return;
         await s.run(database.db);
       } catch (err) {
         console.error(`${s.name} schedule: ${(err as Error).message}`);
