@@ -1,0 +1,88 @@
+// Several processes on one PostgreSQL, as a deployment behind a load balancer runs them: two `cairn serve` (each
+// running background work, the default) and one `cairn worker`. With the schedules ticking every two seconds,
+// every planned run happens once, not once per process; both web processes serve the same data.
+// PostgreSQL only: the embedded database belongs to one process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { CAIRN_BIN, startServe, type CairnServer } from './helpers/cairn-process.ts';
+
+const url = process.env.TEST_DATABASE_URL;
+const TICK = '*/2 * * * * *';
+
+describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => {
+  let database: TestDatabase;
+  let cwd: string;
+  const servers: CairnServer[] = [];
+  let worker: ChildProcess | null = null;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    database = await openTestDatabase();
+    const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(database.db);
+    const dbUrl = new URL(url!);
+    dbUrl.pathname = `/${rows[0]!.name}`;
+    cwd = mkdtempSync(join(tmpdir(), 'cairn-multi-'));
+    env = {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      CAIRN_SECRET_KEY: 'c'.repeat(64),
+      CAIRN_ADMIN_PASSWORD: 'multi-process-password',
+      LOG_LEVEL: 'warn',
+      CAIRN_COMPLIANCE_CRON: TICK,
+      CAIRN_SEARCH_REBUILD_CRON: TICK,
+    };
+    delete env.CAIRN_DATA_DIR;
+    delete env.PORT;
+    // One at a time: the first start migrates and creates the admin; the others find it done.
+    servers.push(await startServe({ cwd, env }));
+    servers.push(await startServe({ cwd, env }));
+    worker = spawn(process.execPath, [CAIRN_BIN, 'worker'], { cwd, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  }, 300_000);
+
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    for (const s of servers) await s.stop();
+    await database?.close();
+    if (cwd) rmSync(cwd, { recursive: true, force: true });
+  }, 60_000);
+
+  it('runs each planned run of a schedule once, and both web processes answer from the same data', async () => {
+    // Runs so far (before the worker had started) are not counted: from here on all three processes tick.
+    await new Promise((r) => setTimeout(r, 2_500));
+    const since = new Date();
+    await new Promise((r) => setTimeout(r, 9_000));
+    const until = new Date();
+    const { rows } = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM jobs
+      WHERE started_by IN ('schedule:compliance', 'schedule:search-rebuild') AND started >= ${since.toISOString()}::timestamptz AND started < ${until.toISOString()}::timestamptz
+      GROUP BY kind ORDER BY kind`.execute(database.db);
+    // Nine seconds of a two-second tick: four or five planned runs each; three processes without the claim
+    // would have made up to fifteen.
+    const planned = Math.floor((until.getTime() - since.getTime()) / 2000) + 1;
+    expect(rows.map((r) => r.kind).sort()).toEqual(['compliance.evaluate', 'search.rebuild']);
+    for (const r of rows) {
+      // At least some ran (a loaded machine may delay a timer past a tick; a late timer still claims its own).
+      expect(r.n, r.kind).toBeGreaterThanOrEqual(2);
+      expect(r.n, r.kind).toBeLessThanOrEqual(planned);
+    }
+    // Each run claimed once, by one process.
+    const claims = await sql<{ name: string; planned: string; n: number }>`SELECT name, planned::text, count(*)::int AS n FROM schedule_claims GROUP BY 1, 2 HAVING count(*) > 1`.execute(database.db);
+    expect(claims.rows).toEqual([]);
+
+    // Written through one web process, read through the other.
+    const [a, b] = servers;
+    const login = await fetch(`${a!.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'multi-process-password' }) });
+    expect(login.status).toBe(200);
+    const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
+    const created = await fetch(`${a!.url}/api/tags/`, { method: 'POST', headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'seen-by-both', slug: 'seen-by-both' }) });
+    expect(created.status).toBe(201);
+    const listed = (await (await fetch(`${b!.url}/api/tags/?slug=seen-by-both`, { headers: { cookie: cookies } })).json()) as { count: number };
+    expect(listed.count).toBe(1);
+    expect(worker?.exitCode).toBeNull();
+  }, 120_000);
+});
