@@ -411,11 +411,13 @@ export function startPoller(port: number, token: string): { stop(): Promise<Poll
   const once = (path: string) =>
     new Promise<void>((done) => {
       const req = request({ host: '127.0.0.1', port, path, agent: false, timeout: 60_000, headers: { authorization: `Token ${token}` } }, (res) => {
-        res.resume();
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString().slice(0, 300)));
         res.on('end', () => {
           if (res.statusCode === 200) record.ok++;
           else if (res.statusCode === 503 && res.headers['retry-after']) record.maintenance++;
-          else record.other.push(`${path}: ${res.statusCode}`);
+          // With what answered and what it said: an unexpected answer is rare and needs its story to be fixed.
+          else record.other.push(`${path}: ${res.statusCode} at ${new Date().toISOString()} ${body.slice(0, 300)}`);
           done();
         });
       });
