@@ -3,20 +3,20 @@
 import { sql } from 'kysely';
 import type { HookArgs } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
-import { inTenant } from '../core/access.ts';
+import { callerTenant } from '../core/access.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 
 type AfterCreateArgs = HookArgs & { row: Record<string, unknown> };
 
 export async function materializePorts({ tx, ctx, row }: AfterCreateArgs): Promise<void> {
-  const tenantId = String(row.tenant_id);
+  // The templates are read in the tenant insertRows writes the ports into: the caller's.
   const { rows: rears } = await sql<{ id: string; name: string; type: string; positions: number; description: string }>`
     SELECT id, name, type, positions, description FROM rear_port_templates
-    WHERE device_type_id = ${row.device_type_id} AND ${inTenant(tenantId)} ORDER BY name_natural`.execute(tx);
+    WHERE device_type_id = ${row.device_type_id} AND ${callerTenant(ctx)} ORDER BY name_natural`.execute(tx);
   if (rears.length === 0) return;
   const { rows: fronts } = await sql<{ name: string; type: string; rear_port_id: string; rear_port_position: number; description: string }>`
     SELECT name, type, rear_port_id, rear_port_position, description FROM front_port_templates
-    WHERE device_type_id = ${row.device_type_id} AND ${inTenant(tenantId)} ORDER BY name_natural`.execute(tx);
+    WHERE device_type_id = ${row.device_type_id} AND ${callerTenant(ctx)} ORDER BY name_natural`.execute(tx);
 
   // Rear ports first: each front port names the rear port made from its template's rear port.
   const createdRears = await insertRows(

@@ -5,7 +5,7 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
-import { inTenant, scopeCondition } from '../core/access.ts';
+import { callerTenant, scopeCondition } from '../core/access.ts';
 import { briefObject, type Row } from '../core/crud/serialize.ts';
 import { materializePorts } from './port-materialize.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
@@ -37,7 +37,7 @@ export async function materializeDeviceComponents(args: AfterCreateArgs): Promis
 async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise<void> {
   const { rows: templates } = await sql<{ name: string; type: string; enabled: boolean; mgmt_only: boolean; poe_mode: string | null; poe_type: string | null; description: string }>`
     SELECT name, type, enabled, mgmt_only, poe_mode, poe_type, description FROM interface_templates
-    WHERE device_type_id = ${row.device_type_id} AND ${inTenant(String(row.tenant_id))} ORDER BY name`.execute(tx);
+    WHERE device_type_id = ${row.device_type_id} AND ${callerTenant(ctx)} ORDER BY name`.execute(tx);
   await insertRows(tx, ctx, requireModel('dcim.interface'), templates.map((t) => ({ ...t, device_id: row.id })), { skipExistingOn: ['device_id', 'name'] });
 }
 

@@ -12,7 +12,7 @@ import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import type { RequestContext } from '../core/context.ts';
-import { callerTenant, inTenant, sameTenant } from '../core/access.ts';
+import { callerTenant, sameTenant } from '../core/access.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
 export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
@@ -389,7 +389,7 @@ export async function retargetServicesOfAddresses(tx: Kysely<DB>, ipIds: string[
 export async function materializeDeviceServices({ tx, ctx, row }: HookArgs & { row: Record<string, unknown> }): Promise<void> {
   const { rows: templates } = await sql<{ name: string; protocol: string; ports: number[]; protocol_ports: Record<string, unknown>; monitor: boolean; description: string }>`
     SELECT t.name, t.protocol, t.ports, t.protocol_ports, t.monitor, t.description FROM device_type_services t
-    WHERE t.device_type_id = ${row.device_type_id} AND ${inTenant(String(row.tenant_id), 't')}
+    WHERE t.device_type_id = ${row.device_type_id} AND ${callerTenant(ctx, 't')}
       AND NOT EXISTS (SELECT 1 FROM services s WHERE s.device_id = ${row.id} AND s.name = t.name)
     ORDER BY t.name`.execute(tx);
   if (templates.length === 0) return;
