@@ -16,7 +16,7 @@ import { registerRequestAuth } from './core/auth/request-auth.ts';
 import { registerAuthRoutes } from './core/auth/routes.ts';
 import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
 import { allModels } from './core/registry.ts';
-import { registerHealthRoutes, healthSchema } from './system/health.ts';
+import { registerHealthRoutes, healthSchema, stoppingHealth } from './system/health.ts';
 import { bulkDeleteResultSchema } from './core/crud/bulk.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
@@ -152,8 +152,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_req, reply) => {
-    if (closing) return reply.code(503).header('Retry-After', '5').header('connection', 'close').send({ detail: 'Cairn is restarting. Try again shortly.' });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!closing) return;
+    reply.code(503).header('Retry-After', '5').header('connection', 'close');
+    const path = req.url.split('?')[0]!;
+    return reply.send(path === '/api/health/' || path === '/api/health' ? stoppingHealth(VERSION) : { detail: 'Cairn is restarting. Try again shortly.' });
   });
 
   // Maintenance holds every request except health with 503 + Retry-After.

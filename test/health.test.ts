@@ -1,5 +1,6 @@
 // /api/health/: shape, maintenance mode, the migration comparison (and its 60 s cache), database outages.
 import { sql } from 'kysely';
+import injectInto from 'light-my-request';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { shippedMigrations } from '../src/db/migrator.ts';
@@ -134,5 +135,20 @@ describe('health', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('answers in its own shape while the process stops (an upgrade\'s poller saw a 500 there)', async () => {
+    const app = await buildApp({ database: h.database });
+    await app.close();
+    // Requests still arriving on connections open when close() began reach the router: send them there directly
+    // (inject refuses a closing instance).
+    const routed = (url: string, headers: Record<string, string> = {}) => injectInto((req, res) => app.routing(req, res), { method: 'GET', url, headers });
+    const res = await routed('/api/health/');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ status: 'unavailable', version: VERSION, detail: 'Cairn is restarting. Try again shortly.' });
+    const other = await routed('/api/tags/', { authorization: `Token ${h.tokens.alice}` });
+    expect(other.statusCode).toBe(503);
+    expect(other.json()).toEqual({ detail: 'Cairn is restarting. Try again shortly.' });
   });
 });

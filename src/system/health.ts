@@ -54,6 +54,15 @@ export function registerHealthRoutes(app: FastifyInstance): void {
   });
 }
 
+/**
+ * What health answers while this process stops (a restart, an upgrade's stop step): the Health shape, so a poller
+ * reads it like any other unavailable answer (the error envelope does not fit the route's 503 schema and would
+ * fail to serialise into a 500).
+ */
+export function stoppingHealth(version: string): Record<string, unknown> {
+  return { status: 'unavailable', database: false, maintenance: false, version, code_behind_db: [], db_behind_code: [], detail: 'Cairn is restarting. Try again shortly.' };
+}
+
 export const healthSchema = {
   $id: 'Health',
   type: 'object',
@@ -64,6 +73,7 @@ export const healthSchema = {
     version: { type: 'string' },
     code_behind_db: { type: 'array', items: { type: 'string' }, description: 'Migrations applied in the database that this code does not ship.' },
     db_behind_code: { type: 'array', items: { type: 'string' }, description: 'Migrations this code ships that the database has not applied.' },
+    detail: { type: 'string', description: 'Present while this process stops: why it is unavailable.' },
     missing_extensions: {
       type: 'array',
       description: 'Present when search lacks a database extension (pg_trgm, unaccent): what is lost, and the statement a superuser must run.',
