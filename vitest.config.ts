@@ -29,7 +29,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED },
+        test: { name: 'isolated', include: ISOLATED, setupFiles: ['test/runner/cpu-recorder.ts'] },
       },
       {
         // Everything else runs file after file in shared workers: importing the app once per worker instead of
@@ -40,7 +40,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ISOLATED,
           isolate: false,
-          setupFiles: ['test/runner/shared-worker-setup.ts'],
+          setupFiles: ['test/runner/shared-worker-setup.ts', 'test/runner/cpu-recorder.ts'],
         },
       },
     ],

@@ -5,7 +5,7 @@
 // (which count only the tests, without hooks and imports).
 //
 //   npm run test:times -- <report | directory of reports> [...] [--top N]
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -36,23 +36,43 @@ for (const file of reports) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   const label = file.replace(/^.*\//, '').replace(/(\.times)?\.json$/, '');
   const files = Array.isArray(report.files) ? fromTimes(report) : fromVitest(report);
-  for (const f of files) rows.push({ ...f, report: label });
+  const cpu = cpuOf(file.replace(/(\.times)?\.json$/, '.cpu.jsonl'));
+  for (const f of files) rows.push({ ...f, cpu: cpu?.get(f.file), report: label });
   const tests = files.reduce((s, f) => s + f.tests, 0);
   const failed = files.reduce((s, f) => s + f.failed, 0);
   const sum = files.reduce((s, f) => s + f.ms, 0);
   const wall = Array.isArray(report.files) ? report.ended - report.started : Math.max(...files.map((f) => f.ended)) - report.startTime;
-  console.log(`${label}: ${files.length} files, ${tests} tests (${failed} failed); the files held workers ${fmt(sum)}; the run took ${fmt(wall)}`);
+  const cpuSum = cpu ? ` and ${fmt([...cpu.values()].reduce((a, b) => a + b, 0))} of CPU` : '';
+  console.log(`${label}: ${files.length} files, ${tests} tests (${failed} failed); the files held workers ${fmt(sum)}${cpuSum}; the run took ${fmt(wall)}`);
 }
 
 rows.sort((a, b) => b.ms - a.ms);
 const several = reports.length > 1;
 const width = Math.max(...rows.slice(0, top).map((r) => r.file.length), 4);
-console.log(`\n${'seconds'.padStart(8)}  ${'tests'.padStart(5)}  ${'file'.padEnd(width)}${several ? '  run' : ''}`);
+// With CPU reports, the files are ranked by CPU: on a machine both passes keep busy, CPU is what the wall time
+// follows; the seconds a file held its worker include the time it waited for the cores.
+const withCpu = rows.some((r) => r.cpu !== undefined);
+if (withCpu) rows.sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0));
+const cpuCol = (ms) => (withCpu ? `${ms === undefined ? '-'.padStart(7) : (ms / 1000).toFixed(1).padStart(7)}  ` : '');
+console.log(`\n${'seconds'.padStart(8)}  ${withCpu ? `${'cpu s'.padStart(7)}  ` : ''}${'tests'.padStart(5)}  ${'file'.padEnd(width)}${several ? '  run' : ''}`);
 for (const r of rows.slice(0, top)) {
-  console.log(`${(r.ms / 1000).toFixed(1).padStart(8)}  ${String(r.tests).padStart(5)}  ${r.file.padEnd(width)}${several ? `  ${r.report}` : ''}`);
+  console.log(`${(r.ms / 1000).toFixed(1).padStart(8)}  ${cpuCol(r.cpu)}${String(r.tests).padStart(5)}  ${r.file.padEnd(width)}${several ? `  ${r.report}` : ''}`);
 }
 const total = rows.reduce((s, r) => s + r.ms, 0);
-console.log(`${(total / 1000).toFixed(1).padStart(8)}  ${String(rows.reduce((s, r) => s + r.tests, 0)).padStart(5)}  total of ${rows.length} files`);
+const cpuTotal = withCpu ? rows.reduce((s, r) => s + (r.cpu ?? 0), 0) : undefined;
+console.log(`${(total / 1000).toFixed(1).padStart(8)}  ${cpuCol(cpuTotal)}${String(rows.reduce((s, r) => s + r.tests, 0)).padStart(5)}  total of ${rows.length} files`);
+
+/** CPU milliseconds per file from test/runner/cpu-recorder.ts's lines, or null when the run kept none. */
+function cpuOf(path) {
+  if (!existsSync(path)) return null;
+  const byFile = new Map();
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const r = JSON.parse(line);
+    byFile.set(r.file, (byFile.get(r.file) ?? 0) + r.selfMs + r.childrenMs);
+  }
+  return byFile;
+}
 
 function fromTimes(report) {
   return report.files.map((f) => ({ file: f.file, ms: f.ms, tests: f.tests, failed: f.failed, ended: f.ended }));
