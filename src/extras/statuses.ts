@@ -4,8 +4,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { HookArgs } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { allocateNumids } from '../core/numids.ts';
+import { insertRows } from '../core/crud/insert-rows.ts';
+import { systemContext } from '../core/context.ts';
+import { requireModel } from '../core/registry.ts';
 import { inTenant } from '../core/access.ts';
 
 interface StatusSeed {
@@ -33,14 +34,12 @@ export const DEFAULT_STATUSES: readonly StatusSeed[] = [
   { name: 'Container', slug: 'container', color: '9e9e9e', available_to: [PREFIX], default_for: [] },
 ];
 
-/** Adds the default statuses to a tenant (one bulk insert); names already taken are left alone. */
+/**
+ * Adds the default statuses to a tenant through the core's write path (change log, search index), in one
+ * statement; names already taken are left alone.
+ */
 export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  const first = await allocateNumids(tx, tenantId, 'statuses', DEFAULT_STATUSES.length);
-  const values = DEFAULT_STATUSES.map(
-    (s, i) => sql`(${uuidv7()}, ${first + i}, ${tenantId}, ${s.name}, ${s.slug}, ${s.color}, ${s.available_to}::text[], ${s.default_for}::text[])`,
-  );
-  await sql`INSERT INTO statuses (id, numid, tenant_id, name, slug, color, available_to, default_for) VALUES ${sql.join(values)}
-    ON CONFLICT DO NOTHING`.execute(tx);
+  await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), DEFAULT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
 }
 
 /** Refuses a status that is not available to `modelName`. Call from the model's validate hook. */

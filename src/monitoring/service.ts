@@ -6,12 +6,10 @@ import type { DB } from '../db/types.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { allocateNumids } from '../core/numids.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
-import type { RequestContext } from '../core/context.ts';
+import { systemContext, type RequestContext } from '../core/context.ts';
 import { callerTenant, sameTenant } from '../core/access.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
@@ -259,13 +257,12 @@ async function reconcileBatch(tx: Kysely<DB>, ids: string[]): Promise<Map<string
       ON ca.template_id = w.template AND ca.ip_address_id = w.ip`.execute(tx);
   const present = new Set(existing.map((e) => `${e.template_id}/${e.ip_address_id}`));
   const missing = list.filter((c) => !present.has(`${c.template}/${c.ip}`));
+  // Derived by the server, so made by the system user, through the core's write path (change log, search index).
   for (const [tenant, group] of groupBy(missing, (c) => c.tenant)) {
-    const first = await allocateNumids(tx, tenant, 'check_assignments', group.length);
-    await sql`INSERT INTO check_assignments (id, numid, tenant_id, template_id, ip_address_id, service_id, next_run)
-      SELECT x.id, x.numid, ${tenant}, x.template, x.ip, x.service, now()
-      FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_c, i) => first + i)}::bigint[], ${group.map((c) => c.template)}::uuid[],
-        ${group.map((c) => c.ip)}::uuid[], ${group.map((c) => c.service)}::uuid[]) AS x(id, numid, template, ip, service)
-      ON CONFLICT (template_id, ip_address_id) DO NOTHING`.execute(tx);
+    const now = new Date().toISOString();
+    await insertRows(tx, systemContext(tenant), requireModel('monitoring.checkassignment'),
+      group.map((c) => ({ template_id: c.template, ip_address_id: c.ip, service_id: c.service, next_run: now })),
+      { skipExistingOn: ['template_id', 'ip_address_id'] });
   }
   return out;
 }
@@ -292,14 +289,10 @@ async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant_id: s
   for (const r of await lookup(all)) ids.set(`${r.tenant_id}/${r.slug}`, r.id);
   const missing = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));
   for (const [tenant, group] of groupBy(missing, (t) => t.tenant)) {
-    const first = await allocateNumids(tx, tenant, 'check_templates', group.length);
-    const { rows } = await sql<{ id: string; slug: string }>`
-      INSERT INTO check_templates (id, numid, tenant_id, name, slug, kind, port)
-      SELECT x.id, x.numid, ${tenant}, upper(x.kind) || ' ' || x.port, x.slug, x.kind, x.port
-      FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_t, i) => first + i)}::bigint[], ${group.map((t) => t.slug)}::text[],
-        ${group.map((t) => t.kind)}::text[], ${group.map((t) => t.port)}::int[]) AS x(id, numid, slug, kind, port)
-      ON CONFLICT (tenant_id, slug) DO NOTHING RETURNING id, slug`.execute(tx);
-    for (const r of rows) ids.set(`${tenant}/${r.slug}`, r.id);
+    const made = await insertRows(tx, systemContext(tenant), requireModel('monitoring.checktemplate'),
+      group.map((t) => ({ name: `${t.kind.toUpperCase()} ${t.port}`, slug: t.slug, kind: t.kind, port: t.port })),
+      { skipExistingOn: ['tenant_id', 'slug'] });
+    for (const r of made) ids.set(`${tenant}/${String(r.slug)}`, String(r.id));
   }
   // A concurrent transaction may have created some between our lookup and insert: read those back.
   const raced = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));

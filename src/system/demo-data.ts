@@ -12,24 +12,27 @@
 // as those of a 50-device run with the same seed. Row ids are UUID v7 (time-ordered, not reproducible): tests
 // compare names and addresses, never ids.
 //
-// Writes: one transaction, bulk `INSERT … SELECT FROM unnest(…)` in chunks, numids reserved per table in one
-// block, every row written once (devices carry their primary IP from the start: see the devices step). This is a bulk load, not a sequence of API writes: it writes no change-log entries (a 50,000-device
-// load would otherwise add a million object_changes rows nobody reads) and runs no per-row hooks; instead it
-// produces rows that already satisfy what those hooks enforce (statuses available to the model, primary IP on
-// one of the device's own interfaces, interfaces materialised from the device type's templates, cables only
-// between physical interfaces, one BGP instance per device in the global table).
-import { raiseDataVersion } from '../core/data-version.ts';
+// Writes: one transaction, through the core's bulk load (src/core/crud/bulk-load.ts): `INSERT … SELECT FROM
+// unnest(…)` in chunks, numids reserved per table in one block, every object in the change log (by the system
+// user) and the search index, every row written once (devices carry their primary IP and rack place from the
+// start, interfaces their LAG and VLANs). Per-row validation hooks do not run: the load produces rows that already
+// satisfy what they enforce (statuses available to the model, primary IP on one of the device's own interfaces,
+// interfaces materialised from the device type's templates, one device per rack unit, cables only between
+// physical ports, one BGP instance per device in the global table). The prefixes' hierarchy and utilisation,
+// which those hooks keep, are refreshed once at the end of their steps.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createTenant } from '../core/accounts.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
-import { allocateNumids } from '../core/numids.ts';
+import { BulkLoad, type LoadColumn } from '../core/crud/bulk-load.ts';
+import { systemContext } from '../core/context.ts';
+import { allModels, type ModelDef } from '../core/registry.ts';
 import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
 import { writeDemoRacks } from './demo-racks.ts';
-import { writePatchPanels } from './demo-patch-panels.ts';
+import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
 
 export class DemoDataError extends Error {}
 
@@ -430,46 +433,41 @@ function spinePortIndex(role: DemoRole, rank: number): number {
 
 // ---------------------------------------------------------------- writing
 
-/** Column name, element type of the bound array, and a cast for array-typed columns (sent as array literals). */
-type Column = [name: string, pgType: string, cast?: string];
+type Column = LoadColumn;
 
+/** The model whose table is `table`: demo data names tables, the core's bulk load takes models. */
+function modelOfTable(table: string): ModelDef | undefined {
+  return allModels().find((m) => m.table === table);
+}
+
+/**
+ * Demo data's rows go through the core's bulk load (src/core/crud/bulk-load.ts): objects with their change log,
+ * links beside them. This adds what the steps share: tables by name, and a line per step with its rate.
+ */
 class Writer {
-  readonly rows: Record<string, number> = {};
   private tableStart = 0;
   constructor(
-    private readonly tx: Kysely<DB>,
+    private readonly load: BulkLoad,
     private readonly tenantId: string,
     private readonly progress: (line: string) => void,
   ) {}
 
-  /** Inserts column-major data with unnest, CHUNK rows per statement; `consts` are the same for every row. */
-  async insert(table: string, columns: Column[], data: unknown[][], consts: Record<string, RawBuilder<unknown>> = {}): Promise<void> {
-    const count = data[0]?.length ?? 0;
-    const constNames = Object.keys(consts);
-    const names = [...columns.map(([n]) => n), ...constNames];
-    for (let start = 0; start < count; start += CHUNK) {
-      const end = Math.min(count, start + CHUNK);
-      const arrays = columns.map(([, type], i) => sql`${data[i]!.slice(start, end)}::${sql.raw(type)}[]`);
-      const selected = columns.map(([, , cast], i) => (cast ? sql`${sql.ref(`u.c${i}`)}::${sql.raw(cast)}` : sql.ref(`u.c${i}`)));
-      await sql`INSERT INTO ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
-        SELECT ${sql.join([...selected, ...constNames.map((n) => consts[n]!)])}
-        FROM unnest(${sql.join(arrays)}) AS u(${sql.join(columns.map((_c, i) => sql.ref(`c${i}`)))})`.execute(this.tx);
-      // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.
-      if (end < count) this.progress(`    ${table}: ${end.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} rows`);
-    }
-    this.rows[table] = (this.rows[table] ?? 0) + count;
+  get rows(): Record<string, number> {
+    return this.load.rows;
   }
 
-  /** Ids and numids for `count` new rows of a table with a per-tenant numid. */
+  /** Inserts column-major data, objects through the change log and links as they are. */
+  async insert(table: string, columns: Column[], data: unknown[][], consts: Record<string, RawBuilder<unknown>> = {}): Promise<void> {
+    const model = modelOfTable(table);
+    if (model) await this.load.insert(model, columns, data, consts);
+    else await this.load.link(table, columns, data, consts);
+  }
+
+  /** Ids and numids for `count` new objects of a table's model. */
   async identities(table: string, count: number): Promise<{ ids: string[]; numids: number[] }> {
-    const first = count ? await allocateNumids(this.tx, this.tenantId, table, count) : 0;
-    const ids = new Array<string>(count);
-    const numids = new Array<number>(count);
-    for (let i = 0; i < count; i++) {
-      ids[i] = uuidv7();
-      numids[i] = first + i;
-    }
-    return { ids, numids };
+    const model = modelOfTable(table);
+    if (!model) throw new Error(`no model has the table ${table}`);
+    return this.load.identities(model, count);
   }
 
   get tenant(): RawBuilder<unknown> {
@@ -520,10 +518,8 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
     // Demo data can be regenerated, so the commit need not wait for the WAL flush (a crash loses the whole load,
     // never half of it: it is one transaction either way).
     await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-    const w = new Writer(tx, tenantId, progress);
+    const w = new Writer(new BulkLoad(tx, systemContext(tenantId, 'demo-data'), progress), tenantId, progress);
     await writeAll(tx, w, tenantId, plan);
-    // The load writes no change log: say that the tenant's data changed, as its rows would have.
-    await raiseDataVersion(tx, tenantId);
     return w.rows;
   });
 
@@ -689,9 +685,13 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await refreshTenantHierarchy(tx, tenantId);
   w.report('route targets, VRFs, VLAN groups, VLANs, prefixes, RIRs, aggregates, IP ranges', rtNames.length + VRFS.length + 2 * withRt.length + plan.sites.length + vlanCount + pfx.prefix.length + 3 + plan.sites.length);
 
-  // --- devices, with their primary IPv4 in the same INSERT: the address ids are allocated here and the rows
-  // follow below. device → interface → address → device is a cycle, so the primary-IP foreign key is
-  // deferrable (migration 0008) and deferred for this transaction: it is checked at commit instead of needing
+  // --- halls and racks, planned so each device's rack and unit are written with the device.
+  const placed = await writeDemoRacks(tx, w, tenantId, { ids: siteIds.ids, slugs: plan.sites.map((s) => s.slug) },
+    plan.devices.map((d) => ({ site: d.site, role: d.role, rank: d.rank, uHeight: TYPE_BY_KEY.get(d.typeKey)!.uHeight })));
+
+  // --- devices, with their primary IPv4 and rack place in the same INSERT: the address ids are allocated here
+  // and the rows follow below. device → interface → address → device is a cycle, so the primary-IP foreign key
+  // is deferrable (migration 0008) and deferred for this transaction: it is checked at commit instead of needing
   // a second UPDATE of every device (a full rewrite of the table and its indexes) once the addresses exist.
   w.begin();
   await sql`SET CONSTRAINTS devices_primary_ip4_id_fkey DEFERRED`.execute(tx);
@@ -699,77 +699,71 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   const ip = await w.identities('ip_addresses', plan.devices.length);
   await w.insert('devices', [
     ['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['device_type_id', 'uuid'], ['role_id', 'uuid'], ['platform_id', 'uuid'], ['site_id', 'uuid'],
-    ['status_id', 'uuid'], ['serial', 'text'], ['asset_tag', 'text'], ['custom_fields', 'jsonb'], ['primary_ip4_id', 'uuid'],
+    ['status_id', 'uuid'], ['serial', 'text'], ['asset_tag', 'text'], ['custom_fields', 'jsonb'], ['primary_ip4_id', 'uuid'], ['rack_id', 'uuid'], ['position', 'int4'],
   ], [
     dv.ids, dv.numids, plan.devices.map((d) => d.name), plan.devices.map((d) => typeId.get(d.typeKey)!), plan.devices.map((d) => roleId.get(d.role)!),
     plan.devices.map((d) => platformId.get(d.platform)!), plan.devices.map((d) => siteIds.ids[d.site]!), plan.devices.map((d) => deviceStatus(d.status)),
-    plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids,
-  ], T);
+    plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids, placed.rackId, placed.position,
+  ], { ...T, face: sql`'front'` });
   w.report('devices', plan.devices.length);
-  await writeDemoRacks(tx, w, tenantId, { ids: siteIds.ids, slugs: plan.sites.map((s) => s.slug) }, {
-    ids: dv.ids, planned: plan.devices.map((d) => ({ site: d.site, role: d.role, rank: d.rank, uHeight: TYPE_BY_KEY.get(d.typeKey)!.uHeight })),
-  });
 
-  // --- interfaces, materialised from each device's type like device creation does. Only the ids later steps
-  // need are kept (loopbacks, fabric ports), so memory stays proportional to devices, not interfaces. The next
-  // chunk is built while the server writes the previous one (one connection queues them in order).
+  // --- interfaces, materialised from each device's type like device creation does, with their LAGs: on each
+  // leaf the first two access ports join its LAG, which trunks the site's VLANs (the first untagged), as a server
+  // bond would. Every interface is written once, LAG and VLANs included. Only the ids later steps need are kept
+  // (loopbacks, fabric ports), so memory stays proportional to devices, not interfaces.
   w.begin();
   const loopbackIface = new Array<string>(plan.devices.length);
   const fabricIfaces = new Array<string[]>(plan.devices.length);
-  const perDevice = plan.devices.map((d) => TYPE_BY_KEY.get(d.typeKey)!.interfaces.length);
-  const ifaceTotal = perDevice.reduce((a, b) => a + b, 0);
-  const firstIfaceNumid = await allocateNumids(tx, tenantId, 'interfaces', ifaceTotal);
-  // Per device type: which template is the loopback and which fabric port each template is (-1: none).
+  const ifaceTotal = plan.devices.reduce((n, d) => n + TYPE_BY_KEY.get(d.typeKey)!.interfaces.length, 0);
+  const ifaceIds = await w.identities('interfaces', ifaceTotal);
+  // Per device type: which fabric port each template is (-1: none).
   const fabricIndexOf = new Map(DEVICE_TYPES.map((t) => [t.key, t.interfaces.map((i) => t.fabricPorts.indexOf(i.name))]));
+  const untaggedK = VLANS.reduce((best, v, k) => (v.vid < VLANS[best]!.vid ? k : best), 0);
+  const tagged: [string[], string[]] = [[], []];
   let ifaceDone = 0;
+  let lagMembers = 0;
   const deviceChunk = Math.max(1, Math.floor(CHUNK / 40));
-  let pending: Promise<void> | null = null;
   for (let start = 0; start < plan.devices.length; start += deviceChunk) {
-    const cols: [string[], number[], string[], string[], string[], boolean[], string[]] = [[], [], [], [], [], [], []];
+    const cols: [string[], number[], string[], string[], string[], boolean[], string[], Array<string | null>, Array<string | null>, Array<string | null>] =
+      [[], [], [], [], [], [], [], [], [], []];
     for (let d = start; d < Math.min(plan.devices.length, start + deviceChunk); d++) {
       const device = plan.devices[d]!;
       const type = TYPE_BY_KEY.get(device.typeKey)!;
       const fabricIndexes = fabricIndexOf.get(type.key)!;
+      const first = ifaceDone;
+      const lagId = type.lag ? ifaceIds.ids[first + type.interfaces.findIndex((t) => t.name === type.lag!.name)]! : null;
+      const siteVlans = VLANS.map((_v, k) => vl.ids[device.site * VLANS.length + k]!);
       const fabric: string[] = [];
       type.interfaces.forEach((t, k) => {
-        const id = uuidv7();
+        const id = ifaceIds.ids[first + k]!;
         const fabricIndex = fabricIndexes[k]!;
+        const isLag = t.type === 'lag';
+        const member = lagId !== null && type.lag!.members.includes(t.name);
         cols[0].push(id);
-        cols[1].push(firstIfaceNumid + ifaceDone++);
+        cols[1].push(ifaceIds.numids[first + k]!);
         cols[2].push(dv.ids[d]!);
         cols[3].push(t.name);
         cols[4].push(t.type);
         cols[5].push(t.mgmtOnly ?? false);
         cols[6].push(fabricIndex >= 0 ? fabricDescription(plan, device, fabricIndex) : '');
+        cols[7].push(member ? lagId : null);
+        cols[8].push(isLag ? 'tagged' : null);
+        cols[9].push(isLag ? siteVlans[untaggedK]! : null);
+        if (member) lagMembers++;
+        if (isLag) siteVlans.forEach((v, vk) => vk !== untaggedK && (tagged[0].push(id), tagged[1].push(v)));
         if (t.name === type.loopback) loopbackIface[d] = id;
         if (fabricIndex >= 0) fabric[fabricIndex] = id;
       });
+      ifaceDone += type.interfaces.length;
       fabricIfaces[d] = fabric;
     }
-    await pending;
-    pending = w.insert('interfaces', [['id', 'uuid'], ['numid', 'int8'], ['device_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool'], ['description', 'text']], cols, T);
+    await w.insert('interfaces', [
+      ['id', 'uuid'], ['numid', 'int8'], ['device_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool'], ['description', 'text'],
+      ['lag_id', 'uuid'], ['mode', 'text'], ['untagged_vlan_id', 'uuid'],
+    ], cols, T);
   }
-  await pending;
-  w.report('interfaces', ifaceTotal);
-
-  // --- LAGs: on each leaf the first two access ports join its LAG, which trunks the site's VLANs (the first
-  // untagged), as a server bond would. Set-based: one statement each, whatever the number of leaves.
-  w.begin();
-  const lagTypes = DEVICE_TYPES.filter((t) => t.lag);
-  const members = lagTypes.flatMap((t) => t.lag!.members.map((m) => ({ type: typeId.get(t.key)!, lag: t.lag!.name, member: m })));
-  const { numAffectedRows: bundled } = await sql`UPDATE interfaces m SET lag_id = l.id
-    FROM unnest(${members.map((x) => x.type)}::uuid[], ${members.map((x) => x.lag)}::text[], ${members.map((x) => x.member)}::text[]) AS x(type_id, lag, member),
-      devices d, interfaces l
-    WHERE ${inTenant(tenantId, 'd')} AND d.device_type_id = x.type_id AND l.device_id = d.id AND l.name = x.lag
-      AND m.device_id = d.id AND m.name = x.member`.execute(tx);
-  await sql`UPDATE interfaces l SET mode = 'tagged', untagged_vlan_id = (
-      SELECT v.id FROM vlans v JOIN devices d ON d.site_id = v.site_id WHERE d.id = l.device_id ORDER BY v.vid LIMIT 1)
-    WHERE ${inTenant(tenantId, 'l')} AND l.type = 'lag'`.execute(tx);
-  const { numAffectedRows: trunked } = await sql`INSERT INTO interface_tagged_vlans (interface_id, vlan_id)
-    SELECT l.id, v.id FROM interfaces l JOIN devices d ON d.id = l.device_id JOIN vlans v ON v.site_id = d.site_id
-    WHERE ${inTenant(tenantId, 'l')} AND l.type = 'lag'
-      AND v.id IS DISTINCT FROM l.untagged_vlan_id`.execute(tx);
-  w.report('LAG members and tagged VLANs', Number(bundled ?? 0) + Number(trunked ?? 0));
+  await w.insert('interface_tagged_vlans', [['interface_id', 'uuid'], ['vlan_id', 'uuid']], tagged);
+  w.report('interfaces (LAG members and tagged VLANs in them)', ifaceTotal + lagMembers + tagged[0].length);
 
   // --- one loopback address per device (the primary IPv4 the devices already point at), on its loopback.
   w.begin();
@@ -792,18 +786,49 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
       links.push({ a: fabricIfaces[d.index]![u]!, b: fabricIfaces[spine.index]![spinePortIndex(d.role, d.rank)]!, aDev: d, bDev: spine, uplink: u });
     }
   }
-  const cb = await w.identities('cables', links.length);
-  await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text']], [cb.ids, cb.numids, links.map((_l, i) => `C${String(cb.numids[i]).padStart(7, '0')}`)], {
-    ...T, type: sql`'dac-passive'`, length: sql`3`, length_unit: sql`'m'`,
+  // Up to PANEL_PORTS uplinks per site to its first spine (leaves first, then borders, by name) run through the
+  // site's patch panels: the cable from the leaf ends on pp01's front port k, a patch cord runs pp02's front port k
+  // to the spine, and a trunk joins the panels' rear ports.
+  const viaPanels = new Map<number, Array<{ link: number; k: number }>>();
+  const byName = (x: PlannedDevice, y: PlannedDevice) => Number(x.role !== 'leaf') - Number(y.role !== 'leaf') || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0);
+  const firstSpineLinks = links.map((l, i) => ({ l, i })).filter(({ l }) => l.uplink === 0).sort((x, y) => x.l.aDev.site - y.l.aDev.site || byName(x.l.aDev, y.l.aDev));
+  for (const { l, i } of firstSpineLinks) {
+    const list = viaPanels.get(l.aDev.site) ?? [];
+    if (list.length < PANEL_PORTS) list.push({ link: i, k: list.length + 1 });
+    viaPanels.set(l.aDev.site, list);
+  }
+  const panelSites = [...viaPanels.keys()];
+  const panels = await writePatchPanels(tx, w, tenantId, panelSites.map((si) => ({ id: siteIds.ids[si]!, slug: plan.sites[si]!.slug, coreRack: placed.coreRack.get(si) ?? null })));
+  const panelEnd = new Map<number, { front1: string; front2: string }>();
+  panelSites.forEach((si, p) => viaPanels.get(si)!.forEach(({ link, k }) => panelEnd.set(link, { front1: panels[p]!.front[0][k - 1]!, front2: panels[p]!.front[1][k - 1]! })));
+
+  // Cables: the fabric links (DAC, or fibre to a panel: a copper DAC does not plug into an LC panel), then the
+  // patch cords from pp02 to the spines, then one 30 m trunk per site.
+  const cords = [...panelEnd.entries()];
+  const cableCount = links.length + cords.length + panelSites.length;
+  const cb = await w.identities('cables', cableCount);
+  const fibre = (i: number) => i >= links.length || panelEnd.has(i);
+  await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text'], ['type', 'text'], ['length', 'int4']], [
+    cb.ids, cb.numids, cb.numids.map((n) => `C${String(n).padStart(7, '0')}`), cb.ids.map((_c, i) => (fibre(i) ? 'mmf-om4' : 'dac-passive')),
+    cb.ids.map((_c, i) => (i >= links.length + cords.length ? 30 : fibre(i) ? 2 : 3)),
+  ], { ...T, length_unit: sql`'m'` });
+  const ends: Array<[cable: string, end: 'A' | 'B', type: string, id: string]> = [];
+  links.forEach((l, i) => {
+    const panel = panelEnd.get(i);
+    ends.push([cb.ids[i]!, 'A', 'dcim.interface', l.a], [cb.ids[i]!, 'B', panel ? 'dcim.frontport' : 'dcim.interface', panel ? panel.front1 : l.b]);
   });
-  const ends = [['cable_id', 'uuid'], ['termination_id', 'uuid']] satisfies Column[];
-  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.a)], { cable_end: sql`'A'`, termination_type: sql`'dcim.interface'` });
-  await w.insert('cable_terminations', ends, [cb.ids, links.map((l) => l.b)], { cable_end: sql`'B'`, termination_type: sql`'dcim.interface'` });
-  w.report('cables and terminations', links.length * 3);
-  w.begin();
-  const panelRows = await writePatchPanels(tx, tenantId);
-  for (const [table, n] of Object.entries(panelRows)) w.rows[table] = (w.rows[table] ?? 0) + n;
-  w.report('patch panels (ports, trunks, re-run uplinks)', Object.values(panelRows).reduce((a, b) => a + b, 0));
+  cords.forEach(([link, panel], j) => {
+    const id = cb.ids[links.length + j]!;
+    ends.push([id, 'A', 'dcim.frontport', panel.front2], [id, 'B', 'dcim.interface', links[link]!.b]);
+  });
+  panels.forEach((p, j) => {
+    const id = cb.ids[links.length + cords.length + j]!;
+    ends.push([id, 'A', 'dcim.rearport', p.rear[0]], [id, 'B', 'dcim.rearport', p.rear[1]]);
+  });
+  await w.insert('cable_terminations', [['cable_id', 'uuid'], ['cable_end', 'text'], ['termination_type', 'text'], ['termination_id', 'uuid']], [
+    ends.map((e) => e[0]), ends.map((e) => e[1]), ends.map((e) => e[2]), ends.map((e) => e[3]),
+  ]);
+  w.report('cables and terminations (fabric, patch panels, patch cords, trunks)', cableCount + ends.length);
 
   // --- BGP: one instance per spine, leaf and border; a session on both ends of every fabric link.
   w.begin();

@@ -2,7 +2,7 @@
 // the top down, a free unit between the groups) in Hall 1 and a leaf rack per pair of leaves in Hall 2 (the pair
 // at the top, as top-of-rack switches are); every device is placed on the front face. Units are computed from
 // the plan, so nothing collides and the rows satisfy what the device hooks enforce (rack of the device's site,
-// inside its units, one device per unit). Set-based: a fixed number of statements whatever the size.
+// inside its units, one device per unit). Written with the devices: a fixed number of statements whatever the size.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { inTenant } from '../core/access.ts';
@@ -30,8 +30,6 @@ const HALLS = [
   { name: 'Hall 2', slug: 'hall-2', description: 'Server rows: a rack per leaf pair' },
 ] as const;
 const LEAVES_PER_RACK = 2;
-/** Rows per UPDATE, as demo-data's Writer chunks its inserts. */
-const UPDATE_CHUNK = 20_000;
 
 interface PlannedRack {
   site: number;
@@ -70,16 +68,27 @@ export function planRacks(devices: RackedDevice[]): { racks: PlannedRack[]; plac
   return { racks, placements };
 }
 
+/** Where each planned device stands: its rack's id and lowest unit (front face); and each site's core rack. */
+export interface RackPlacements {
+  rackId: string[];
+  position: number[];
+  coreRack: Map<number, string>;
+}
+
+/**
+ * Writes the halls and racks; answers where each device goes, for the device step to write with the devices
+ * (every row is written once: no UPDATE of the devices afterwards).
+ */
 export async function writeDemoRacks(
   tx: Kysely<DB>,
   w: DemoRowWriter,
   tenantId: string,
   sites: { ids: string[]; slugs: string[] },
-  devices: { ids: string[]; planned: RackedDevice[] },
-): Promise<void> {
+  devices: RackedDevice[],
+): Promise<RackPlacements> {
   w.begin();
   const T = { tenant_id: w.tenant };
-  const { racks, placements } = planRacks(devices.planned);
+  const { racks, placements } = planRacks(devices);
   // One tenant-wide rack role; a tenant that already has it (demo data loads into an empty inventory, but rack
   // roles are a catalog) keeps its own.
   const { rows: existingRole } = await sql<{ id: string }>`SELECT id FROM rack_roles WHERE slug = 'network' AND ${inTenant(tenantId)}`.execute(tx);
@@ -101,15 +110,8 @@ export async function writeDemoRacks(
     rk.ids, rk.numids, racks.map((r) => sites.ids[r.site]!), racks.map((r) => hallOf(r.site, r.hall)), racks.map((r) => r.name),
     racks.map((r) => `${sites.slugs[r.site]!.toUpperCase()}-${r.name}`),
   ], { ...T, role_id: sql`${roleId}::uuid`, u_height: sql`${RACK_UNITS}` });
-  // The devices exist already (written by demo-data's device step): an UPDATE per chunk of rows places them.
-  let placed = 0;
-  for (let start = 0; start < devices.ids.length; start += UPDATE_CHUNK) {
-    const end = Math.min(devices.ids.length, start + UPDATE_CHUNK);
-    const chunk = placements.slice(start, end);
-    const { numAffectedRows } = await sql`UPDATE devices d SET rack_id = x.rack_id, position = x.position, face = 'front'
-      FROM unnest(${devices.ids.slice(start, end)}::uuid[], ${chunk.map((p) => rk.ids[p.rack]!)}::uuid[], ${chunk.map((p) => p.position)}::int[]) AS x(id, rack_id, position)
-      WHERE d.id = x.id AND ${inTenant(tenantId, 'd')}`.execute(tx);
-    placed += Number(numAffectedRows ?? 0);
-  }
-  w.report('locations, racks and device placements', loc.ids.length + racks.length + placed);
+  w.report('locations and racks', loc.ids.length + racks.length);
+  const coreRack = new Map<number, string>();
+  racks.forEach((r, i) => r.name === 'C01' && coreRack.set(r.site, rk.ids[i]!));
+  return { rackId: placements.map((p) => rk.ids[p.rack]!), position: placements.map((p) => p.position), coreRack };
 }

@@ -21,9 +21,17 @@ export function setCustomFieldDefaults(provider: CustomFieldDefaults): void {
   customFieldDefaults = provider;
 }
 
+/** The custom-field values a new row of `modelName` starts with in a tenant ({} before extras installs its provider). */
+export async function customFieldDefaultsFor(tx: Kysely<DB>, tenantId: string, modelName: string): Promise<Record<string, unknown>> {
+  return customFieldDefaults ? customFieldDefaults(tx, tenantId, modelName) : {};
+}
+
 export interface InsertRowsOptions {
-  /** A unique key (columns): rows that would repeat an existing one are skipped, not an error (idempotent makes). */
-  skipExistingOn?: string[];
+  /**
+   * A unique key (columns), or 'any' unique key: rows that would repeat an existing one are skipped, not an error
+   * (idempotent makes, and makes that race a concurrent one).
+   */
+  skipExistingOn?: string[] | 'any';
 }
 
 /**
@@ -45,7 +53,8 @@ export async function insertRows(tx: Kysely<DB>, ctx: RequestContext, model: Mod
     ...(model.tenantScoped ? { tenant_id: scope } : {}),
   }));
   const columns = Object.keys(records[0]!);
-  const conflict = opts.skipExistingOn ? sql` ON CONFLICT (${sql.join(opts.skipExistingOn.map((c) => sql.ref(c)))}) DO NOTHING` : sql``;
+  const skip = opts.skipExistingOn;
+  const conflict = skip === 'any' ? sql` ON CONFLICT DO NOTHING` : skip ? sql` ON CONFLICT (${sql.join(skip.map((c) => sql.ref(c)))}) DO NOTHING` : sql``;
   // jsonb_populate_recordset types every value by the table's own columns; columns not listed keep their defaults.
   const { rows: created } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     SELECT ${sql.join(columns.map((c) => sql.ref(`x.${c}`)))} FROM jsonb_populate_recordset(NULL::${sql.table(model.table)}, ${JSON.stringify(records)}::jsonb) AS x

@@ -154,8 +154,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     );
   `.execute(db);
 
-  // Tenants that exist before this migration get the default statuses new tenants get on creation.
-  const { seedDefaultStatuses } = await import('../../extras/statuses.ts');
+  // Tenants that exist before this migration get the default statuses new tenants get on creation. Written here
+  // with SQL of this migration's time, not through the write service: the models describe the latest schema.
+  const { DEFAULT_STATUSES } = await import('../../extras/statuses.ts');
+  const { allocateNumids } = await import('../../core/numids.ts');
+  const { uuidv7 } = await import('../../core/ids.ts');
   const { rows } = await sql<{ id: string }>`SELECT id FROM tenants`.execute(db);
-  for (const t of rows) await seedDefaultStatuses(db as unknown as Kysely<DB>, t.id);
+  for (const t of rows) {
+    const first = await allocateNumids(db as unknown as Kysely<DB>, t.id, 'statuses', DEFAULT_STATUSES.length);
+    const values = DEFAULT_STATUSES.map(
+      (s, i) => sql`(${uuidv7()}, ${first + i}, ${t.id}, ${s.name}, ${s.slug}, ${s.color}, ${s.available_to}::text[], ${s.default_for}::text[])`,
+    );
+    await sql`INSERT INTO statuses (id, numid, tenant_id, name, slug, color, available_to, default_for) VALUES ${sql.join(values)}
+      ON CONFLICT DO NOTHING`.execute(db);
+  }
 }
