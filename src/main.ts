@@ -6,7 +6,7 @@ import type { Database } from './db/database.ts';
 import { MAX_DEMO_DEVICES } from './system/demo-data-limits.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
-import { registerBackupCommands, registerStepNotesCommands } from './upgrade/system-cli.ts';
+import { registerBackupCommands, registerStepNotesCommands } from './system/system-cli.ts';
 import { VERSION } from './version.ts';
 
 // Only the command definitions load up front; each command imports what it runs when it runs. A one-shot command

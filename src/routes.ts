@@ -14,7 +14,7 @@ import { registerComplianceRoutes } from './compliance/routes.ts';
 import { registerUpgradeRoutes } from './upgrade/routes.ts';
 import { registerJobRoutes } from './jobs/routes.ts';
 import { registerSearchRoutes } from './search/routes.ts';
-import { registerUpgradeSystemRoutes } from './upgrade/system-routes.ts';
+import { registerUpgradeSystemRoutes } from './system/system-routes.ts';
 import { registerUpgradeOnlineRoutes } from './upgrade/online-routes.ts';
 
 export function registerDomainRoutes(app: FastifyInstance): void {

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import { sql } from 'kysely';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { runDemoDataJob } from '../system/demo-data-job.ts';
-import { startQueueDispatcher } from '../jobs/host.ts';
+import { startQueueDispatcher } from './host.ts';
 
 let h: Harness;
 beforeAll(async () => {

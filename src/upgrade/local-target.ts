@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
-import type { BackupTarget } from './backup.ts';
+import type { BackupTarget } from '../system/backup.ts';
 import { detectRoot, layoutFor } from './engine/layout.ts';
 
 export function localBackupTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>, version: string, env: NodeJS.ProcessEnv = process.env): BackupTarget {

@@ -8,7 +8,7 @@ import { can } from '../core/context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
 import { detectRoot, layoutFor, readEnvFile, type InstallLayout } from './engine/layout.ts';
-import { createBackup } from './backup.ts';
+import { createBackup } from '../system/backup.ts';
 import { BUSY_MESSAGE, lockOwnerAlive, readLock } from './engine/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';

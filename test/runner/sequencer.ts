@@ -15,7 +15,7 @@ export const SLOW_FIRST = [
   'test/upgrade/clean.test.ts',
   'test/cli.test.ts',
   'test/web/upgrade-live.test.ts',
-  'src/upgrade/system-cli.test.ts',
+  'src/system/system-cli.test.ts',
   'src/upgrade/bundle.test.ts',
   'src/search/cli.test.ts',
   'src/extras/webhook-serve.test.ts',
@@ -23,7 +23,7 @@ export const SLOW_FIRST = [
   'test/cli-progress.test.ts',
   'src/extras/webhook.test.ts',
   'test/web/',
-  'src/upgrade/backup.test.ts',
+  'src/system/backup.test.ts',
   'src/automation/deploy.test.ts',
   'src/upgrade/online-cli.test.ts',
 ];

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listBackups } from '../../src/upgrade/backup.ts';
+import { listBackups } from '../../src/system/backup.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, startPoller, type Bundles, type Install, readLog } from './install.ts';
 import { call, pollRun, startReleaseFeed } from './online.ts';

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { listBackups } from '../../src/upgrade/backup.ts';
+import { listBackups } from '../../src/system/backup.ts';
 import { readJournal, STEPS, type Journal, type StepName } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { expectConsistent } from './expect.ts';

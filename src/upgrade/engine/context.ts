@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BackupTarget } from '../backup.ts';
+import type { BackupTarget } from '../../system/backup.ts';
 import type { Host } from '../host/types.ts';
 import { readEnvFile, type InstallLayout } from './layout.ts';
 import { writeJournal, type Journal, type StepName } from './journal.ts';

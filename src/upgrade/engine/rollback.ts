@@ -2,7 +2,7 @@
 // links as they were, the database from the snapshot when a migration ran, then what ran before started again.
 // Every undo looks at the disk first, so running it twice (a recovery after a killed rollback) is harmless.
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
-import { restoreSnapshot } from '../backup.ts';
+import { restoreSnapshot } from '../../system/backup.ts';
 import { runRelease } from './commands.ts';
 import { backupTarget, killLeftoverChild, logFile, restoreFaultPoint, save, trackChild, type EngineContext } from './context.ts';
 import { currentRelease, webAddress } from './layout.ts';

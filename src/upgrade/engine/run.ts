@@ -2,7 +2,7 @@
 // (rollback.ts); from resume on, problems are warnings and the new release stays.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { createBackup, pruneBackups, type BackupInfo } from '../backup.ts';
+import { createBackup, pruneBackups, type BackupInfo } from '../../system/backup.ts';
 import { MANIFEST_FILE, unpackBundle } from '../bundle.ts';
 import { execFile } from 'node:child_process';
 import { compareVersions } from '../version.ts';
@@ -31,7 +31,7 @@ import { STAGE_PROTOCOL } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
-import { restoreHolding } from '../restore-hold.ts';
+import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { openSite } from './open-site.ts';
 import { printLine } from './print.ts';
@@ -334,7 +334,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   async snapshot(ctx) {
     const pending = ctx.journal.context.pendingMigrations ?? [];
     if (!pending.length) return { detail: 'no migrations pending: no snapshot needed', skipped: true };
-    const { snapshotDatabase } = await import('../backup.ts');
+    const { snapshotDatabase } = await import('../../system/backup.ts');
     const file = join(ctx.journal.context.workDir, 'database.snapshot');
     ctx.journal.context.snapshotFile = file;
     save(ctx);

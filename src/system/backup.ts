@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Database } from '../db/database.ts';
 import { DataDirLockedError, lockDataDir } from '../db/lock.ts';
-import { compareVersions, parseVersion } from './version.ts';
+import { compareVersions, parseVersion } from '../upgrade/version.ts';
 
 export interface BackupTarget {
   /** null: the embedded PGlite database under dataDir/pgdata. */
