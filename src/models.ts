@@ -8,7 +8,7 @@ import './dcim/rack-models.ts';
 import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';
-import './extras/credentials.ts';
+import './extras/webhooks.ts';
 import './automation/target-model.ts';
 import './dcim/credential-model.ts';
 import './extras/webhook-models.ts';

@@ -1,7 +1,7 @@
 // Webhook deliveries: one row per attempt (status code, duration, error, when the next try is due). Written by
 // the delivery worker only; the API reads them.
 import { defineModel } from '../core/registry.ts';
-import { WEBHOOK_EVENTS } from './credentials.ts';
+import { WEBHOOK_EVENTS } from './webhooks.ts';
 import './webhook-outbox.ts';
 
 export const webhookDeliveryModel = defineModel({
