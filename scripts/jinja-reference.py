@@ -36,18 +36,19 @@ import argparse
 import ipaddress
 import json
 import os
+import random
 import re
 import sys
 from typing import Any
 
 import jinja2
 from jinja2 import exceptions as jexc
-from jinja2.sandbox import SandboxedEnvironment, SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedEnvironment, SecurityError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS_DIR = os.path.join(ROOT, "test", "templating", "corpus")
 
-OPTION_KEYS = {"trim_blocks", "lstrip_blocks", "keep_trailing_newline"}
+OPTION_KEYS = {"trim_blocks", "lstrip_blocks", "keep_trailing_newline", "immutable", "random_seed"}
 CASE_KEYS = {"name", "template", "context", "options", "expected", "error"}
 ERROR_KINDS = {"syntax", "undefined", "security", "unavailable", "limit", "type"}
 
@@ -119,7 +120,9 @@ def t_ipv6(value: Any) -> bool:
 
 
 def make_env(options: dict[str, Any]) -> SandboxedEnvironment:
-    env = SandboxedEnvironment(
+    # `immutable`: Jinja2's ImmutableSandboxedEnvironment (list, dict and set mutation refused).
+    cls = ImmutableSandboxedEnvironment if options.get("immutable") else SandboxedEnvironment
+    env = cls(
         trim_blocks=bool(options.get("trim_blocks", False)),
         lstrip_blocks=bool(options.get("lstrip_blocks", False)),
         keep_trailing_newline=bool(options.get("keep_trailing_newline", False)),
@@ -148,6 +151,9 @@ def render_case(case: dict[str, Any]) -> tuple[str, str, str]:
         # Jinja2's parser accepts but its code generator rejects, for example
         # `{% break %}` outside a loop: a syntax error in the template too.
         return "error", "syntax", f"{type(e).__name__}: {e}"
+    # `random_seed`: the `random` filter draws from Python's global random, seeded here before each render.
+    if "random_seed" in (case.get("options") or {}):
+        random.seed(case["options"]["random_seed"])
     try:
         out = template.render(case.get("context") or {})
     except jexc.TemplateSyntaxError as e:

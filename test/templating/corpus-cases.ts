@@ -1,6 +1,7 @@
 // Loads the Jinja2 compatibility corpus (test/templating/corpus/*.json).
 //
-// Each case: { name, template, context, options: { trim_blocks?, lstrip_blocks?, keep_trailing_newline? },
+// Each case: { name, template, context, options: { trim_blocks?, lstrip_blocks?, keep_trailing_newline?, immutable?,
+// random_seed? },
 // expected } or { ..., error: <kind> }. Expected outputs and error kinds are written by
 // scripts/jinja-reference.py from Python's Jinja2 (SandboxedEnvironment); never edit them by hand.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +19,10 @@ export interface CorpusOptions {
   trim_blocks?: boolean;
   lstrip_blocks?: boolean;
   keep_trailing_newline?: boolean;
+  /** ImmutableSandboxedEnvironment in Python, `immutable` in Cairn. */
+  immutable?: boolean;
+  /** random.seed(n) before the render in Python, `randomSeed` in Cairn. */
+  random_seed?: number;
 }
 
 export interface CorpusCase {
@@ -44,7 +49,12 @@ function parseCase(file: string, index: number, raw: unknown): CorpusCase {
   if (options !== undefined && !isRecord(options)) throw new Error(`${where} ${name}: options must be an object`);
   const opts: CorpusOptions = {};
   for (const [k, v] of Object.entries(options ?? {})) {
-    if (k !== 'trim_blocks' && k !== 'lstrip_blocks' && k !== 'keep_trailing_newline')
+    if (k === 'random_seed') {
+      if (!Number.isSafeInteger(v)) throw new Error(`${where} ${name}: option random_seed must be an integer`);
+      opts.random_seed = v as number;
+      continue;
+    }
+    if (k !== 'trim_blocks' && k !== 'lstrip_blocks' && k !== 'keep_trailing_newline' && k !== 'immutable')
       throw new Error(`${where} ${name}: unknown option ${k}`);
     if (typeof v !== 'boolean') throw new Error(`${where} ${name}: option ${k} must be a boolean`);
     opts[k] = v;
@@ -82,10 +92,14 @@ export function engineOptions(o: CorpusOptions): {
   trimBlocks: boolean;
   lstripBlocks: boolean;
   keepTrailingNewline: boolean;
+  immutable: boolean;
+  randomSeed: number | null;
 } {
   return {
     trimBlocks: o.trim_blocks ?? false,
     lstripBlocks: o.lstrip_blocks ?? false,
     keepTrailingNewline: o.keep_trailing_newline ?? false,
+    immutable: o.immutable ?? false,
+    randomSeed: o.random_seed ?? null,
   };
 }

@@ -650,7 +650,7 @@ export function builtinFilters(): Map<string, FilterImpl> {
   def('random', [], (s, v) =>
     withList(v, s, (items) => {
       if (!items.length) return new Undefined('No random item, sequence was empty.');
-      return items[Math.floor(Math.random() * items.length)];
+      return items[s.randomIndex(items.length)];
     }),
   );
   m.set('select', (s, v, a, k) => selectOrReject(s, v, a, k, true, false));

@@ -50,6 +50,14 @@ export interface EnvironmentOptions {
   maxRecursionDepth?: number;
   /** Largest range(), default 100,000 (Jinja2's sandbox MAX_RANGE). */
   maxRangeItems?: number;
+  /**
+   * Jinja2's ImmutableSandboxedEnvironment: the mutation methods of lists, dicts and sets (append, update, pop…)
+   * are refused even on values the template built. Default false: like Jinja2's SandboxedEnvironment, a template
+   * may change what it built (never the data it was given).
+   */
+  immutable?: boolean;
+  /** Seeds the `random` filter as Python's random.seed(n) does before a render: the same picks as Python's Jinja2. */
+  randomSeed?: number | null;
 }
 
 /**
@@ -107,6 +115,8 @@ export class Environment {
       timeBudgetMs: options.timeBudgetMs ?? 30_000,
       maxRecursionDepth: options.maxRecursionDepth ?? 100,
       maxRangeItems: options.maxRangeItems ?? 100_000,
+      immutable: options.immutable ?? false,
+      randomSeed: options.randomSeed ?? null,
     };
   }
 
@@ -241,7 +251,10 @@ export class Template {
 
   private run(context: Record<string, unknown>, opts: RenderOptions, out: Out): Promise<void> {
     const limits = limitsOf(this.env.options, opts);
-    const state = new RenderState({ filters: this.env.filters, tests: this.env.tests }, limits, opts.signal, this.name);
+    const state = new RenderState({ filters: this.env.filters, tests: this.env.tests }, limits, opts.signal, this.name, {
+      immutable: this.env.options.immutable,
+      randomSeed: this.env.options.randomSeed,
+    });
     const globals = new Frame(null, state);
     for (const [k, v] of this.env.globals) globals.set(k, v);
     const ctxFrame = new Frame(globals, state);

@@ -419,8 +419,15 @@ function dictMethod(self: Map<unknown, unknown> | Record<string, unknown>, name:
   throw typeError(`'dict' object has no attribute '${name}'`);
 }
 
+// Jinja2's sandbox._mutable_spec: what ImmutableSandboxedEnvironment refuses.
+const MUTATING_LIST = new Set(['append', 'clear', 'pop', 'reverse', 'insert', 'sort', 'extend', 'remove']);
+const MUTATING_DICT = new Set(['clear', 'pop', 'popitem', 'setdefault', 'update']);
+
 export function callBuiltinMethod(obj: unknown, name: string, args: unknown[], kwargs: Kwargs, state: RenderState): unknown {
   if (typeof obj === 'string' || obj instanceof Markup) return strMethod(obj, name, args, kwargs, state);
+  if (state.sandbox.immutable && (Array.isArray(obj) ? MUTATING_LIST : MUTATING_DICT).has(name) && (Array.isArray(obj) || obj instanceof Map || isPlainObject(obj))) {
+    throw securityError(`access to attribute '${name}' of '${typeName(obj)}' object is unsafe.`);
+  }
   if (Array.isArray(obj)) return listMethod(obj, name, args, kwargs);
   if (obj instanceof Map || isPlainObject(obj)) return dictMethod(obj, name, args, kwargs);
   throw typeError(`'${typeName(obj)}' object has no attribute '${name}'`);

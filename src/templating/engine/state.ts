@@ -1,6 +1,13 @@
 // Per-render state: limits, the wall-clock budget, cancellation, recursion depth and the output sink.
 import { TemplateError, limitError } from './errors.ts';
 import type { Kwargs } from './values.ts';
+import { PyRandom } from './py-random.ts';
+
+/** How the sandbox behaves beyond its limits (see EnvironmentOptions). */
+export interface SandboxMode {
+  immutable: boolean;
+  randomSeed: number | null;
+}
 
 export interface Limits {
   maxOutputBytes: number;
@@ -31,11 +38,14 @@ export class RenderState {
   private readonly deadline: number;
   private lastYield: number;
 
+  private rng: PyRandom | null = null;
+
   constructor(
     readonly registry: Registry,
     readonly limits: Limits,
     readonly signal: AbortSignal | undefined,
     readonly templateName: string | undefined,
+    readonly sandbox: SandboxMode = { immutable: false, randomSeed: null },
   ) {
     const now = Date.now();
     this.deadline = now + limits.timeBudgetMs;
@@ -68,6 +78,15 @@ export class RenderState {
       return new Promise((resolve) => setImmediate(resolve));
     }
     return undefined;
+  }
+
+  /**
+   * An index in [0, length) for the `random` filter: Python's random.choice after random.seed(seed) when the
+   * environment is seeded (the same picks as Python's Jinja2, render after render), else Math.random.
+   */
+  randomIndex(length: number): number {
+    if (this.sandbox.randomSeed === null) return Math.floor(Math.random() * length);
+    return (this.rng ??= new PyRandom(this.sandbox.randomSeed)).choiceIndex(length);
   }
 
   /** Guards string building (repetition, padding) against the output cap before the memory is spent. */
