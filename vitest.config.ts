@@ -12,7 +12,7 @@ if (!process.env.NODE_OPTIONS?.includes(wasmBaseline)) process.env.NODE_OPTIONS 
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
-const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/**/*.test.ts', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'test/multi-process.test.ts', 'src/upgrade/**/*.test.ts', 'src/system/backup*.test.ts', 'src/system/restore-hold.test.ts', 'src/system/system-cli.test.ts'];
+const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/**/*.test.ts', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'test/multi-process.test.ts', 'test/pg-restart.test.ts', 'src/upgrade/**/*.test.ts', 'src/system/backup*.test.ts', 'src/system/restore-hold.test.ts', 'src/system/system-cli.test.ts'];
 
 export default defineConfig({
   test: {
