@@ -21,3 +21,5 @@ import './compliance/models.ts';
 import './monitoring/models.ts';
 // Keep last: installs the search-index hooks on every model imported above.
 import './search/hooks.ts';
+// Row counts of unfiltered lists: triggers on every tenant-scoped model's table, synced after migrations.
+import './core/crud/row-counts.ts';

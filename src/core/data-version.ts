@@ -16,12 +16,3 @@ export async function dataVersion(db: Kysely<DB>, ctx: RequestContext): Promise<
   const of = (scope: string) => rows.find((r) => r.scope === scope)?.version ?? '0';
   return `${of(tenant)}.${of(DEPLOYMENT_SCOPE)}`;
 }
-
-/**
- * For the one writer that loads rows without the change log (`cairn demo-data`'s set-based load): raise the
- * tenant's version inside its transaction, as a change-log row would.
- */
-export async function raiseDataVersion(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await sql`INSERT INTO data_versions AS v (scope, version) VALUES (${tenantId}::uuid, 1)
-    ON CONFLICT (scope) DO UPDATE SET version = v.version + 1`.execute(tx);
-}

@@ -1,6 +1,6 @@
 // Scoped reads of registry models: the list page and one object. The tenant fence comes first, then the
 // caller's filters.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
@@ -9,6 +9,7 @@ import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch }
 import { serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { loadScopedRow } from './write.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
+import { keptRowCount } from './row-counts.ts';
 
 export type Page = ListEnvelope<ApiObject>;
 
@@ -34,17 +35,25 @@ export function setQuickSearch(modelName: string, search: QuickSearch): void {
 export function listConditions(ctx: RequestContext, model: ModelDef, query: QueryValues, alias = 't', extraReserved?: ReadonlySet<string>) {
   const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name));
   const where = sql.join([scopeCondition(ctx, model, alias), ...parsed.where], sql` AND `);
-  return { ...parsed, where };
+  return { ...parsed, where, filtered: parsed.where.length > 0 };
+}
+
+/**
+ * How many rows the list selects. A tenant's whole list (no filter) reads the count the table's triggers keep
+ * (row-counts.ts), so its cost does not grow with the table; a filtered one counts what it selects.
+ */
+function countRows(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, where: RawBuilder<unknown>, filtered: boolean): Promise<number> {
+  if (!filtered && model.tenantScoped && ctx.tenantId) return keptRowCount(db, model, ctx.tenantId);
+  return sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db).then((r) => r.rows[0]!.n);
 }
 
 export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
-  const { where, orderBy, limit, offset } = listConditions(ctx, model, query);
+  const { where, orderBy, limit, offset, filtered } = listConditions(ctx, model, query);
   // Count and page are independent: on PostgreSQL they run on two connections at once.
-  const [countResult, pageResult] = await Promise.all([
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db),
+  const [count, pageResult] = await Promise.all([
+    countRows(db, ctx, model, where, filtered),
     sql<Row>`SELECT t.* FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db),
   ]);
-  const count = countResult.rows[0]!.n;
   const rows = pageResult.rows;
   const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
   return pagedList(pageUrl, { count, limit, offset }, results);

@@ -1,0 +1,44 @@
+// The count of an unfiltered list without counting the table: statement triggers on every tenant-scoped model's
+// table keep rows per tenant in row_counts (migration 0031's cairn_count_rows), whatever writes them (the write
+// service, cascades, bulk loads). Installed from the registry after every migration run, as the search
+// triggers are, so a model added by a release is counted from its first start.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import { runAfterMigrations } from '../../db/migrator.ts';
+import { allModels, type ModelDef } from '../registry.ts';
+
+const INSERT_TRIGGER = 'cairn_row_count_insert';
+const DELETE_TRIGGER = 'cairn_row_count_delete';
+
+/** Adds the counting triggers to tenant-scoped tables that lack them, and counts those tables' rows once. */
+export async function syncRowCountTriggers(db: Kysely<DB>): Promise<string[]> {
+  const tables = [...new Set(allModels().filter((m) => m.tenantScoped).map((m) => m.table))];
+  const { rows } = await sql<{ table: string }>`SELECT c.relname AS table FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+    WHERE t.tgname = ${INSERT_TRIGGER}`.execute(db);
+  const counted = new Set(rows.map((r) => r.table));
+  const added = tables.filter((t) => !counted.has(t));
+  for (const table of added) {
+    // One transaction per table: CREATE TRIGGER locks out writers until the seed count commits with it, so no
+    // row is counted twice or missed.
+    await db.transaction().execute(async (tx) => {
+      await sql`${sql.raw(`CREATE TRIGGER ${INSERT_TRIGGER} AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows
+          FOR EACH STATEMENT EXECUTE FUNCTION cairn_count_rows();
+        CREATE TRIGGER ${DELETE_TRIGGER} AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows
+          FOR EACH STATEMENT EXECUTE FUNCTION cairn_count_rows()`)}`.execute(tx);
+      await sql`DELETE FROM row_counts WHERE table_name = ${table}`.execute(tx);
+      await sql`INSERT INTO row_counts (table_name, tenant_id, n)
+        SELECT ${table}, tenant_id, count(*) FROM ${sql.table(table)} WHERE tenant_id IS NOT NULL GROUP BY tenant_id`.execute(tx);
+    });
+  }
+  return added;
+}
+
+runAfterMigrations(async (db) => {
+  await syncRowCountTriggers(db);
+});
+
+/** Rows of a tenant-scoped model's table in one tenant, from the kept count: one primary-key read. */
+export async function keptRowCount(db: Kysely<DB>, model: ModelDef, tenantId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT n::text AS n FROM row_counts WHERE table_name = ${model.table} AND tenant_id = ${tenantId}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
