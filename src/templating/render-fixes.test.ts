@@ -8,6 +8,8 @@ import { created, createDevice, inventoryBasics, type Basics } from '../../test/
 import { createToken } from '../core/accounts.ts';
 import { exportLimits } from './export.ts';
 import { pushLimits } from './pushes.ts';
+import { renderSeedOf } from './render.ts';
+import { PyRandom } from './engine/py-random.ts';
 
 let h: Harness;
 let b: Basics;
@@ -93,6 +95,29 @@ describe('addresses without a mask', () => {
     expect(res.json().output).toBe('10.77.1.5/24 24;10.77.1.9/31 24;10.99.0.1/32 None;');
     const list = await admin.post('/api/export-templates/preview/?ordering=address', { object_type: 'ipam.ipaddress', template_code: '{% for a in objects %}{{ a|network }} {% endfor %}' });
     expect(list.json().output).toBe('10.77.1.0/24 10.77.1.8/31 10.99.0.1/32 ');
+  });
+});
+
+describe('random in a device config', () => {
+  it('draws the same on every render of one device (no drift from a new draw), its own per device, as Python would', async () => {
+    const admin = h.as('admin');
+    const code = '{{ range(100000)|random }} {{ range(100000)|random }}';
+    const t = await created(admin, '/api/export-templates/', { name: 'fx-random', object_type: 'dcim.device', template_code: code, target_path: '/etc/fx-random' });
+    await created(admin, '/api/config-bundles/', { name: 'fx-random', templates: [t.id] });
+    const render = async (id: string) => {
+      const res = await admin.get(`/api/devices/${id}/render/?bundle=fx-random`);
+      expect(res.statusCode, res.body).toBe(200);
+      return Object.values(res.json().files as Record<string, { output: string }>)[0]!.output;
+    };
+    const first = await render(leaf.id);
+    expect(await render(leaf.id)).toBe(first);
+    expect(await render(spine.id)).not.toBe(first);
+    // The preview against the device draws what its render draws.
+    const preview = await admin.post('/api/export-templates/preview/', { object_type: 'dcim.device', template_code: code, device: leaf.id });
+    expect(preview.json().output).toBe(first);
+    // Python's random.seed(renderSeedOf(id)) then two random.choice(range(100000)).
+    const rng = new PyRandom(renderSeedOf(leaf.id));
+    expect(first).toBe(`${rng.choiceIndex(100000)} ${rng.choiceIndex(100000)}`);
   });
 });
 

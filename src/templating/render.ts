@@ -58,6 +58,15 @@ interface Bundle {
 /** A target that cannot apply to one device: skipped in a multi-device render, a 400 for a single one. */
 class TargetError extends Error {}
 
+/**
+ * The `random` filter's seed for one device's or VM's render: from its id, so a config that picks at random
+ * (an NTP server, a minute for a job) picks the same on every render of that device, and its drift check does
+ * not see a change that is only a new draw, while devices still differ from one another.
+ */
+export function renderSeedOf(subjectId: string): number {
+  return createHash('sha256').update(subjectId).digest().readUInt32BE(0);
+}
+
 export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
@@ -274,7 +283,7 @@ export async function renderSubjects(
     try {
       const files: Record<string, FileEntry> = {};
       for (const t of templates) {
-        const output = await compile(t).render(context, budget.renderOptions(opts.signal));
+        const output = await compile(t).render(context, { ...budget.renderOptions(opts.signal), randomSeed: renderSeedOf(id) });
         budget.spend(Buffer.byteLength(output, 'utf8'));
         const path = bundlePathOf(t);
         const entry: FileEntry = { path, template: String(t.name), template_id: String(t.id), output, sha256: sha256Hex(output), pushed: null, drift: null };
@@ -343,7 +352,7 @@ export async function previewForSubject(db: Kysely<DB>, ctx: RequestContext, kin
   await session.prepare();
   const loaded = await loadRenderContexts(session, kind, [subject]);
   try {
-    const output = await template.render(loaded.contexts.get(String(subject.id))!, new RenderBudget().renderOptions());
+    const output = await template.render(loaded.contexts.get(String(subject.id))!, { ...new RenderBudget().renderOptions(), randomSeed: renderSeedOf(String(subject.id)) });
     return { output, count: 1, truncated: false };
   } catch (err) {
     if (err instanceof TemplateError) throw new ApiError(400, { detail: describeTemplateError(err), ...(err.lineno !== undefined ? { line: err.lineno } : {}), kind: err.kind });

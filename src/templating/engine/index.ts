@@ -74,6 +74,8 @@ export interface RenderOptions {
   maxOutputBytes?: number;
   /** This render's wall-clock budget, when lower than the environment's. */
   timeBudgetMs?: number;
+  /** Seeds this render's `random` filter (see EnvironmentOptions.randomSeed), over the environment's seed. */
+  randomSeed?: number;
 }
 
 /** The environment's limits, lowered where the render options ask for less. */
@@ -253,7 +255,7 @@ export class Template {
     const limits = limitsOf(this.env.options, opts);
     const state = new RenderState({ filters: this.env.filters, tests: this.env.tests }, limits, opts.signal, this.name, {
       immutable: this.env.options.immutable,
-      randomSeed: this.env.options.randomSeed,
+      randomSeed: opts.randomSeed ?? this.env.options.randomSeed,
     });
     const globals = new Frame(null, state);
     for (const [k, v] of this.env.globals) globals.set(k, v);
