@@ -10,9 +10,8 @@ import type { RequestContext } from '../context.ts';
 import { allModels, type ModelDef } from '../registry.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
-import { recordChanges, snapshot } from '../changelog.ts';
-import { displaysOf, type Row } from './serialize.ts';
-import { customFieldDefaultsFor } from './insert-rows.ts';
+import type { Row } from './serialize.ts';
+import { customFieldDefaultsFor, logCreated } from './insert-rows.ts';
 
 /** Column name, element type of the bound array, and a cast for array-typed columns (sent as array literals). */
 export type LoadColumn = [name: string, pgType: string, cast?: string];
@@ -59,14 +58,7 @@ export class BulkLoad {
     if (hasCustomFields && !columns.some(([n]) => n === 'custom_fields') && !('custom_fields' in consts)) {
       extra.custom_fields = sql`${JSON.stringify(await customFieldDefaultsFor(this.tx, this.tenantId, model.name))}::jsonb`;
     }
-    await this.write(model.table, columns, data, extra, async (created) => {
-      const reprs = await displaysOf(this.tx, this.ctx, model, created);
-      await recordChanges(
-        this.tx,
-        this.ctx,
-        created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r) })),
-      );
-    });
+    await this.write(model.table, columns, data, extra, (created) => logCreated(this.tx, this.ctx, model, created));
   }
 
   /**

@@ -59,11 +59,16 @@ export async function insertRows(tx: Kysely<DB>, ctx: RequestContext, model: Mod
   const { rows: created } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
     SELECT ${sql.join(columns.map((c) => sql.ref(`x.${c}`)))} FROM jsonb_populate_recordset(NULL::${sql.table(model.table)}, ${JSON.stringify(records)}::jsonb) AS x
     ${conflict} RETURNING *`.execute(tx);
+  await logCreated(tx, ctx, model, created);
+  return created;
+}
+
+/** The change-log entries of rows just created, as the API shows them (one query per parent level, one INSERT). */
+export async function logCreated(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, created: Row[]): Promise<void> {
   const reprs = await displaysOf(tx, ctx, model, created);
   await recordChanges(
     tx,
     ctx,
-    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r), tenantId: model.tenantScoped ? scope : null })),
+    created.map((r) => ({ model, action: 'create' as const, objectId: String(r.id), repr: reprs.get(String(r.id))!, before: null, after: snapshot(model, r), tenantId: model.tenantScoped ? String(r.tenant_id) : null })),
   );
-  return created;
 }
