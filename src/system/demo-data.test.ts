@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startHarness, type Client, type Harness } from '../../test/helpers/harness.ts';
+import { BulkLoad } from '../core/crud/bulk-load.ts';
+import { systemContext } from '../core/context.ts';
+import { requireModel } from '../core/registry.ts';
 import { DemoDataError, generateDemoData, planDemoNetwork, SITE_SIZE, type DemoDataResult } from './demo-data.ts';
 
 type Obj = Record<string, unknown> & { id: string };
@@ -262,6 +265,22 @@ describe('demo data', () => {
     // Raised by the tenant's creation (its statuses) and again by the load.
     expect(Number(zeta?.version)).toBeGreaterThanOrEqual(2);
     expect((await alice.get('/api/inventory/ansible/?kind=vm')).headers.etag).toBe(before);
+  });
+
+  it("writes only into its own tenant: the core's bulk load refuses a tenant_id from its caller, as a column or a constant", async () => {
+    const tags = requireModel('extras.tag');
+    const before = (await h.as('bob').get('/api/tags/?limit=1')).json().count as number;
+    await expect(h.database.db.transaction().execute(async (tx) => {
+      const load = new BulkLoad(tx, systemContext(h.tenants.a));
+      const t = await load.identities(tags, 1);
+      await load.insert(tags, [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text']], [t.ids, t.numids, ['Smuggled'], ['smuggled']], { tenant_id: sql`${h.tenants.b}::uuid` });
+    })).rejects.toThrow(/sets tenant_id itself/);
+    await expect(h.database.db.transaction().execute(async (tx) => {
+      const load = new BulkLoad(tx, systemContext(h.tenants.a));
+      const t = await load.identities(tags, 1);
+      await load.insert(tags, [['id', 'uuid'], ['numid', 'int8'], ['tenant_id', 'uuid'], ['name', 'text'], ['slug', 'text']], [t.ids, t.numids, [h.tenants.b], ['Smuggled'], ['smuggled']]);
+    })).rejects.toThrow(/sets tenant_id itself/);
+    expect((await h.as('bob').get('/api/tags/?limit=1')).json().count).toBe(before);
   });
 
   it('refuses a second load into a tenant with inventory and device counts out of range, writing nothing', async () => {

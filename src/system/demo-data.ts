@@ -448,7 +448,6 @@ class Writer {
   private tableStart = 0;
   constructor(
     private readonly load: BulkLoad,
-    private readonly tenantId: string,
     private readonly progress: (line: string) => void,
   ) {}
 
@@ -468,10 +467,6 @@ class Writer {
     const model = modelOfTable(table);
     if (!model) throw new Error(`no model has the table ${table}`);
     return this.load.identities(model, count);
-  }
-
-  get tenant(): RawBuilder<unknown> {
-    return sql`${this.tenantId}::uuid`;
   }
 
   begin(): void {
@@ -518,7 +513,7 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
     // Demo data can be regenerated, so the commit need not wait for the WAL flush (a crash loses the whole load,
     // never half of it: it is one transaction either way).
     await sql`SET LOCAL synchronous_commit = off`.execute(tx);
-    const w = new Writer(new BulkLoad(tx, systemContext(tenantId, 'demo-data'), progress), tenantId, progress);
+    const w = new Writer(new BulkLoad(tx, systemContext(tenantId, 'demo-data'), progress), progress);
     await writeAll(tx, w, tenantId, plan);
     return w.rows;
   });
@@ -533,7 +528,6 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
 }
 
 async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sites: PlannedSite[]; devices: PlannedDevice[] }): Promise<void> {
-  const T = { tenant_id: w.tenant };
 
   // Statuses come from the tenant's catalog; a slug missing there (a tenant that renamed it) gives no status.
   const { rows: statusRows } = await sql<{ id: string; slug: string; available_to: string[]; default_for: string[] }>`
@@ -556,18 +550,18 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   });
   await w.insert('regions', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text']], [
     regionIds.ids.slice(0, parents.length), regionIds.numids.slice(0, parents.length), parents.map((r) => r.name), parents.map((r) => r.slug),
-  ], T);
+  ]);
   const children = REGIONS.flatMap((r) => r.children.map((c) => ({ ...c, parent: r.slug })));
   children.forEach((c, i) => regionId.set(c.slug, regionIds.ids[parents.length + i]!));
   await w.insert('regions', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['parent_id', 'uuid']], [
     regionIds.ids.slice(parents.length), regionIds.numids.slice(parents.length), children.map((c) => c.name), children.map((c) => c.slug),
     children.map((c) => regionId.get(c.parent)!),
-  ], T);
+  ]);
   const siteIds = await w.identities('sites', plan.sites.length);
   await w.insert('sites', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['region_id', 'uuid'], ['description', 'text']], [
     siteIds.ids, siteIds.numids, plan.sites.map((s) => s.name), plan.sites.map((s) => s.slug), plan.sites.map((s) => regionId.get(s.regionSlug)!),
     plan.sites.map((s) => `${s.fabric.platform} fabric, ${s.border.platform} border`),
-  ], T);
+  ]);
   w.report('regions and sites', regionCount + plan.sites.length);
 
   // --- DCIM catalogs
@@ -576,34 +570,34 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   const manufacturerId = new Map(MANUFACTURERS.map((m, i) => [m.key, mf.ids[i]!]));
   await w.insert('manufacturers', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text']], [
     mf.ids, mf.numids, MANUFACTURERS.map((m) => m.name), MANUFACTURERS.map((m) => m.key),
-  ], T);
+  ]);
   const pf = await w.identities('platforms', PLATFORMS.length);
   const platformId = new Map(PLATFORMS.map((p, i) => [p.key, pf.ids[i]!]));
   await w.insert('platforms', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['manufacturer_id', 'uuid']], [
     pf.ids, pf.numids, PLATFORMS.map((p) => p.name), PLATFORMS.map((p) => p.slug), PLATFORMS.map((p) => manufacturerId.get(p.manufacturer)!),
-  ], T);
+  ]);
   const rl = await w.identities('device_roles', ROLES.length);
   const roleId = new Map(ROLES.map((r, i) => [r.key, rl.ids[i]!]));
   await w.insert('device_roles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['color', 'text'], ['description', 'text']], [
     rl.ids, rl.numids, ROLES.map((r) => r.name), ROLES.map((r) => r.key), ROLES.map((r) => r.color), ROLES.map((r) => r.description),
-  ], T);
+  ]);
   const dt = await w.identities('device_types', DEVICE_TYPES.length);
   const typeId = new Map(DEVICE_TYPES.map((t, i) => [t.key, dt.ids[i]!]));
   await w.insert('device_types', [['id', 'uuid'], ['numid', 'int8'], ['manufacturer_id', 'uuid'], ['model', 'text'], ['slug', 'text'], ['part_number', 'text'], ['u_height', 'int4']], [
     dt.ids, dt.numids, DEVICE_TYPES.map((t) => manufacturerId.get(t.manufacturer)!), DEVICE_TYPES.map((t) => t.model), DEVICE_TYPES.map((t) => t.slug),
     DEVICE_TYPES.map((t) => t.partNumber), DEVICE_TYPES.map((t) => t.uHeight),
-  ], T);
+  ]);
   const templates = DEVICE_TYPES.flatMap((t) => t.interfaces.map((i) => ({ ...i, type: i.type, typeKey: t.key })));
   const it = await w.identities('interface_templates', templates.length);
   await w.insert('interface_templates', [['id', 'uuid'], ['numid', 'int8'], ['device_type_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool']], [
     it.ids, it.numids, templates.map((t) => typeId.get(t.typeKey)!), templates.map((t) => t.name), templates.map((t) => t.type), templates.map((t) => t.mgmtOnly ?? false),
-  ], T);
+  ]);
   const cf = await w.identities('custom_fields', DEMO_CUSTOM_FIELDS.length);
   await w.insert('custom_fields', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['label', 'text'], ['type', 'text'], ['choices', 'text', 'text[]'], ['description', 'text']], [
     cf.ids, cf.numids, DEMO_CUSTOM_FIELDS.map((f) => f.name), DEMO_CUSTOM_FIELDS.map((f) => f.label), DEMO_CUSTOM_FIELDS.map((f) => f.type),
     // A text[] per row cannot ride in a text[][] (arrays must be rectangular): pass array literals and cast.
     DEMO_CUSTOM_FIELDS.map((f) => `{${f.choices.join(',')}}`), DEMO_CUSTOM_FIELDS.map((f) => f.description),
-  ], { ...T, object_types: sql`ARRAY['dcim.device']::text[]` });
+  ], { object_types: sql`ARRAY['dcim.device']::text[]` });
   w.report('catalogs (manufacturers, platforms, roles, device types, interface templates, custom fields)',
     MANUFACTURERS.length + PLATFORMS.length + ROLES.length + DEVICE_TYPES.length + templates.length + DEMO_CUSTOM_FIELDS.length);
 
@@ -611,12 +605,12 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   w.begin();
   const rtNames = VRFS.flatMap((v) => (v.rt ? [v.rt] : []));
   const rt = await w.identities('route_targets', rtNames.length);
-  await w.insert('route_targets', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text']], [rt.ids, rt.numids, rtNames], T);
+  await w.insert('route_targets', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text']], [rt.ids, rt.numids, rtNames]);
   const vr = await w.identities('vrfs', VRFS.length);
   const vrfId = new Map(VRFS.map((v, i) => [v.name, vr.ids[i]!]));
   await w.insert('vrfs', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['rd', 'text'], ['l3vni', 'int4'], ['description', 'text']], [
     vr.ids, vr.numids, VRFS.map((v) => v.name), VRFS.map((v) => v.rd), VRFS.map((v) => v.l3vni), VRFS.map((v) => v.description),
-  ], T);
+  ]);
   const withRt = VRFS.filter((v) => v.rt);
   for (const table of ['vrf_import_targets', 'vrf_export_targets']) {
     await w.insert(table, [['vrf_id', 'uuid'], ['route_target_id', 'uuid']], [withRt.map((v) => vrfId.get(v.name)!), withRt.map((v) => rt.ids[rtNames.indexOf(v.rt!)]!)]);
@@ -635,10 +629,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   const vg = await w.identities('vlan_groups', plan.sites.length);
   await w.insert('vlan_groups', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['site_id', 'uuid']], [
     vg.ids, vg.numids, plan.sites.map((s) => `${s.slug} VLANs`), plan.sites.map((s) => `${s.slug}-vlans`), plan.sites.map((s) => siteIds.ids[s.index]!),
-  ], T);
+  ]);
   const vlanGroup = plan.sites.flatMap((s) => VLANS.map(() => vg.ids[s.index]!));
   await w.insert('vlans', [['id', 'uuid'], ['numid', 'int8'], ['vid', 'int4'], ['name', 'text'], ['site_id', 'uuid'], ['group_id', 'uuid']], [vl.ids, vl.numids, vlanVid, vlanName, vlanSite, vlanGroup], {
-    ...T,
     status_id: sql`${ipamStatus('ipam.vlan', 'active')}::uuid`,
   });
   // Prefixes: containers (10/8 holding the loopback and VLAN blocks: three deep down to a site's loopbacks),
@@ -670,17 +663,17 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   const pfxStatus = pfx.prefix.map((_p, i) => ipamStatus('ipam.prefix', i < 4 ? 'container' : 'active'));
   await w.insert('prefixes', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['vrf_id', 'uuid'], ['site_id', 'uuid'], ['vlan_id', 'uuid'], ['description', 'text'], ['status_id', 'uuid']], [
     px.ids, px.numids, pfx.prefix, pfx.vrf, pfx.site, pfx.vlan, pfx.description, pfxStatus,
-  ], T);
+  ]);
   // The space held: RFC 1918 as a RIR, its 10/8 and 172.16/12 as aggregates; a DHCP range in each site's first VLAN.
   const rir = await w.identities('rirs', 1);
-  await w.insert('rirs', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['is_private', 'bool']], [rir.ids, rir.numids, ['RFC 1918'], ['rfc1918'], [true]], T);
+  await w.insert('rirs', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['is_private', 'bool']], [rir.ids, rir.numids, ['RFC 1918'], ['rfc1918'], [true]]);
   const ag = await w.identities('aggregates', 2);
-  await w.insert('aggregates', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['rir_id', 'uuid']], [ag.ids, ag.numids, ['10.0.0.0/8', '172.16.0.0/12'], [rir.ids[0]!, rir.ids[0]!]], T);
+  await w.insert('aggregates', [['id', 'uuid'], ['numid', 'int8'], ['prefix', 'cidr'], ['rir_id', 'uuid']], [ag.ids, ag.numids, ['10.0.0.0/8', '172.16.0.0/12'], [rir.ids[0]!, rir.ids[0]!]]);
   const rg = await w.identities('ip_ranges', plan.sites.length);
   const firstVlan = plan.sites.map((s) => VLAN_BASE + s.index * 3 * 256);
   await w.insert('ip_ranges', [['id', 'uuid'], ['numid', 'int8'], ['start_address', 'inet'], ['end_address', 'inet'], ['vrf_id', 'uuid'], ['description', 'text']], [
     rg.ids, rg.numids, firstVlan.map((n) => `${ipv4(n + 100)}/24`), firstVlan.map((n) => `${ipv4(n + 199)}/24`), plan.sites.map(() => vrfId.get(VLANS[0]!.vrf)!), plan.sites.map((s) => `${s.slug} DHCP pool`),
-  ], { ...T, status_id: sql`${ipamStatus('ipam.iprange', 'active')}::uuid` });
+  ], { status_id: sql`${ipamStatus('ipam.iprange', 'active')}::uuid` });
   // Written past the prefix hooks: their depth and children, as those would have kept them.
   await refreshTenantHierarchy(tx, tenantId);
   w.report('route targets, VRFs, VLAN groups, VLANs, prefixes, RIRs, aggregates, IP ranges', rtNames.length + VRFS.length + 2 * withRt.length + plan.sites.length + vlanCount + pfx.prefix.length + 3 + plan.sites.length);
@@ -704,7 +697,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     dv.ids, dv.numids, plan.devices.map((d) => d.name), plan.devices.map((d) => typeId.get(d.typeKey)!), plan.devices.map((d) => roleId.get(d.role)!),
     plan.devices.map((d) => platformId.get(d.platform)!), plan.devices.map((d) => siteIds.ids[d.site]!), plan.devices.map((d) => deviceStatus(d.status)),
     plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids, placed.rackId, placed.position,
-  ], { ...T, face: sql`'front'` });
+  ], { face: sql`'front'` });
   w.report('devices', plan.devices.length);
 
   // --- interfaces, materialised from each device's type like device creation does, with their LAGs: on each
@@ -760,7 +753,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     await w.insert('interfaces', [
       ['id', 'uuid'], ['numid', 'int8'], ['device_id', 'uuid'], ['name', 'text'], ['type', 'text'], ['mgmt_only', 'bool'], ['description', 'text'],
       ['lag_id', 'uuid'], ['mode', 'text'], ['untagged_vlan_id', 'uuid'],
-    ], cols, T);
+    ], cols);
   }
   await w.insert('interface_tagged_vlans', [['interface_id', 'uuid'], ['vlan_id', 'uuid']], tagged);
   w.report('interfaces (LAG members and tagged VLANs in them)', ifaceTotal + lagMembers + tagged[0].length);
@@ -769,7 +762,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   w.begin();
   await w.insert('ip_addresses', [['id', 'uuid'], ['numid', 'int8'], ['address', 'inet'], ['dns_name', 'text'], ['assigned_interface_id', 'uuid']], [
     ip.ids, ip.numids, plan.devices.map((d) => d.loopback), plan.devices.map((d) => `${d.name}.${plan.sites[d.site]!.slug}.dc.example.net`), loopbackIface,
-  ], { ...T, status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
+  ], { status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
   // Written past the address hooks: the prefixes' utilisation, as those would have kept it.
   await refreshTenantUtilization(tx, tenantId);
   w.report('IP addresses (primary IPv4 on the loopback)', plan.devices.length);
@@ -811,7 +804,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text'], ['type', 'text'], ['length', 'int4']], [
     cb.ids, cb.numids, cb.numids.map((n) => `C${String(n).padStart(7, '0')}`), cb.ids.map((_c, i) => (fibre(i) ? 'mmf-om4' : 'dac-passive')),
     cb.ids.map((_c, i) => (i >= links.length + cords.length ? 30 : fibre(i) ? 2 : 3)),
-  ], { ...T, length_unit: sql`'m'` });
+  ], { length_unit: sql`'m'` });
   const ends: Array<[cable: string, end: 'A' | 'B', type: string, id: string]> = [];
   links.forEach((l, i) => {
     const panel = panelEnd.get(i);
@@ -834,7 +827,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   w.begin();
   const bfd = await w.identities('bfd_profiles', 1);
   await w.insert('bfd_profiles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text']], [bfd.ids, bfd.numids, ['fabric']], {
-    ...T, min_tx: sql`300`, min_rx: sql`300`, multiplier: sql`3`, description: sql`'Leaf-spine links'`,
+    min_tx: sql`300`, min_rx: sql`300`, multiplier: sql`3`, description: sql`'Leaf-spine links'`,
   });
   const routers = plan.devices.filter((d) => d.asn !== null);
   const bi = await w.identities('bgp_instances', routers.length);
@@ -843,7 +836,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     bi.ids, bi.numids, routers.map((d) => dv.ids[d.index]!), routers.map((d) => d.asn!), routers.map((d) => d.loopback.split('/')[0]!),
     routers.map((d) => (d.role !== 'border' && plan.sites[d.site]!.fabric.evpn ? '{ipv4-unicast,l2vpn-evpn}' : '{ipv4-unicast}')),
     routers.map((d) => (d.role === 'spine' ? 32 : 4)),
-  ], { ...T, graceful_restart: sql`true`, bfd_profile_id: sql`${bfd.ids[0]!}::uuid` });
+  ], { graceful_restart: sql`true`, bfd_profile_id: sql`${bfd.ids[0]!}::uuid` });
   const sessions: { instance: string[]; name: string[]; local: string[]; remote: string[]; asn: number[]; families: string[] } = {
     instance: [], name: [], local: [], remote: [], asn: [], families: [],
   };
@@ -861,7 +854,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('bgp_sessions', [
     ['id', 'uuid'], ['numid', 'int8'], ['instance_id', 'uuid'], ['name', 'text'], ['local_address', 'inet'], ['remote_address', 'inet'], ['remote_asn', 'int8'], ['address_families', 'text', 'text[]'],
   ], [bs.ids, bs.numids, sessions.instance, sessions.name, sessions.local, sessions.remote, sessions.asn, sessions.families], {
-    ...T, bfd: sql`true`, bfd_profile_id: sql`${bfd.ids[0]!}::uuid`, ebgp_multihop: sql`2`,
+    bfd: sql`true`, bfd_profile_id: sql`${bfd.ids[0]!}::uuid`, ebgp_multihop: sql`2`,
   });
   w.report('BGP (BFD profile, instances, sessions)', 1 + routers.length + sessions.instance.length);
 
@@ -879,7 +872,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   const cc = await w.identities('config_contexts', contexts.length);
   await w.insert('config_contexts', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['weight', 'int4'], ['data', 'jsonb']], [
     cc.ids, cc.numids, contexts.map((c) => c.name), contexts.map((c) => c.weight), contexts.map((c) => JSON.stringify(c.data)),
-  ], T);
+  ]);
   const joins = (key: 'regions' | 'platforms' | 'roles', ids: Map<string, string>): [string[], string[]] => {
     const a: string[] = [];
     const b: string[] = [];

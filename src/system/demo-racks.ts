@@ -11,7 +11,6 @@ import { inTenant } from '../core/access.ts';
 export interface DemoRowWriter {
   insert(table: string, columns: Array<[name: string, pgType: string, cast?: string]>, data: unknown[][], consts?: Record<string, RawBuilder<unknown>>): Promise<void>;
   identities(table: string, count: number): Promise<{ ids: string[]; numids: number[] }>;
-  readonly tenant: RawBuilder<unknown>;
   begin(): void;
   report(label: string, rows: number): void;
 }
@@ -87,7 +86,6 @@ export async function writeDemoRacks(
   devices: RackedDevice[],
 ): Promise<RackPlacements> {
   w.begin();
-  const T = { tenant_id: w.tenant };
   const { racks, placements } = planRacks(devices);
   // One tenant-wide rack role; a tenant that already has it (demo data loads into an empty inventory, but rack
   // roles are a catalog) keeps its own.
@@ -95,7 +93,7 @@ export async function writeDemoRacks(
   let roleId = existingRole[0]?.id;
   if (!roleId) {
     const role = await w.identities('rack_roles', 1);
-    await w.insert('rack_roles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['color', 'text']], [role.ids, role.numids, ['Network'], ['network'], ['2196f3']], T);
+    await w.insert('rack_roles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['color', 'text']], [role.ids, role.numids, ['Network'], ['network'], ['2196f3']]);
     roleId = role.ids[0]!;
   }
   const siteCount = sites.ids.length;
@@ -104,12 +102,12 @@ export async function writeDemoRacks(
   const perSite = <T>(f: (hall: (typeof HALLS)[number]) => T): T[] => sites.ids.flatMap(() => HALLS.map(f));
   await w.insert('locations', [['id', 'uuid'], ['numid', 'int8'], ['site_id', 'uuid'], ['name', 'text'], ['slug', 'text'], ['description', 'text']], [
     loc.ids, loc.numids, sites.ids.flatMap((s) => HALLS.map(() => s)), perSite((h) => h.name), perSite((h) => h.slug), perSite((h) => h.description),
-  ], T);
+  ]);
   const rk = await w.identities('racks', racks.length);
   await w.insert('racks', [['id', 'uuid'], ['numid', 'int8'], ['site_id', 'uuid'], ['location_id', 'uuid'], ['name', 'text'], ['facility_id', 'text']], [
     rk.ids, rk.numids, racks.map((r) => sites.ids[r.site]!), racks.map((r) => hallOf(r.site, r.hall)), racks.map((r) => r.name),
     racks.map((r) => `${sites.slugs[r.site]!.toUpperCase()}-${r.name}`),
-  ], { ...T, role_id: sql`${roleId}::uuid`, u_height: sql`${RACK_UNITS}` });
+  ], { role_id: sql`${roleId}::uuid`, u_height: sql`${RACK_UNITS}` });
   w.report('locations and racks', loc.ids.length + racks.length);
   const coreRack = new Map<number, string>();
   racks.forEach((r, i) => r.name === 'C01' && coreRack.set(r.site, rk.ids[i]!));

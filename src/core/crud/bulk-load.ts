@@ -47,13 +47,16 @@ export class BulkLoad {
 
   /**
    * Writes objects of a tenant-scoped model: `columns` with `data` column-major (the first two are `id` and
-   * `numid` from identities()), `consts` the same for every row. The tenant and, when no `custom_fields` column
-   * is given, the model's custom-field defaults are added; every object gets its change-log entry.
+   * `numid` from identities()), `consts` the same for every row. The load's tenant (refused from the caller) and,
+   * when no `custom_fields` column is given, the model's custom-field defaults are added; every object gets its
+   * change-log entry.
    */
   async insert(model: ModelDef, columns: LoadColumn[], data: unknown[][], consts: Record<string, RawBuilder<unknown>> = {}): Promise<void> {
     if (!model.tenantScoped) throw new Error(`${model.name} is not tenant-scoped: a bulk load writes one tenant's objects.`);
     if (columns[0]?.[0] !== 'id' || columns[1]?.[0] !== 'numid') throw new Error(`${model.name}: a bulk load's first columns are id and numid (from identities()).`);
-    const extra: Record<string, RawBuilder<unknown>> = { tenant_id: sql`${this.tenantId}::uuid`, ...consts };
+    // The tenant is the load's, never the caller's to set.
+    if (columns.some(([n]) => n === 'tenant_id') || 'tenant_id' in consts) throw new Error(`${model.name}: a bulk load sets tenant_id itself.`);
+    const extra: Record<string, RawBuilder<unknown>> = { ...consts, tenant_id: sql`${this.tenantId}::uuid` };
     const hasCustomFields = Object.values(model.fields).some((f) => f.kind === 'custom_fields');
     if (hasCustomFields && !columns.some(([n]) => n === 'custom_fields') && !('custom_fields' in consts)) {
       extra.custom_fields = sql`${JSON.stringify(await customFieldDefaultsFor(this.tx, this.tenantId, model.name))}::jsonb`;
