@@ -16,7 +16,7 @@ import { registerRequestAuth } from './core/auth/request-auth.ts';
 import { registerAuthRoutes } from './core/auth/routes.ts';
 import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
 import { allModels } from './core/registry.ts';
-import { registerHealthRoutes, healthSchema, stoppingHealth } from './system/health.ts';
+import { registerHealthRoutes, healthSchema, isHealthUrl, stoppingHealth } from './system/health.ts';
 import { bulkDeleteResultSchema } from './core/crud/bulk.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
@@ -155,16 +155,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (req, reply) => {
     if (!closing) return;
     reply.code(503).header('Retry-After', '5').header('connection', 'close');
-    const path = req.url.split('?')[0]!;
-    return reply.send(path === '/api/health/' || path === '/api/health' ? stoppingHealth(VERSION) : { detail: 'Cairn is restarting. Try again shortly.' });
+    return reply.send(isHealthUrl(req.url) ? stoppingHealth(VERSION) : { detail: 'Cairn is restarting. Try again shortly.' });
   });
 
   // Maintenance holds every request except health with 503 + Retry-After.
   app.addHook('onRequest', async (req, reply) => {
-    const path = req.url.split('?')[0]!;
-    if (path === '/api/health/' || path === '/api/health') return;
+    if (isHealthUrl(req.url)) return;
     // The upgrade engine opens the site through this call, so it must pass the hold it ends.
-    if (path === '/api/system/upgrade/resume/') return;
+    if (req.url.split('?')[0] === '/api/system/upgrade/resume/') return;
     const state = await readMaintenance(app.database.db);
     if (state.active) {
       reply

@@ -54,6 +54,12 @@ export function registerHealthRoutes(app: FastifyInstance): void {
   });
 }
 
+/** Whether a request's URL is the health route's (with or without its trailing slash and a query). */
+export function isHealthUrl(url: string): boolean {
+  const path = url.split('?')[0];
+  return path === '/api/health/' || path === '/api/health';
+}
+
 /**
  * What health answers while this process stops (a restart, an upgrade's stop step): the Health shape, so a poller
  * reads it like any other unavailable answer (the error envelope does not fit the route's 503 schema and would
