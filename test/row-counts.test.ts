@@ -60,6 +60,11 @@ describe('kept row counts', () => {
     const site = (await admin.get('/api/sites/?limit=1')).json().results[0].id as string;
     const inSite = (await admin.get(`/api/devices/?limit=1&site_id=${site}`)).json().count as number;
     expect(inSite).toBeLessThan(real);
+    // Each tenant reads its own kept count: beta has no devices and its one tag.
+    expect((await h.as('bob').get('/api/devices/?limit=1')).json().count).toBe(0);
+    expect((await h.as('bob').get('/api/tags/?limit=1')).json().count).toBe(
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM tags WHERE tenant_id = ${h.tenants.b}`.execute(db)).rows[0]!.n,
+    );
     // Moved by hand: the unfiltered count follows the kept one, so it is the one read.
     const table = requireModel('dcim.device').table;
     await sql`INSERT INTO row_counts (table_name, tenant_id, n) VALUES (${table}, ${h.tenants.a}, 1000)`.execute(db);
