@@ -18,7 +18,7 @@ export async function openBenchDatabase(): Promise<Database & { label: string }>
     await admin.end();
     const u = new URL(url);
     u.pathname = `/${name}`;
-    const database = await openPostgres(u.toString());
+    const database = await openPostgres(u.toString(), Number(process.env.BENCH_DB_POOL ?? 10), { namedStatements: process.env.BENCH_NAMED !== '0' });
     await migrateToLatest(database.db);
     return {
       ...database,

@@ -12,6 +12,11 @@ export interface Config {
   dbPool: number;
   /** A statement running longer is cancelled and its request answered 503 (CAIRN_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs: number;
+  /**
+   * Repeated statements are prepared once per connection (CAIRN_DB_PREPARE, default on). Off for a pooler that
+   * cannot keep a session's prepared statements (PgBouncer in transaction mode before 1.21).
+   */
+  dbPrepare: boolean;
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
   logFormat: 'pretty' | 'json';
   secretKey: string | null;
@@ -59,10 +64,19 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     logFormat,
     dbPool: positiveInteger(env, 'CAIRN_DB_POOL', DATABASE_DEFAULTS.pool),
     statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
+    dbPrepare: onOff(env, 'CAIRN_DB_PREPARE', true),
     secretKey: env.CAIRN_SECRET_KEY || null,
     renderMaxBytes: positiveInteger(env, 'CAIRN_RENDER_MAX_BYTES', RENDER_DEFAULTS.maxBytes),
     renderTimeBudgetMs: positiveInteger(env, 'CAIRN_RENDER_TIME_BUDGET_MS', RENDER_DEFAULTS.timeBudgetMs),
   };
+}
+
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = env[name]?.trim().toLowerCase();
+  if (text === undefined || text === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(text)) return true;
+  if (['0', 'false', 'off', 'no'].includes(text)) return false;
+  throw new ConfigError(`Invalid ${name} "${env[name]}": expected on or off.`);
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -84,6 +84,9 @@ describe('one slow statement or a busy pool cannot hold the server', () => {
     expect(loadConfig({}, { CAIRN_DB_POOL: '25', CAIRN_STATEMENT_TIMEOUT_MS: '5000' })).toMatchObject({ dbPool: 25, statementTimeoutMs: 5000 });
     expect(() => loadConfig({}, { CAIRN_DB_POOL: '0' })).toThrow(/CAIRN_DB_POOL/);
     expect(() => loadConfig({}, { CAIRN_STATEMENT_TIMEOUT_MS: 'soon' })).toThrow(/CAIRN_STATEMENT_TIMEOUT_MS/);
+    expect(loadConfig({}, {}).dbPrepare).toBe(true);
+    expect(loadConfig({}, { CAIRN_DB_PREPARE: 'off' }).dbPrepare).toBe(false);
+    expect(() => loadConfig({}, { CAIRN_DB_PREPARE: 'sometimes' })).toThrow(/CAIRN_DB_PREPARE/);
   });
 
   it.skipIf(!url)('a statement past the timeout is cancelled and a request that waits past the pool wait fails: both answer 503', async () => {

@@ -176,6 +176,7 @@ export const changeModel = defineModel({
   tenantScoped: true,
   displayField: 'object_repr',
   timestamps: false,
+  numbered: false,
   operations: { create: false, update: false, delete: false },
   fields: {
     time: { kind: 'datetime', readOnly: true },

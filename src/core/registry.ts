@@ -163,6 +163,8 @@ export interface ModelDef {
   adminOnly: boolean;
   /** Field shown as the row's display text. */
   displayField: string;
+  /** The table has a per-tenant `numid` (every model the core creates rows of; not the change log). */
+  numbered: boolean;
   /**
    * Relations whose object the display text starts with, the first one set (`ams1-leaf1 › Ethernet1`): for
    * objects whose own name repeats from parent to parent (interfaces, ports, sessions). Followed through the
@@ -185,9 +187,9 @@ export interface ModelDef {
 
 export type ModelInput = Omit<
   ModelDef,
-  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps'
+  'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'operations' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps' | 'numbered'
 > &
-  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps'>> & {
+  Partial<Pick<ModelDef, 'permission' | 'adminOnly' | 'searchFields' | 'defaultOrdering' | 'listColumnsExclude' | 'hooks' | 'labelPlural' | 'displayField' | 'computed' | 'timestamps' | 'numbered'>> & {
     operations?: Partial<ModelDef['operations']>;
   };
 
@@ -205,6 +207,7 @@ export function defineModel(input: ModelInput): ModelDef {
     hooks: {},
     computed: {},
     timestamps: true,
+    numbered: true,
     labelPlural: `${input.label}s`,
     displayField: 'name' in input.fields ? 'name' : 'id',
     ...input,

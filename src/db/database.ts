@@ -4,6 +4,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
 import type { DB } from './types.ts';
 import { lockDataDir } from './lock.ts';
+import { StatementNames, isStalePlan } from './statement-names.ts';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -27,7 +28,31 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 // numeric stays a string (exact decimals); dates as ISO strings rather than JS Dates at local midnight.
 pg.types.setTypeParser(1082, (v: string) => v);
 
-function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
+/** Sends a query text as a named statement where `names` names it (see statement-names.ts). */
+type QueryFn = (...args: unknown[]) => unknown;
+function namingQuery(q: QueryFn, names: StatementNames): QueryFn {
+  let inTransaction = false;
+  return (...args: unknown[]) => {
+    const [text, values] = args;
+    // Only Kysely's form (text, values) → promise; callbacks, cursors and config objects pass through.
+    if (typeof text !== 'string' || args.length > 2 || (values !== undefined && !Array.isArray(values))) return q(...args);
+    if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
+    else if (/^\s*(commit|rollback)\s*$/i.test(text)) inTransaction = false;
+    const name = names.nameOf(text);
+    if (name === undefined) return q(...args);
+    const sent = q({ text, values, name }) as Promise<unknown>;
+    return sent.catch((err: unknown) => {
+      if (!isStalePlan(err)) throw err;
+      // DDL changed what the statement returns: every name is given up (each connection prepares anew), and outside
+      // a transaction this one is sent again unnamed. Inside one, the transaction has failed: its caller gets a 503.
+      names.forgetAll();
+      if (inTransaction) throw err;
+      return q(text, values);
+    });
+  };
+}
+
+function countingPool(pool: pg.Pool, names: StatementNames | null = null): { pool: pg.Pool; count: () => number } {
   let n = 0;
   const original = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   // Kysely acquires a client and calls client.query; count there too.
@@ -37,7 +62,8 @@ function countingPool(pool: pg.Pool): { pool: pg.Pool; count: () => number } {
     // unheard 'error' ends the process. The query that used the client fails on its own (a 503 to the caller),
     // and the pool discards a client that can no longer query when it is released.
     client.on('error', () => {});
-    const q = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const bound = client.query.bind(client) as QueryFn;
+    const q = names ? namingQuery(bound, names) : bound;
     (client as { query: unknown }).query = (...args: unknown[]) => {
       n++;
       return q(...args);
@@ -55,6 +81,8 @@ export interface PostgresOptions {
   statementTimeoutMs?: number;
   /** How long a query waits for a free connection before it fails (default POOL_WAIT_MS). */
   poolWaitMs?: number;
+  /** Repeated statements are prepared once per connection (default true; see statement-names.ts). */
+  namedStatements?: boolean;
 }
 
 /** How long a request waits for a free connection before it is answered 503 (the pool is exhausted). */
@@ -70,7 +98,7 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
   raw.on('error', () => {
     /* an idle client lost its connection: the pool drops it and the next query opens another */
   });
-  const { pool, count } = countingPool(raw);
+  const { pool, count } = countingPool(raw, opts.namedStatements === false ? null : new StatementNames());
   try {
     const client = await pool.connect();
     client.release();

@@ -3,5 +3,5 @@ import type { Config } from '../config.ts';
 import { openPGlite, openPostgres, type Database } from './database.ts';
 
 export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool, { statementTimeoutMs: config.statementTimeoutMs }) : openPGlite(config.dataDir);
+  return config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool, { statementTimeoutMs: config.statementTimeoutMs, namedStatements: config.dbPrepare }) : openPGlite(config.dataDir);
 }

@@ -39,3 +39,9 @@ it('creates the extension again on rebuild where permitted', async () => {
   expect(report.extensions.pg_trgm).toBe(true);
   expect((await extensionState(h.database.db)).missing).toEqual([]);
 });
+
+it('keeps the trigram index\'s pending list small, as migration 0032 sets it, also when the rebuild creates the index again', async () => {
+  // Every search reads GIN's pending list in full; uncapped (4 MB) it made fragment searches ten times slower.
+  const { rows } = await sql<{ options: string[] | null }>`SELECT reloptions AS options FROM pg_class WHERE relname = 'search_index_trgm_idx'`.execute(h.database.db);
+  expect(rows[0]?.options).toContain('gin_pending_list_limit=256');
+});

@@ -267,6 +267,12 @@ describe('demo data', () => {
     expect((await alice.get('/api/inventory/ansible/?kind=vm')).headers.etag).toBe(before);
   });
 
+  it('leaves fresh planner statistics on the tables it filled, and on the search index and change log their triggers filled', async () => {
+    const { rows } = await sql<{ relname: string }>`SELECT relname FROM pg_stat_user_tables
+      WHERE relname IN ('devices', 'interfaces', 'search_index', 'object_changes') AND last_analyze IS NOT NULL ORDER BY relname`.execute(h.database.db);
+    expect(rows.map((r) => r.relname)).toEqual(['devices', 'interfaces', 'object_changes', 'search_index']);
+  });
+
   it("writes only into its own tenant: the core's bulk load refuses a tenant_id from its caller, as a column or a constant", async () => {
     const tags = requireModel('extras.tag');
     const before = (await h.as('bob').get('/api/tags/?limit=1')).json().count as number;

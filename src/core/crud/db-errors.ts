@@ -1,5 +1,6 @@
 // Database errors a client could have avoided → 4xx answers naming the field. Anything else stays a 500.
 import { ApiError, badRequest, conflict } from '../errors.ts';
+import { isStalePlan } from '../../db/statement-names.ts';
 
 interface PgError {
   code?: string;
@@ -47,5 +48,7 @@ export function translateDbError(err: unknown): unknown {
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   if (e.code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '53300'].includes(e.code)) return true;
+  // A prepared statement DDL made stale (src/db/statement-names.ts): sent again, it is prepared anew.
+  if (isStalePlan(err)) return true;
   return /Connection terminated|connection error and is not queryable|Cannot use a pool after calling end|PGlite is closed|database is closed|timeout exceeded when trying to connect/i.test(e.message ?? '');
 }

@@ -1,0 +1,73 @@
+// Repeated statements are prepared once per connection on PostgreSQL (src/db/statement-names.ts): the server then
+// stops parsing and planning them per request. They must stay correct when DDL changes what a prepared statement
+// returns, and pattern matches must stay unnamed (their best plan depends on the pattern).
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StatementNames } from '../src/db/statement-names.ts';
+import { isDatabaseUnavailable } from '../src/core/crud/db-errors.ts';
+import { openTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+describe('statement names', () => {
+  it('names a text from its third sending on, the same name each time, and never a pattern match', () => {
+    const names = new StatementNames();
+    const text = 'SELECT * FROM sites r WHERE r.id = ANY($1::uuid[])';
+    expect(names.nameOf(text)).toBeUndefined();
+    expect(names.nameOf(text)).toBeUndefined();
+    const name = names.nameOf(text);
+    expect(name).toMatch(/^c0_/);
+    expect(names.nameOf(text)).toBe(name);
+    for (let i = 0; i < 5; i++) expect(names.nameOf('SELECT 1 FROM devices t WHERE t.name ILIKE $1')).toBeUndefined();
+    for (let i = 0; i < 5; i++) expect(names.nameOf('SELECT 1 FROM search_index si WHERE si.norm % $1')).toBeUndefined();
+    // Given up (after DDL), texts are named anew under other names: no connection reuses a stale one.
+    names.forgetAll();
+    for (let i = 0; i < 2; i++) expect(names.nameOf(text)).toBeUndefined();
+    expect(names.nameOf(text)).toMatch(/^c1_/);
+  });
+
+  it('stops naming past its cap', () => {
+    const names = new StatementNames();
+    const named = new Set<string>();
+    for (let k = 0; k < 500; k++) for (let i = 0; i < 3; i++) {
+      const n = names.nameOf(`SELECT ${k}`);
+      if (n) named.add(n);
+    }
+    expect(named.size).toBe(400);
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  it('are prepared on the connection, and a statement DDL made stale is answered after the change', async () => {
+    const db = database.db;
+    await sql`CREATE TABLE zz_named (id int PRIMARY KEY, a text)`.execute(db);
+    await sql`INSERT INTO zz_named VALUES (1, 'one')`.execute(db);
+    // One connection for all of it: the prepared statement lives on it.
+    await db.connection().execute(async (conn) => {
+      const read = () => sql<Record<string, unknown>>`SELECT * FROM zz_named WHERE id = ${1}`.execute(conn);
+      for (let i = 0; i < 4; i++) expect((await read()).rows).toEqual([{ id: 1, a: 'one' }]);
+      const { rows: prepared } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%zz_named WHERE id%'`.execute(conn);
+      expect(prepared[0]!.n).toBe(1);
+
+      // The columns `*` stands for change: the prepared statement can no longer run, the query still answers.
+      await sql`ALTER TABLE zz_named ADD COLUMN b text DEFAULT 'new'`.execute(conn);
+      expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: 'new' }]);
+      for (let i = 0; i < 4; i++) expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: 'new' }]);
+
+      // Inside a transaction the first run after the change fails (the transaction is lost): as a 503 to retry.
+      await sql`ALTER TABLE zz_named ADD COLUMN c int DEFAULT 3`.execute(conn);
+      await sql`BEGIN`.execute(conn);
+      const failed = await read().then(() => null, (err: unknown) => err);
+      await sql`ROLLBACK`.execute(conn);
+      expect(failed).not.toBeNull();
+      expect(isDatabaseUnavailable(failed)).toBe(true);
+      expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: 'new', c: 3 }]);
+    });
+  });
+});
