@@ -88,30 +88,52 @@ function briefColumns(model: ModelDef): string[] {
 }
 
 /**
- * The brief columns of several models' rows by id, in one statement (a branch per model, each row as a JSON
- * array, which keeps numbers numbers), each within the caller's scope when there is a caller. A list page's
- * relations cost one round trip instead of one per related model: under load, sending a query was a quarter of
- * the server's time.
+ * One branch of a relation statement: rows as JSON arrays of `columns` (which keeps numbers numbers), read by
+ * `query` (a `SELECT <g>, json_build_array(…)` of its own). See relationRows.
  */
-async function briefRows(db: Kysely<DB>, ctx: RequestContext | null, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>): Promise<Row[][]> {
-  const out: Row[][] = sets.map(() => []);
-  const columns = sets.map((s) => briefColumns(s.target));
-  const branches: RawBuilder<unknown>[] = [];
-  sets.forEach(({ target, ids }, i) => {
-    if (ids.length === 0) return;
-    const scope = ctx ? scopeCondition(ctx, target, 'r') : sql`true`;
-    branches.push(sql`SELECT ${sql.lit(i)}::int AS g, json_build_array(${sql.join(columns[i]!.map((c) => sql.ref(`r.${c}`)))}) AS v
-      FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scope}`);
+interface Branch {
+  columns: string[];
+  query: (g: number) => RawBuilder<unknown>;
+}
+
+const jsonOf = (exprs: RawBuilder<unknown>[]) => sql`json_build_array(${sql.join(exprs)})`;
+const columnsOf = (alias: string, columns: string[]) => columns.map((c) => sql.ref(`${alias}.${c}`));
+
+/** The brief rows of `target` by id, within the caller's scope when there is a caller. */
+function briefBranch(ctx: RequestContext | null, target: ModelDef, ids: string[]): Branch {
+  const columns = briefColumns(target);
+  const scope = ctx ? scopeCondition(ctx, target, 'r') : sql`true`;
+  return {
+    columns,
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf(columnsOf('r', columns))} AS v
+      FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scope}`,
+  };
+}
+
+/**
+ * Several branches' rows in one statement (UNION ALL): a list page's relations cost one round trip instead of one
+ * per related model or link table. Under load, sending a query was a quarter of the server's time.
+ */
+async function relationRows(db: Kysely<DB>, branches: ReadonlyArray<Branch | null>): Promise<Row[][]> {
+  const out: Row[][] = branches.map(() => []);
+  const parts: RawBuilder<unknown>[] = [];
+  branches.forEach((b, g) => {
+    if (b) parts.push(b.query(g));
   });
-  if (branches.length === 0) return out;
-  const { rows } = await sql<{ g: number; v: unknown[] }>`${sql.join(branches, sql` UNION ALL `)}`.execute(db);
+  if (parts.length === 0) return out;
+  const { rows } = await sql<{ g: number; v: unknown[] }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const { g, v } of rows) {
-    const cols = columns[g]!;
+    const cols = branches[g]!.columns;
     const row: Row = {};
     for (let k = 0; k < cols.length; k++) row[cols[k]!] = v[k];
     out[g]!.push(row);
   }
   return out;
+}
+
+/** The brief columns of several models' rows by id, in one statement. */
+function briefRows(db: Kysely<DB>, ctx: RequestContext | null, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>): Promise<Row[][]> {
+  return relationRows(db, sets.map(({ target, ids }) => (ids.length ? briefBranch(ctx, target, ids) : null)));
 }
 
 /** The brief form of a related row: enough to show and link it. */
@@ -140,15 +162,10 @@ export function addBriefExtension(modelName: string, extension: BriefExtension):
   briefExtensions.set(modelName, [...(briefExtensions.get(modelName) ?? []), extension]);
 }
 
-/** Loads brief objects of several models' rows by id (one statement per display level), within the caller's scope. */
-async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
-  const out = sets.map(() => new Map<string, ApiObject>());
-  if (sets.every((s) => s.ids.length === 0)) return out;
-  const rows = await briefRows(db, ctx, sets);
-  sets.forEach(({ target }, i) => {
-    for (const row of rows[i]!) out[i]!.set(String(row.id), briefObject(target, row, origin));
-  });
-  const shown = await displaysOfSets(db, ctx, sets.map((s, i) => ({ model: s.target, rows: s.target.displayParent ? rows[i]! : [] })));
+/** Brief objects of rows read by briefBranch: their display parents (a query per level) and extensions added. */
+async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; rows: Row[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
+  const out = sets.map(({ target, rows }) => new Map(rows.map((row) => [String(row.id), briefObject(target, row, origin)])));
+  const shown = await displaysOfSets(db, ctx, sets.map((s) => ({ model: s.target, rows: s.target.displayParent ? s.rows : [] })));
   sets.forEach((_s, i) => {
     for (const [id, display] of shown[i]!) out[i]!.get(id)!.display = display;
   });
@@ -165,38 +182,79 @@ async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: Readonly
   return out;
 }
 
+/** Loads brief objects of several models' rows by id (one statement per display level), within the caller's scope. */
+async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
+  if (sets.every((s) => s.ids.length === 0)) return sets.map(() => new Map());
+  const rows = await briefRows(db, ctx, sets);
+  return finishBriefs(db, ctx, sets.map((s, i) => ({ target: s.target, rows: rows[i]! })), origin);
+}
+
+/** A many-to-many field's links from `ownerIds`: the owner, then the target's brief columns. */
+function m2mBranch(ctx: RequestContext, field: FieldDef, ownerIds: string[]): Branch {
+  const t = field.through!;
+  const target = requireModel(field.target!);
+  const columns = briefColumns(target);
+  return {
+    columns: ['owner', ...columns],
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref(`j.${t.from}`), ...columnsOf('r', columns)])} AS v
+      FROM ${sql.table(t.table)} j JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${t.to}`)}
+      WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ownerIds}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`,
+  };
+}
+
+/** The tags of `ownerIds` (objects of `model`), each with its rank by name: the order a row shows them in. */
+function tagsBranch(model: ModelDef, ownerIds: string[]): Branch {
+  const columns = briefColumns(requireModel('extras.tag'));
+  return {
+    columns: ['owner', 'rank', ...columns],
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref('ti.object_id'), sql`row_number() OVER (ORDER BY r.name)`, ...columnsOf('r', columns)])} AS v
+      FROM tagged_items ti JOIN tags r ON r.id = ti.tag_id WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ownerIds}::uuid[])`,
+  };
+}
+
 export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, rows: Row[], opts: SerializeOptions): Promise<ApiObject[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => String(r.id));
   const related = new Map<string, Map<string, ApiObject>>();
   const many = new Map<string, Map<string, ApiObject[]>>();
 
-  // Every foreign key's briefs at once.
-  const fks = Object.entries(model.fields).filter(([, field]) => field.kind === 'fk' && !field.writeOnly && !field.secret);
-  const fkSets = fks.map(([key, field]) => {
-    const col = columnOf(key, field);
-    return { target: requireModel(field.target!), ids: [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))] };
-  });
-  const fkBriefs = await loadBriefSets(db, ctx, fkSets, opts.origin);
-  fks.forEach(([key], i) => related.set(key, fkBriefs[i]!));
-
+  // Every foreign key's briefs, many-to-many link and tag in one statement; display parents one more per level.
+  const fks: string[] = [];
+  const links: string[] = [];
+  const branches: Array<Branch | null> = [];
+  const fkTargets: ModelDef[] = [];
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.writeOnly || field.secret) continue;
+    if (field.kind === 'fk') {
+      const col = columnOf(key, field);
+      const targetIds = [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))];
+      fks.push(key);
+      fkTargets.push(requireModel(field.target!));
+      branches.push(targetIds.length ? briefBranch(ctx, requireModel(field.target!), targetIds) : null);
+    }
+  }
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.writeOnly || field.secret) continue;
     if (field.kind === 'm2m') {
-      const t = field.through!;
-      const target = requireModel(field.target!);
-      const { rows: links } = await sql<Row>`SELECT ${sql.ref(`j.${t.from}`)} AS owner, r.* FROM ${sql.table(t.table)} j
-        JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${t.to}`)}
-        WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
-      many.set(key, groupBriefs(target, links, opts.origin));
-    } else if (field.kind === 'generic_m2m') {
-      many.set(key, await loadGenericLinks(db, ctx, field, ids, opts.origin));
+      links.push(key);
+      branches.push(m2mBranch(ctx, field, ids));
     } else if (field.kind === 'tags') {
-      const tagModel = requireModel('extras.tag');
-      const { rows: links } = await sql<Row>`SELECT ti.object_id AS owner, r.* FROM tagged_items ti JOIN tags r ON r.id = ti.tag_id
-        WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ids}::uuid[]) ORDER BY r.name`.execute(db);
-      many.set(key, groupBriefs(tagModel, links, opts.origin));
+      links.push(key);
+      branches.push(tagsBranch(model, ids));
     }
+  }
+  const loaded = await relationRows(db, branches);
+  const fkBriefs = await finishBriefs(db, ctx, fks.map((_k, i) => ({ target: fkTargets[i]!, rows: loaded[i]! })), opts.origin);
+  fks.forEach((key, i) => related.set(key, fkBriefs[i]!));
+  links.forEach((key, k) => {
+    const field = model.fields[key]!;
+    const found = loaded[fks.length + k]!;
+    // Tags in name order (their rank); other links as the database returns them.
+    if (field.kind === 'tags') found.sort((a, b) => Number(a.rank) - Number(b.rank));
+    many.set(key, groupBriefs(field.kind === 'tags' ? requireModel('extras.tag') : requireModel(field.target!), found, opts.origin));
+  });
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.kind === 'generic_m2m' && !field.writeOnly && !field.secret) many.set(key, await loadGenericLinks(db, ctx, field, ids, opts.origin));
   }
 
   const computed = new Map<string, Map<string, unknown>>();
