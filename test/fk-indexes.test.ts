@@ -98,3 +98,24 @@ it('every natural-order field is ordered by its stored key, indexed behind the t
     expect(rows.filter((r) => r.tbl === m.table).map((r) => r.cols), m.name).toContain(wanted);
   }
 });
+
+it("every tenant-scoped list's default ordering is read off an index (no list's page cost grows with its table)", async () => {
+  // With sorting disabled PostgreSQL takes any index that yields the order, however small the table: a Sort left in
+  // the plan means no index can (the page would read and sort the tenant's whole table).
+  const { listConditions } = await import('../src/core/crud/read.ts');
+  const tenantId = '00000000-0000-7000-8000-000000000001';
+  const ctx = { user: null, tenantId, tenantIds: [tenantId], permissions: new Set<string>(), readOnly: false, requestId: 'order', via: 'token' } as const;
+  const sorted: string[] = [];
+  await database.db.connection().execute(async (conn) => {
+    await sql`SET enable_sort = off`.execute(conn);
+    for (const m of allModels().filter((x) => x.tenantScoped && x.operations.list)) {
+      const { where, orderBy } = listConditions(ctx, m, {});
+      const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT t.* FROM ${sql.table(m.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT 50 OFFSET 100`.execute(conn);
+      // An incremental sort is fine: it orders rows already read in index order within their equal keys (the id
+      // that breaks ties behind a unique name), so it reads no more than the page.
+      if (rows.some((r) => /^\s*(->\s+)?Sort\s+\(/.test(Object.values(r)[0]!))) sorted.push(`${m.name} (${m.defaultOrdering.join(', ') || 'id'})`);
+    }
+    await sql`RESET enable_sort`.execute(conn);
+  });
+  expect(sorted).toEqual([]);
+});

@@ -44,6 +44,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
     await database?.close();
   });
 
+  it('run without JIT compilation (a misjudged row estimate once cost 119 ms of compiling for a 0.2 ms query)', async () => {
+    const { rows } = await sql<{ jit: string }>`SHOW jit`.execute(database.db);
+    expect(rows[0]!.jit).toBe('off');
+  });
+
   it('are prepared on the connection, and a statement DDL made stale is answered after the change', async () => {
     const db = database.db;
     await sql`CREATE TABLE zz_named (id int PRIMARY KEY, a text)`.execute(db);

@@ -93,6 +93,9 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
     connectionString: url,
     max,
     connectionTimeoutMillis: opts.poolWaitMs ?? POOL_WAIT_MS,
+    // No JIT compilation: Cairn's statements are short, and one whose row estimate was far off (a cable trace's
+    // 46 ports estimated at 83,703) spent 119 ms compiling for a 0.2 ms run.
+    options: '-c jit=off',
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
   raw.on('error', () => {

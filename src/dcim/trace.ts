@@ -143,10 +143,16 @@ interface PanelMap {
 async function passThrough(db: Kysely<DB>, tenantId: string, ports: Termination[]): Promise<PanelMap> {
   const fronts = ports.filter((p) => p.type === 'dcim.frontport').map((p) => p.id);
   const rears = ports.filter((p) => p.type === 'dcim.rearport').map((p) => p.id);
+  // Two index lookups, not one OR across both tables: that read every front port of the database (25 ms a step
+  // at 60,000 of them) and grew with it.
   const { rows } = await sql<{ front: string; rear: string; position: number; positions: number }>`
     SELECT f.id AS front, r.id AS rear, f.rear_port_position AS position, r.positions
     FROM front_ports f JOIN rear_ports r ON r.id = f.rear_port_id
-    WHERE (f.id = ANY(${fronts}::uuid[]) OR r.id = ANY(${rears}::uuid[])) AND ${inTenant(tenantId, 'f')} AND ${inTenant(tenantId, 'r')}`.execute(db);
+    WHERE f.id = ANY(${fronts}::uuid[]) AND ${inTenant(tenantId, 'f')} AND ${inTenant(tenantId, 'r')}
+    UNION
+    SELECT f.id, r.id, f.rear_port_position, r.positions
+    FROM rear_ports r JOIN front_ports f ON f.rear_port_id = r.id
+    WHERE r.id = ANY(${rears}::uuid[]) AND ${inTenant(tenantId, 'f')} AND ${inTenant(tenantId, 'r')}`.execute(db);
   const out: PanelMap = { fronts: new Map(), rears: new Map() };
   for (const r of rows) {
     out.fronts.set(r.front, { rear: r.rear, position: r.position, positions: r.positions });
@@ -162,8 +168,9 @@ async function describe(db: Kysely<DB>, tenantId: string, ports: Termination[], 
   const out = new Map<string, TraceObject>();
   const devicePath = requireModel('dcim.device').path;
   if (ports.length) {
+    // The device by a lookup per port: as a join, PostgreSQL misjudged the ports found and hashed every device.
     const { rows } = await sql<{ object_type: string; id: string; name: string; device_id: string; device: string }>`
-      SELECT p.object_type, p.id, p.name, d.id AS device_id, d.name AS device FROM ${CABLEABLE_PORTS} p JOIN devices d ON d.id = p.device_id
+      SELECT p.object_type, p.id, p.name, p.device_id, (SELECT d.name FROM devices d WHERE d.id = p.device_id) AS device FROM ${CABLEABLE_PORTS} p
       WHERE (p.object_type, p.id) IN (SELECT * FROM unnest(${ports.map((p) => p.type)}::text[], ${ports.map((p) => p.id)}::uuid[])) AND ${inTenant(tenantId, 'p')}`.execute(db);
     for (const r of rows) {
       out.set(`${r.object_type}:${r.id}`, {
