@@ -1,5 +1,6 @@
-// Stored rows → API objects. Relations are loaded in one batched query per relation for the whole page,
-// so a list costs the same number of queries whatever its length.
+// Stored rows → API objects. A page's relations (foreign keys' briefs, many-to-many links, tags) are loaded in one
+// statement for the whole page, and display parents in one more per level, so a list costs the same few queries
+// whatever its length and however many relations its model has.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
