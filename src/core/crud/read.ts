@@ -9,7 +9,7 @@ import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch }
 import { serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { loadScopedRow } from './write.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
-import { keptRowCount } from './row-counts.ts';
+import { FOLD_AFTER, foldRowCounts, keptRowCount } from './row-counts.ts';
 
 export type Page = ListEnvelope<ApiObject>;
 
@@ -47,14 +47,36 @@ function countRows(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, where: 
   return sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db).then((r) => r.rows[0]!.n);
 }
 
+/** The page's own column carrying the list's count (see listPage); no field can be called so. */
+const COUNT_COLUMN = '__cairn_count';
+
+/**
+ * The count as a scalar subquery of the page's statement: PostgreSQL runs it once, beside the page, so a list is
+ * one round trip instead of two (under load, sending a query was a quarter of the server's time). The kept count
+ * comes with its number of delta rows ("n/parts"), so a read can still fold them.
+ */
+function countColumn(ctx: RequestContext, model: ModelDef, query: QueryValues, filtered: boolean): RawBuilder<unknown> {
+  if (!filtered && model.tenantScoped && ctx.tenantId) {
+    return sql`(SELECT coalesce(sum(n), 0)::text || '/' || count(*) FROM row_counts WHERE table_name = ${model.table} AND tenant_id = ${ctx.tenantId})`;
+  }
+  const { where } = listConditions(ctx, model, query, 'c');
+  return sql`(SELECT count(*)::text FROM ${sql.table(model.table)} c WHERE ${where})`;
+}
+
 export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
   const { where, orderBy, limit, offset, filtered } = listConditions(ctx, model, query);
-  // Count and page are independent: on PostgreSQL they run on two connections at once.
-  const [count, pageResult] = await Promise.all([
-    countRows(db, ctx, model, where, filtered),
-    sql<Row>`SELECT t.* FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db),
-  ]);
-  const rows = pageResult.rows;
+  const { rows } = await sql<Row>`SELECT t.*, ${countColumn(ctx, model, query, filtered)} AS ${sql.ref(COUNT_COLUMN)}
+    FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db);
+  let count: number;
+  if (rows.length === 0) {
+    // A page past the end has no row to carry the count: it is read on its own.
+    count = await countRows(db, ctx, model, where, filtered);
+  } else {
+    const [n, parts] = String(rows[0]![COUNT_COLUMN]).split('/');
+    count = Number(n);
+    if (parts !== undefined && Number(parts) > FOLD_AFTER) await foldRowCounts(db, model.table, ctx.tenantId!);
+    for (const row of rows) delete row[COUNT_COLUMN];
+  }
   const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
   return pagedList(pageUrl, { count, limit, offset }, results);
 }

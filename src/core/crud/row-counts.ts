@@ -38,7 +38,7 @@ runAfterMigrations(async (db) => {
 });
 
 /** Delta rows a count may gather before a read folds them into one. */
-const FOLD_AFTER = 64;
+export const FOLD_AFTER = 64;
 
 /**
  * Rows of a tenant-scoped model's table in one tenant: the sum of its delta rows (one indexed range read). When
