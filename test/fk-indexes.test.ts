@@ -119,3 +119,18 @@ it("every tenant-scoped list's default ordering is read off an index (no list's 
   });
   expect(sorted).toEqual([]);
 });
+
+it("the device list's q is read off the trigram index, not the tenant's every device", async () => {
+  // The condition q adds, without the tenant fence: on a table this small the tenant's own index would win.
+  const { parseListQuery } = await import('../src/core/crud/list-query.ts');
+  const { requireModel } = await import('../src/core/registry.ts');
+  const where = sql.join(parseListQuery(requireModel('dcim.device'), { q: 'ams1' }, 't').where, sql` AND `);
+  const plan = await database.db.connection().execute(async (conn) => {
+    await sql`SET enable_seqscan = off`.execute(conn);
+    const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT count(*) FROM devices t WHERE ${where}`.execute(conn);
+    await sql`RESET enable_seqscan`.execute(conn);
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  });
+  // Each arm of the OR (name, serial, asset tag, comments) on the index.
+  expect(plan.match(/Bitmap Index Scan on devices_q_trgm/g)?.length, plan).toBe(4);
+});

@@ -38,6 +38,9 @@ it('creates the extension again on rebuild where permitted', async () => {
   const report = await rebuildSearchIndex(h.database.db);
   expect(report.extensions.pg_trgm).toBe(true);
   expect((await extensionState(h.database.db)).missing).toEqual([]);
+  // Dropping the extension took the device list's trigram index with it: the rebuild makes it again.
+  const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_class WHERE relname = 'devices_q_trgm'`.execute(h.database.db);
+  expect(rows[0]!.n).toBe(1);
 });
 
 it('keeps the trigram index\'s pending list small, as migration 0032 sets it, also when the rebuild creates the index again', async () => {

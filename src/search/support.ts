@@ -3,6 +3,7 @@
 // `cairn status` report a missing extension with the statement a superuser must run.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { deviceTrigramIndexSql } from '../db/migrations/0034_device_search_trigrams.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
 export type SearchExtension = (typeof SEARCH_EXTENSIONS)[number];
@@ -68,6 +69,8 @@ export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionStat
   await sql`${sql.raw(`CREATE OR REPLACE FUNCTION cairn_search_norm(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$ ${body} $fn$`)}`.execute(db);
   if (state.schemas.pg_trgm) {
     await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops) WITH (gin_pending_list_limit = 256)`)}`.execute(db);
+    // And the one the device list's `q` reads (migration 0034), missing when pg_trgm came after the migration.
+    await sql`${sql.raw(deviceTrigramIndexSql(state.schemas.pg_trgm))}`.execute(db);
   }
   return state;
 }

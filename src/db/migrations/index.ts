@@ -33,6 +33,7 @@ import * as m0030 from './0030_schedule_claims.ts';
 import * as m0031 from './0031_row_counts.ts';
 import * as m0032 from './0032_search_pending_list.ts';
 import * as m0033 from './0033_list_order_indexes.ts';
+import * as m0034 from './0034_device_search_trigrams.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0031_row_counts': m0031,
   '0032_search_pending_list': m0032,
   '0033_list_order_indexes': m0033,
+  '0034_device_search_trigrams': m0034,
 };
