@@ -1,5 +1,6 @@
 // Shared by the benchmarks: a throw-away migrated database (PostgreSQL when BENCH_DATABASE_URL is set,
-// else embedded), and timing helpers that report medians.
+// else embedded), and timing helpers that report medians. For comparisons on PostgreSQL, BENCH_DB_POOL sets the
+// pool's size (default 10, as the server's) and BENCH_NAMED=0 turns named statements off (src/db/statement-names.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
