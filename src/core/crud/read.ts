@@ -1,6 +1,6 @@
 // Scoped reads of registry models: the list page and one object. The tenant fence comes first, then the
 // caller's filters.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
@@ -9,7 +9,7 @@ import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch }
 import { serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { loadScopedRow } from './write.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
-import { FOLD_AFTER, foldRowCounts, keptRowCount } from './row-counts.ts';
+import { keptCountOf, keptCountSql } from './row-counts.ts';
 
 export type Page = ListEnvelope<ApiObject>;
 
@@ -39,44 +39,30 @@ export function listConditions(ctx: RequestContext, model: ModelDef, query: Quer
 }
 
 /**
- * How many rows the list selects. A tenant's whole list (no filter) reads the count the table's triggers keep
- * (row-counts.ts), so its cost does not grow with the table; a filtered one counts what it selects.
+ * The tenant whose kept count (row-counts.ts) a list reads: a tenant's whole list (no filter), so its count does not
+ * grow with the table. Null when the list counts what it selects.
  */
-function countRows(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, where: RawBuilder<unknown>, filtered: boolean): Promise<number> {
-  if (!filtered && model.tenantScoped && ctx.tenantId) return keptRowCount(db, model, ctx.tenantId);
-  return sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(model.table)} t WHERE ${where}`.execute(db).then((r) => r.rows[0]!.n);
+function keptCountTenant(ctx: RequestContext, model: ModelDef, filtered: boolean): string | null {
+  return !filtered && model.tenantScoped && ctx.tenantId ? ctx.tenantId : null;
 }
 
 /** The page's own column carrying the list's count (see listPage); no field can be called so. */
 const COUNT_COLUMN = '__cairn_count';
 
-/**
- * The count as a scalar subquery of the page's statement: PostgreSQL runs it once, beside the page, so a list is
- * one round trip instead of two (under load, sending a query was a quarter of the server's time). The kept count
- * comes with its number of delta rows ("n/parts"), so a read can still fold them.
- */
-function countColumn(ctx: RequestContext, model: ModelDef, query: QueryValues, filtered: boolean): RawBuilder<unknown> {
-  if (!filtered && model.tenantScoped && ctx.tenantId) {
-    return sql`(SELECT coalesce(sum(n), 0)::text || '/' || count(*) FROM row_counts WHERE table_name = ${model.table} AND tenant_id = ${ctx.tenantId})`;
-  }
-  const { where } = listConditions(ctx, model, query, 'c');
-  return sql`(SELECT count(*)::text FROM ${sql.table(model.table)} c WHERE ${where})`;
-}
-
 export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
   const { where, orderBy, limit, offset, filtered } = listConditions(ctx, model, query);
-  const { rows } = await sql<Row>`SELECT t.*, ${countColumn(ctx, model, query, filtered)} AS ${sql.ref(COUNT_COLUMN)}
-    FROM ${sql.table(model.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db);
-  let count: number;
-  if (rows.length === 0) {
-    // A page past the end has no row to carry the count: it is read on its own.
-    count = await countRows(db, ctx, model, where, filtered);
-  } else {
-    const [n, parts] = String(rows[0]![COUNT_COLUMN]).split('/');
-    count = Number(n);
-    if (parts !== undefined && Number(parts) > FOLD_AFTER) await foldRowCounts(db, model.table, ctx.tenantId!);
-    for (const row of rows) delete row[COUNT_COLUMN];
-  }
+  const kept = keptCountTenant(ctx, model, filtered);
+  // The count rides on the page's statement as a scalar subquery, which PostgreSQL runs once: a list is one round
+  // trip instead of two (under load, sending a query was a quarter of the server's time). The subquery's own `t`
+  // hides the page's, so it counts with the same conditions.
+  const table = sql.table(model.table);
+  const counted = kept ? keptCountSql(model.table, kept) : sql<string>`(SELECT count(*)::text FROM ${table} t WHERE ${where})`;
+  const { rows } = await sql<Row>`SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)}
+    FROM ${table} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db);
+  // A page past the end has no row to carry the count: it is read on its own.
+  const text = rows.length ? String(rows[0]![COUNT_COLUMN]) : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
+  for (const row of rows) delete row[COUNT_COLUMN];
+  const count = kept ? await keptCountOf(db, model.table, kept, text) : Number(text);
   const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
   return pagedList(pageUrl, { count, limit, offset }, results);
 }

@@ -2,10 +2,10 @@
 // table keep rows per tenant in row_counts (migration 0031's cairn_count_rows), whatever writes them (the write
 // service, cascades, bulk loads). Installed from the registry after every migration run, as the search
 // triggers are, so a model added by a release is counted from its first start.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { runAfterMigrations } from '../../db/migrator.ts';
-import { allModels, type ModelDef } from '../registry.ts';
+import { allModels } from '../registry.ts';
 
 const INSERT_TRIGGER = 'cairn_row_count_insert';
 const DELETE_TRIGGER = 'cairn_row_count_delete';
@@ -38,17 +38,23 @@ runAfterMigrations(async (db) => {
 });
 
 /** Delta rows a count may gather before a read folds them into one. */
-export const FOLD_AFTER = 64;
+const FOLD_AFTER = 64;
 
 /**
- * Rows of a tenant-scoped model's table in one tenant: the sum of its delta rows (one indexed range read). When
- * they have piled up, the read folds them into one row, in one statement that concurrent writers do not wait on.
+ * The kept count of a table in one tenant, as an expression a statement can carry: "n/parts", the sum of its delta
+ * rows (one indexed range read) and how many there are, for keptCountOf.
  */
-export async function keptRowCount(db: Kysely<DB>, model: ModelDef, tenantId: string): Promise<number> {
-  const { rows } = await sql<{ n: string; parts: number }>`SELECT coalesce(sum(n), 0)::text AS n, count(*)::int AS parts
-    FROM row_counts WHERE table_name = ${model.table} AND tenant_id = ${tenantId}`.execute(db);
-  const { n, parts } = rows[0]!;
-  if (parts > FOLD_AFTER) await foldRowCounts(db, model.table, tenantId);
+export function keptCountSql(table: string, tenantId: string): RawBuilder<string> {
+  return sql<string>`(SELECT coalesce(sum(n), 0)::text || '/' || count(*) FROM row_counts WHERE table_name = ${table} AND tenant_id = ${tenantId})`;
+}
+
+/**
+ * The count keptCountSql read. When the delta rows have piled up, it folds them into one, in one statement that
+ * concurrent writers do not wait on.
+ */
+export async function keptCountOf(db: Kysely<DB>, table: string, tenantId: string, kept: string): Promise<number> {
+  const [n, parts] = kept.split('/');
+  if (Number(parts) > FOLD_AFTER) await foldRowCounts(db, table, tenantId);
   return Number(n);
 }
 
