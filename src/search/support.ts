@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { deviceTrigramIndexSql } from '../db/migrations/0034_device_search_trigrams.ts';
+import { quoteIdent } from '../db/quote.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
 export type SearchExtension = (typeof SEARCH_EXTENSIONS)[number];
@@ -38,10 +39,6 @@ export async function extensionState(db: Kysely<DB>): Promise<ExtensionState> {
     effect: EFFECT[name],
   }));
   return { pg_trgm: Boolean(schemas.pg_trgm), unaccent: Boolean(schemas.unaccent), schemas, missing };
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 function quoteLiteral(text: string): string {

@@ -13,12 +13,9 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { searchableModels, type SearchableModel } from './fields.ts';
 import { entriesSql, upsertEntriesSql } from './entries.ts';
+import { quoteIdent } from '../db/quote.ts';
 
 const FUNCTION_PREFIX = 'cairn_search_write_';
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 function functionName(table: string): string {
   return `${FUNCTION_PREFIX}${table}`;

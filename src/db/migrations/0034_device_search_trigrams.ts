@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { quoteIdent } from '../quote.ts';
 
 // `q` on the device list is `ILIKE '%…%'` over name, serial, asset tag and comments (as NetBox's): without an
 // index it read the tenant's every device, 13 ms a page at 20,000 and 78 ms under load, the one list whose page
@@ -7,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 export const DEVICE_TRIGRAM_INDEX = 'devices_q_trgm';
 
 export function deviceTrigramIndexSql(trgmSchema: string): string {
-  const ops = `"${trgmSchema.replace(/"/g, '""')}".gin_trgm_ops`;
+  const ops = `${quoteIdent(trgmSchema)}.gin_trgm_ops`;
   return `CREATE INDEX IF NOT EXISTS ${DEVICE_TRIGRAM_INDEX} ON devices USING gin (name ${ops}, serial ${ops}, asset_tag ${ops}, comments ${ops})
     WITH (gin_pending_list_limit = 256)`;
 }
