@@ -185,7 +185,6 @@ async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyA
 
 /** Loads brief objects of several models' rows by id (one statement per display level), within the caller's scope. */
 async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
-  if (sets.every((s) => s.ids.length === 0)) return sets.map(() => new Map());
   const rows = await briefRows(db, ctx, sets);
   return finishBriefs(db, ctx, sets.map((s, i) => ({ target: s.target, rows: rows[i]! })), origin);
 }
@@ -223,19 +222,16 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
   const many = new Map<string, Map<string, ApiObject[]>>();
 
   // Every foreign key's briefs, many-to-many link and tag in one statement; display parents one more per level.
-  const fks: string[] = [];
+  const fks: Array<{ key: string; target: ModelDef }> = [];
   const links: string[] = [];
   const branches: Array<Branch | null> = [];
-  const fkTargets: ModelDef[] = [];
   for (const [key, field] of Object.entries(model.fields)) {
-    if (field.writeOnly || field.secret) continue;
-    if (field.kind === 'fk') {
-      const col = columnOf(key, field);
-      const targetIds = [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))];
-      fks.push(key);
-      fkTargets.push(requireModel(field.target!));
-      branches.push(targetIds.length ? briefBranch(ctx, requireModel(field.target!), targetIds) : null);
-    }
+    if (field.writeOnly || field.secret || field.kind !== 'fk') continue;
+    const col = columnOf(key, field);
+    const targetIds = [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))];
+    const target = requireModel(field.target!);
+    fks.push({ key, target });
+    branches.push(targetIds.length ? briefBranch(ctx, target, targetIds) : null);
   }
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.writeOnly || field.secret) continue;
@@ -248,8 +244,8 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     }
   }
   const loaded = await relationRows(db, branches);
-  const fkBriefs = await finishBriefs(db, ctx, fks.map((_k, i) => ({ target: fkTargets[i]!, rows: loaded[i]! })), opts.origin);
-  fks.forEach((key, i) => related.set(key, fkBriefs[i]!));
+  const fkBriefs = await finishBriefs(db, ctx, fks.map(({ target }, i) => ({ target, rows: loaded[i]! })), opts.origin);
+  fks.forEach(({ key }, i) => related.set(key, fkBriefs[i]!));
   links.forEach((key, k) => {
     const field = model.fields[key]!;
     const found = loaded[fks.length + k]!;
