@@ -10,6 +10,8 @@ let h: Harness;
 beforeAll(async () => {
   h = await startHarness();
   await generateDemoData(h.database.db, { devices: 60, seed: 5, tenantSlug: 'alpha' });
+  // Another tenant's network beside it: no count or relation may reach across.
+  await generateDemoData(h.database.db, { devices: 12, seed: 9, tenantSlug: 'beta' });
 }, 120_000);
 afterAll(async () => {
   await h?.close();
@@ -51,6 +53,21 @@ describe('list pages load their relations in one query', () => {
     expect(filtered.results[0]).not.toHaveProperty('__cairn_count');
     const past = (await h.as('admin').get('/api/devices/?limit=3&offset=100000&role__n=patch-panel')).json();
     expect(past).toMatchObject({ count: network[0]!.n, results: [] });
+  });
+
+  it("counts and shows only the caller's tenant, with the page's relations from it alone", async () => {
+    const countIn = async (tenant: string, patchPanels: boolean) =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM devices d JOIN device_roles r ON r.id = d.role_id
+        WHERE d.tenant_id = ${tenant} AND ${patchPanels ? sql`true` : sql`r.slug <> 'patch-panel'`}`.execute(h.database.db)).rows[0]!.n;
+    for (const [who, tenant] of [['admin', h.tenants.a], ['adminB', h.tenants.b]] as const) {
+      const all = (await h.as(who).get('/api/devices/?limit=50')).json();
+      expect(all.count, who).toBe(await countIn(tenant, true));
+      expect((await h.as(who).get('/api/devices/?limit=3&role__n=patch-panel')).json().count, who).toBe(await countIn(tenant, false));
+      const { rows: sites } = await sql<{ id: string }>`SELECT id FROM sites WHERE tenant_id = ${tenant}`.execute(h.database.db);
+      const own = new Set(sites.map((r) => r.id));
+      expect(all.results.every((d: { site: { id: string } }) => own.has(d.site.id)), who).toBe(true);
+    }
+    expect(await countIn(h.tenants.b, true)).toBeLessThan(await countIn(h.tenants.a, true));
   });
 
   it('tags come with the relations, each row\'s in name order', async () => {
