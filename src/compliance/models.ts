@@ -1,10 +1,11 @@
 // Compliance rules as a registry model (generic CRUD at /api/compliance/rules/), the `compliance` summary on
 // device and VM rows, and re-evaluation when a device, a VM or end-of-life data changes.
+import { sql } from 'kysely';
 import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from '../core/registry.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
-import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, violationCounts, type ObjectType, type RuleRow } from './service.ts';
+import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, violationCounts, visibleViolation, type ObjectType, type RuleRow } from './service.ts';
 
 export const complianceRuleModel = defineModel({
   name: 'compliance.rule',
@@ -60,6 +61,12 @@ const complianceField: ComputedField = {
   async load({ db, rows }) {
     const counts = await violationCounts(db, rows.map((r) => String(r.id)));
     return new Map(rows.map((r) => [String(r.id), { violations: counts.get(String(r.id)) ?? 0 }]));
+  },
+  // The same count beside each row of a page (the rules and violations are the object's tenant's, as in load).
+  inline: {
+    select: (_ctx, alias) => sql`(SELECT count(*)::int FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
+      WHERE v.object_id = ${sql.ref(`${alias}.id`)} AND ${visibleViolation})`,
+    value: (selected) => ({ violations: Number(selected ?? 0) }),
   },
 };
 

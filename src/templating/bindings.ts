@@ -54,6 +54,20 @@ const bindingField: ComputedField = {
     const bindings = await resolveBindings(db, 'device', rows.map((r) => String(r.id)));
     return new Map([...bindings].map(([id, b]) => [id, b as unknown]));
   },
+  // Beside each row of a page, as resolveBindings resolves it: [own id, own name, resolved id, resolved name].
+  inline: {
+    select: (_ctx, alias) => {
+      const col = (c: string) => sql.ref(`${alias}.${c}`);
+      return sql`(SELECT json_build_array(o.id, o.name, t.id, t.name) FROM (SELECT ${col('config_template_id')} AS own,
+          COALESCE(${col('config_template_id')}, (SELECT r.config_template_id FROM device_roles r WHERE r.id = ${col('role_id')}),
+            (SELECT p.config_template_id FROM platforms p WHERE p.id = ${col('platform_id')})) AS resolved) k
+        LEFT JOIN export_templates o ON o.id = k.own LEFT JOIN export_templates t ON t.id = k.resolved)`;
+    },
+    value: (selected): Binding => {
+      const [ownId, ownName, id, name] = (Array.isArray(selected) ? selected : []) as Array<string | null>;
+      return { own: ownId ? { id: ownId, name: ownName! } : null, resolved: id ? { id, name: name! } : null };
+    },
+  },
 };
 
 /** Wraps a model's validate hook: the bound template must be a device template (the tenant check is the fk's). */

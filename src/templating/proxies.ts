@@ -14,7 +14,7 @@ import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
 import { allModels, columnOf, isColumnField, requireModel } from '../core/registry.ts';
 import { modelAllows, scopeCondition } from '../core/access.ts';
-import { displayOf, type Row } from '../core/crud/serialize.ts';
+import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
 import { isUuid } from '../core/ids.ts';
 import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type AttributeReads, type TemplateObject } from './engine/index.ts';
@@ -144,7 +144,7 @@ export class RenderSession {
   inlineSelect(model: ModelDef, alias: string): RawBuilder<unknown> {
     const keys = this.inlineWanted.get(model.name);
     if (!keys?.size) return sql``;
-    return sql`, ${sql.join([...keys].map((k) => sql`${model.computed[k]!.inline!.select(this.ctx, alias)} AS ${sql.ref(inlineColumn(k))}`))}`;
+    return sql`, ${sql.join([...keys].map((k) => sql`${model.computed[k]!.inline!.select(this.ctx, alias)} AS ${sql.ref(inlineComputedColumn(k))}`))}`;
   }
 
   private note(model: ModelDef, a: Access): void {
@@ -469,7 +469,7 @@ function resolveAccess(model: ModelDef, name: string): Access {
     if (!isColumnField(field)) return NO_ACCESS;
     return { k: 'value', field, column: columnOf(name, field) };
   }
-  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, inlineKey: inlineColumn(name), column: null };
+  if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, inlineKey: inlineComputedColumn(name), column: null };
   if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: 'tenant_id' };
   // An address's prefix length: the mask length of the most specific prefix holding it, in its VRF (SPEC "Address
   // filters": an address without a mask of its own takes its prefix's).
@@ -780,11 +780,6 @@ export class RowGroup {
       return out;
     });
   }
-}
-
-/** The column a computed value read beside its row arrives in (never a real column: those do not start with `__`). */
-function inlineColumn(key: string): string {
-  return `__computed_${key}`;
 }
 
 /** A computed value read inline that no read has built yet. */

@@ -6,8 +6,8 @@ import type { RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch } from './list-query.ts';
-import { serializeRows, type ApiObject, type Row } from './serialize.ts';
-import { loadScopedRow } from './write.ts';
+import { inlineComputedSelect, serializeRows, type ApiObject, type Row } from './serialize.ts';
+import { notFound } from '../errors.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 import { keptCountOf, keptCountSql } from './row-counts.ts';
 
@@ -57,7 +57,7 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
   // hides the page's, so it counts with the same conditions.
   const table = sql.table(model.table);
   const counted = kept ? keptCountSql(model.table, kept) : sql<string>`(SELECT count(*)::text FROM ${table} t WHERE ${where})`;
-  const { rows } = await sql<Row>`SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)}
+  const { rows } = await sql<Row>`SELECT t.*${inlineComputedSelect(ctx, model, 't')}, ${counted} AS ${sql.ref(COUNT_COLUMN)}
     FROM ${table} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db);
   // A page past the end has no row to carry the count: it is read on its own.
   const text = rows.length ? String(rows[0]![COUNT_COLUMN]) : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
@@ -68,7 +68,10 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
 }
 
 export async function readObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<ApiObject> {
-  const row = await loadScopedRow(db, ctx, model, id);
+  const { rows } = await sql<Row>`SELECT t.*${inlineComputedSelect(ctx, model, 't')} FROM ${sql.table(model.table)} t
+    WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db);
+  const row = rows[0];
+  if (!row) throw notFound();
   return (await serializeRows(db, ctx, model, [row], { origin }))[0]!;
 }
 
