@@ -63,6 +63,13 @@ describe('list pages load their relations in one query', () => {
     expect((await admin.patch(`/api/device-roles/${page[0]!.role.id}/`, { config_template: template.id })).statusCode).toBe(200);
     expect((await admin.patch(`/api/devices/${page[1]!.id}/`, { config_template_id: other.id })).statusCode).toBe(200);
     expect((await admin.post('/api/compliance/rules/', { name: 'ends in 1', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '1$' } })).statusCode).toBe(201);
+    // An address on a VM's interface, and one translated from another (NAT).
+    const site = page[0]! as unknown as { site: { id: string } };
+    const cluster = (await admin.post('/api/clusters/', { name: 'c1', type: 'KVM', site: site.site.id })).json();
+    const vm = (await admin.post('/api/virtual-machines/', { name: 'vm1', cluster: cluster.id })).json();
+    const vmIf = (await admin.post('/api/vm-interfaces/', { virtual_machine: vm.id, name: 'eth0' })).json();
+    const inside = (await admin.post('/api/ip-addresses/', { address: '0.0.0.1/24', assigned_vm_interface: vmIf.id })).json();
+    expect((await admin.post('/api/ip-addresses/', { address: '0.0.0.2/24', nat_inside: inside.id })).statusCode).toBe(201);
     const ctx = systemContext(h.tenants.a);
     let compared = 0;
     for (const model of allModels()) {
@@ -80,6 +87,8 @@ describe('list pages load their relations in one query', () => {
     const devices = (await admin.get('/api/devices/?limit=50&role__n=patch-panel')).json().results as Array<Record<string, { violations?: number; own?: unknown; resolved?: unknown }>>;
     expect(devices.some((d) => d.compliance!.violations! > 0) && devices.some((d) => d.compliance!.violations === 0)).toBe(true);
     expect(devices.some((d) => d.config_template!.own) && devices.some((d) => d.config_template!.resolved && !d.config_template!.own)).toBe(true);
+    const addresses = (await admin.get('/api/ip-addresses/?limit=2')).json().results as Array<{ address: string; assigned_object: unknown; nat_outside: unknown[] }>;
+    expect(addresses[0]).toMatchObject({ address: '0.0.0.1/24', assigned_object: { name: 'eth0', virtual_machine: { name: 'vm1' } }, nat_outside: [{ address: '0.0.0.2/24' }] });
   });
 
   it('counts with the page, filtered or not, and on its own past the end', async () => {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { scopeCondition } from '../core/access.ts';
-import { briefObject, type Row } from '../core/crud/serialize.ts';
+import { briefFromJson, briefJson, briefObject, type Row } from '../core/crud/serialize.ts';
 
 export const natOutsideField: ComputedField = {
   label: 'NAT (outside)',
@@ -18,5 +18,16 @@ export const natOutsideField: ComputedField = {
       WHERE o.nat_inside_id = ANY(${rows.map((r) => String(r.id))}::uuid[]) AND ${scopeCondition(ctx, model, 'o')} ORDER BY o.address`.execute(db);
     for (const o of outside) (out.get(String(o.nat_inside_id)) as unknown[]).push(briefObject(model, o, origin));
     return out;
+  },
+  inline: {
+    select: (ctx, alias) => {
+      const model = requireModel('ipam.ipaddress');
+      return sql`(SELECT json_agg(${briefJson(model, 'o')} ORDER BY o.address) FROM ip_addresses o
+        WHERE o.nat_inside_id = ${sql.ref(`${alias}.id`)} AND ${scopeCondition(ctx, model, 'o')})`;
+    },
+    value: (selected, origin) => {
+      const model = requireModel('ipam.ipaddress');
+      return Array.isArray(selected) ? selected.map((v) => briefFromJson(model, v, origin)) : [];
+    },
   },
 };

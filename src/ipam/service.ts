@@ -1,13 +1,13 @@
 // IPAM rules: route distinguishers, primary addresses, address assignment, VLAN modes, and the page loaders
 // of derived fields (an address's containing prefix, its assigned interface).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { callerTenant, sameTenant, scopeCondition } from '../core/access.ts';
-import { briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
+import { briefFromJson, briefJson, briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import { prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 
@@ -196,6 +196,16 @@ export const containingPrefixField: ComputedField = {
     for (const r of found) out.set(String(r.owner), briefObject(prefixModel, r, origin));
     return out;
   },
+  inline: {
+    select: (ctx, alias) => {
+      const prefixModel = requireModel('ipam.prefix');
+      return sql`(SELECT ${briefJson(prefixModel, 'p')} FROM prefixes p
+        WHERE ${sameTenant('p', alias)} AND p.vrf_id IS NOT DISTINCT FROM ${sql.ref(`${alias}.vrf_id`)}
+          AND p.prefix >>= host(${sql.ref(`${alias}.address`)})::inet AND ${scopeCondition(ctx, prefixModel, 'p')}
+        ORDER BY masklen(p.prefix) DESC LIMIT 1)`;
+    },
+    value: (selected, origin) => briefFromJson(requireModel('ipam.prefix'), selected, origin),
+  },
 };
 
 export const familyField: ComputedField = {
@@ -267,20 +277,32 @@ async function addInterfaceBriefs(
 ): Promise<void> {
   if (ids.length === 0) return;
   const ifModel = requireModel(owner.ifModel);
-  const parentModel = requireModel(owner.parentModel);
   const { rows: found } = await sql<{ id: string; name: string; parent_id: string; parent_name: string }>`
     SELECT i.id, i.name, p.id AS parent_id, p.name AS parent_name FROM ${sql.table(owner.ifTable)} i
     JOIN ${sql.table(owner.parentTable)} p ON p.id = ${sql.ref(`i.${owner.parentColumn}`)}
     WHERE i.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, ifModel, 'i')}`.execute(db);
-  for (const f of found) {
-    briefs.set(f.id, {
-      id: f.id,
-      url: objectUrl(ifModel, f.id, origin),
-      display: f.name,
-      name: f.name,
-      [owner.parentKey]: { id: f.parent_id, url: objectUrl(parentModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
-    });
-  }
+  for (const f of found) briefs.set(f.id, interfaceBrief(owner, f, origin));
+}
+
+function interfaceBrief(owner: InterfaceOwner, f: { id: string; name: string; parent_id: string; parent_name: string }, origin: string): Row {
+  const parentModel = requireModel(owner.parentModel);
+  return {
+    id: f.id,
+    url: objectUrl(requireModel(owner.ifModel), f.id, origin),
+    display: f.name,
+    name: f.name,
+    [owner.parentKey]: { id: f.parent_id, url: objectUrl(parentModel, f.parent_id, origin), display: f.parent_name, name: f.parent_name },
+  };
+}
+
+/**
+ * What addInterfaceBriefs reads of the interface `id` names, inside another statement: [id, name, parent id, parent
+ * name, interface model].
+ */
+function interfaceBriefJson(ctx: RequestContext, owner: InterfaceOwner, id: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(SELECT json_build_array(i.id, i.name, p.id, p.name, ${owner.ifModel}::text) FROM ${sql.table(owner.ifTable)} i
+    JOIN ${sql.table(owner.parentTable)} p ON p.id = ${sql.ref(`i.${owner.parentColumn}`)}
+    WHERE i.id = ${id} AND ${scopeCondition(ctx, requireModel(owner.ifModel), 'i')})`;
 }
 
 export const assignedObjectField: ComputedField = {
@@ -299,6 +321,20 @@ export const assignedObjectField: ComputedField = {
       if (target && briefs.has(target)) out.set(String(r.id), briefs.get(target));
     }
     return out;
+  },
+  // A device's interface when that column is set, else a VM's (never both: validate refuses it).
+  inline: {
+    select: (ctx, alias) => {
+      const col = (c: string) => sql.ref(`${alias}.${c}`);
+      return sql`CASE WHEN ${col('assigned_interface_id')} IS NOT NULL THEN ${interfaceBriefJson(ctx, DEVICE_INTERFACES, col('assigned_interface_id'))}
+        ELSE ${interfaceBriefJson(ctx, VM_INTERFACES, col('assigned_vm_interface_id'))} END`;
+    },
+    value: (selected, origin) => {
+      if (!Array.isArray(selected)) return null;
+      const [id, name, parentId, parentName, kind] = selected as string[];
+      const owner = kind === DEVICE_INTERFACES.ifModel ? DEVICE_INTERFACES : VM_INTERFACES;
+      return interfaceBrief(owner, { id: id!, name: name!, parent_id: parentId!, parent_name: parentName! }, origin);
+    },
   },
 };
 

@@ -146,6 +146,23 @@ export function briefObject(model: ModelDef, row: Row, origin: string): ApiObjec
   return out;
 }
 
+/**
+ * A brief object of `model` read inside another statement: a JSON array of its brief columns from the row at
+ * `alias` (see briefFromJson). json_build_array keeps numbers numbers and prints other values as their text.
+ */
+export function briefJson(model: ModelDef, alias: string): RawBuilder<unknown> {
+  return jsonOf(columnsOf(alias, briefColumns(model)));
+}
+
+/** The brief object of what briefJson read, or null for SQL NULL. */
+export function briefFromJson(model: ModelDef, values: unknown, origin: string): ApiObject | null {
+  if (!Array.isArray(values)) return null;
+  const cols = briefColumns(model);
+  const row: Row = {};
+  for (let k = 0; k < cols.length; k++) row[cols[k]!] = values[k];
+  return briefObject(model, row, origin);
+}
+
 function outputValue(value: unknown, kind: string): unknown {
   if (value instanceof Date) return value.toISOString();
   if (kind === 'decimal' && typeof value === 'string') return Number(value);
