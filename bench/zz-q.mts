@@ -2,7 +2,7 @@ import pg from 'pg';
 const flag = { on: false };
 const orig = pg.Client.prototype.query;
 (pg.Client.prototype as any).query = function (this: unknown, ...args: any[]) {
-  if (flag.on) { const t = typeof args[0] === 'string' ? args[0] : args[0]?.text; console.log('---- ' + String(t).replace(/\s+/g, ' ').slice(0, Number(process.env.W ?? 400))); }
+  if (flag.on) { const t = typeof args[0] === 'string' ? args[0] : args[0]?.text; console.log('---- ' + String(t).replace(/\s+/g, ' ').slice(0, Number(process.env.W ?? 400))); if (process.env.STACK && String(t).includes(process.env.STACK)) console.log(new Error().stack); }
   return (orig as any).apply(this, args);
 };
 const { buildApp } = await import('../src/app.ts');

@@ -91,6 +91,23 @@ describe('list pages load their relations in one query', () => {
     expect(addresses[0]).toMatchObject({ address: '0.0.0.1/24', assigned_object: { name: 'eth0', virtual_machine: { name: 'vm1' } }, nat_outside: [{ address: '0.0.0.2/24' }] });
   });
 
+  it("a page of interfaces: each one's link peer and connected endpoint, through the panels, in six queries", async () => {
+    await h.as('admin').get('/api/interfaces/?limit=1'); // warm the token cache
+    const { n, results } = await pageQueries('/api/interfaces/?limit=50&cabled=true');
+    // The page with its count and link peers (1); relations (1); a query per cable hop, each with the way through
+    // the panel it reaches (3 on demo data: interface, panel, panel, interface). It was 10.
+    expect(n).toBeLessThanOrEqual(6);
+    expect(results.length).toBeGreaterThan(10);
+    let throughPanels = 0;
+    for (const row of results) {
+      const trace = (await h.as('admin').get(`/api/interfaces/${row.id as string}/trace/`)).json();
+      expect(row.connected_endpoint, String(row.display)).toEqual(trace.destination);
+      expect((row.link_peer as { id: string } | null)?.id ?? null).toBe(trace.segments[0].far_end?.id ?? null);
+      if (trace.segments.length > 1 && trace.destination) throughPanels++;
+    }
+    expect(throughPanels).toBeGreaterThan(0);
+  });
+
   it('counts with the page, filtered or not, and on its own past the end', async () => {
     const all = (await h.as('admin').get('/api/devices/?limit=3')).json();
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM devices WHERE tenant_id = ${h.tenants.a}`.execute(h.database.db);

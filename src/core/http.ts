@@ -27,8 +27,11 @@ export function dbOf(req: FastifyRequest): Kysely<DB> {
   return req.server.database.db;
 }
 
+/** `scheme://host[:port]`, as URL.origin writes it (no default port), so an object's url is the same on every route. */
 export function originOf(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
+  const host = req.host;
+  const defaultPort = req.protocol === 'https' ? ':443' : ':80';
+  return `${req.protocol}://${host.endsWith(defaultPort) ? host.slice(0, -defaultPort.length) : host}`;
 }
 
 export function requestUrl(req: FastifyRequest): URL {

@@ -145,7 +145,7 @@ export interface LinkPeer {
 export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[], type: TerminationType = 'dcim.interface'): Promise<Map<string, LinkPeer>> {
   const out = new Map<string, LinkPeer>();
   if (interfaceIds.length === 0 || !tenantId) return out;
-  const { rows } = await sql<{ self: string; object_type: string; device: string; name: string; description: string; custom_fields: Record<string, unknown>; device_id: string; id: string; cable_id: string }>`
+  const { rows } = await sql<PeerRow & { self: string }>`
     SELECT DISTINCT ON (me.termination_id) me.termination_id AS self, p.object_type, d.name AS device, p.name, p.description, p.custom_fields,
       d.id AS device_id, p.id, me.cable_id
     FROM cable_terminations me
@@ -154,27 +154,61 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
     JOIN devices d ON d.id = p.device_id
     WHERE me.termination_type = ${type} AND me.termination_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.termination_id, p.object_type <> 'dcim.interface', p.numid`.execute(db);
-  for (const r of rows) {
-    out.set(r.self, {
-      object_type: r.object_type,
-      id: r.id,
-      device: r.device,
-      interface: r.name,
-      name: r.name,
-      display: `${r.device}${DISPLAY_SEPARATOR}${r.name}`,
-      description: r.description ?? '',
-      custom_fields: r.custom_fields ?? {},
-      device_id: r.device_id,
-      interface_id: r.id,
-      cable_id: r.cable_id,
-    });
-  }
+  for (const r of rows) out.set(r.self, linkPeer(r));
   return out;
+}
+
+interface PeerRow {
+  object_type: string;
+  device: string;
+  name: string;
+  description: string | null;
+  custom_fields: Record<string, unknown> | null;
+  device_id: string;
+  id: string;
+  cable_id: string;
+}
+
+function linkPeer(r: PeerRow): LinkPeer {
+  return {
+    object_type: r.object_type,
+    id: r.id,
+    device: r.device,
+    interface: r.name,
+    name: r.name,
+    display: `${r.device}${DISPLAY_SEPARATOR}${r.name}`,
+    description: r.description ?? '',
+    custom_fields: r.custom_fields ?? {},
+    device_id: r.device_id,
+    interface_id: r.id,
+    cable_id: r.cable_id,
+  };
+}
+
+/** What loadLinkPeers reads for one port, beside its row (the port at `alias`): a page costs no query of its own. */
+function linkPeerInline(type: TerminationType): NonNullable<ComputedField['inline']> {
+  return {
+    select: (ctx, alias) => {
+      if (!ctx.tenantId) return sql`NULL::json`;
+      return sql`(SELECT json_build_array(p.object_type, d.name, p.name, p.description, p.custom_fields, d.id, p.id, me.cable_id)
+        FROM cable_terminations me
+        JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
+        JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(ctx.tenantId, 'p')}
+        JOIN devices d ON d.id = p.device_id
+        WHERE me.termination_type = ${type} AND me.termination_id = ${sql.ref(`${alias}.id`)}
+        ORDER BY p.object_type <> 'dcim.interface', p.numid LIMIT 1)`;
+    },
+    value: (selected) => {
+      if (!Array.isArray(selected)) return null;
+      const [object_type, device, name, description, custom_fields, device_id, id, cable_id] = selected as [string, string, string, string | null, Record<string, unknown> | null, string, string, string];
+      return linkPeer({ object_type, device, name, description, custom_fields, device_id, id, cable_id });
+    },
+  };
 }
 
 /** A port's link peer: the object across its cable. */
 export function linkPeerOf(type: TerminationType): ComputedField {
-  return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type) };
+  return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type), inline: linkPeerInline(type) };
 }
 
 export const linkPeerField: ComputedField = {
@@ -197,4 +231,5 @@ export const linkPeerField: ComputedField = {
     },
   },
   load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id))),
+  inline: linkPeerInline('dcim.interface'),
 };

@@ -1,7 +1,7 @@
 // Cable tracing: from an interface (or a port) across its cable; at a front port through the panel to its rear
 // port, at a rear port back out of the front port of the position the path came in on; until an interface, a
 // port without a cable or an ambiguous rear port ends it. Many paths walk in step (an interface list's
-// connected_endpoint for a whole page): each step costs two queries for all of them, and a path is bounded
+// connected_endpoint for a whole page): each step costs one query for all of them, and a path is bounded
 // (MAX_SEGMENTS, and no port visited twice), so a patch loop ends instead of spinning.
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -43,6 +43,17 @@ interface RawSegment {
   near: Termination;
   cable: string | null;
   far: Termination | null;
+  /** What a trace shows of the far end: read with the hop, so a path's end needs no query of its own. */
+  farPort?: PortRow;
+}
+
+/** A port as describe reads it. */
+interface PortRow {
+  object_type: string;
+  id: string;
+  name: string;
+  device_id: string;
+  device: string;
 }
 
 interface Walk {
@@ -63,7 +74,6 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
     const active = walks.filter((w) => !w.ended);
     if (active.length === 0) break;
     const hops = await cableHops(db, tenantId, active.map((w) => w.near));
-    const passing: Array<{ walk: Walk; at: Termination }> = [];
     for (const w of active) {
       const hop = hops.get(keyOf(w.near));
       if (!hop) {
@@ -71,24 +81,19 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
         w.ended = 'no_cable';
         continue;
       }
-      w.segments.push({ near: w.near, cable: hop.cable, far: hop.far });
+      w.segments.push({ near: w.near, cable: hop.cable, far: hop.far, ...(hop.farPort ? { farPort: hop.farPort } : {}) });
       if (!hop.far) w.ended = 'open_port';
       else if (hop.far.type === 'dcim.interface') w.ended = 'interface';
       else if (w.seen.has(keyOf(hop.far))) w.ended = 'loop';
       else {
         w.seen.add(keyOf(hop.far));
-        passing.push({ walk: w, at: hop.far });
-      }
-    }
-    if (passing.length === 0) continue;
-    const through = await passThrough(db, tenantId, passing.map((p) => p.at));
-    for (const { walk, at } of passing) {
-      const next = throughPanel(walk, at, through);
-      if (!next) continue;
-      if (walk.seen.has(keyOf(next))) walk.ended = 'loop';
-      else {
-        walk.seen.add(keyOf(next));
-        walk.near = next;
+        const next = throughPanel(w, hop.far, hop.panel);
+        if (!next) continue;
+        if (w.seen.has(keyOf(next))) w.ended = 'loop';
+        else {
+          w.seen.add(keyOf(next));
+          w.near = next;
+        }
       }
     }
   }
@@ -96,18 +101,23 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
   return walks;
 }
 
+/** How a port reached on a cable's far end leads through its panel (null when it does not, as a port left open). */
+type Panel =
+  | { kind: 'front'; rear: string; position: number; positions: number }
+  | { kind: 'rear'; positions: number; fronts: Map<number, string> }
+  | null;
+
 /** The port on the other side of a panel from `at`, or null with the walk ended. */
-function throughPanel(walk: Walk, at: Termination, through: PanelMap): Termination | null {
+function throughPanel(walk: Walk, at: Termination, panel: Panel): Termination | null {
   if (at.type === 'dcim.frontport') {
-    const f = through.fronts.get(at.id);
-    if (!f) {
+    if (panel?.kind !== 'front') {
       walk.ended = 'open_port';
       return null;
     }
-    if (f.positions > 1) walk.stack.push(f.position);
-    return { type: 'dcim.rearport', id: f.rear };
+    if (panel.positions > 1) walk.stack.push(panel.position);
+    return { type: 'dcim.rearport', id: panel.rear };
   }
-  const r = through.rears.get(at.id);
+  const r = panel?.kind === 'rear' ? panel : null;
   const position = r && r.positions === 1 ? 1 : walk.stack.pop();
   const front = position === undefined ? undefined : r?.fronts.get(position);
   if (!front) {
@@ -117,71 +127,68 @@ function throughPanel(walk: Walk, at: Termination, through: PanelMap): Terminati
   return { type: 'dcim.frontport', id: front };
 }
 
+interface Hop {
+  cable: string;
+  far: Termination | null;
+  farPort: PortRow | null;
+  panel: Panel;
+}
+
 /**
  * For each port, its cable and the first object on the cable's other end (interfaces first, then in name
- * order: a cable with several ends on one side is followed through one of them).
+ * order: a cable with several ends on one side is followed through one of them), with the way through that
+ * object's panel: a front port's rear port (and how many positions it has), a rear port's front ports by
+ * position. Read in the same statement, a step of a walk is one round trip, not two.
  */
-async function cableHops(db: Kysely<DB>, tenantId: string, ports: Termination[]): Promise<Map<string, { cable: string; far: Termination | null }>> {
-  const { rows } = await sql<{ type: string; id: string; cable: string; far_type: string | null; far_id: string | null }>`
+async function cableHops(db: Kysely<DB>, tenantId: string, ports: Termination[]): Promise<Map<string, Hop>> {
+  const { rows } = await sql<{ type: string; id: string; cable: string; far_type: string | null; far_id: string | null; far_name: string | null; far_device_id: string | null; far_device: string | null; rear: string | null; position: number | null; positions: number | null; fronts: Array<[number, string]> | null }>`
     SELECT DISTINCT ON (me.termination_type, me.termination_id) me.termination_type AS type, me.termination_id AS id, me.cable_id AS cable,
-      p.object_type AS far_type, p.id AS far_id
+      p.object_type AS far_type, p.id AS far_id, p.name AS far_name, p.device_id AS far_device_id,
+      (SELECT d.name FROM devices d WHERE d.id = p.device_id) AS far_device, p.rear_port_id AS rear, p.rear_port_position AS position,
+      CASE p.object_type
+        WHEN 'dcim.frontport' THEN (SELECT r.positions FROM rear_ports r WHERE r.id = p.rear_port_id AND ${inTenant(tenantId, 'r')})
+        WHEN 'dcim.rearport' THEN p.positions END AS positions,
+      CASE WHEN p.object_type = 'dcim.rearport' THEN (SELECT json_agg(json_build_array(f.rear_port_position, f.id)) FROM front_ports f
+        WHERE f.rear_port_id = p.id AND ${inTenant(tenantId, 'f')}) END AS fronts
     FROM cable_terminations me
     JOIN cables c ON c.id = me.cable_id AND ${inTenant(tenantId, 'c')}
     LEFT JOIN (cable_terminations far JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')})
       ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
     WHERE (me.termination_type, me.termination_id) IN (SELECT * FROM unnest(${ports.map((p) => p.type)}::text[], ${ports.map((p) => p.id)}::uuid[]))
     ORDER BY me.termination_type, me.termination_id, p.object_type <> 'dcim.interface', p.name_natural NULLS LAST, p.id`.execute(db);
-  return new Map(rows.map((r) => [`${r.type}:${r.id}`, { cable: r.cable, far: r.far_type && r.far_id ? { type: r.far_type, id: r.far_id } : null }]));
+  const panelOf = (r: (typeof rows)[number]): Panel => {
+    // A front port whose rear port is not the tenant's, or a rear port without front ports, leads nowhere.
+    if (r.far_type === 'dcim.frontport') return r.rear && r.positions !== null ? { kind: 'front', rear: r.rear, position: r.position!, positions: r.positions } : null;
+    if (r.far_type === 'dcim.rearport' && r.fronts?.length) return { kind: 'rear', positions: r.positions!, fronts: new Map(r.fronts) };
+    return null;
+  };
+  return new Map(rows.map((r) => {
+    const far = r.far_type && r.far_id ? { type: r.far_type, id: r.far_id } : null;
+    const farPort = far ? { object_type: far.type, id: far.id, name: r.far_name!, device_id: r.far_device_id!, device: r.far_device! } : null;
+    return [`${r.type}:${r.id}`, { cable: r.cable, far, farPort, panel: panelOf(r) }];
+  }));
 }
 
-interface PanelMap {
-  fronts: Map<string, { rear: string; position: number; positions: number }>;
-  rears: Map<string, { positions: number; fronts: Map<number, string> }>;
-}
-
-/** How the front and rear ports reached map to each other: one query for all of them. */
-async function passThrough(db: Kysely<DB>, tenantId: string, ports: Termination[]): Promise<PanelMap> {
-  const fronts = ports.filter((p) => p.type === 'dcim.frontport').map((p) => p.id);
-  const rears = ports.filter((p) => p.type === 'dcim.rearport').map((p) => p.id);
-  // Two index lookups, not one OR across both tables: that read every front port of the database (25 ms a step
-  // at 60,000 of them) and grew with it.
-  const { rows } = await sql<{ front: string; rear: string; position: number; positions: number }>`
-    SELECT f.id AS front, r.id AS rear, f.rear_port_position AS position, r.positions
-    FROM front_ports f JOIN rear_ports r ON r.id = f.rear_port_id
-    WHERE f.id = ANY(${fronts}::uuid[]) AND ${inTenant(tenantId, 'f')} AND ${inTenant(tenantId, 'r')}
-    UNION
-    SELECT f.id, r.id, f.rear_port_position, r.positions
-    FROM rear_ports r JOIN front_ports f ON f.rear_port_id = r.id
-    WHERE r.id = ANY(${rears}::uuid[]) AND ${inTenant(tenantId, 'f')} AND ${inTenant(tenantId, 'r')}`.execute(db);
-  const out: PanelMap = { fronts: new Map(), rears: new Map() };
-  for (const r of rows) {
-    out.fronts.set(r.front, { rear: r.rear, position: r.position, positions: r.positions });
-    const rear = out.rears.get(r.rear) ?? { positions: r.positions, fronts: new Map<number, string>() };
-    rear.fronts.set(r.position, r.front);
-    out.rears.set(r.rear, rear);
-  }
-  return out;
+function portObject(r: PortRow, origin: string): TraceObject {
+  return {
+    id: r.id,
+    object_type: r.object_type,
+    display: `${r.device}${DISPLAY_SEPARATOR}${r.name}`,
+    url: `${origin}${requireModel(r.object_type).path}${r.id}/`,
+    name: r.name,
+    device: { id: r.device_id, display: r.device, url: `${origin}${requireModel('dcim.device').path}${r.device_id}/` },
+  };
 }
 
 /** Brief objects (with their device) of the ports and cables of paths: two queries whatever their number. */
 async function describe(db: Kysely<DB>, tenantId: string, ports: Termination[], cables: string[], origin: string): Promise<Map<string, TraceObject>> {
   const out = new Map<string, TraceObject>();
-  const devicePath = requireModel('dcim.device').path;
   if (ports.length) {
     // The device by a lookup per port: as a join, PostgreSQL misjudged the ports found and hashed every device.
-    const { rows } = await sql<{ object_type: string; id: string; name: string; device_id: string; device: string }>`
+    const { rows } = await sql<PortRow>`
       SELECT p.object_type, p.id, p.name, p.device_id, (SELECT d.name FROM devices d WHERE d.id = p.device_id) AS device FROM ${CABLEABLE_PORTS} p
       WHERE (p.object_type, p.id) IN (SELECT * FROM unnest(${ports.map((p) => p.type)}::text[], ${ports.map((p) => p.id)}::uuid[])) AND ${inTenant(tenantId, 'p')}`.execute(db);
-    for (const r of rows) {
-      out.set(`${r.object_type}:${r.id}`, {
-        id: r.id,
-        object_type: r.object_type,
-        display: `${r.device}${DISPLAY_SEPARATOR}${r.name}`,
-        url: `${origin}${requireModel(r.object_type).path}${r.id}/`,
-        name: r.name,
-        device: { id: r.device_id, display: r.device, url: `${origin}${devicePath}${r.device_id}/` },
-      });
-    }
+    for (const r of rows) out.set(`${r.object_type}:${r.id}`, portObject(r, origin));
   }
   if (cables.length) {
     const cableModel = requireModel('dcim.cable');
@@ -237,16 +244,12 @@ export const connectedEndpointField: ComputedField = {
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     if (!ctx.tenantId || rows.length === 0) return out;
-    const starts = rows.map((r) => ({ type: 'dcim.interface', id: String(r.id) }));
-    const walks = await walkPaths(db, ctx.tenantId, starts);
-    const ends = new Map<string, Termination>();
+    const walks = await walkPaths(db, ctx.tenantId, rows.map((r) => ({ type: 'dcim.interface', id: String(r.id) })));
     walks.forEach((w, i) => {
+      // The far end came with the last hop: no query to describe it.
       const last = w.segments[w.segments.length - 1];
-      if (w.ended === 'interface' && last?.far) ends.set(starts[i]!.id, last.far);
+      if (w.ended === 'interface' && last?.farPort) out.set(String(rows[i]!.id), portObject(last.farPort, origin));
     });
-    if (ends.size === 0) return out;
-    const objects = await describe(db, ctx.tenantId, [...ends.values()], [], origin);
-    for (const [id, end] of ends) out.set(id, objects.get(keyOf(end)) ?? null);
     return out;
   },
 };

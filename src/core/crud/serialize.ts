@@ -232,6 +232,26 @@ function tagsBranch(model: ModelDef, ownerIds: string[]): Branch {
   };
 }
 
+/**
+ * displaysOf for a page whose display parents' briefs are already loaded (a display parent is one of the model's
+ * foreign keys, whose briefs carry their own display): no query.
+ */
+function displaysFromParents(model: ModelDef, rows: Row[], related: ReadonlyMap<string, Map<string, ApiObject>>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const row of rows) {
+    const own = displayOf(model, row);
+    let shown: unknown;
+    for (const key of model.displayParent!) {
+      const id = row[columnOf(key, model.fields[key]!)];
+      if (typeof id !== 'string') continue;
+      shown = related.get(key)!.get(id)?.display;
+      break;
+    }
+    out.set(String(row.id), shown === undefined ? own : model.displayField === 'id' ? String(shown) : `${String(shown)}${DISPLAY_SEPARATOR}${own}`);
+  }
+  return out;
+}
+
 /** The column a computed value read beside its row arrives in (never a real column: those do not start with `__`). */
 export function inlineComputedColumn(key: string): string {
   return `__computed_${key}`;
@@ -296,7 +316,11 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     if (c.inline && column in rows[0]!) computed.set(key, new Map(rows.map((r) => [String(r.id), c.inline!.value(r[column], opts.origin)])));
     else computed.set(key, await c.load({ db, ctx, rows, origin: opts.origin }));
   }
-  const displays = model.displayParent ? await displaysOf(db, ctx, model, rows) : null;
+  const displays = !model.displayParent
+    ? null
+    : model.displayParent.every((key) => related.has(key))
+      ? displaysFromParents(model, rows, related)
+      : await displaysOf(db, ctx, model, rows);
 
   return rows.map((row) => {
     const out: ApiObject = { id: row.id };
