@@ -14,6 +14,8 @@ import { startHarness, type Harness, type Who } from '../../test/helpers/harness
 import { guardedGet } from '../core/ssrf.ts';
 import { startQueueDispatcher } from '../jobs/host.ts';
 import { addDays, setToday } from './status.ts';
+import { eolOfPlatforms } from './service.ts';
+import { createDevice, inventoryBasics } from '../../test/helpers/inventory.ts';
 
 const REPO = new URL('../../', import.meta.url);
 const FULL_DOC = fileURLToPath(new URL('../shared/data/endoflife-full.json', REPO));
@@ -298,6 +300,14 @@ describe('mappings and status', () => {
     }
     const both = await h.as('admin').get('/api/platforms/?eol=eol,ending&name__isw=Edge&limit=100');
     expect(both.json().count).toBe(6);
+    // A page reads `eol` in its own statement (a platform's and a device's platform brief): the payload the
+    // service builds, field for field.
+    const listed = (await h.as('admin').get('/api/platforms/?name__isw=Edge&limit=100')).json().results as Array<{ id: string; slug: string; eol: unknown }>;
+    const built = await eolOfPlatforms(h.database.db, listed.map((p) => p.id));
+    expect(listed.filter((p) => (p.eol as { synced_at?: string } | null)?.synced_at).length).toBeGreaterThan(5);
+    for (const p of listed) expect(p.eol, p.slug).toEqual(built.get(p.id));
+    const device = await createDevice(h.as('admin'), await inventoryBasics(h.as('admin')), 'eol-brief', { platform: platforms.tomorrow });
+    expect((device.platform as { eol: unknown }).eol).toEqual(built.get(platforms.tomorrow!));
     // The calendar moves the status without a refresh: a day later, "tomorrow" has ended.
     setToday(addDays(TODAY, 1));
     expect((await h.as('admin').get(`/api/eol/platforms/${platforms.tomorrow}/`)).json().status).toBe('eol');

@@ -6,7 +6,7 @@ import type { CustomFilter } from '../core/crud/list-query.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import { addBriefExtension } from '../core/crud/serialize.ts';
 import { platformModel } from '../dcim/models.ts';
-import { eolOfPlatforms } from './service.ts';
+import { eolFromSql, eolOfPlatforms, eolOfPlatformSql } from './service.ts';
 import { enabledSql, warningDaysSql } from './settings.ts';
 import { parseStatusList, statusSql, today, type EolStatus } from './status.ts';
 import './sources.ts';
@@ -35,13 +35,17 @@ export const platformEolField: ComputedField = {
   kind: 'object',
   schema: eolSchema,
   load: ({ db, rows }) => eolOfPlatforms(db, rows.map((r) => String(r.id))),
+  inline: { select: (_ctx, alias) => eolOfPlatformSql(sql.ref(`${alias}.id`)), value: (selected) => eolFromSql(selected) },
 };
 
 platformModel.computed.eol = platformEolField;
 
-addBriefExtension('dcim.platform', async ({ db, briefs }) => {
-  const eol = await eolOfPlatforms(db, [...briefs.keys()]);
-  for (const [id, brief] of briefs) brief.eol = eol.get(id) ?? null;
+// Read in the platform briefs' own statement: the settings and the platform's mapping, as eolOfPlatforms reads them.
+addBriefExtension('dcim.platform', {
+  select: (alias) => eolOfPlatformSql(sql.ref(`${alias}.id`)),
+  apply: (brief, selected) => {
+    brief.eol = eolFromSql(selected);
+  },
 });
 
 /**

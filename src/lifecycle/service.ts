@@ -1,6 +1,6 @@
 // End-of-life rules: the catalog mirror, filling mappings from it, refresh and import, suggestions, and the
 // `eol` payload of platforms. Routes call these; nothing here knows about HTTP.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { systemContext } from '../core/context.ts';
@@ -9,7 +9,7 @@ import { conflict, fieldError, notFound } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
-import { readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
+import { DEFAULT_SETTINGS, SETTINGS_KEY, readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
 import { statusOf, type EolStatus } from './status.ts';
 import { createJob, finishJob, markJobRunning, reportJobProgress } from '../jobs/record.ts';
 
@@ -76,6 +76,22 @@ export function payloadOf(m: MappingRow | null, settings: EolSettings): EolPaylo
     synced_at: isoTime(m.synced_at),
     missing: m.missing,
   };
+}
+
+/**
+ * What `eol` of the platform `platformId` names is made of, inside another statement (see eolFromSql): the stored
+ * settings and the platform's mapping, as JSON.
+ */
+export function eolOfPlatformSql(platformId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`json_build_array((SELECT value FROM system_state WHERE key = ${SETTINGS_KEY}),
+    (SELECT row_to_json(x) FROM (SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.platform_id = ${platformId} LIMIT 1) x))`;
+}
+
+/** `eol` from what eolOfPlatformSql read: as eolOfPlatforms builds it. */
+export function eolFromSql(selected: unknown): EolPayload | null {
+  const [stored, mapping] = (Array.isArray(selected) ? selected : []) as [Partial<EolSettings> | null, MappingRow | null];
+  const settings = { ...DEFAULT_SETTINGS, ...stored };
+  return settings.enabled ? payloadOf(mapping ?? null, settings) : null;
 }
 
 /** `eol` of many platforms in one query; null for each while the feature is off. */

@@ -65,8 +65,12 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
   const parentSets = [...wanted].map(([target, ids]) => ({ target, ids: [...ids] }));
   const parentRows = await briefRows(db, ctx, parentSets);
   const parentDisplays = new Map<string, string>();
-  const shownSets = await displaysOfSets(db, ctx, parentSets.map((p, k) => ({ model: p.target, rows: parentRows[k]! })));
-  for (const shown of shownSets) for (const [id, display] of shown) parentDisplays.set(id, display);
+  // A parent's own parent came with it where it could (briefBranch); deeper ones cost a query per level.
+  const queried = parentSets.map((p, k) => ({ model: p.target, rows: parentReadWithBrief(p.target) ? [] : parentRows[k]! }));
+  for (const shown of await displaysOfSets(db, ctx, queried)) for (const [id, display] of shown) parentDisplays.set(id, display);
+  parentSets.forEach((p, k) => {
+    if (parentReadWithBrief(p.target)) for (const row of parentRows[k]!) parentDisplays.set(String(row.id), displayWithParent(p.target, row));
+  });
   sets.forEach(({ model }, i) => {
     for (const [id, parent] of parentOf[i]!) {
       const shown = parentDisplays.get(parent.id);
@@ -104,11 +108,58 @@ const columnsOf = (alias: string, columns: string[]) => columns.map((c) => sql.r
 function briefBranch(ctx: RequestContext | null, target: ModelDef, ids: string[]): Branch {
   const columns = briefColumns(target);
   const scope = ctx ? scopeCondition(ctx, target, 'r') : sql`true`;
+  const nested = parentReadWithBrief(target);
+  const extensions = briefExtensions.get(target.name) ?? [];
   return {
-    columns,
-    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf(columnsOf('r', columns))} AS v
+    columns: [...columns, ...(nested ? [PARENT_COLUMN] : []), ...extensions.map((_e, k) => extensionColumn(k))],
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([
+      ...columnsOf('r', columns),
+      ...(nested ? [parentBriefJson(ctx, target, 'r')] : []),
+      ...extensions.map((e) => e.select('r')),
+    ])} AS v
       FROM ${sql.table(target.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scope}`,
   };
+}
+
+/** The brief column carrying a display parent's own brief columns (see parentBriefJson). */
+const PARENT_COLUMN = '__parent';
+
+/**
+ * Whether `model`'s display parent is read inside its brief's own branch instead of a query per level: when it has
+ * one and no model it may point at has one of its own (a rack's site, a port's device; not a location's parent
+ * location, which may nest deeper).
+ */
+function parentReadWithBrief(model: ModelDef): boolean {
+  return !!model.displayParent?.length && model.displayParent.every((key) => !requireModel(model.fields[key]!.target!).displayParent?.length);
+}
+
+/** The brief columns of the display parent of the row at `alias` (the first of its keys set, as displaysOf picks it). */
+function parentBriefJson(ctx: RequestContext | null, model: ModelDef, alias: string): RawBuilder<unknown> {
+  const arms = model.displayParent!.map((key) => {
+    const target = requireModel(model.fields[key]!.target!);
+    const id = sql.ref(`${alias}.${columnOf(key, model.fields[key]!)}`);
+    return sql`WHEN ${id} IS NOT NULL THEN (SELECT ${jsonOf(columnsOf('pp', briefColumns(target)))} FROM ${sql.table(target.table)} pp
+      WHERE pp.id = ${id} AND ${ctx ? scopeCondition(ctx, target, 'pp') : sql`true`})`;
+  });
+  return sql`CASE ${sql.join(arms, sql` `)} END`;
+}
+
+/** displaysOf for one row read by briefBranch with its parent's brief columns: the same text, no query. */
+function displayWithParent(model: ModelDef, row: Row): string {
+  const own = displayOf(model, row);
+  for (const key of model.displayParent!) {
+    const field = model.fields[key]!;
+    if (typeof row[columnOf(key, field)] !== 'string') continue;
+    const values = row[PARENT_COLUMN];
+    if (!Array.isArray(values)) return own;
+    const target = requireModel(field.target!);
+    const cols = briefColumns(target);
+    const parent: Row = {};
+    for (let k = 0; k < cols.length; k++) parent[cols[k]!] = values[k];
+    const shown = displayOf(target, parent);
+    return model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${own}`;
+  }
+  return own;
 }
 
 /**
@@ -170,33 +221,37 @@ function outputValue(value: unknown, kind: string): unknown {
 }
 
 /**
- * Adds values to the brief objects of one model wherever they are nested (a platform's `eol` inside a device),
- * for a whole page at once. Installed by the domain that owns the value, so the core never imports it.
+ * A value added to the brief objects of one model wherever they are nested (a platform's `eol` inside a device),
+ * read in the briefs' own statement: one select-list expression over the brief's row, and what it sets on the
+ * brief. Installed by the domain that owns the value, so the core never imports it.
  */
-export type BriefExtension = (args: { db: Kysely<DB>; ctx: RequestContext; briefs: Map<string, ApiObject> }) => Promise<void>;
+export interface BriefExtension {
+  select(alias: string): RawBuilder<unknown>;
+  apply(brief: ApiObject, selected: unknown): void;
+}
 const briefExtensions = new Map<string, BriefExtension[]>();
 
 export function addBriefExtension(modelName: string, extension: BriefExtension): void {
   briefExtensions.set(modelName, [...(briefExtensions.get(modelName) ?? []), extension]);
 }
 
+/** The brief column carrying the value of `model`'s k-th brief extension. */
+const extensionColumn = (k: number) => `__extension_${k}`;
+
 /** Brief objects of rows read by briefBranch: their display parents (a query per level) and extensions added. */
 async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; rows: Row[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
   const out = sets.map(({ target, rows }) => new Map(rows.map((row) => [String(row.id), briefObject(target, row, origin)])));
-  const shown = await displaysOfSets(db, ctx, sets.map((s) => ({ model: s.target, rows: s.target.displayParent ? s.rows : [] })));
-  sets.forEach((_s, i) => {
-    for (const [id, display] of shown[i]!) out[i]!.get(id)!.display = display;
+  // Display parents came with the rows where they could (a rack's site); deeper ones cost a query per level.
+  const shown = await displaysOfSets(db, ctx, sets.map((s) => ({ model: s.target, rows: s.target.displayParent && !parentReadWithBrief(s.target) ? s.rows : [] })));
+  sets.forEach(({ target, rows }, i) => {
+    if (parentReadWithBrief(target)) for (const row of rows) out[i]!.get(String(row.id))!.display = displayWithParent(target, row);
+    else for (const [id, display] of shown[i]!) out[i]!.get(id)!.display = display;
   });
-  // Extensions once per model, over all its briefs on the page.
-  const byModel = new Map<ModelDef, Map<string, ApiObject>>();
-  sets.forEach(({ target }, i) => {
-    const all = byModel.get(target) ?? new Map<string, ApiObject>();
-    for (const [id, b] of out[i]!) all.set(id, b);
-    byModel.set(target, all);
+  sets.forEach(({ target, rows }, i) => {
+    (briefExtensions.get(target.name) ?? []).forEach((extension, k) => {
+      for (const row of rows) extension.apply(out[i]!.get(String(row.id))!, row[extensionColumn(k)]);
+    });
   });
-  for (const [target, briefs] of byModel) {
-    for (const extension of briefExtensions.get(target.name) ?? []) if (briefs.size) await extension({ db, ctx, briefs });
-  }
   return out;
 }
 
