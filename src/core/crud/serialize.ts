@@ -1,6 +1,7 @@
 // Stored rows → API objects. A page's relations (foreign keys' briefs, many-to-many links, tags) are loaded in one
-// statement for the whole page, and display parents in one more per level, so a list costs the same few queries
-// whatever its length and however many relations its model has.
+// statement for the whole page, each brief with its display parent and its extensions where they can be read
+// beside it (deeper display parents cost one more per level), so a list costs the same few queries whatever its
+// length and however many relations its model has. Computed values read beside the page's rows come with them.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
