@@ -141,6 +141,14 @@ export interface LinkPeer {
   cable_id: string;
 }
 
+/** A cable's end `me`, the objects `p` on its far end (in the tenant) and their devices `d`. */
+function peerJoins(tenantId: string): RawBuilder<unknown> {
+  return sql`FROM cable_terminations me
+    JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
+    JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')}
+    JOIN devices d ON d.id = p.device_id`;
+}
+
 /** For each port id, the first object on the far end of its cable, interfaces first (one query for the page). */
 export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[], type: TerminationType = 'dcim.interface'): Promise<Map<string, LinkPeer>> {
   const out = new Map<string, LinkPeer>();
@@ -148,10 +156,7 @@ export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, int
   const { rows } = await sql<PeerRow & { self: string }>`
     SELECT DISTINCT ON (me.termination_id) me.termination_id AS self, p.object_type, d.name AS device, p.name, p.description, p.custom_fields,
       d.id AS device_id, p.id, me.cable_id
-    FROM cable_terminations me
-    JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
-    JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')}
-    JOIN devices d ON d.id = p.device_id
+    ${peerJoins(tenantId)}
     WHERE me.termination_type = ${type} AND me.termination_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.termination_id, p.object_type <> 'dcim.interface', p.numid`.execute(db);
   for (const r of rows) out.set(r.self, linkPeer(r));
@@ -191,10 +196,7 @@ function linkPeerInline(type: TerminationType): NonNullable<ComputedField['inlin
     select: (ctx, alias) => {
       if (!ctx.tenantId) return sql`NULL::json`;
       return sql`(SELECT json_build_array(p.object_type, d.name, p.name, p.description, p.custom_fields, d.id, p.id, me.cable_id)
-        FROM cable_terminations me
-        JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
-        JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(ctx.tenantId, 'p')}
-        JOIN devices d ON d.id = p.device_id
+        ${peerJoins(ctx.tenantId)}
         WHERE me.termination_type = ${type} AND me.termination_id = ${sql.ref(`${alias}.id`)}
         ORDER BY p.object_type <> 'dcim.interface', p.numid LIMIT 1)`;
     },

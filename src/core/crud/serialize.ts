@@ -154,10 +154,7 @@ function displayWithParent(model: ModelDef, row: Row): string {
     const values = row[PARENT_COLUMN];
     if (!Array.isArray(values)) return own;
     const target = requireModel(field.target!);
-    const cols = briefColumns(target);
-    const parent: Row = {};
-    for (let k = 0; k < cols.length; k++) parent[cols[k]!] = values[k];
-    const shown = displayOf(target, parent);
+    const shown = displayOf(target, rowOf(briefColumns(target), values));
     return model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${own}`;
   }
   return own;
@@ -175,13 +172,15 @@ async function relationRows(db: Kysely<DB>, branches: ReadonlyArray<Branch | nul
   });
   if (parts.length === 0) return out;
   const { rows } = await sql<{ g: number; v: unknown[] }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
-  for (const { g, v } of rows) {
-    const cols = branches[g]!.columns;
-    const row: Row = {};
-    for (let k = 0; k < cols.length; k++) row[cols[k]!] = v[k];
-    out[g]!.push(row);
-  }
+  for (const { g, v } of rows) out[g]!.push(rowOf(branches[g]!.columns, v));
   return out;
+}
+
+/** A row of `columns` from a JSON array of their values, in that order. */
+function rowOf(columns: readonly string[], values: readonly unknown[]): Row {
+  const row: Row = {};
+  for (let k = 0; k < columns.length; k++) row[columns[k]!] = values[k];
+  return row;
 }
 
 /** The brief columns of several models' rows by id, in one statement. */
@@ -208,11 +207,7 @@ export function briefJson(model: ModelDef, alias: string): RawBuilder<unknown> {
 
 /** The brief object of what briefJson read, or null for SQL NULL. */
 export function briefFromJson(model: ModelDef, values: unknown, origin: string): ApiObject | null {
-  if (!Array.isArray(values)) return null;
-  const cols = briefColumns(model);
-  const row: Row = {};
-  for (let k = 0; k < cols.length; k++) row[cols[k]!] = values[k];
-  return briefObject(model, row, origin);
+  return Array.isArray(values) ? briefObject(model, rowOf(briefColumns(model), values), origin) : null;
 }
 
 function outputValue(value: unknown, kind: string): unknown {
@@ -239,7 +234,10 @@ export function addBriefExtension(modelName: string, extension: BriefExtension):
 /** The brief column carrying the value of `model`'s k-th brief extension. */
 const extensionColumn = (k: number) => `__extension_${k}`;
 
-/** Brief objects of rows read by briefBranch: their display parents (a query per level) and extensions added. */
+/**
+ * Brief objects of rows read by briefBranch, with their display parents (read with them, or a query per deeper
+ * level) and their extensions.
+ */
 async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; rows: Row[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
   const out = sets.map(({ target, rows }) => new Map(rows.map((row) => [String(row.id), briefObject(target, row, origin)])));
   // Display parents came with the rows where they could (a rack's site); deeper ones cost a query per level.
