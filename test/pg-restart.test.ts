@@ -92,7 +92,8 @@ describe.skipIf(!ready)('a real PostgreSQL restart under concurrent writes', () 
       }
     };
     const writers = Array.from({ length: 12 }, writer);
-    await new Promise((r) => setTimeout(r, 300));
+    // Writes under way before the restart: a few acknowledged (on a loaded machine the first ones take a while).
+    for (let waited = 0; acknowledged.length < 3 && waited < 30_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     const before = acknowledged.length;
     pgCtl('restart', '-m', 'fast');
     const restarted = Date.now();
