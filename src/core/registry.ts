@@ -106,8 +106,8 @@ export interface ComputedField {
   load(args: { db: Kysely<DB>; ctx: RequestContext; rows: Record<string, unknown>[]; origin: string }): Promise<Map<string, unknown>>;
   /**
    * Optionally, the same value read beside each row: one select-list expression over the row's alias (a scalar
-   * subquery, fenced like `load`), and the value built from what it returns. Export renders of long lists use it
-   * instead of a second query per chunk of rows.
+   * subquery, fenced like `load`; its own tables take aliases of a letter or two, never the row's), and the value
+   * built from what it returns. List pages, single objects and export renders read it instead of a query of its own.
    */
   inline?: { select(ctx: RequestContext, alias: string): RawBuilder<unknown>; value(selected: unknown, origin: string): unknown };
 }

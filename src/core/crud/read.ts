@@ -57,8 +57,11 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
   // hides the page's, so it counts with the same conditions.
   const table = sql.table(model.table);
   const counted = kept ? keptCountSql(model.table, kept) : sql<string>`(SELECT count(*)::text FROM ${table} t WHERE ${where})`;
-  const { rows } = await sql<Row>`SELECT t.*${inlineComputedSelect(ctx, model, 't')}, ${counted} AS ${sql.ref(COUNT_COLUMN)}
-    FROM ${table} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`.execute(db);
+  // Computed values read beside the rows are read outside the LIMIT: inside, PostgreSQL computed them for every row
+  // an OFFSET skips too (a page at offset 20,000 of addresses took 24 ms instead of 5).
+  // (The outer alias is one no inline read uses for its own tables.)
+  const { rows } = await sql<Row>`SELECT page.*${inlineComputedSelect(ctx, model, 'page')} FROM (SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)}
+    FROM ${table} t WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}) page`.execute(db);
   // A page past the end has no row to carry the count: it is read on its own.
   const text = rows.length ? String(rows[0]![COUNT_COLUMN]) : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
   for (const row of rows) delete row[COUNT_COLUMN];
