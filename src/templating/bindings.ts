@@ -58,10 +58,10 @@ const bindingField: ComputedField = {
   inline: {
     select: (_ctx, alias) => {
       const col = (c: string) => sql.ref(`${alias}.${c}`);
-      return sql`(SELECT json_build_array(o.id, o.name, t.id, t.name) FROM (SELECT ${col('config_template_id')} AS own,
+      return sql`(SELECT json_build_array(ot.id, ot.name, rt.id, rt.name) FROM (SELECT ${col('config_template_id')} AS own,
           COALESCE(${col('config_template_id')}, (SELECT r.config_template_id FROM device_roles r WHERE r.id = ${col('role_id')}),
             (SELECT p.config_template_id FROM platforms p WHERE p.id = ${col('platform_id')})) AS resolved) k
-        LEFT JOIN export_templates o ON o.id = k.own LEFT JOIN export_templates t ON t.id = k.resolved)`;
+        LEFT JOIN export_templates ot ON ot.id = k.own LEFT JOIN export_templates rt ON rt.id = k.resolved)`;
     },
     value: (selected): Binding => {
       const [ownId, ownName, id, name] = (Array.isArray(selected) ? selected : []) as Array<string | null>;
