@@ -26,7 +26,7 @@ export default async function run(): Promise<void> {
     const bare = await medianMs(30, () =>
       database.pool.query('SELECT * FROM tags WHERE tenant_id = $1 ORDER BY name, id LIMIT 1000', [tenant]),
     );
-    console.log(`GET /api/tags/?limit=1000 over ${ROWS} rows (${database.label}): ${fmt(api)}; bare SQL ${fmt(bare)}; ratio ${(api / bare).toFixed(2)}x (target <= 2x)`);
+    console.log(`GET /api/tags/?limit=1000 over ${ROWS} rows (${database.label}): ${fmt(api)}; bare SQL ${fmt(bare)}; ratio ${(api / bare).toFixed(2)}x (target <= 1.5x, issue 26)`);
 
     // Auth cost: queries a token-authenticated request issues beyond the list's own.
     const before = database.queryCount();
