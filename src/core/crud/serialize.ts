@@ -51,15 +51,10 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
   sets.forEach(({ model, rows }, i) => {
     if (!model.displayParent?.length) return;
     for (const row of rows) {
-      for (const key of model.displayParent) {
-        const field = model.fields[key]!;
-        const id = row[columnOf(key, field)];
-        if (typeof id !== 'string') continue;
-        const target = requireModel(field.target!);
-        parentOf[i]!.set(String(row.id), { target, id });
-        wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
-        break;
-      }
+      const parent = displayParentOf(model, row);
+      if (!parent) continue;
+      parentOf[i]!.set(String(row.id), parent);
+      wanted.set(parent.target, (wanted.get(parent.target) ?? new Set()).add(parent.id));
     }
   });
   if (wanted.size === 0) return out;
@@ -73,11 +68,7 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
     if (parentReadWithBrief(p.target)) for (const row of parentRows[k]!) parentDisplays.set(String(row.id), displayWithParent(p.target, row));
   });
   sets.forEach(({ model }, i) => {
-    for (const [id, parent] of parentOf[i]!) {
-      const shown = parentDisplays.get(parent.id);
-      // A model without a name of its own (an OSPF interface, a VTEP) is shown as its parent: never as its id.
-      if (shown !== undefined) out[i]!.set(id, model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${out[i]!.get(id)!}`);
-    }
+    for (const [id, parent] of parentOf[i]!) out[i]!.set(id, withParent(model, out[i]!.get(id)!, parentDisplays.get(parent.id)));
   });
   return out;
 }
@@ -145,19 +136,31 @@ function parentBriefJson(ctx: RequestContext | null, model: ModelDef, alias: str
   return sql`CASE ${sql.join(arms, sql` `)} END`;
 }
 
+/** The display parent a row points at: the first of its model's displayParent keys that is set, or null. */
+function displayParentOf(model: ModelDef, row: Row): { key: string; target: ModelDef; id: string } | null {
+  for (const key of model.displayParent ?? []) {
+    const field = model.fields[key]!;
+    const id = row[columnOf(key, field)];
+    if (typeof id === 'string') return { key, target: requireModel(field.target!), id };
+  }
+  return null;
+}
+
+/**
+ * A row's display with its parent's in front, or its own when the parent is not shown (not found in the caller's
+ * scope). A model without a name of its own (an OSPF interface, a VTEP) is shown as its parent: never as its id.
+ */
+function withParent(model: ModelDef, own: string, shown: string | undefined): string {
+  if (shown === undefined) return own;
+  return model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${own}`;
+}
+
 /** displaysOf for one row read by briefBranch with its parent's brief columns: the same text, no query. */
 function displayWithParent(model: ModelDef, row: Row): string {
-  const own = displayOf(model, row);
-  for (const key of model.displayParent!) {
-    const field = model.fields[key]!;
-    if (typeof row[columnOf(key, field)] !== 'string') continue;
-    const values = row[PARENT_COLUMN];
-    if (!Array.isArray(values)) return own;
-    const target = requireModel(field.target!);
-    const shown = displayOf(target, rowOf(briefColumns(target), values));
-    return model.displayField === 'id' ? shown : `${shown}${DISPLAY_SEPARATOR}${own}`;
-  }
-  return own;
+  const parent = displayParentOf(model, row);
+  const values = row[PARENT_COLUMN];
+  const shown = parent && Array.isArray(values) ? displayOf(parent.target, rowOf(briefColumns(parent.target), values)) : undefined;
+  return withParent(model, displayOf(model, row), shown);
 }
 
 /**
@@ -293,15 +296,9 @@ function tagsBranch(model: ModelDef, ownerIds: string[]): Branch {
 function displaysFromParents(model: ModelDef, rows: Row[], related: ReadonlyMap<string, Map<string, ApiObject>>): Map<string, string> {
   const out = new Map<string, string>();
   for (const row of rows) {
-    const own = displayOf(model, row);
-    let shown: unknown;
-    for (const key of model.displayParent!) {
-      const id = row[columnOf(key, model.fields[key]!)];
-      if (typeof id !== 'string') continue;
-      shown = related.get(key)!.get(id)?.display;
-      break;
-    }
-    out.set(String(row.id), shown === undefined ? own : model.displayField === 'id' ? String(shown) : `${String(shown)}${DISPLAY_SEPARATOR}${own}`);
+    const parent = displayParentOf(model, row);
+    const shown = parent ? related.get(parent.key)!.get(parent.id)?.display : undefined;
+    out.set(String(row.id), withParent(model, displayOf(model, row), shown === undefined ? undefined : String(shown)));
   }
   return out;
 }
