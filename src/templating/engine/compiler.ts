@@ -62,6 +62,53 @@ import {
 const EMPTY_ARGS: unknown[] = [];
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** What an own-data reader answers when its value is not an own data key of a plain object. */
+const NOT_PLAIN: unique symbol = Symbol('not plain');
+type OwnDataReader = (o: unknown) => unknown;
+const OWN_READERS = new Map<string, OwnDataReader>();
+/** Names beyond this share one generic reader: attribute names come from templates, and each reader is code. */
+const MAX_OWN_READERS = 4096;
+
+/**
+ * The fast path of `x.attr` for one attribute name: the value of an own data key of a plain JSON-like object
+ * (never a host object), else NOT_PLAIN. Each name gets code of its own, built once per process: one shared
+ * function read every attribute of every template through a keyed lookup that V8 could only make megamorphic,
+ * a measured third of a plain attribute read. The name goes into the code as a string literal (JSON.stringify).
+ * Only names isUnsafeName lets through come here, so a key found on the prototype (Object.prototype, checked)
+ * can only be one of its methods, which the typeof test turns away: no own-property test is needed.
+ */
+function ownDataReader(attr: string): OwnDataReader {
+  let read = OWN_READERS.get(attr);
+  if (read !== undefined) return read;
+  if (OWN_READERS.size >= MAX_OWN_READERS) return (o) => readOwnData(o, attr);
+  const key = JSON.stringify(attr);
+  read = new Function(
+    'proto',
+    'marker',
+    'miss',
+    `return function (o) {
+      if (typeof o !== 'object' || o === null || Object.getPrototypeOf(o) !== proto || o[marker] === true) return miss;
+      const v = o[${key}];
+      return v === undefined || typeof v === 'function' ? miss : v;
+    };`,
+  )(Object.prototype, TEMPLATE_OBJECT, NOT_PLAIN) as OwnDataReader;
+  OWN_READERS.set(attr, read);
+  return read;
+}
+
+function readOwnData(o: unknown, attr: string): unknown {
+  if (
+    typeof o !== 'object' ||
+    o === null ||
+    Object.getPrototypeOf(o) !== Object.prototype ||
+    (o as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] === true ||
+    !hasOwn.call(o, attr)
+  )
+    return NOT_PLAIN;
+  const v = (o as Record<string, unknown>)[attr];
+  return v === undefined || typeof v === 'function' ? NOT_PLAIN : v;
+}
+
 // ------------------------------------------------------------------------------------ AST analysis
 
 type AnyNode = { type: string } & Record<string, unknown>;
@@ -194,6 +241,8 @@ export class Compiler {
   private autoescape = false;
   /** The head/tail view of the statement being compiled, when it has one (see Split). */
   private stmtSplit: Split | null = null;
+  /** Text that follows the print being compiled (see compileBody). */
+  private printSuffix = '';
   // Jinja2 reports an unknown filter or test inside an `if` only when that code runs (the if may be guarding it).
   private ifDepth = 0;
 
@@ -220,7 +269,8 @@ export class Compiler {
   compileBody(body: Stmt[]): Ex {
     const parts: Ex[] = [];
     let text = '';
-    for (const s of body) {
+    for (let i = 0; i < body.length; i++) {
+      const s = body[i]!;
       if (s.type === 'Data') {
         text += s.text;
         continue;
@@ -234,7 +284,11 @@ export class Compiler {
         text = '';
       }
       this.stmtSplit = null;
+      // The text after a print is written by the print itself: one step of the statement list less per print.
+      this.printSuffix = '';
+      if (s.type === 'Print') while (body[i + 1]?.type === 'Data') this.printSuffix += (body[++i] as { text: string }).text;
       const ex = this.stmt(s);
+      this.printSuffix = '';
       // Only these three set their own split, after compiling their bodies; any other statement (macro, with,
       // call block...) may have left a nested statement's split behind, which is not its own.
       if (this.stmtSplit !== null && (s.type === 'Print' || s.type === 'If' || s.type === 'For')) SPLITS.set(ex, this.stmtSplit);
@@ -263,6 +317,7 @@ export class Compiler {
         };
       }
       case 'Print': {
+        const suffix = this.printSuffix;
         const raw = this.expr(s.expr);
         const line = s.line;
         const onReject = (e: unknown): never => {
@@ -278,6 +333,7 @@ export class Compiler {
         const esc = this.autoescape;
         const write = (out: Out, x: unknown): undefined => {
           out.write(esc ? escape(x).s : typeof x === 'string' ? x : toStr(x));
+          if (suffix !== '') out.write(suffix);
           return undefined;
         };
         // Once a statement list is running asynchronously (host data), seqAsync evaluates the innermost
@@ -306,19 +362,10 @@ export class Compiler {
             name,
           };
         }
-        if (this.autoescape)
-          return (f, out) => {
-            const v = ev(f);
-            if (v instanceof Promise) return writeLater(v, out, write, onReject);
-            out.write(escape(v).s);
-            return undefined;
-          };
         return (f, out) => {
           const v = ev(f);
-          if (typeof v === 'string') out.write(v);
-          else if (v instanceof Promise) return writeLater(v, out, write, onReject);
-          else out.write(toStr(v));
-          return undefined;
+          if (v instanceof Promise) return writeLater(v, out, write, onReject);
+          return write(out, v);
         };
       }
       case 'If': {
@@ -567,6 +614,8 @@ export class Compiler {
       const orig = sp.head;
       const item = this.expr(e.node);
       sp.head = (f) => {
+        // Rows of plain data are never prefetched: no second lookup of the loop variable for them.
+        if (runner.curItem === NOT_FETCHED) return orig(f);
         const o = item(f);
         if (o === runner.curItem) {
           const c = runner.curVals[runner.curBase + slot];
@@ -674,20 +723,24 @@ export class Compiler {
         const attr = e.attr;
         if (isUnsafeName(attr) || attr === 'items' || attr === 'keys' || attr === 'values' || attr === 'get')
           return (f) => then1(obj(f), (o) => getAttr(o, attr));
-        const shadowed = DICT_METHOD_NAMES.has(attr);
+        // A dict method's name (`d.items`) is the method, not a key of that name: never the fast path.
+        if (DICT_METHOD_NAMES.has(attr)) return (f) => then1(obj(f), (o) => getAttr(o, attr));
+        const read = ownDataReader(attr);
+        if (e.node.type === 'Name') {
+          // `row.name`, the commonest read: the name looked up here rather than through a closure of its own.
+          const n = e.node.name;
+          return (f) => {
+            let o = f.get(n);
+            if (o === undefined) o = lookup(f, n);
+            const v = read(o);
+            if (v !== NOT_PLAIN) return v;
+            return o instanceof Promise ? o.then((x) => getAttr(x, attr)) : getAttr(o, attr);
+          };
+        }
         return (f) => {
           const o = obj(f);
-          // Fast path: an own data key of a plain JSON-like object (never a host object).
-          if (
-            typeof o === 'object' &&
-            o !== null &&
-            Object.getPrototypeOf(o) === Object.prototype &&
-            (o as { [TEMPLATE_OBJECT]?: unknown })[TEMPLATE_OBJECT] !== true &&
-            hasOwn.call(o, attr)
-          ) {
-            const v = (o as Record<string, unknown>)[attr];
-            if (v !== undefined && typeof v !== 'function' && !shadowed) return v;
-          }
+          const v = read(o);
+          if (v !== NOT_PLAIN) return v;
           return o instanceof Promise ? o.then((x) => getAttr(x, attr)) : getAttr(o, attr);
         };
       }
@@ -1108,7 +1161,8 @@ class LoopRunner {
       const p = this.fetchChunk(st, arr, i, this.prefetchAttrs as string[]);
       if (p !== undefined) return p;
     }
-    this.curItem = arr[i];
+    // A chunk without host objects has nothing prefetched: heads read the item as usual.
+    this.curItem = st.chunkHosts ? arr[i] : NOT_FETCHED;
     this.curVals = st.chunkVals as unknown[];
     this.curBase = (i - st.chunkStart) * (this.prefetchAttrs as string[]).length;
     return undefined;
@@ -1117,10 +1171,13 @@ class LoopRunner {
   private fetchChunk(st: Completion, arr: unknown[], start: number, attrs: string[]): Promise<void> | undefined {
     const end = Math.min(arr.length, start + PREFETCH_CHUNK);
     const k = attrs.length;
-    const vals = new Array<unknown>((end - start) * k).fill(NOT_FETCHED);
+    let hosts = false;
+    for (let j = start; j < end && !hosts; j++) hosts = isTemplateObject(arr[j]);
+    st.chunkHosts = hosts;
+    const vals = hosts ? new Array<unknown>((end - start) * k).fill(NOT_FETCHED) : EMPTY_VALS;
     const pending: Promise<unknown>[] = [];
     const at: number[] = [];
-    for (let j = start; j < end; j++) {
+    for (let j = start; hosts && j < end; j++) {
       const item = arr[j];
       if (!isTemplateObject(item)) continue;
       for (let a = 0; a < k; a++) {
@@ -1206,7 +1263,7 @@ class LoopRunner {
     // Prefetched values never outlive one run of the loop: the same compiled template renders again later (or
     // concurrently) with host data that may have changed.
     this.curItem = NOT_FETCHED;
-    const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
+    const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null, chunkHosts: false };
     const r = runArray(this, frame, out, arr, 0, loop, st);
     if (r instanceof Promise) return r.then(() => st.done);
     return st.done;
@@ -1281,7 +1338,11 @@ interface Completion {
   chunkStart: number;
   chunkEnd: number;
   chunkVals: unknown[] | null;
+  /** Whether the chunk holds any host object (plain data is never prefetched). */
+  chunkHosts: boolean;
 }
+
+const EMPTY_VALS: unknown[] = [];
 
 function runArray(
   runner: LoopRunner,
@@ -1389,7 +1450,7 @@ async function runBatches(
   batches: AsyncIterator<readonly unknown[]>,
   filterEv: Ev | null,
 ): Promise<boolean> {
-  const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null };
+  const st: Completion = { done: false, broke: false, chunkStart: 0, chunkEnd: 0, chunkVals: null, chunkHosts: false };
   let finished = false;
   try {
     for (;;) {

@@ -331,3 +331,21 @@ describe('registration', () => {
     await expect(e.compile('{{ 1|boom }}').render()).rejects.toMatchObject({ kind: 'runtime', lineno: 1 });
   });
 });
+
+describe('attribute reads of plain data', () => {
+  // Each attribute name gets a reader of its own up to a cap, then a shared one: both must answer alike.
+  it('reads own keys, and neither inherited methods nor dict methods, on either side of the reader cap', async () => {
+    const inherited = (names: string[]): string => names.map((n) => `{{ p.${n} is defined }}`).join('|') + '|{{ p.a }}';
+    const p = { a: 1 };
+    expect(await render(inherited(['toString', 'valueOf', 'missing']), { p })).toBe('False|False|False|1');
+    const names = Array.from({ length: 4200 }, (_v, i) => `cap${i}`);
+    const o: Record<string, unknown> = Object.fromEntries(names.map((n, i) => [n, i]));
+    o.items = 'a key named items';
+    expect((await render(names.map((n) => `{{ o.${n} }}`).join(','), { o })).split(',').map(Number)).toEqual(names.map((_n, i) => i));
+    // Names first read beyond the cap.
+    expect(await render(inherited(['hasOwnProperty', 'isPrototypeOf', 'absent']), { p })).toBe('False|False|False|1');
+    expect(await render('{{ o.items is callable }} {{ o["items"] }} {% for r in rows %}{{ r.cap7 }}{% endfor %}', { o, rows: [o, { cap7: 'x' }, host({ cap7: 'h' })] })).toBe(
+      'True a key named items 7xh',
+    );
+  });
+});
