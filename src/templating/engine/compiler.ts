@@ -347,8 +347,12 @@ export class Compiler {
           this.stmtSplit = {
             head: inner === s.expr ? raw : this.expr(inner),
             expr: inner,
-            tail: (f, out, v) => {
-              if (chain === null) return write(out, v);
+            tail: chain === null ? (esc ? (_f, out, v) => write(out, v) : (_f, out, v) => {
+              // The commonest print, written out here: no call to write V8 cannot inline.
+              out.write(typeof v === 'string' ? v : toStr(v));
+              if (suffix !== '') out.write(suffix);
+              return undefined;
+            }) : (f, out, v) => {
               let r: unknown;
               try {
                 r = chain(f, v);
@@ -612,16 +616,33 @@ export class Compiler {
       let slot = attrs.indexOf(e.attr);
       if (slot < 0) slot = attrs.push(e.attr) - 1;
       const orig = sp.head;
-      const item = this.expr(e.node);
+      const attr = e.attr;
+      if (DICT_METHOD_NAMES.has(attr)) {
+        const item = this.expr(e.node);
+        sp.head = (f) => {
+          if (runner.curItem === NOT_FETCHED) return orig(f);
+          const o = item(f);
+          if (o === runner.curItem) {
+            const c = runner.curVals[runner.curBase + slot];
+            if (c !== NOT_FETCHED) return c;
+          }
+          return orig(f);
+        };
+        continue;
+      }
+      // The read itself, with the prefetched value first: one closure rather than a wrapper calling the read
+      // (a call V8 cannot inline, made for every row of plain data too).
+      const read = ownDataReader(attr);
       sp.head = (f) => {
-        // Rows of plain data are never prefetched: no second lookup of the loop variable for them.
-        if (runner.curItem === NOT_FETCHED) return orig(f);
-        const o = item(f);
+        let o = f.get(v);
+        if (o === undefined) o = lookup(f, v);
         if (o === runner.curItem) {
           const c = runner.curVals[runner.curBase + slot];
           if (c !== NOT_FETCHED) return c;
         }
-        return orig(f);
+        const x = read(o);
+        if (x !== NOT_PLAIN) return x;
+        return o instanceof Promise ? o.then((y) => getAttr(y, attr)) : getAttr(o, attr);
       };
     }
     if (attrs.length) runner.prefetchAttrs = attrs;
@@ -949,6 +970,13 @@ export class Compiler {
       return [impl, this.args(s)] as const;
     });
     const n = compiled.length;
+    const only = steps[0]!;
+    if (n === 1 && !only.kwargs.length && !only.dynArgs && !only.dynKwargs && only.args.every((a) => a.type === 'Const')) {
+      // One filter with fixed arguments (`|upper`, `|default("none")`), the common case: its arguments once.
+      const [impl, argsEv] = compiled[0]!;
+      const [args, kwargs] = argsEv(null as unknown as Frame) as [unknown[], Kwargs];
+      return (f, v) => (v instanceof Promise ? v.then((x) => impl(f.state, x, args, kwargs)) : impl(f.state, v, args, kwargs));
+    }
     // Synchronous values go through without a closure per step (this runs once per printed host value).
     const from = (f: Frame, v: unknown, start: number): unknown => {
       let acc: unknown = v;
