@@ -5,7 +5,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
-import type { FieldDef, ModelDef } from '../registry.ts';
+import type { ComputedField, FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 
@@ -360,12 +360,12 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     if (field.kind === 'generic_m2m' && !field.writeOnly && !field.secret) many.set(key, await loadGenericLinks(db, ctx, field, ids, opts.origin));
   }
 
-  const computed = new Map<string, Map<string, unknown>>();
+  // Read beside the rows (inlineComputedSelect) where the page's statement asked for it; else a query of its own.
+  const computed: Array<{ key: string; column: string; inline: NonNullable<ComputedField['inline']> | null; loaded: Map<string, unknown> | null }> = [];
   for (const [key, c] of Object.entries(model.computed)) {
-    // Read beside the rows (inlineComputedSelect) where the page's statement asked for it; else a query of its own.
     const column = inlineComputedColumn(key);
-    if (c.inline && column in rows[0]!) computed.set(key, new Map(rows.map((r) => [String(r.id), c.inline!.value(r[column], opts.origin)])));
-    else computed.set(key, await c.load({ db, ctx, rows, origin: opts.origin }));
+    if (c.inline && column in rows[0]!) computed.push({ key, column, inline: c.inline, loaded: null });
+    else computed.push({ key, column, inline: null, loaded: await c.load({ db, ctx, rows, origin: opts.origin }) });
   }
   const displays = !model.displayParent
     ? null
@@ -373,27 +373,51 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
       ? displaysFromParents(model, rows, related)
       : await displaysOf(db, ctx, model, rows);
 
+  const plan = outputPlan(model);
+  const sources = plan.map((step) => (step.kind === 'fk' ? related.get(step.key)! : step.kind === 'many' ? many.get(step.key)! : null));
   return rows.map((row) => {
+    const id = String(row.id);
     const out: ApiObject = { id: row.id };
     if ('numid' in row) out.numid = row.numid;
     out.url = objectUrl(model, row.id, opts.origin);
-    out.display = displays?.get(String(row.id)) ?? displayOf(model, row);
-    for (const [key, field] of Object.entries(model.fields)) {
-      if (field.writeOnly || field.secret) continue;
-      if (field.kind === 'fk') {
-        const id = row[columnOf(key, field)];
-        out[key] = typeof id === 'string' ? related.get(key)!.get(id) ?? null : null;
-      } else if (field.kind === 'm2m' || field.kind === 'generic_m2m' || field.kind === 'tags') {
-        out[key] = many.get(key)!.get(String(row.id)) ?? [];
-      } else if (isColumnField(field)) {
-        out[key] = outputValue(row[columnOf(key, field)], field.kind);
-      }
+    out.display = displays?.get(id) ?? displayOf(model, row);
+    for (let i = 0; i < plan.length; i++) {
+      const step = plan[i]!;
+      if (step.kind === 'fk') {
+        const target = row[step.column];
+        out[step.key] = typeof target === 'string' ? ((sources[i] as Map<string, ApiObject>).get(target) ?? null) : null;
+      } else if (step.kind === 'many') out[step.key] = (sources[i] as Map<string, ApiObject[]>).get(id) ?? [];
+      else out[step.key] = outputValue(row[step.column], step.fieldKind);
     }
-    for (const key of computed.keys()) out[key] = computed.get(key)!.get(String(row.id)) ?? null;
+    for (const c of computed) out[c.key] = (c.inline ? c.inline.value(row[c.column], opts.origin) : c.loaded!.get(id)) ?? null;
     if ('created' in row) out.created = outputValue(row.created, 'datetime');
     if ('last_updated' in row) out.last_updated = outputValue(row.last_updated, 'datetime');
     return out;
   });
+}
+
+/** One field of a model's API objects: a foreign key's brief, a list of links, or a column's value. */
+interface OutputStep {
+  key: string;
+  kind: 'fk' | 'many' | 'value';
+  column: string;
+  fieldKind: string;
+}
+const outputPlans = new WeakMap<ModelDef, OutputStep[]>();
+
+/** The fields a model's API objects carry, in order: worked out once per model rather than for every row. */
+function outputPlan(model: ModelDef): OutputStep[] {
+  let plan = outputPlans.get(model);
+  if (plan) return plan;
+  plan = [];
+  for (const [key, field] of Object.entries(model.fields)) {
+    if (field.writeOnly || field.secret) continue;
+    if (field.kind === 'fk') plan.push({ key, kind: 'fk', column: columnOf(key, field), fieldKind: field.kind });
+    else if (field.kind === 'm2m' || field.kind === 'generic_m2m' || field.kind === 'tags') plan.push({ key, kind: 'many', column: '', fieldKind: field.kind });
+    else if (isColumnField(field)) plan.push({ key, kind: 'value', column: columnOf(key, field), fieldKind: field.kind });
+  }
+  outputPlans.set(model, plan);
+  return plan;
 }
 
 /**
