@@ -72,8 +72,9 @@ const MAX_OWN_READERS = 4096;
 /**
  * The fast path of `x.attr` for one attribute name: the value of an own data key of a plain JSON-like object
  * (never a host object), else NOT_PLAIN. Each name gets code of its own, built once per process: one shared
- * function read every attribute of every template through a keyed lookup that V8 could only make megamorphic,
- * a measured third of a plain attribute read. The name goes into the code as a string literal (JSON.stringify).
+ * function read every attribute of every template through a keyed lookup that V8 could only make megamorphic
+ * (400,000 reads of 8 names: 8.3 ms shared, 2.6 ms a function per name). The name goes into the code as a string
+ * literal (JSON.stringify).
  * Only names isUnsafeName lets through come here, so a key found on the prototype (Object.prototype, checked)
  * can only be one of its methods, which the typeof test turns away: no own-property test is needed.
  */
