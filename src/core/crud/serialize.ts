@@ -323,26 +323,25 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
   const ids = rows.map((r) => String(r.id));
   const related = new Map<string, Map<string, ApiObject>>();
   const many = new Map<string, Map<string, ApiObject[]>>();
+  const plan = outputPlan(model);
 
   // Every foreign key's briefs, many-to-many link and tag in one statement; display parents one more per level.
   const fks: Array<{ key: string; target: ModelDef }> = [];
   const links: string[] = [];
   const branches: Array<Branch | null> = [];
-  for (const [key, field] of Object.entries(model.fields)) {
-    if (field.writeOnly || field.secret || field.kind !== 'fk') continue;
-    const col = columnOf(key, field);
-    const targetIds = [...new Set(rows.map((r) => r[col]).filter((v): v is string => typeof v === 'string'))];
-    const target = requireModel(field.target!);
-    fks.push({ key, target });
+  for (const step of plan) {
+    if (step.kind !== 'fk') continue;
+    const targetIds = [...new Set(rows.map((r) => r[step.column]).filter((v): v is string => typeof v === 'string'))];
+    const target = requireModel(model.fields[step.key]!.target!);
+    fks.push({ key: step.key, target });
     branches.push(targetIds.length ? briefBranch(ctx, target, targetIds) : null);
   }
-  for (const [key, field] of Object.entries(model.fields)) {
-    if (field.writeOnly || field.secret) continue;
-    if (field.kind === 'm2m') {
-      links.push(key);
-      branches.push(m2mBranch(ctx, field, ids));
-    } else if (field.kind === 'tags') {
-      links.push(key);
+  for (const step of plan) {
+    if (step.fieldKind === 'm2m') {
+      links.push(step.key);
+      branches.push(m2mBranch(ctx, model.fields[step.key]!, ids));
+    } else if (step.fieldKind === 'tags') {
+      links.push(step.key);
       branches.push(tagsBranch(model, ids));
     }
   }
@@ -356,8 +355,8 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     if (field.kind === 'tags') found.sort((a, b) => Number(a.rank) - Number(b.rank));
     many.set(key, groupBriefs(field.kind === 'tags' ? requireModel('extras.tag') : requireModel(field.target!), found, opts.origin));
   });
-  for (const [key, field] of Object.entries(model.fields)) {
-    if (field.kind === 'generic_m2m' && !field.writeOnly && !field.secret) many.set(key, await loadGenericLinks(db, ctx, field, ids, opts.origin));
+  for (const step of plan) {
+    if (step.fieldKind === 'generic_m2m') many.set(step.key, await loadGenericLinks(db, ctx, model.fields[step.key]!, ids, opts.origin));
   }
 
   // Read beside the rows (inlineComputedSelect) where the page's statement asked for it; else a query of its own.
@@ -373,7 +372,6 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
       ? displaysFromParents(model, rows, related)
       : await displaysOf(db, ctx, model, rows);
 
-  const plan = outputPlan(model);
   const sources = plan.map((step) => (step.kind === 'fk' ? related.get(step.key)! : step.kind === 'many' ? many.get(step.key)! : null));
   return rows.map((row) => {
     const id = String(row.id);
