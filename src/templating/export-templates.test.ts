@@ -9,6 +9,7 @@ import { systemContext } from '../core/context.ts';
 import { continueAfter, exportLimits, prepareListRender } from './export.ts';
 import { RenderSession, RowGroup, proxyLimits } from './proxies.ts';
 import { templateEnvironment } from './environment.ts';
+import type { ItemReads } from './engine/index.ts';
 import { requireModel } from '../core/registry.ts';
 
 let h: Harness;
@@ -289,6 +290,44 @@ describe('narrowed chunks', () => {
     expect(lines[1]).toMatch(/\|S2\|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\|None\|Site 1\|/);
     const api = (await alice.get('/api/devices/?name=leaf2')).json().results[0];
     expect(lines[1]).toContain(`|${api.created}|`);
+  });
+});
+
+describe('plain records for loops that only read attributes', () => {
+  // Every kind of attribute a row answers: columns, null ones, timestamps, foreign keys read below and whole, the
+  // tenant, a computed value, custom fields, a related list.
+  const reads =
+    '{% for d in objects %}{{ d.name }}|{{ d.serial }}|{{ d.asset_tag }}|{{ d.created }}|{{ d.site.name }}/{{ d.site.slug }}|' +
+    '{{ d.platform.name if d.platform else "-" }}|{{ d.role.name }}|{{ d.primary_ip }}|{{ d.custom_fields.support_tier }}|' +
+    '{{ d.tenant.name }}|{{ d.interfaces.count() }}|{{ d.numid > 0 }}|{{ d.id|length }}\n{% endfor %}';
+
+  it('render what the rows themselves render, chunk by chunk and whole', async () => {
+    // A use of the row whole anywhere in the loop hands the loop the rows themselves.
+    const rowsWhole = reads.replace('{% endfor %}', '{% if false %}{{ d }}{% endif %}{% endfor %}');
+    const expected = await previewOutput(rowsWhole);
+    expect(expected.split('\n')[0]).toMatch(/^leaf1\|S1\|None\|\d{4}-.*\|Site 1\/site-1\|.+\|.+\|None\|\|Alpha\|2\|True\|36$/);
+    expect(await previewOutput(reads)).toBe(expected);
+    exportLimits.chunkRows = 1;
+    expect(await previewOutput(reads)).toBe(expected);
+    expect(await previewOutput(rowsWhole)).toBe(expected);
+  });
+
+  it('are plain objects of the attributes read, a related row read below made once', async () => {
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: reads, query: {}, preview: false });
+    const objects = prepared.context.objects as { iterateBatches(r: ItemReads | null): AsyncIterator<readonly unknown[]> };
+    const batch = async (r: ItemReads | null) => (await objects.iterateBatches(r).next()).value as Array<Record<string, unknown>>;
+    const [leaf1, leaf2] = await batch(new Map<string, ReadonlySet<string> | null>([['name', null], ['site', new Set(['name'])], ['platform', null]]));
+    expect(Object.getPrototypeOf(leaf1)).toBe(Object.prototype);
+    expect(leaf1).toMatchObject({ name: 'leaf1', site: { name: 'Site 1' } });
+    expect(Object.keys(leaf1!)).toEqual(['name', 'site', 'platform']);
+    expect(leaf2!.site).toBe(leaf1!.site);
+    expect(leaf2!.platform).toBeNull();
+    // A platform read whole stays the platform's row.
+    expect(Object.getPrototypeOf(leaf1!.platform)).not.toBe(Object.prototype);
+    // A name rows do not answer, or no reads at all: the rows themselves.
+    for (const r of [new Map([['nosuch', null]]), null]) {
+      expect(Object.getPrototypeOf((await batch(r))[0])).not.toBe(Object.prototype);
+    }
   });
 });
 

@@ -8,12 +8,13 @@ import { callerTenant, requireModelPermission } from '../core/access.ts';
 import { ApiError, badRequest, fieldError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { listConditions } from '../core/crud/read.ts';
+import { keysetAfter, keysetColumns } from '../core/crud/keyset.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
-import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type Template, type TemplateObject } from './engine/index.ts';
+import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type ItemReads, type Template, type TemplateObject } from './engine/index.ts';
 import { describeTemplateError, templateEnvironment } from './environment.ts';
-import { RenderSession, RowGroup } from './proxies.ts';
+import { RecordPlan, RenderSession, RowGroup } from './proxies.ts';
 import { checkSubjectType } from './subjects.ts';
 import { RenderBudget } from './render-budget.ts';
 import { exportTemplateModel } from './models.ts';
@@ -76,29 +77,43 @@ export function templateFailure(err: TemplateError): ApiError {
 }
 
 /**
- * `objects` of a list render: iterates the rows chunk by chunk (each chunk one query by id, in list order),
- * so a 50,000-row render holds one chunk of rows and their loaded relations at a time. The first chunk comes
- * with the list (read in list order, not by id); the ids of the rest arrive while it renders.
+ * `objects` of a list render: iterates the rows chunk by chunk, so a 50,000-row render holds one chunk of rows and
+ * their loaded relations at a time. The first chunk comes with the list. In the list's default ordering each later
+ * chunk is read after the last row of the one before (KeysetChunks); in another, by id from the list's ids, read
+ * while the first chunk renders. Random access (`objects[-1]`) and the length read the ids too.
  */
 class ObjectList implements TemplateObject {
   readonly [TEMPLATE_OBJECT] = true as const;
   private lastGroup: { start: number; group: Promise<RowGroup> } | null;
+  /** The chunk read after a chunk by keyset (see KeysetChunks), the last one asked for. */
+  private lastAfter: { previous: RowGroup; group: Promise<RowGroup> } | null = null;
   /** Every id in list order, once known (the first chunk's alone when it holds the whole list). */
   private ids: readonly string[] | null = null;
-  private readonly idsReady: Promise<readonly string[]>;
+  private idsPromise: Promise<readonly string[]> | null = null;
 
   constructor(
     private readonly session: RenderSession,
     private readonly model: ModelDef,
     private readonly head: RowGroup,
-    ids: Promise<readonly string[]>,
+    private readonly readIds: () => Promise<readonly string[]>,
     /** The count read with the first chunk: the length until the ids arrive. */
     private readonly total: number,
+    /** How chunks after the first are read in order; null: by the list's ids. */
+    private readonly keyset: KeysetChunks | null,
   ) {
     this.lastGroup = { start: 0, group: Promise.resolve(head) };
-    this.idsReady = ids.then((all) => (this.ids = all));
-    // Awaited where a chunk beyond the first or the length is needed; a failure surfaces there.
-    this.idsReady.catch(() => undefined);
+    // Read by id, every chunk but the first needs the ids: they are read while the first chunk renders.
+    if (!keyset) void this.idsReady();
+  }
+
+  /** The ids of the whole list, read on first need (random access, the length, or chunks read by id). */
+  private idsReady(): Promise<readonly string[]> {
+    if (!this.idsPromise) {
+      this.idsPromise = this.readIds().then((all) => (this.ids = all));
+      // Awaited where a chunk beyond the first or the length is needed; a failure surfaces there.
+      this.idsPromise.catch(() => undefined);
+    }
+    return this.idsPromise;
   }
 
   private chunk(start: number): Promise<RowGroup> {
@@ -116,7 +131,7 @@ class ObjectList implements TemplateObject {
     // up by primary key (the lateral subquery, kept apart by OFFSET 0, cannot become a join): as `t.id = ANY(…)`
     // PostgreSQL chose a scan of the whole tenant's rows per chunk, filtering out nine tenths of them, whenever its
     // statistics were behind (as after a bulk load). The rows come back in list order.
-    const ids = (this.ids ?? (await this.idsReady)).slice(start, start + exportLimits.chunkRows);
+    const ids = (this.ids ?? (await this.idsReady())).slice(start, start + exportLimits.chunkRows);
     const narrow = this.session.narrowSelect(this.model, 't');
     const { rows } = await sql<Row>`SELECT ${narrow ?? this.session.selectList(this.model.table, 't')}${this.session.inlineSelect(this.model, 't')}
       FROM unnest(string_to_array(${ids.join(',')}, ',')::uuid[]) WITH ORDINALITY AS k(id, n)
@@ -134,7 +149,7 @@ class ObjectList implements TemplateObject {
     if (typeof key !== 'number' || !Number.isInteger(key)) return UNDEFINED;
     // Within the first chunk no ids are needed; from the end, or beyond it, they are.
     const inHead = key >= 0 && key < this.head.proxies.length;
-    const ids = this.ids ?? (inHead ? null : await this.idsReady);
+    const ids = this.ids ?? (inHead ? null : await this.idsReady());
     if (!ids) return this.head.proxies[key];
     const i = key < 0 ? ids.length + key : key;
     if (i < 0 || i >= ids.length) return UNDEFINED;
@@ -150,9 +165,20 @@ class ObjectList implements TemplateObject {
     return { [Symbol.asyncIterator]: () => new ChunkCursor(this) };
   }
 
-  /** The rows a chunk at a time: a `for` over `objects` renders each chunk as a list (one await per chunk). */
-  iterateBatches(): AsyncIterator<readonly unknown[]> {
-    return new BatchCursor(this);
+  /** Plans of the loops over this list that only read attributes, by their reads (one per loop of the template). */
+  private readonly plans = new Map<ItemReads, RecordPlan | null>();
+
+  /**
+   * The rows a chunk at a time: a `for` over `objects` renders each chunk as a list (one await per chunk). A loop
+   * that only reads attributes of its rows gets them as plain records (see RecordPlan).
+   */
+  iterateBatches(reads: ItemReads | null): AsyncIterator<readonly unknown[]> {
+    let plan: RecordPlan | null = null;
+    if (reads !== null) {
+      plan = this.plans.get(reads) ?? null;
+      if (!this.plans.has(reads)) this.plans.set(reads, (plan = RecordPlan.of(this.model, reads)));
+    }
+    return new BatchCursor(this, plan);
   }
 
   /**
@@ -160,8 +186,9 @@ class ObjectList implements TemplateObject {
    * end of the list.
    */
   async enter(start: number, previous: RowGroup | null): Promise<RowGroup | null> {
+    if (this.keyset) return this.enterAfter(this.keyset, start, previous);
     // The first chunk renders without waiting for the ids; past it, they say where the list ends.
-    const ids = start === 0 ? this.ids : (this.ids ?? (await this.idsReady));
+    const ids = start === 0 ? this.ids : (this.ids ?? (await this.idsReady()));
     if (ids && start >= ids.length) return null;
     const group = await this.chunk(start);
     // The relations the previous chunk walked are started now for this one, all at once.
@@ -169,14 +196,43 @@ class ObjectList implements TemplateObject {
     // Warmed twice on purpose: when its rows arrive (overlapping this chunk's render) and when it starts
     // (catching relations this chunk touched late); a load already started is not started again.
     const next = start + exportLimits.chunkRows;
-    void this.idsReady.then((all) => {
+    void this.idsReady().then((all) => {
       if (next < all.length) return this.chunk(next).then((g) => group.warm(g));
     }).catch(() => undefined);
     return group;
   }
 
+  /**
+   * enter() for a list read by keyset: the chunk at `start` is the one after `previous` (the cursor walks the list in
+   * order). A chunk short of a whole one ends the list, as does the row cap. The chunk after it is read at once.
+   */
+  private async enterAfter(keyset: KeysetChunks, start: number, previous: RowGroup | null): Promise<RowGroup | null> {
+    let group = this.head;
+    if (start > 0) {
+      if (!previous || previous.proxies.length < exportLimits.chunkRows || start >= keyset.cap) return null;
+      group = await this.chunkAfter(keyset, previous, start);
+    }
+    if (!group.proxies.length) return null;
+    previous?.warm(group);
+    const next = start + exportLimits.chunkRows;
+    if (group.proxies.length === exportLimits.chunkRows && next < keyset.cap) {
+      void this.chunkAfter(keyset, group, next).then((g) => group.warm(g)).catch(() => undefined);
+    }
+    return group;
+  }
+
+  private chunkAfter(keyset: KeysetChunks, previous: RowGroup, start: number): Promise<RowGroup> {
+    if (this.lastAfter?.previous === previous) return this.lastAfter.group;
+    const last = previous.proxies[previous.proxies.length - 1]!.row;
+    const group = keyset.read(last, Math.min(exportLimits.chunkRows, keyset.cap - start));
+    // Read ahead while the previous chunk renders; a failure surfaces when the render reaches this chunk.
+    group.catch(() => undefined);
+    this.lastAfter = { previous, group };
+    return group;
+  }
+
   length(): number | Promise<number> {
-    return this.ids ? this.ids.length : this.idsReady.then((ids) => ids.length);
+    return this.ids ? this.ids.length : this.idsReady().then((ids) => ids.length);
   }
 
   truthy(): boolean {
@@ -190,6 +246,17 @@ class ObjectList implements TemplateObject {
   typeName(): string {
     return `list of ${this.model.labelPlural}`;
   }
+}
+
+/**
+ * Chunks of a list read in order by keyset (core/crud/keyset.ts): each continues after the last row of the one
+ * before, off the ordering's index, with no list of ids to read first and no row looked up by id.
+ */
+interface KeysetChunks {
+  /** Rows the render may take in all (the row cap). */
+  cap: number;
+  /** Up to `limit` rows after `row`, in list order. */
+  read(row: Row, limit: number): Promise<RowGroup>;
 }
 
 /**
@@ -236,7 +303,10 @@ class BatchCursor implements AsyncIterator<readonly unknown[]> {
   private start = 0;
   private finished = false;
 
-  constructor(private readonly list: ObjectList) {}
+  constructor(
+    private readonly list: ObjectList,
+    private readonly plan: RecordPlan | null,
+  ) {}
 
   async next(): Promise<IteratorResult<readonly unknown[]>> {
     if (this.finished) return { value: undefined, done: true };
@@ -244,7 +314,8 @@ class BatchCursor implements AsyncIterator<readonly unknown[]> {
     const group = await this.list.enter(this.start, this.group);
     if (!group) return this.return();
     this.group = group;
-    return { value: group.proxies, done: false };
+    const records = this.plan ? await group.records(this.plan) : null;
+    return { value: records ?? group.proxies, done: false };
   }
 
   return(): Promise<IteratorResult<readonly unknown[]>> {
@@ -277,7 +348,7 @@ export interface RenderRequest {
 
 /**
  * Checks the subject type and the caller's view permission, compiles, counts the rows and reads the first chunk,
- * and refuses a render beyond the row cap before anything is rendered; the ids of the rest are read meanwhile.
+ * and refuses a render beyond the row cap before anything is rendered.
  */
 export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req: RenderRequest): Promise<PreparedRender> {
   const subject = checkSubjectType(req.objectType);
@@ -291,7 +362,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
     if (err instanceof TemplateError) throw fieldError('template_code', describeTemplateError(err));
     throw err;
   }
-  const { where, orderBy } = listConditions(ctx, model, req.query, 't', RENDER_PARAMS);
+  const { where, orderBy, orderKeys } = listConditions(ctx, model, req.query, 't', RENDER_PARAMS);
   const fence = model.name === 'tenancy.tenant' ? (ctx.tenantId ? sql`t.id = ${ctx.tenantId}` : sql`false`) : sql`true`;
   const session = new RenderSession(db, ctx);
   await session.prepare();
@@ -301,12 +372,19 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   const cap = req.preview ? exportLimits.previewRows : exportLimits.maxRows;
   const from = sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`;
   const headRows = Math.min(exportLimits.chunkRows, cap);
+  // In the list's default ordering, which an index serves (test/fk-indexes.test.ts), the chunks are read by keyset,
+  // each after the last row of the one before. Another ordering may have no index: each chunk would sort the whole
+  // list again, so its ids are read once, in order, and the chunks by id.
+  const keys = req.query.ordering === undefined ? orderKeys : null;
   // At once (on PostgreSQL, on separate connections): the first chunk's rows in list order, so rendering starts
-  // with them; the count, to refuse a render beyond the cap before anything renders; once the count allows, the
-  // ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it holds the
-  // whole list). The first chunk orders ids and joins the rows afterwards: sorting whole rows made PostgreSQL sort
-  // 50,000 of them on disk to hand back 5,000; ordered by an indexed column, it reads the first ids off the index.
-  const headQuery = sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
+  // with them; the count, to refuse a render beyond the cap before anything renders; read by id, once the count
+  // allows, the ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it
+  // holds the whole list). Read by id, the first chunk orders ids and joins the rows afterwards: whole rows sorted
+  // made PostgreSQL sort 50,000 of them on disk to hand back 5,000.
+  const headQuery = keys
+    ? sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't')}
+      FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows}`.execute(db)
+    : sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
       JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db);
   // Settled here so a refused render leaves no unhandled rejection behind; awaited below.
@@ -317,14 +395,26 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
       `${total} ${model.labelPlural} is more than one render can take (${cap.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
     );
   }
-  const allIds = total > headRows && headRows < cap ? sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${cap}`.execute(db) : null;
+  const idsQuery = () => sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${cap}`.execute(db);
+  const allIds = !keys && total > headRows && headRows < cap ? idsQuery() : null;
   allIds?.catch(() => undefined);
   const { rows: head } = await headQuery;
   const headIds: string[] = new Array<string>(head.length);
   for (let i = 0; i < head.length; i++) headIds[i] = String(head[i]!.id);
   // A first chunk shorter than a chunk is the whole list, whatever the count said a moment before.
-  const ids = allIds && head.length === headRows ? allIds.then(({ rows }) => continueAfter(headIds, rows, cap)) : Promise.resolve(headIds);
-  const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), ids, total);
+  const whole = head.length < headRows || headRows >= cap || (!keys && !allIds);
+  const readIds = (): Promise<readonly string[]> =>
+    whole ? Promise.resolve(headIds) : (allIds ?? idsQuery()).then(({ rows }) => continueAfter(headIds, rows, cap));
+  const keyset: KeysetChunks | null = keys && {
+    cap,
+    async read(after, limit) {
+      const narrow = session.narrowSelect(model, 't');
+      const { rows } = await sql<Row>`SELECT ${narrow ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't')}
+        FROM ${from} AND ${keysetAfter(keys, after, 't')} ORDER BY ${orderBy} LIMIT ${limit}`.execute(db);
+      return new RowGroup(session, model, rows, narrow === null);
+    },
+  };
+  const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), readIds, total, keyset);
   return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: head.length };
 }
 

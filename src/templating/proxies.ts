@@ -17,7 +17,7 @@ import { modelAllows, scopeCondition } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
 import { isUuid } from '../core/ids.ts';
-import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, type AttributeReads, type TemplateObject } from './engine/index.ts';
+import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, isTemplateObject, type AttributeReads, type ItemReads, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
 
 /** Tunables; an object so tests can lower them. */
@@ -187,6 +187,9 @@ export class RenderSession {
 
   /** Per `table.column` of custom field values: the keys the template reads (see useReads). */
   private readonly customFieldKeys = new Map<string, readonly string[]>();
+  private lastCustomTable = '';
+  private lastCustomColumn = '';
+  private lastCustomKeys: readonly string[] | undefined = undefined;
 
   /**
    * Narrows custom field values to the keys the template reads, when its source shows that it reads nothing else
@@ -195,6 +198,7 @@ export class RenderSession {
    */
   useReads(reads: AttributeReads): void {
     this.customFieldKeys.clear();
+    this.lastCustomTable = '';
     for (const model of allModels()) {
       for (const [key, field] of Object.entries(model.fields)) {
         if (field.kind !== 'custom_fields') continue;
@@ -232,7 +236,14 @@ export class RenderSession {
    */
   customFields(table: string, column: string, value: unknown): unknown {
     if (typeof value !== 'string') return value;
-    const keys = this.customFieldKeys.get(`${table}.${column}`);
+    // Asked once per row of a list: the last column's keys are kept, not looked up by a key built per call.
+    let keys = this.lastCustomKeys;
+    if (table !== this.lastCustomTable || column !== this.lastCustomColumn) {
+      keys = this.customFieldKeys.get(`${table}.${column}`);
+      this.lastCustomTable = table;
+      this.lastCustomColumn = column;
+      this.lastCustomKeys = keys;
+    }
     if (keys?.length !== 1) return value;
     if (value === '') return {};
     const tag = value.charCodeAt(0);
@@ -654,10 +665,16 @@ export class RowGroup {
    * them again for every chunk was most of the rows such a render parsed besides its own.
    */
   private async loadRelated(target: ModelDef, key: string, field: FieldDef): Promise<ReadonlyMap<string, TemplateObject | null>> {
-    const ids = this.idsOf(key, field);
     const known = this.session.relatedRows(target);
     const out = known ?? new Map<string, TemplateObject | null>();
-    const missing = known ? ids.filter((id) => !known.has(id)) : ids;
+    // Only the ids not read yet: a chunk's rows mostly point to rows an earlier chunk read.
+    const col = columnOf(key, field);
+    const wanted = new Set<string>();
+    for (const p of this.proxies) {
+      const v = p.row[col];
+      if (typeof v === 'string' && !known?.has(v)) wanted.add(v);
+    }
+    const missing = [...wanted];
     if (!missing.length) return out;
     const { rows } = await sql<Row>`SELECT ${this.session.selectList(target.table, 'r')} FROM ${sql.table(target.table)} r
       WHERE r.id = ANY(${missing}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
@@ -710,6 +727,43 @@ export class RowGroup {
     // Warming the next chunk: not when its rows carry the value inline.
     this.touch(touchKey, (g) => (!g.carries(column) && (columns === null ? g.full : g.hasColumns(columns)) ? g.loadComputed(key) : undefined));
     return then(this.loadComputed(key), (m) => plainValue(m.get(String(row.id)) ?? null));
+  }
+
+  /**
+   * The group's rows as plain objects of `plan`'s attributes (see RecordPlan), read attribute by attribute over the
+   * whole group so each relation loads once, before the first row needs it. Null when some value cannot be held
+   * plainly or a read fails: the loop then gets the proxies, and a failure surfaces where the template reads it.
+   */
+  async records(plan: RecordPlan): Promise<Record<string, unknown>[] | null> {
+    const n = this.proxies.length;
+    const columns: unknown[][] = [];
+    try {
+      for (let k = 0; k < plan.names.length; k++) {
+        const name = plan.names[k]!;
+        const keys = plan.below[k]!;
+        const column = new Array<unknown>(n);
+        for (let i = 0; i < n; i++) {
+          let v = this.attr(this.proxies[i]!, name);
+          if (v instanceof Promise) v = await v;
+          if (keys !== null && isTemplateObject(v)) {
+            v = plan.plainOf(v, keys);
+            if (v instanceof Promise) v = await v;
+          }
+          if (!isRecordValue(v)) return null;
+          column[i] = v;
+        }
+        columns.push(column);
+      }
+    } catch {
+      return null;
+    }
+    const out = new Array<Record<string, unknown>>(n);
+    for (let i = 0; i < n; i++) {
+      const o: Record<string, unknown> = {};
+      for (let k = 0; k < columns.length; k++) o[plan.names[k]!] = columns[k]![i];
+      out[i] = o;
+    }
+    return out;
   }
 
   /** Whether the rows came with this column (a computed value read inline); rows of one query all have the same ones. */
@@ -780,6 +834,61 @@ export class RowGroup {
       return out;
     });
   }
+}
+
+// ------------------------------------------------------------------------------------------ plain records
+
+/**
+ * The attributes a list render's loop reads of each row, when that is all it does with them (ItemReads): each chunk
+ * is then handed to the loop as plain objects holding those values, which the engine reads several times faster
+ * than it asks a proxy. A related row read only below (`d.site.name`) becomes a plain object of those keys, made
+ * once per related row. Null when the loop reads a name rows do not answer: that read's failure must name the row.
+ */
+export class RecordPlan {
+  /** Plain objects made of related rows, by proxy, while few (related rows repeat across a list: sites, roles). */
+  private readonly made = new Map<TemplateObject, Record<string, unknown>>();
+
+  private constructor(
+    readonly names: readonly string[],
+    /** Per name: the keys read below it, or null when its value is used whole. */
+    readonly below: ReadonlyArray<readonly string[] | null>,
+  ) {}
+
+  static of(model: ModelDef, reads: ItemReads): RecordPlan | null {
+    const names: string[] = [];
+    const below: Array<readonly string[] | null> = [];
+    for (const [name, keys] of reads) {
+      if (accessOf(model, name) === NO_ACCESS) return null;
+      names.push(name);
+      below.push(keys === null ? null : [...keys]);
+    }
+    return new RecordPlan(names, below);
+  }
+
+  /** `host`'s values of `keys` as a plain object; NO_RECORD when one of them is not a value (the proxy must answer). */
+  plainOf(host: TemplateObject, keys: readonly string[]): Record<string, unknown> | Promise<Record<string, unknown> | typeof NO_RECORD> {
+    return this.made.get(host) ?? this.make(host, keys);
+  }
+
+  private async make(host: TemplateObject, keys: readonly string[]): Promise<Record<string, unknown> | typeof NO_RECORD> {
+    const o: Record<string, unknown> = {};
+    for (const key of keys) {
+      const v = await host.getAttr(key);
+      if (!isRecordValue(v)) return NO_RECORD;
+      o[key] = v;
+    }
+    if (this.made.size >= proxyLimits.relatedRowsKept) this.made.clear();
+    this.made.set(host, o);
+    return o;
+  }
+}
+
+/** What RecordPlan.plainOf answers for a related row that cannot be read plainly. */
+const NO_RECORD: unique symbol = Symbol('no record');
+
+/** A value a plain record may hold: what the engine would take from the proxy as is (not a missing attribute). */
+function isRecordValue(v: unknown): boolean {
+  return v !== undefined && v !== UNDEFINED && v !== NO_RECORD && typeof v !== 'function';
 }
 
 /** A computed value read inline that no read has built yet. */

@@ -28,9 +28,18 @@ export type CustomFilter = (values: string[], alias: string) => RawBuilder<unkno
  */
 export type QuickSearch = (text: string, alias: string) => { where: RawBuilder<unknown>; orderBy?: RawBuilder<unknown> } | null;
 
+/** One column of a list's ordering, as keyset reads need it (id, ascending, always comes last). */
+export interface OrderKey {
+  column: string;
+  desc: boolean;
+  nullable: boolean;
+}
+
 export interface ListQuery {
   where: RawBuilder<unknown>[];
   orderBy: RawBuilder<unknown>;
+  /** The ordering's columns in order, id last; null when it starts with an expression (the quick search's order). */
+  orderKeys: readonly OrderKey[] | null;
   limit: number;
   offset: number;
 }
@@ -207,12 +216,13 @@ export function parseListQuery(
     }
   }
 
-  const parsedOrder = parseOrdering(model, valuesOf(query.ordering)[0], alias, errors);
-  const orderBy = qOrder && query.ordering === undefined ? sql`${qOrder}, ${parsedOrder}` : parsedOrder;
+  const parsed = parseOrdering(model, valuesOf(query.ordering)[0], alias, errors);
+  const quickOrder = qOrder !== undefined && query.ordering === undefined;
+  const orderBy = quickOrder ? sql`${qOrder}, ${parsed.orderBy}` : parsed.orderBy;
   const limit = parsePaging('limit', valuesOf(query.limit)[0], DEFAULT_LIMIT, 1, MAX_LIMIT, errors);
   const offset = parsePaging('offset', valuesOf(query.offset)[0], 0, 0, Number.MAX_SAFE_INTEGER, errors);
   errors.throwIfAny();
-  return { where, orderBy, limit, offset };
+  return { where, orderBy, orderKeys: quickOrder ? null : parsed.keys, limit, offset };
 }
 
 function fieldCondition(
@@ -306,10 +316,11 @@ export function naturalKeyColumn(column: string): string {
   return `${column}_natural`;
 }
 
-function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): RawBuilder<unknown> {
-  const keys = raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : model.defaultOrdering;
+function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): { orderBy: RawBuilder<unknown>; keys: OrderKey[] } {
+  const items = raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : model.defaultOrdering;
   const parts: RawBuilder<unknown>[] = [];
-  for (const item of keys) {
+  const keys: OrderKey[] = [];
+  for (const item of items) {
     const desc = item.startsWith('-');
     const key = desc ? item.slice(1) : item;
     const field = model.fields[key] ?? auditField(model, key);
@@ -317,7 +328,9 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
       errors.add('ordering', `Cannot order by "${key}".`);
       continue;
     }
-    const ref = sql.ref(`${alias}.${field.naturalOrder ? naturalKeyColumn(columnOf(key, field)) : columnOf(key, field)}`);
+    const column = field.naturalOrder ? naturalKeyColumn(columnOf(key, field)) : columnOf(key, field);
+    const ref = sql.ref(`${alias}.${column}`);
+    keys.push({ column, desc, nullable: !!field.nullable });
     if (!field.nullable) {
       // NOT NULL (test/fk-indexes.test.ts): the NULLS clause changes nothing, and without it an index on
       // the column can serve the ordering (PostgreSQL's ascending indexes keep NULLs last).
@@ -328,7 +341,8 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
   }
   // The id (time-ordered) breaks ties so pages never overlap.
   parts.push(sql`${sql.ref(`${alias}.id`)} ASC`);
-  return sql.join(parts);
+  keys.push({ column: 'id', desc: false, nullable: false });
+  return { orderBy: sql.join(parts), keys };
 }
 
 function parsePaging(name: string, raw: string | undefined, fallback: number, min: number, max: number, errors: ErrorCollector): number {

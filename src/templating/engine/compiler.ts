@@ -37,6 +37,7 @@ import {
   Namespace,
   lookup,
 } from './runtime.ts';
+import { loopItemReads, type ItemReads } from './reads.ts';
 import { Out, type FilterImpl, type Registry, type RenderState } from './state.ts';
 import {
   EMPTY_KWARGS,
@@ -589,6 +590,7 @@ export class Compiler {
       s.recursive,
       s.line,
       name,
+      s.recursive ? null : loopItemReads(s.target, s.filter, s.body),
     );
     this.setupPrefetch(s, body, runner);
     this.stmtSplit = { head: runner.iterEv, expr: s.iter, tail: (f, out, v) => runner.start(f, out, v), line: s.line, name };
@@ -1174,6 +1176,8 @@ class LoopRunner {
     private readonly recursive: boolean,
     private readonly line: number,
     private readonly name: string | undefined,
+    /** All the body does with each item, when that is reading attributes (see loopItemReads); else null. */
+    private readonly itemReads: ItemReads | null,
   ) {}
 
   /** Attributes of the loop variable prefetched per chunk (see Compiler.setupPrefetch), or null. */
@@ -1270,7 +1274,7 @@ class LoopRunner {
     if (loop === null && isTemplateObject(value) && value.iterateBatches !== undefined) {
       let batches: AsyncIterator<readonly unknown[]>;
       try {
-        batches = value.iterateBatches();
+        batches = value.iterateBatches(this.itemReads);
       } catch (err) {
         throw hostError(err);
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createEnvironment } from './index.ts';
+import { createEnvironment, TEMPLATE_OBJECT, UNDEFINED, type ItemReads, type TemplateObject } from './index.ts';
 
 const env = createEnvironment();
 const keysBelow = (src: string, attr = 'custom_fields'): string[] | null => {
@@ -46,5 +46,69 @@ describe('attribute mentions', () => {
     expect(mentions("{{ d|attr('primary_ip') }}", 'primary_ip')).toBe(true);
     expect(mentions("{{ objects|map(attribute='primary_ip.address')|join }}", 'primary_ip')).toBe(true);
     expect(mentions('{{ d[key] }}', 'primary_ip')).toBe(true);
+  });
+});
+
+describe('item reads of a for loop', () => {
+  /** What a loop over a host list told the list it does with each item (null: it takes them whole). */
+  const itemReads = async (body: string, head = 'for d in objects'): Promise<Record<string, string[] | null> | null> => {
+    let told: ItemReads | null | undefined;
+    const objects: TemplateObject = {
+      [TEMPLATE_OBJECT]: true,
+      getAttr: () => UNDEFINED,
+      iterate: () => [],
+      iterateBatches(reads) {
+        told = reads;
+        let done = false;
+        return { next: async () => (done ? { value: undefined, done: true } : ((done = true), { value: [], done: false })) };
+      },
+    };
+    await env.compile(`{% ${head} %}${body}{% endfor %}`).render({ objects });
+    if (told === undefined) throw new Error('the loop did not ask for batches');
+    if (told === null) return null;
+    return Object.fromEntries([...told].map(([k, v]) => [k, v === null ? null : [...v].sort()]));
+  };
+
+  it('lists each attribute read with the constant keys read below it', async () => {
+    expect(await itemReads('{{ d.name }},{{ d.site.name }},{{ d.platform.name if d.platform else "" }},{{ d.primary_ip|host }}{{ d.custom_fields.a }}{{ d.custom_fields["b"] }}')).toEqual({
+      name: null,
+      site: ['name'],
+      platform: null,
+      primary_ip: null,
+      custom_fields: ['a', 'b'],
+    });
+    // The loop's own `if`, macros and inner blocks of the body count as its reads.
+    expect(await itemReads('{% macro m(x) %}{{ d.serial }}{% endmacro %}{% if d.role.slug %}{{ m(d.id) }}{% endif %}', 'for d in objects if d.site.slug')).toEqual({
+      serial: null,
+      role: ['slug'],
+      id: null,
+      site: ['slug'],
+    });
+    // A key that is a dict method's, private, or called, takes the value whole.
+    expect(await itemReads('{{ d.site.items }}{{ d.tags._x }}{{ d.rack.upper() }}')).toEqual({ site: null, tags: null, rack: null });
+  });
+
+  it('says nothing when the body takes the item whole, reads it by a name not constant, or rebinds it', async () => {
+    for (const body of [
+      '{{ d }}',
+      '{{ d.name }}{{ d|tojson }}',
+      "{{ d['name'] }}",
+      '{{ d[key] }}',
+      "{{ d|attr('name') }}",
+      '{{ m(d) }}',
+      '{{ d.items }}',
+      '{{ d.keys() }}',
+      '{{ d._private }}',
+      '{{ d.get_status_display() }}',
+      '{% set x = d %}{{ x.name }}',
+      '{% set d = 1 %}{{ d.real }}',
+      '{% for d in d.interfaces %}{{ d.name }}{% endfor %}',
+      '{% with e = d %}{{ e.name }}{% endwith %}',
+      '{{ [d]|length }}',
+      '{{ d is none }}',
+    ]) {
+      expect(await itemReads(body), body).toBeNull();
+    }
+    expect(await itemReads('{{ k.name }}', 'for k, v in objects')).toBeNull();
   });
 });

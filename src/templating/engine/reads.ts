@@ -1,7 +1,7 @@
 // What a template's source says about the attributes it reads, worked out from the AST before rendering. Callers
 // that fetch data for a template use it to fetch less: the answer only ever says "this much is certainly enough"
 // when every way the template could reach a value is one the walk recognises.
-import type { Expr, Stmt } from './ast.ts';
+import type { Expr, Stmt, Target } from './ast.ts';
 import { hasBuiltinMethod } from './methods.ts';
 
 export interface AttributeReads {
@@ -96,4 +96,44 @@ export function attributeReads(body: readonly Stmt[]): AttributeReads {
       return found;
     },
   };
+}
+
+/**
+ * What a for loop's body does with each item, when all it does is read attributes by constant name: each attribute
+ * read, with the constant keys read below it, or null where some use takes the attribute's value whole. A host list
+ * may then hand the loop plain objects holding those attributes instead of itself (TemplateObject.iterateBatches).
+ */
+export type ItemReads = ReadonlyMap<string, ReadonlySet<string> | null>;
+
+/**
+ * The item reads of `{% for v in … %}`: null unless every use of `v` in the body and the loop's `if` is `v.attr`
+ * with a constant name that is neither private, nor a dict method's (on a plain object those answer differently),
+ * nor called. Anything else (`{{ v }}`, `v['x']`, `v|attr('x')`, `m(v)`, `{% set v = … %}`, an inner loop over
+ * `v` or binding `v`) takes the item whole, and the loop must have the item itself.
+ */
+export function loopItemReads(target: Target, filter: Expr | null, body: readonly Stmt[]): ItemReads | null {
+  if (target.type !== 'Name') return null;
+  const v = target.name;
+  const reads = new Map<string, Set<string> | null>();
+  let whole = false;
+  const walk = (node: Node, parent: Node | null, grandparent: Node | null, above: Node | null): void => {
+    if (whole) return;
+    if (node.type === 'Name' && node.name === v) {
+      const attr = parent?.type === 'Getattr' && parent.node === node ? parent.attr : null;
+      if (attr === null || attr.charCodeAt(0) === 95 /* _ */ || hasBuiltinMethod({}, attr) || (grandparent?.type === 'Call' && grandparent.node === parent)) {
+        whole = true;
+        return;
+      }
+      const key = constantKeyRead(grandparent, parent!, above);
+      const known = reads.get(attr);
+      if (key === null || key.charCodeAt(0) === 95) reads.set(attr, null);
+      else if (known === undefined) reads.set(attr, new Set([key]));
+      else known?.add(key);
+      return;
+    }
+    for (const child of childrenOf(node)) walk(child, node, parent, grandparent);
+  };
+  if (filter) walk(filter, null, null, null);
+  for (const stmt of body) walk(stmt, null, null, null);
+  return whole ? null : reads;
 }

@@ -6,6 +6,7 @@
 // Context data arriving as JSON cannot tell 1.0 from 1: a JSON float with an integral value is an int here.
 // Pass `new PyFloat(1)` in a JS context to get a float that prints "1.0".
 import { TemplateError, typeError, undefinedError } from './errors.ts';
+import type { ItemReads } from './reads.ts';
 
 /** What a host object returns from getAttr/getItem when it has no such attribute or item. */
 export const UNDEFINED: unique symbol = Symbol('cairn.template.undefined');
@@ -25,8 +26,11 @@ export interface TemplateObject {
    * The same items as iterate(), handed over a batch at a time (optional). A `for` loop that needs no look-ahead
    * (no `loop` variable) pulls batches and runs each one as a list: one await per batch instead of several per
    * item. The engine reads a batch and never changes it.
+   * `reads`, when given, is all the loop does with each item (see loopItemReads): the host may then hand out, for
+   * any batch, plain objects holding exactly those attributes (and below an attribute with known keys, a plain
+   * object of those keys) instead of the items, provided each holds the values the items would answer.
    */
-  iterateBatches?(): AsyncIterator<readonly unknown[]>;
+  iterateBatches?(reads: ItemReads | null): AsyncIterator<readonly unknown[]>;
   length?(): number | Promise<number>;
   toTemplateString?(): string;
   truthy?(): boolean;
