@@ -742,6 +742,13 @@ export class RowGroup {
         const name = plan.names[k]!;
         const keys = plan.below[k]!;
         const column = new Array<unknown>(n);
+        columns.push(column);
+        // A column's value, the most common read, is taken for the whole group in one loop (what attr() answers).
+        const a = this.access.get(name) ?? this.session.firstAccess(this.model, name, this.access);
+        if (a.k === 'value' && a.field.kind !== 'custom_fields' && this.hasColumns([a.column])) {
+          for (let i = 0; i < n; i++) column[i] = fieldValue(a.field, this.proxies[i]!.row[a.column]);
+          continue;
+        }
         for (let i = 0; i < n; i++) {
           let v = this.attr(this.proxies[i]!, name);
           if (v instanceof Promise) v = await v;
@@ -752,7 +759,6 @@ export class RowGroup {
           if (!isRecordValue(v)) return null;
           column[i] = v;
         }
-        columns.push(column);
       }
     } catch {
       return null;
