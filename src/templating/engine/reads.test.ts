@@ -85,7 +85,7 @@ describe('item reads of a for loop', () => {
       site: ['slug'],
     });
     // A key that is a dict method's, private, or called, takes the value whole.
-    expect(await itemReads('{{ d.site.items }}{{ d.tags._x }}{{ d.rack.upper() }}')).toEqual({ site: null, tags: null, rack: null });
+    expect(await itemReads('{{ d.site.items }}{{ d.tags._x }}{{ d.rack.upper() }}{{ d.role.mro }}')).toEqual({ site: null, tags: null, rack: null, role: null });
   });
 
   it('says nothing when the body takes the item whole, reads it by a name not constant, or rebinds it', async () => {
@@ -99,6 +99,7 @@ describe('item reads of a for loop', () => {
       '{{ d.items }}',
       '{{ d.keys() }}',
       '{{ d._private }}',
+      '{{ d.constructor }}',
       '{{ d.get_status_display() }}',
       '{% set x = d %}{{ x.name }}',
       '{% set d = 1 %}{{ d.real }}',

@@ -3,6 +3,7 @@
 // when every way the template could reach a value is one the walk recognises.
 import type { Expr, Stmt, Target } from './ast.ts';
 import { hasBuiltinMethod } from './methods.ts';
+import { isUnsafeName } from './ops.ts';
 
 export interface AttributeReads {
   /** Whether the template may read attribute `attr` at all (named as `.attr`, in a string, or by a computed name). */
@@ -107,9 +108,9 @@ export type ItemReads = ReadonlyMap<string, ReadonlySet<string> | null>;
 
 /**
  * The item reads of `{% for v in … %}`: null unless every use of `v` in the body and the loop's `if` is `v.attr`
- * with a constant name that is neither private, nor a dict method's (on a plain object those answer differently),
- * nor called. Anything else (`{{ v }}`, `v['x']`, `v|attr('x')`, `m(v)`, `{% set v = … %}`, an inner loop over
- * `v` or binding `v`) takes the item whole, and the loop must have the item itself.
+ * with a constant name that is safe (isUnsafeName), not a dict method's (on a plain object those answer
+ * differently) and not called. Anything else (`{{ v }}`, `v['x']`, `v|attr('x')`, `m(v)`, `{% set v = … %}`, an
+ * inner loop over `v` or binding `v`) takes the item whole, and the loop must have the item itself.
  */
 export function loopItemReads(target: Target, filter: Expr | null, body: readonly Stmt[]): ItemReads | null {
   if (target.type !== 'Name') return null;
@@ -120,13 +121,13 @@ export function loopItemReads(target: Target, filter: Expr | null, body: readonl
     if (whole) return;
     if (node.type === 'Name' && node.name === v) {
       const attr = parent?.type === 'Getattr' && parent.node === node ? parent.attr : null;
-      if (attr === null || attr.charCodeAt(0) === 95 /* _ */ || hasBuiltinMethod({}, attr) || (grandparent?.type === 'Call' && grandparent.node === parent)) {
+      if (attr === null || isUnsafeName(attr) || hasBuiltinMethod({}, attr) || (grandparent?.type === 'Call' && grandparent.node === parent)) {
         whole = true;
         return;
       }
       const key = constantKeyRead(grandparent, parent!, above);
       const known = reads.get(attr);
-      if (key === null || key.charCodeAt(0) === 95) reads.set(attr, null);
+      if (key === null || isUnsafeName(key)) reads.set(attr, null);
       else if (known === undefined) reads.set(attr, new Set([key]));
       else known?.add(key);
       return;
