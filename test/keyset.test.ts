@@ -25,8 +25,10 @@ afterAll(async () => {
 });
 
 describe('keyset reads', () => {
-  for (const ordering of [undefined, 'serial', '-serial', 'platform,-name', '-platform,serial', 'rack,-position,serial', '-position,-serial', '-name']) {
-    it(`walk the list in chunks as its ORDER BY reads it (${ordering ?? 'default ordering'})`, async () => {
+  const orderings = [undefined, 'serial', '-serial', 'platform,-name', '-platform,serial', 'rack,-position,serial', '-position,-serial', '-name'];
+  // Each also with the text columns carried by the rows themselves rather than read again as order columns.
+  for (const [ordering, carried] of orderings.flatMap((o) => [[o, false], [o, true]] as const)) {
+    it(`walk the list in chunks as its ORDER BY reads it (${ordering ?? 'default ordering'}${carried ? ', text columns carried' : ''})`, async () => {
       const model = requireModel('dcim.device');
       const ctx = systemContext(h.tenants.a);
       const { where, orderBy, orderKeys } = listConditions(ctx, model, ordering === undefined ? {} : { ordering });
@@ -38,7 +40,8 @@ describe('keyset reads', () => {
       let last: Row | null = null;
       for (let guard = 0; guard < all.length + 2; guard++) {
         const after: RawBuilder<unknown> = last ? sql`AND ${keysetAfter(keys, last, 't')}` : sql``;
-        const { rows }: { rows: Row[] } = await sql<Row>`SELECT t.id${keysetColumns(keys, 't')} FROM devices t WHERE ${where} ${after} ORDER BY ${orderBy} LIMIT 4`.execute(h.database.db);
+        const select = carried ? sql`t.id, t.name, t.serial${keysetColumns(keys, 't', (c) => c === 'name' || c === 'serial')}` : sql`t.id${keysetColumns(keys, 't')}`;
+        const { rows }: { rows: Row[] } = await sql<Row>`SELECT ${select} FROM devices t WHERE ${where} ${after} ORDER BY ${orderBy} LIMIT 4`.execute(h.database.db);
         walked.push(...rows.map((r) => String(r.id)));
         if (rows.length < 4) break;
         last = rows[rows.length - 1]!;

@@ -376,13 +376,14 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // each after the last row of the one before. Another ordering may have no index: each chunk would sort the whole
   // list again, so its ids are read once, in order, and the chunks by id.
   const keys = req.query.ordering === undefined ? orderKeys : null;
+  const carried = (column: string) => session.carriesText(model, column);
   // At once (on PostgreSQL, on separate connections): the first chunk's rows in list order, so rendering starts
   // with them; the count, to refuse a render beyond the cap before anything renders; read by id, once the count
   // allows, the ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it
   // holds the whole list). Read by id, the first chunk orders ids and joins the rows afterwards: whole rows sorted
   // made PostgreSQL sort 50,000 of them on disk to hand back 5,000.
   const headQuery = keys
-    ? sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't')}
+    ? sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't', carried)}
       FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows}`.execute(db)
     : sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
@@ -409,7 +410,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
     cap,
     async read(after, limit) {
       const narrow = session.narrowSelect(model, 't');
-      const { rows } = await sql<Row>`SELECT ${narrow ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't')}
+      const { rows } = await sql<Row>`SELECT ${narrow ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't', carried)}
         FROM ${from} AND ${keysetAfter(keys, after, 't')} ORDER BY ${orderBy} LIMIT ${limit}`.execute(db);
       return new RowGroup(session, model, rows, narrow === null);
     },

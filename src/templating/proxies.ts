@@ -37,7 +37,11 @@ interface TableColumns {
   names: readonly string[];
   /** Column names of type timestamptz. */
   timestamps: ReadonlySet<string>;
+  /** Column names of type text or varchar: read as they are stored, the text PostgreSQL takes them back as. */
+  texts: ReadonlySet<string>;
 }
+
+const TEXT_OIDS: ReadonlySet<number> = new Set([25 /* text */, 1043 /* varchar */]);
 
 /**
  * Columns of every table, read once per database handle. Render queries name their columns instead of `t.*` so
@@ -56,12 +60,13 @@ function loadCatalog(db: Kysely<DB>): Promise<ReadonlyMap<string, TableColumns>>
       ORDER BY c.relname, a.attnum`
       .execute(db)
       .then(({ rows }) => {
-        const out = new Map<string, { names: string[]; timestamps: Set<string> }>();
+        const out = new Map<string, { names: string[]; timestamps: Set<string>; texts: Set<string> }>();
         for (const r of rows) {
           let t = out.get(r.t);
-          if (!t) out.set(r.t, (t = { names: [], timestamps: new Set() }));
+          if (!t) out.set(r.t, (t = { names: [], timestamps: new Set(), texts: new Set() }));
           t.names.push(r.c);
           if (r.ty === TIMESTAMPTZ_OID) t.timestamps.add(r.c);
+          if (TEXT_OIDS.has(r.ty)) t.texts.add(r.c);
         }
         return out;
       });
@@ -183,6 +188,19 @@ export class RenderSession {
     const keep = new Set(['id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
     const names = table.names.filter((c) => keep.has(c));
     return sql.join(names.map((c) => this.columnSql(model.table, table, alias, c)));
+  }
+
+  /**
+   * Whether the rows of the next chunk of a list of `model` carry `column` as its text, the value a query can take
+   * back as a parameter of the column's type (see narrowSelect): a text column the chunk selects.
+   */
+  carriesText(model: ModelDef, column: string): boolean {
+    const table = this.catalog?.get(model.table);
+    if (!table?.texts.has(column)) return false;
+    const cols = this.wanted.get(model.name);
+    if (!cols) return true; // whole rows
+    const display = model.fields[model.displayField];
+    return cols.has(column) || column === (display ? columnOf(model.displayField, display) : model.displayField);
   }
 
   /** Per `table.column` of custom field values: the keys the template reads (see useReads). */

@@ -11,17 +11,22 @@ function orderColumn(i: number): string {
 }
 
 /**
- * `, <alias>.<column>::text AS "__order_<i>"` for each key but the last (the id, which rows carry anyway). As text,
- * a value goes back into the next query as it came: PostgreSQL reads the parameter as the column's type.
+ * `, <alias>.<column>::text AS "__order_<i>"` for each key but the last (the id, which rows carry anyway) and those
+ * `carried` says the rows already hold as that text (a text column the query selects). As text, a value goes back
+ * into the next query as it came: PostgreSQL reads the parameter as the column's type.
  */
-export function keysetColumns(keys: readonly OrderKey[], alias: string): RawBuilder<unknown> {
-  const parts = keys.slice(0, -1).map((k, i) => sql`, ${sql.ref(`${alias}.${k.column}`)}::text AS ${sql.ref(orderColumn(i))}`);
+export function keysetColumns(keys: readonly OrderKey[], alias: string, carried: (column: string) => boolean = () => false): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [];
+  keys.slice(0, -1).forEach((k, i) => {
+    if (!carried(k.column)) parts.push(sql`, ${sql.ref(`${alias}.${k.column}`)}::text AS ${sql.ref(orderColumn(i))}`);
+  });
   return parts.length ? sql.join(parts, sql``) : sql``;
 }
 
-/** The value of key `i` of `row`, as keysetColumns read it: text, or null. */
+/** The value of key `i` of `row`, as keysetColumns read it (or the row carried it): text, or null. */
 function keyValue(keys: readonly OrderKey[], row: Row, i: number): string | null {
-  const v = i === keys.length - 1 ? row.id : row[orderColumn(i)];
+  const own = orderColumn(i);
+  const v = i === keys.length - 1 ? row.id : own in row ? row[own] : row[keys[i]!.column];
   return v === null || v === undefined ? null : String(v);
 }
 
