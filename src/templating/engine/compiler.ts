@@ -37,10 +37,11 @@ import {
   Namespace,
   lookup,
 } from './runtime.ts';
-import { loopItemReads, type ItemReads } from './reads.ts';
+import { loopItemReads } from './reads.ts';
 import { Out, type FilterImpl, type Registry, type RenderState } from './state.ts';
 import {
   EMPTY_KWARGS,
+  type ItemReads,
   type Kwargs,
   Markup,
   OWNED,

@@ -35,8 +35,8 @@ import { type Kwargs, Undefined } from './values.ts';
 export { TemplateError, TemplateSyntaxError } from './errors.ts';
 export type { TemplateErrorKind } from './errors.ts';
 export { TEMPLATE_OBJECT, UNDEFINED, PyFloat, Markup, isTemplateObject } from './values.ts';
-export type { TemplateObject } from './values.ts';
-export type { AttributeReads, ItemReads } from './reads.ts';
+export type { ItemReads, TemplateObject } from './values.ts';
+export type { AttributeReads } from './reads.ts';
 
 export interface EnvironmentOptions {
   trimBlocks?: boolean;

@@ -4,6 +4,7 @@
 import type { Expr, Stmt, Target } from './ast.ts';
 import { hasBuiltinMethod } from './methods.ts';
 import { isUnsafeName } from './ops.ts';
+import type { ItemReads } from './values.ts';
 
 export interface AttributeReads {
   /** Whether the template may read attribute `attr` at all (named as `.attr`, in a string, or by a computed name). */
@@ -98,13 +99,6 @@ export function attributeReads(body: readonly Stmt[]): AttributeReads {
     },
   };
 }
-
-/**
- * What a for loop's body does with each item, when all it does is read attributes by constant name: each attribute
- * read, with the constant keys read below it, or null where some use takes the attribute's value whole. A host list
- * may then hand the loop plain objects holding those attributes instead of itself (TemplateObject.iterateBatches).
- */
-export type ItemReads = ReadonlyMap<string, ReadonlySet<string> | null>;
 
 /**
  * The item reads of `{% for v in … %}`: null unless every use of `v` in the body and the loop's `if` is `v.attr`

@@ -6,7 +6,6 @@
 // Context data arriving as JSON cannot tell 1.0 from 1: a JSON float with an integral value is an int here.
 // Pass `new PyFloat(1)` in a JS context to get a float that prints "1.0".
 import { TemplateError, typeError, undefinedError } from './errors.ts';
-import type { ItemReads } from './reads.ts';
 
 /** What a host object returns from getAttr/getItem when it has no such attribute or item. */
 export const UNDEFINED: unique symbol = Symbol('cairn.template.undefined');
@@ -15,6 +14,14 @@ export const TEMPLATE_OBJECT: unique symbol = Symbol('cairn.template.object');
 
 export type Kwargs = Readonly<Record<string, unknown>>;
 export const EMPTY_KWARGS: Kwargs = Object.freeze(Object.create(null) as Record<string, unknown>);
+
+/**
+ * What a for loop's body does with each item, when all it does is read attributes by constant name (see
+ * loopItemReads): each attribute read, with the constant keys read below it, or null where some use takes the
+ * attribute's value whole. A host list may then hand the loop plain objects holding those attributes instead of
+ * the items (TemplateObject.iterateBatches).
+ */
+export type ItemReads = ReadonlyMap<string, ReadonlySet<string> | null>;
 
 export interface TemplateObject {
   readonly [TEMPLATE_OBJECT]: true;
