@@ -667,12 +667,13 @@ export class RowGroup {
     return then(load(this), (m) => m.get(id) ?? null);
   }
 
-  private idsOf(key: string, field: FieldDef): string[] {
+  /** The distinct ids the group's rows hold in the foreign key `key`, leaving out those `known` already has. */
+  private idsOf(key: string, field: FieldDef, known?: ReadonlyMap<string, unknown> | null): string[] {
     const col = columnOf(key, field);
     const ids = new Set<string>();
     for (const p of this.proxies) {
       const v = p.row[col];
-      if (typeof v === 'string') ids.add(v);
+      if (typeof v === 'string' && !known?.has(v)) ids.add(v);
     }
     return [...ids];
   }
@@ -686,13 +687,7 @@ export class RowGroup {
     const known = this.session.relatedRows(target);
     const out = known ?? new Map<string, TemplateObject | null>();
     // Only the ids not read yet: a chunk's rows mostly point to rows an earlier chunk read.
-    const col = columnOf(key, field);
-    const wanted = new Set<string>();
-    for (const p of this.proxies) {
-      const v = p.row[col];
-      if (typeof v === 'string' && !known?.has(v)) wanted.add(v);
-    }
-    const missing = [...wanted];
+    const missing = this.idsOf(key, field, known);
     if (!missing.length) return out;
     const { rows } = await sql<Row>`SELECT ${this.session.selectList(target.table, 'r')} FROM ${sql.table(target.table)} r
       WHERE r.id = ANY(${missing}::uuid[]) AND ${scopeCondition(this.session.ctx, target, 'r')}`.execute(this.session.db);
