@@ -10,7 +10,7 @@ import { isUuid } from '../core/ids.ts';
 import { listConditions } from '../core/crud/read.ts';
 import { keysetAfter, keysetColumns } from '../core/crud/keyset.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
-import type { QueryValues } from '../core/crud/list-query.ts';
+import type { OrderKey, QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type ItemReads, type Template, type TemplateObject } from './engine/index.ts';
 import { describeTemplateError, templateEnvironment } from './environment.ts';
@@ -377,14 +377,17 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // list again, so its ids are read once, in order, and the chunks by id.
   const keys = req.query.ordering === undefined ? orderKeys : null;
   const carried = (column: string) => session.carriesText(model, column);
+  /** Up to `limit` rows in list order, after `after` when given, with `narrow`'s columns (null: whole rows). */
+  const keysetQuery = (keys: readonly OrderKey[], narrow: RawBuilder<unknown> | null, after: Row | null, limit: number) =>
+    sql<Row>`SELECT ${narrow ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't', carried)}
+      FROM ${from}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${orderBy} LIMIT ${limit}`.execute(db);
   // At once (on PostgreSQL, on separate connections): the first chunk's rows in list order, so rendering starts
   // with them; the count, to refuse a render beyond the cap before anything renders; read by id, once the count
   // allows, the ordered ids of the whole list, which arrive while the first chunk renders (none are needed when it
   // holds the whole list). Read by id, the first chunk orders ids and joins the rows afterwards: whole rows sorted
   // made PostgreSQL sort 50,000 of them on disk to hand back 5,000.
   const headQuery = keys
-    ? sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't', carried)}
-      FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows}`.execute(db)
+    ? keysetQuery(keys, headSelect, null, headRows)
     : sql<Row>`SELECT ${headSelect ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}
       FROM unnest(ARRAY(SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${headRows})) WITH ORDINALITY AS k(id, n)
       JOIN ${sql.table(model.table)} t ON t.id = k.id ORDER BY k.n`.execute(db);
@@ -410,8 +413,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
     cap,
     async read(after, limit) {
       const narrow = session.narrowSelect(model, 't');
-      const { rows } = await sql<Row>`SELECT ${narrow ?? session.selectList(model.table, 't')}${session.inlineSelect(model, 't')}${keysetColumns(keys, 't', carried)}
-        FROM ${from} AND ${keysetAfter(keys, after, 't')} ORDER BY ${orderBy} LIMIT ${limit}`.execute(db);
+      const { rows } = await keysetQuery(keys, narrow, after, limit);
       return new RowGroup(session, model, rows, narrow === null);
     },
   };
