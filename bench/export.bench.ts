@@ -2,14 +2,17 @@
 // field) through the real API, against references measured in the same run:
 //  1. PostgreSQL `COPY (SELECT … the same joins …) TO STDOUT WITH CSV` through psql (target: render ≤ 1.5× COPY, issue
 //     27), the render read by curl as COPY is by psql;
-//  2. Python Jinja2 (SandboxedEnvironment) rendering the same rows from preloaded dicts, for reference;
-//  3. RSS growth of the process while the render streams (target < 150 MB).
+//  2. the same rows read by node-pg in one query, the client Cairn reads with: what any in-process render must at
+//     least spend before it renders a byte (the render's ratio to it is printed beside the one to COPY);
+//  3. Python Jinja2 (SandboxedEnvironment) rendering the same rows from preloaded dicts, for reference;
+//  4. RSS growth of the process while the render streams (target < 150 MB).
 // Run: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench export
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
@@ -121,8 +124,18 @@ export default async function run(): Promise<void> {
     const loadBefore = loadNote();
     await renderOnce();
     if (copyUrl) copyOnce();
-    const rounds: Array<{ render: Awaited<ReturnType<typeof renderOnce>>; copyMs: number | null }> = [];
-    for (let i = 0; i < roundCount; i++) rounds.push({ render: await renderOnce(), copyMs: copyUrl ? copyOnce() : null });
+    // The rows as arrays, the least a pg client can build of them (objects cost more).
+    const reader = copyUrl ? new pg.Client({ connectionString: copyUrl.toString() }) : null;
+    await reader?.connect();
+    const readOnce = async (): Promise<number> => {
+      const start = process.hrtime.bigint();
+      await reader!.query({ text: copyQuery(demo.tenantId), rowMode: 'array' });
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    };
+    if (reader) await readOnce();
+    const rounds: Array<{ render: Awaited<ReturnType<typeof renderOnce>>; copyMs: number | null; readMs: number | null }> = [];
+    for (let i = 0; i < roundCount; i++) rounds.push({ render: await renderOnce(), copyMs: copyUrl ? copyOnce() : null, readMs: reader ? await readOnce() : null });
+    await reader?.end();
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const renderMs = median(rounds.map((r) => r.render.ms));
     const bytes = rounds[0]!.render.bytes;
@@ -134,6 +147,8 @@ export default async function run(): Promise<void> {
       const ratios = rounds.map((r) => r.render.ms / r.copyMs!);
       console.log(`PostgreSQL COPY … TO STDOUT WITH CSV (psql, incl. process start): ${fmt(copyMs)} median of ${roundCount}, ${(copyLength / 1024 / 1024).toFixed(1)} MiB`);
       console.log(`ratio API render / COPY: ${(renderMs / copyMs).toFixed(2)}× of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)}×, spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (target ≤ 1.5×, issue 27); before: ${loadBefore}; after: ${loadNote()}`);
+      const readMs = median(rounds.map((r) => r.readMs!));
+      console.log(`node-pg reading the same rows in one query (row arrays): ${fmt(readMs)} median of ${roundCount}, ${(readMs / copyMs).toFixed(2)}× COPY; API render / that read: ${(renderMs / readMs).toFixed(2)}×`);
     } else console.log('COPY reference needs BENCH_DATABASE_URL (PostgreSQL).');
 
     // Python Jinja2 over the same rows as preloaded dicts.
