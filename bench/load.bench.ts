@@ -3,12 +3,18 @@
 // page, global search, and 5 % writes (tags created). Printed: requests/s, p50, p99, errors and non-2xx answers,
 // at 2,000 devices and again in a tenant of 20,000 (the page cost should not grow with the tables: the ratio of
 // the two p50s and throughputs). Goal on 2 cores (PostgreSQL): 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000.
+// Also printed, to show where the time goes: the CPU the run used (the server's event loop, this process,
+// PostgreSQL, the machine) and, at the first size, each request's CPU in the server and in PostgreSQL, one client at
+// a time (LOAD_BREAKDOWN=0 skips it).
 import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
 import { loadNote, openBenchDatabase } from './helpers.ts';
+import { startCpuMeter, type CpuReading } from './cpu-meter.ts';
 
 const CONNECTIONS = 100;
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
@@ -61,6 +67,7 @@ export default async function run(): Promise<void> {
       );
       // The load comes from a thread of its own, as wrk or a real client would from its own process: in the
       // server's thread, reading 100 connections' answers would take the event loop's time from the server.
+      const meter = startCpuMeter();
       const result = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: SECONDS, timeout: 10, headers, requests, workers: 1 } as autocannon.Options);
       const o: Outcome = {
         rps: result.requests.average,
@@ -71,12 +78,28 @@ export default async function run(): Promise<void> {
         non2xx: result.non2xx,
         total: result.requests.total,
       };
+      const spent = meter();
       outcomes.push({ devices, o });
       console.log(
         `load (${database.label}, ${devices.toLocaleString('en-US')} devices): ${CONNECTIONS} connections for ${SECONDS} s, 5 % writes: ` +
           `${o.rps.toFixed(0)} requests/s, p50 ${o.p50} ms, p99 ${o.p99} ms, ${o.errors} errors (${o.timeouts} timeouts), ${o.non2xx} non-2xx of ${o.total}; ` +
           `goal 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000 devices; ${loadNote()}`,
       );
+      console.log(`load (${database.label}, ${devices.toLocaleString('en-US')} devices): ${cpuNote(spent, o.total)}`);
+      if (i === 0 && process.env.LOAD_BREAKDOWN !== '0') {
+        console.log(`load (${database.label}, ${devices.toLocaleString('en-US')} devices): CPU per request, one client at a time:`);
+        let server = 0;
+        let postgres = 0;
+        for (const path of reads) {
+          const cost = await requestCost(`http://127.0.0.1:${port}${path}`, headers.authorization);
+          server += cost.serverMs;
+          postgres += cost.postgresMs ?? 0;
+          console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}`);
+        }
+        const n = reads.length;
+        console.log(`  the reads' mean: server ${(server / n).toFixed(2)} ms, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${availableParallelism()} cores serve at most ` +
+          `${Math.round((availableParallelism() * 1000) / ((server + postgres) / n))} requests/s of them, the server's one thread ${Math.round(1000 / (server / n))}`);
+      }
     }
     if (outcomes.length >= 2 && outcomes.every((x) => x.o.total > 0)) {
       const [small, large] = [outcomes[0]!, outcomes[outcomes.length - 1]!];
@@ -89,4 +112,38 @@ export default async function run(): Promise<void> {
     await app.close();
     await database.close();
   }
+}
+
+/** What the load run spent, per request and as cores. */
+function cpuNote(r: CpuReading, requests: number): string {
+  const cores = (ms: number) => (ms / r.wallMs).toFixed(2);
+  const parts = [
+    `the server's event loop busy ${(r.eventLoop * 100).toFixed(0)} % of the run`,
+    `this process (server and load generator) ${cores(r.processMs)} cores`,
+    ...(r.postgresMs === null ? [] : [`PostgreSQL ${cores(r.postgresMs)} cores (${(r.postgresMs / Math.max(1, requests)).toFixed(2)} ms a request)`]),
+    ...(r.machineBusy === null ? [] : [`the machine ${(r.machineBusy * 100).toFixed(0)} % busy of ${availableParallelism()} cores`]),
+  ];
+  return `CPU during the run: ${parts.join(', ')}`;
+}
+
+/** A fetch loop in a process of its own, so this process's CPU is the server's alone. */
+const CLIENT = `const [url, authorization, n] = process.argv.slice(1);
+(async () => { for (let i = 0; i < Number(n); i++) { const r = await fetch(url, { headers: { authorization } }); await r.arrayBuffer(); if (!r.ok) throw new Error(url + ': ' + r.status); } })().catch((e) => { console.error(e.message); process.exit(1); });`;
+
+function runClient(url: string, authorization: string, n: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', CLIENT, url, authorization, String(n)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the client for ${url} failed`))));
+  });
+}
+
+/** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
+async function requestCost(url: string, authorization: string): Promise<{ serverMs: number; postgresMs: number | null }> {
+  const n = 300;
+  await runClient(url, authorization, 30);
+  const meter = startCpuMeter();
+  await runClient(url, authorization, n);
+  const r = meter();
+  return { serverMs: r.processMs / n, postgresMs: r.postgresMs === null ? null : r.postgresMs / n };
 }
