@@ -89,16 +89,17 @@ export default async function run(): Promise<void> {
       if (i === 0 && process.env.LOAD_BREAKDOWN !== '0') {
         console.log(`load (${database.label}, ${devices.toLocaleString('en-US')} devices): CPU per request, one client at a time:`);
         let server = 0;
-        let postgres = 0;
+        let postgres: number | null = 0;
         for (const path of reads) {
           const cost = await requestCost(`http://127.0.0.1:${port}${path}`, headers.authorization);
           server += cost.serverMs;
-          postgres += cost.postgresMs ?? 0;
+          postgres = postgres === null || cost.postgresMs === null ? null : postgres + cost.postgresMs;
           console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}`);
         }
         const n = reads.length;
-        console.log(`  the reads' mean: server ${(server / n).toFixed(2)} ms, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${availableParallelism()} cores serve at most ` +
-          `${Math.round((availableParallelism() * 1000) / ((server + postgres) / n))} requests/s of them, the server's one thread ${Math.round(1000 / (server / n))}`);
+        const cores = availableParallelism();
+        const both = postgres === null ? '' : `, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${cores} cores serve at most ${Math.round((cores * 1000) / ((server + postgres) / n))} requests/s of them,`;
+        console.log(`  the reads' mean: server ${(server / n).toFixed(2)} ms${both} the server's one thread at most ${Math.round(1000 / (server / n))}`);
       }
     }
     if (outcomes.length >= 2 && outcomes.every((x) => x.o.total > 0)) {
