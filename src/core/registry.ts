@@ -251,6 +251,12 @@ export function columnOf(key: string, field: FieldDef): string {
   return field.column ?? (field.kind === 'fk' ? `${key}_id` : key);
 }
 
+/** The column a model's display text is read from (its display field's column, or the field's name as a column). */
+export function displayColumn(model: ModelDef): string {
+  const field = model.fields[model.displayField];
+  return field ? columnOf(model.displayField, field) : model.displayField;
+}
+
 export function fieldLabel(key: string, field: FieldDef): string {
   if (field.label) return field.label;
   const words = key.replace(/_/g, ' ');

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, isColumnField, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, displayColumn, isColumnField, requireModel } from '../core/registry.ts';
 import { modelAllows, scopeCondition } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
@@ -183,9 +183,8 @@ export class RenderSession {
     const cols = this.wanted.get(model.name);
     const table = this.catalog?.get(model.table);
     if (!cols || !table) return null;
-    const display = model.fields[model.displayField];
     // The display column always: a row printed as text ({{ d }}) answers synchronously and cannot fill in.
-    const keep = new Set(['id', display ? columnOf(model.displayField, display) : model.displayField, ...cols]);
+    const keep = new Set(['id', displayColumn(model), ...cols]);
     const names = table.names.filter((c) => keep.has(c));
     return sql.join(names.map((c) => this.columnSql(model.table, table, alias, c)));
   }
@@ -199,8 +198,7 @@ export class RenderSession {
     if (!table?.texts.has(column)) return false;
     const cols = this.wanted.get(model.name);
     if (!cols) return true; // whole rows
-    const display = model.fields[model.displayField];
-    return cols.has(column) || column === (display ? columnOf(model.displayField, display) : model.displayField);
+    return cols.has(column) || column === displayColumn(model);
   }
 
   /** Per `table.column` of custom field values: the keys the template reads (see useReads). */

@@ -6,7 +6,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ComputedField, FieldDef, ModelDef } from '../registry.ts';
-import { columnOf, isColumnField, requireModel } from '../registry.ts';
+import { columnOf, displayColumn, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 
 export type Row = Record<string, unknown>;
@@ -22,8 +22,7 @@ export function objectUrl(model: ModelDef, id: unknown, origin: string): string 
 }
 
 export function displayOf(model: ModelDef, row: Row): string {
-  const field = model.fields[model.displayField];
-  const value = model.displayField === 'id' ? null : row[field ? columnOf(model.displayField, field) : model.displayField];
+  const value = model.displayField === 'id' ? null : row[displayColumn(model)];
   if (value !== null && value !== undefined && value !== '') return String(value);
   // Nothing to call it by (a cable without a label, a result row): its kind and number, never a raw id.
   if (row.numid !== null && row.numid !== undefined) return `${model.label.charAt(0).toUpperCase()}${model.label.slice(1)} #${String(row.numid)}`;
@@ -77,7 +76,7 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
 function briefColumns(model: ModelDef): string[] {
   const cols = new Set(['id']);
   if (model.numbered) cols.add('numid');
-  if (model.displayField !== 'id') cols.add(columnOf(model.displayField, model.fields[model.displayField] ?? { kind: 'string' }));
+  if (model.displayField !== 'id') cols.add(displayColumn(model));
   if ('slug' in model.fields) cols.add('slug');
   if ('color' in model.fields && model.name === 'extras.tag') cols.add('color');
   for (const key of model.displayParent ?? []) cols.add(columnOf(key, model.fields[key]!));
@@ -194,7 +193,7 @@ function briefRows(db: Kysely<DB>, ctx: RequestContext | null, sets: ReadonlyArr
 /** The brief form of a related row: enough to show and link it. */
 export function briefObject(model: ModelDef, row: Row, origin: string): ApiObject {
   const out: ApiObject = { id: row.id, url: objectUrl(model, row.id, origin), display: displayOf(model, row) };
-  if (model.displayField !== 'id') out[model.displayField] = row[columnOf(model.displayField, model.fields[model.displayField] ?? { kind: 'string' })];
+  if (model.displayField !== 'id') out[model.displayField] = row[displayColumn(model)];
   if ('slug' in model.fields) out.slug = row.slug;
   if ('color' in model.fields && model.name === 'extras.tag') out.color = row.color;
   return out;
