@@ -1,0 +1,50 @@
+// An answer's JSON as UTF-8 bytes, built without one string of the whole answer.
+//
+// Why: a list page is 40–150 KB of JSON. As one string, it is a V8 large object (over 128 KB of heap: any page
+// above that size, or above 64 K characters once one display holds a `›`, which makes the string two-byte), and each
+// large object is a fresh memory mapping, faulted in page by page and unmapped again by the next collection. On the
+// 2-core machine, `Buffer.from(JSON.stringify(page))` of a 100-device-KB page took 1.6 ms, 0.7 ms of it in the
+// kernel; one string per row, encoded row by row into one buffer, takes 0.45 ms for the same bytes.
+
+const COMMA = Buffer.from(',');
+
+/**
+ * The bytes of `JSON.stringify(data)`: an array, or an object with a `results` array (the list envelope), is
+ * encoded element by element; anything else in one piece.
+ */
+export function jsonBytes(data: unknown): Buffer {
+  if (Array.isArray(data)) return Buffer.concat([Buffer.from('['), ...elements(data), Buffer.from(']')]);
+  if (isEnvelope(data)) {
+    const parts: Buffer[] = [];
+    // JSON.stringify's own walk of a plain object: own enumerable keys in order, undefined and functions left out.
+    for (const [key, value] of Object.entries(data)) {
+      const text = key === 'results' ? '[' : JSON.stringify(value);
+      if (text === undefined) continue;
+      parts.push(Buffer.from(`${parts.length === 0 ? '{' : ','}${JSON.stringify(key)}:${text}`));
+      if (key === 'results') parts.push(...elements(data.results), Buffer.from(']'));
+    }
+    parts.push(Buffer.from(parts.length === 0 ? '{}' : '}'));
+    return Buffer.concat(parts);
+  }
+  return Buffer.from(JSON.stringify(data));
+}
+
+function isEnvelope(data: unknown): data is { results: unknown[] } {
+  return (
+    typeof data === 'object' &&
+    data !== null &&
+    Object.getPrototypeOf(data) === Object.prototype &&
+    !('toJSON' in data) &&
+    Array.isArray((data as { results?: unknown }).results)
+  );
+}
+
+/** Each element as JSON.stringify writes it inside an array (undefined, functions and symbols as null), commas between. */
+function elements(items: unknown[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) out.push(COMMA);
+    out.push(Buffer.from(JSON.stringify(items[i]) ?? 'null'));
+  }
+  return out;
+}
