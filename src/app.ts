@@ -25,6 +25,7 @@ import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
 import { configureRenderBudget } from './templating/render-budget.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
+import { ADMISSION_DEFAULTS, registerAdmission } from './core/admission.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 // The schedules catalogue lists what the domains declared.
@@ -142,6 +143,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     reply.code(404).send({ detail: 'Not found.' });
   });
 
+  // First of the onRequest hooks: a request waiting its turn has cost nothing yet (src/core/admission.ts says why).
+  registerAdmission(app, {
+    limit: config.maxActiveRequests,
+    maxWaitMs: config.requestWaitMs,
+    lendAfterMs: ADMISSION_DEFAULTS.lendAfterMs,
+    bypass: (req) => isHealthUrl(req.url),
+  });
   // Before any route is added: the guard attaches itself to each one.
   registerControlCharacterGuard(app);
   await app.register(fastifyCookie);

@@ -1,5 +1,6 @@
 // Environment and flags → one typed, validated configuration. Errors here are one-line and fatal at start.
 import { resolve } from 'node:path';
+import { ADMISSION_DEFAULTS } from './core/admission.ts';
 
 export interface Config {
   host: string;
@@ -20,6 +21,10 @@ export interface Config {
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
   logFormat: 'pretty' | 'json';
   secretKey: string | null;
+  /** Requests worked on at once; the others wait their turn (CAIRN_MAX_ACTIVE_REQUESTS, src/core/admission.ts). */
+  maxActiveRequests: number;
+  /** A request that waited this long for its turn is answered 503 + Retry-After (CAIRN_REQUEST_WAIT_MS). */
+  requestWaitMs: number;
   /** Bytes one render request may produce (CAIRN_RENDER_MAX_BYTES). */
   renderMaxBytes: number;
   /** Milliseconds one render request may take, all its renders together (CAIRN_RENDER_TIME_BUDGET_MS). */
@@ -66,6 +71,8 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
     dbPrepare: onOff(env, 'CAIRN_DB_PREPARE', true),
     secretKey: env.CAIRN_SECRET_KEY || null,
+    maxActiveRequests: positiveInteger(env, 'CAIRN_MAX_ACTIVE_REQUESTS', ADMISSION_DEFAULTS.limit),
+    requestWaitMs: positiveInteger(env, 'CAIRN_REQUEST_WAIT_MS', ADMISSION_DEFAULTS.maxWaitMs),
     renderMaxBytes: positiveInteger(env, 'CAIRN_RENDER_MAX_BYTES', RENDER_DEFAULTS.maxBytes),
     renderTimeBudgetMs: positiveInteger(env, 'CAIRN_RENDER_TIME_BUDGET_MS', RENDER_DEFAULTS.timeBudgetMs),
   };
