@@ -3,7 +3,7 @@
 // Why: a list page is 40–150 KB of JSON. As one string, it is a V8 large object (over 128 KB of heap: any page
 // above that size, or above 64 K characters once one display holds a `›`, which makes the string two-byte), and each
 // large object is a fresh memory mapping, faulted in page by page and unmapped again by the next collection. On the
-// 2-core machine, `Buffer.from(JSON.stringify(page))` of a 100-device-KB page took 1.6 ms, 0.7 ms of it in the
+// 2-core machine, `Buffer.from(JSON.stringify(page))` of a 100 KB device page took 1.6 ms, 0.7 ms of it in the
 // kernel; one string per row, encoded row by row into one buffer, takes 0.45 ms for the same bytes.
 
 const COMMA = Buffer.from(',');
