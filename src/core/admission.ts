@@ -24,35 +24,35 @@ export interface AdmissionOptions {
 
 export const ADMISSION_DEFAULTS = { limit: 8, maxWaitMs: 15_000, lendAfterMs: 1_000 } as const;
 
-interface Waiting {
+/** One request's turn: waiting in line, counted among the active, lent (running, no longer counted), or over. */
+interface Turn {
+  state: 'waiting' | 'counted' | 'lent' | 'finished';
   admit: () => void;
-  gone: boolean;
 }
 
 /** Registers the admission hook; call before any other onRequest hook so that queued requests cost nothing yet. */
 export function registerAdmission(app: FastifyInstance, opts: AdmissionOptions): void {
   let active = 0;
-  const queue: Waiting[] = [];
+  const queue: Turn[] = [];
   const release = () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
-      // The freed place passes to the next live request without leaving the count.
-      if (!next.gone) return next.admit();
+      // The freed place passes to the next request still waiting, without leaving the count.
+      if (next.state === 'waiting') return next.admit();
     }
     active -= 1;
   };
 
   app.addHook('onRequest', (req, reply, done) => {
     if (opts.bypass(req)) return done();
-    let state: 'waiting' | 'counted' | 'lent' | 'finished' = 'waiting';
     let timer: NodeJS.Timeout | undefined;
-    const waiting: Waiting = {
-      gone: false,
+    const turn: Turn = {
+      state: 'waiting',
       admit: () => {
         clearTimeout(timer);
-        state = 'counted';
+        turn.state = 'counted';
         timer = setTimeout(() => {
-          if (state !== 'counted') return;
-          state = 'lent';
+          if (turn.state !== 'counted') return;
+          turn.state = 'lent';
           release();
         }, opts.lendAfterMs).unref();
         done();
@@ -61,20 +61,18 @@ export function registerAdmission(app: FastifyInstance, opts: AdmissionOptions):
     // 'close' comes once for every response: sent, failed, or its client gone (also while it waits).
     reply.raw.once('close', () => {
       clearTimeout(timer);
-      if (state === 'counted') release();
-      waiting.gone = true;
-      state = 'finished';
+      if (turn.state === 'counted') release();
+      turn.state = 'finished';
     });
     if (active < opts.limit) {
       active += 1;
-      waiting.admit();
+      turn.admit();
       return;
     }
-    queue.push(waiting);
+    queue.push(turn);
     timer = setTimeout(() => {
-      if (state !== 'waiting') return;
-      waiting.gone = true;
-      state = 'finished';
+      if (turn.state !== 'waiting') return;
+      turn.state = 'finished';
       reply
         .code(503)
         .header('Retry-After', '5')

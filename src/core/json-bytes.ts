@@ -13,17 +13,19 @@ const COMMA = Buffer.from(',');
  * encoded element by element; anything else in one piece.
  */
 export function jsonBytes(data: unknown): Buffer {
-  if (Array.isArray(data)) return Buffer.concat([Buffer.from('['), ...elements(data), Buffer.from(']')]);
+  if (Array.isArray(data)) return Buffer.concat(arrayParts(data));
   if (isEnvelope(data)) {
     const parts: Buffer[] = [];
     // JSON.stringify's own walk of a plain object: own enumerable keys in order, undefined and functions left out.
     for (const [key, value] of Object.entries(data)) {
-      const text = key === 'results' ? '[' : JSON.stringify(value);
-      if (text === undefined) continue;
-      parts.push(Buffer.from(`${parts.length === 0 ? '{' : ','}${JSON.stringify(key)}:${text}`));
-      if (key === 'results') parts.push(...elements(data.results), Buffer.from(']'));
+      if (key === 'results') {
+        parts.push(Buffer.from(`${parts.length === 0 ? '{' : ','}"results":`), ...arrayParts(data.results));
+        continue;
+      }
+      const text = JSON.stringify(value);
+      if (text !== undefined) parts.push(Buffer.from(`${parts.length === 0 ? '{' : ','}${JSON.stringify(key)}:${text}`));
     }
-    parts.push(Buffer.from(parts.length === 0 ? '{}' : '}'));
+    parts.push(Buffer.from('}'));
     return Buffer.concat(parts);
   }
   return Buffer.from(JSON.stringify(data));
@@ -39,12 +41,13 @@ function isEnvelope(data: unknown): data is { results: unknown[] } {
   );
 }
 
-/** Each element as JSON.stringify writes it inside an array (undefined, functions and symbols as null), commas between. */
-function elements(items: unknown[]): Buffer[] {
-  const out: Buffer[] = [];
+/** An array as JSON.stringify writes it, one piece per element (undefined, functions and symbols as null). */
+function arrayParts(items: unknown[]): Buffer[] {
+  const out: Buffer[] = [Buffer.from('[')];
   for (let i = 0; i < items.length; i++) {
     if (i > 0) out.push(COMMA);
     out.push(Buffer.from(JSON.stringify(items[i]) ?? 'null'));
   }
+  out.push(Buffer.from(']'));
   return out;
 }
