@@ -14,13 +14,22 @@ afterEach(async () => {
 interface Probe {
   running: number;
   most: number;
+  /** The order requests reached the server (before admission), and the order they started work. */
+  arrived: string[];
   order: string[];
   finished: string[];
 }
 
 async function serve(opts: Partial<AdmissionOptions>): Promise<{ base: string; probe: Probe }> {
-  const probe: Probe = { running: 0, most: 0, order: [], finished: [] };
+  const probe: Probe = { running: 0, most: 0, arrived: [], order: [], finished: [] };
   app = Fastify();
+  // Registered before admission, so it sees each request as it arrives: on a busy machine two sends 15 ms apart
+  // can reach the server in either order, and "first come" means first to arrive.
+  app.addHook('onRequest', (req, _reply, done) => {
+    const name = new URL(req.url, 'http://x').searchParams.get('name');
+    if (name) probe.arrived.push(name);
+    done();
+  });
   registerAdmission(app, { limit: 2, maxWaitMs: 5_000, lendAfterMs: 5_000, bypass: (req) => req.url === '/health', ...opts });
   app.get<{ Querystring: { ms?: string; name?: string } }>('/work', async (req) => {
     probe.running += 1;
@@ -38,6 +47,11 @@ async function serve(opts: Partial<AdmissionOptions>): Promise<{ base: string; p
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits until the server has seen what the test needs, so a slow machine changes timings but not outcomes. */
+async function until(seen: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !seen(); i++) await sleep(5);
+  expect(seen()).toBe(true);
+}
 
 describe('admission: a bounded number of requests at once, the rest in arrival order', () => {
   it('works on at most `limit` requests at once and starts the waiting ones in the order they came', async () => {
@@ -45,24 +59,25 @@ describe('admission: a bounded number of requests at once, the rest in arrival o
     const answers: Array<Promise<Response>> = [];
     for (let i = 0; i < 6; i++) {
       answers.push(fetch(`${base}/work?ms=80&name=r${i}`));
-      await sleep(15); // arrival order is the order of the sends
+      await sleep(15);
     }
     const all = await Promise.all(answers);
     expect(all.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(probe.most).toBe(2);
-    expect(probe.order).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+    expect([...probe.arrived].sort()).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5']);
+    expect(probe.order).toEqual(probe.arrived);
   });
 
   it('a client that hangs up while waiting gives up its turn: the places are not lost', async () => {
     const { base, probe } = await serve({ limit: 1 });
-    const first = fetch(`${base}/work?ms=300&name=first`);
-    await sleep(50);
+    const first = fetch(`${base}/work?ms=800&name=first`);
+    await until(() => probe.order.includes('first'));
     // Three clients that leave while `first` runs: each is queued, then its socket closes.
     for (let i = 0; i < 3; i++) {
       const req = httpRequest(`${base}/work?ms=10&name=gone${i}`);
       req.on('error', () => {});
       req.end();
-      await sleep(20);
+      await until(() => probe.arrived.includes(`gone${i}`));
       req.destroy();
     }
     expect((await first).status).toBe(200);
@@ -74,7 +89,7 @@ describe('admission: a bounded number of requests at once, the rest in arrival o
   it('a long request stops counting after lendAfterMs, so the next ones do not wait for it', async () => {
     const { base, probe } = await serve({ limit: 1, lendAfterMs: 100 });
     const long = fetch(`${base}/work?ms=600&name=long`);
-    await sleep(30);
+    await until(() => probe.order.includes('long'));
     const short = await fetch(`${base}/work?ms=10&name=short`);
     expect(short.status).toBe(200);
     expect((await long).status).toBe(200);
@@ -85,7 +100,7 @@ describe('admission: a bounded number of requests at once, the rest in arrival o
   it('a request that waited maxWaitMs is answered 503 with Retry-After; the health check never waits', async () => {
     const { base, probe } = await serve({ limit: 1, maxWaitMs: 100 });
     const busy = fetch(`${base}/work?ms=600&name=busy`);
-    await sleep(30);
+    await until(() => probe.order.includes('busy'));
     const health = await fetch(`${base}/health`);
     expect(health.status).toBe(200);
     const refused = await fetch(`${base}/work?ms=10&name=refused`);
