@@ -9,7 +9,7 @@ import { callerTenant, modelAllows } from '../core/access.ts';
 import { badRequest, forbidden } from '../core/errors.ts';
 import { isUuid, uuidv7 } from '../core/ids.ts';
 import { requireModel } from '../core/registry.ts';
-import { allocateNumids } from '../core/numids.ts';
+import { clipText, NOW, recordTable } from '../core/records.ts';
 import { checkOutboundUrl, readAllowlist, SsrfRefusal } from '../core/ssrf.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { loadSubject, renderOne } from '../templating/render.ts';
@@ -17,6 +17,8 @@ import { createJob, finishJob } from '../jobs/record.ts';
 import { renderExtraVars } from './deploy-vars.ts';
 import { launchRun, LaunchError, readRunStatus, type LaunchResult, type TargetRow } from './deploy-launch.ts';
 import type { DeployStatus } from './deploy-models.ts';
+
+const deployRuns = recordTable('deploy_runs', { numbered: true });
 
 export interface DeploySettings {
   /** Seconds between status reads of a running run. */
@@ -146,14 +148,27 @@ export async function deployDevice(db: Kysely<DB>, ctx: RequestContext, deviceId
   });
   const settings = deploySettings();
   const nextPoll = launched?.pollable && !final ? new Date(Date.now() + settings.pollSeconds * 1000).toISOString() : null;
-  const numid = await allocateNumids(db, ctx.tenantId!, 'deploy_runs', 1);
-  const { rows } = await sql<Row>`INSERT INTO deploy_runs (id, numid, tenant_id, device_id, target_id, target_name, target_kind, bundle, files, note,
-      requested_by_id, requested_by, status, status_detail, external_id, external_url, job_id, next_poll_at, finished)
-    VALUES (${runId}, ${numid}, ${ctx.tenantId}, ${String(device.id)}, ${target.id}, ${target.name}, ${target.kind}, ${render?.bundle ?? ''},
-      ${JSON.stringify(files)}::jsonb, ${request.note}, ${ctx.via === 'system' ? null : ctx.user?.id ?? null}::uuid, ${ctx.user?.username ?? ''},
-      ${status}, ${(launched?.detail ?? launchError ?? '').slice(0, 500)}, ${launched?.externalId ?? ''}, ${(launched?.externalUrl ?? '').slice(0, 1000)},
-      ${jobId}, ${nextPoll}::timestamptz, ${final ? sql`now()` : null})
-    RETURNING *`.execute(db);
+  const rows = await deployRuns.append(db, ctx.tenantId, [
+    {
+      id: runId,
+      device_id: String(device.id),
+      target_id: target.id,
+      target_name: target.name,
+      target_kind: target.kind,
+      bundle: render?.bundle ?? '',
+      files,
+      note: request.note,
+      requested_by_id: ctx.via === 'system' ? null : ctx.user?.id ?? null,
+      requested_by: ctx.user?.username ?? '',
+      status,
+      status_detail: clipText(launched?.detail ?? launchError ?? '', 500),
+      external_id: launched?.externalId ?? '',
+      external_url: clipText(launched?.externalUrl ?? '', 1000),
+      job_id: jobId,
+      next_poll_at: nextPoll,
+      finished: final ? NOW : null,
+    },
+  ]);
   if (launchError !== null) await finishJob(db, jobId, { status: 'failed', error: launchError });
   else if (final) await finishJob(db, jobId, { status: status === 'succeeded' ? 'succeeded' : 'failed', result: launched!.detail });
   else if (!launched!.pollable) await finishJob(db, jobId, { status: 'succeeded', result: launched!.detail });

@@ -5,7 +5,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { columnOf, isColumnField, requireModel } from '../core/registry.ts';
-import { uuidv7 } from '../core/ids.ts';
+import { recordTable } from '../core/records.ts';
 import { readSettings, enabledSql } from '../lifecycle/settings.ts';
 import { statusSql } from '../lifecycle/status.ts';
 import { inTenant } from '../core/access.ts';
@@ -13,6 +13,7 @@ import { inTenant } from '../core/access.ts';
 export const OBJECT_TYPES = ['dcim.device', 'virtualization.virtualmachine'] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
 export const CHECK_KINDS = ['eol_status', 'field_required', 'field_regex'] as const;
+const violations = recordTable('compliance_violations', { numbered: false });
 const FAIL_ON: Record<string, string[]> = { eol: ['eol'], ending: ['ending', 'eol'], unknown: ['unknown'] };
 const STATUS_LABEL: Record<string, string> = { eol: 'End of life', ending: 'Support ending', unknown: 'Unknown', supported: 'Supported' };
 
@@ -112,12 +113,12 @@ export async function evaluateRule(db: Kysely<DB>, rule: RuleRow, objectIds: str
   const ids = failures.map((f) => f.id);
   await sql`DELETE FROM compliance_violations WHERE rule_id = ${rule.id} ${objectIds ? sql`AND object_id = ANY(${objectIds}::uuid[])` : sql``}
     AND NOT (object_id = ANY(${ids}::uuid[]))`.execute(db);
-  if (failures.length) {
-    await sql`INSERT INTO compliance_violations (id, tenant_id, rule_id, object_type, object_id, message)
-      SELECT u.id, ${rule.tenant_id}, ${rule.id}, ${rule.object_type}, u.object_id, u.message
-      FROM unnest(${failures.map(() => uuidv7())}::uuid[], ${ids}::uuid[], ${failures.map((f) => f.message)}::text[]) AS u(id, object_id, message)
-      ON CONFLICT (rule_id, object_id) DO UPDATE SET message = EXCLUDED.message WHERE compliance_violations.message <> EXCLUDED.message`.execute(db);
-  }
+  await violations.append(
+    db,
+    rule.tenant_id,
+    failures.map((f) => ({ rule_id: rule.id, object_type: rule.object_type, object_id: f.id, message: f.message })),
+    { upsert: { on: ['rule_id', 'object_id'], update: ['message'] }, returning: false },
+  );
   return failures.length;
 }
 

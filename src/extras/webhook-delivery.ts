@@ -6,10 +6,11 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { decryptSecret } from '../core/secrets.ts';
 import { guardedRequest, readAllowlist } from '../core/ssrf.ts';
-import { allocateNumids } from '../core/numids.ts';
-import { uuidv7 } from '../core/ids.ts';
+import { clipText, recordTable } from '../core/records.ts';
 import { createJob, finishJob } from '../jobs/record.ts';
 import { eventOf } from './webhook-outbox.ts';
+
+const deliveries = recordTable('webhook_deliveries', { numbered: true });
 
 export interface WebhookSettings {
   /** Tries per delivery, the first included. */
@@ -150,11 +151,23 @@ export async function attemptDelivery(db: Kysely<DB>, outboxId: string, settings
   const durationMs = Math.round(performance.now() - started);
   const delivered = error === '';
   const nextRetry = !delivered && attempt < settings.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, settings)) : null;
-  const numid = await allocateNumids(db, d.tenant_id, 'webhook_deliveries', 1);
-  await sql`INSERT INTO webhook_deliveries (id, numid, tenant_id, webhook_id, webhook_name, change_id, event, object_type, object_id, attempt,
-      status_code, duration_ms, succeeded, error, next_retry, job_id)
-    VALUES (${uuidv7()}, ${numid}, ${d.tenant_id}, ${d.webhook_id}, ${d.webhook_name}, ${d.change_id}, ${eventOf(d.action)}, ${d.object_type},
-      ${d.object_id}, ${attempt}, ${statusCode}, ${durationMs}, ${delivered}, ${error.slice(0, 1000)}, ${nextRetry?.toISOString() ?? null}::timestamptz, ${jobId})`.execute(db);
+  await deliveries.append(db, d.tenant_id, [
+    {
+      webhook_id: d.webhook_id,
+      webhook_name: d.webhook_name,
+      change_id: d.change_id,
+      event: eventOf(d.action),
+      object_type: d.object_type,
+      object_id: d.object_id,
+      attempt,
+      status_code: statusCode,
+      duration_ms: durationMs,
+      succeeded: delivered,
+      error: clipText(error, 1000),
+      next_retry: nextRetry,
+      job_id: jobId,
+    },
+  ]);
   if (nextRetry) {
     await sql`UPDATE webhook_outbox SET attempts = ${attempt}, next_attempt_at = ${nextRetry.toISOString()}::timestamptz, claimed_until = NULL WHERE id = ${d.id}`.execute(db);
   } else {

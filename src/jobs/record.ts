@@ -4,7 +4,9 @@
 // lost progress line must never fail the work itself.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { uuidv7 } from '../core/ids.ts';
+import { NOW, recordTable } from '../core/records.ts';
+
+const jobs = recordTable('jobs', { numbered: false });
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -33,14 +35,20 @@ function count(value: number | null | undefined, what: string): number | null {
 }
 
 export async function createJob(db: Kysely<DB>, job: NewJob): Promise<string> {
-  const id = uuidv7();
   const status = job.status ?? 'queued';
-  await sql`
-    INSERT INTO jobs (id, tenant_id, kind, status, started_by, total, cancellable, subject_type, subject_id, started)
-    VALUES (${id}, ${job.tenantId}, ${job.kind}, ${status}, ${job.startedBy}, ${count(job.total, 'total')},
-      ${job.cancellable ?? false}, ${job.subject?.objectType ?? null}, ${job.subject?.objectId ?? null},
-      ${status === 'running' ? sql`now()` : null})`.execute(db);
-  return id;
+  const [created] = await jobs.append(db, job.tenantId, [
+    {
+      kind: job.kind,
+      status,
+      started_by: job.startedBy,
+      total: count(job.total, 'total'),
+      cancellable: job.cancellable ?? false,
+      subject_type: job.subject?.objectType ?? null,
+      subject_id: job.subject?.objectId ?? null,
+      started: status === 'running' ? NOW : null,
+    },
+  ]);
+  return String(created!.id);
 }
 
 export async function markJobRunning(db: Kysely<DB>, id: string): Promise<void> {

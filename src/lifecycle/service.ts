@@ -7,6 +7,7 @@ import { systemContext } from '../core/context.ts';
 import { recordChanges, type ChangeEntry, type ChangeSubject } from '../core/changelog.ts';
 import { conflict, fieldError, notFound } from '../core/errors.ts';
 import { uuidv7 } from '../core/ids.ts';
+import { recordTable } from '../core/records.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
 import { DEFAULT_SETTINGS, SETTINGS_KEY, readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
@@ -49,6 +50,9 @@ export interface EolPayload {
 export const mappingChangeModel: ChangeSubject = { name: 'lifecycle.eolmapping', tenantScoped: true };
 
 // Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
+/** A platform's end-of-life mapping: its change log is written here beside each write (mappingChangeModel). */
+const mappings = recordTable('eol_mappings', { numbered: false });
+
 const MAPPING_COLUMNS = sql`m.id, m.tenant_id, m.platform_id, m.source, m.product, m.cycle,
   to_char(m.release_date, 'YYYY-MM-DD') AS release_date, to_char(m.support_until, 'YYYY-MM-DD') AS support_until,
   to_char(m.eol_date, 'YYYY-MM-DD') AS eol_date, m.eol_reached, m.lts, m.latest_version, m.synced_at, m.missing`;
@@ -446,9 +450,23 @@ export async function putMapping(db: Kysely<DB>, ctx: RequestContext, settings: 
         };
     const { next, changed } = fillMapping(base, product.releases);
     if (!existing) {
-      await sql`INSERT INTO eol_mappings (id, tenant_id, platform_id, source, product, cycle, release_date, support_until, eol_date, eol_reached, lts, latest_version, synced_at, missing)
-        VALUES (${next.id}, ${tenantId}, ${platformId}, ${source}, ${productName}, ${cycleName}, ${next.release_date}::date, ${next.support_until}::date, ${next.eol_date}::date,
-          ${next.eol_reached}, ${next.lts}, ${next.latest_version}, ${isoTime(next.synced_at)}::timestamptz, ${next.missing})`.execute(tx);
+      await mappings.append(tx, tenantId, [
+        {
+          id: next.id,
+          platform_id: platformId,
+          source,
+          product: productName,
+          cycle: cycleName,
+          release_date: next.release_date,
+          support_until: next.support_until,
+          eol_date: next.eol_date,
+          eol_reached: next.eol_reached,
+          lts: next.lts,
+          latest_version: next.latest_version,
+          synced_at: isoTime(next.synced_at),
+          missing: next.missing,
+        },
+      ]);
       await recordChanges(tx, ctx, [{ model: mappingChangeModel, action: 'create', objectId: next.id, repr: reprOf(next), before: null, after: mappingSnapshot(next) }]);
     } else if (!sameTarget || changed) {
       await sql`UPDATE eol_mappings SET source = ${source}, product = ${productName}, cycle = ${cycleName} WHERE id = ${existing.id}`.execute(tx);

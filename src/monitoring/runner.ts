@@ -3,10 +3,12 @@
 // FOR UPDATE SKIP LOCKED, so any number of worker processes can share the work without running a check twice.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { allocateNumids } from '../core/numids.ts';
+import { clipText, recordTable } from '../core/records.ts';
 import { runProbe, type ProbeResult } from './probes.ts';
 import type { CheckState } from './service.ts';
+
+const checkResults = recordTable('check_results', { numbered: true });
+const checkEvents = recordTable('check_events', { numbered: true });
 
 export interface AssignmentState {
   state: CheckState;
@@ -128,20 +130,10 @@ export class CheckRunner {
           ${folded.map((f) => f.r.detail)}::text[], ${folded.map((f) => f.changed)}::boolean[]) AS x(id, state, ok, fail, result, latency, detail, changed)
         WHERE ca.id = x.id`.execute(tx);
       for (const [tenant, group] of groupByTenant(folded)) {
-        const first = await allocateNumids(tx, tenant, 'check_results', group.length);
-        await sql`INSERT INTO check_results (id, numid, tenant_id, assignment_id, status, latency_ms, detail)
-          SELECT x.id, x.numid, ${tenant}, x.assignment, x.status, x.latency, left(x.detail, 200)
-          FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_f, i) => first + i)}::bigint[], ${group.map((f) => f.c.id)}::uuid[],
-            ${group.map((f) => f.r.status)}::text[], ${group.map((f) => f.r.latencyMs)}::float8[], ${group.map((f) => f.r.detail)}::text[])
-            AS x(id, numid, assignment, status, latency, detail)`.execute(tx);
+        await checkResults.append(tx, tenant, group.map((f) => ({ assignment_id: f.c.id, status: f.r.status, latency_ms: f.r.latencyMs, detail: clipText(f.r.detail, 200) })), { returning: false });
       }
       for (const [tenant, group] of groupByTenant(changes)) {
-        const first = await allocateNumids(tx, tenant, 'check_events', group.length);
-        await sql`INSERT INTO check_events (id, numid, tenant_id, assignment_id, from_state, to_state, detail)
-          SELECT x.id, x.numid, ${tenant}, x.assignment, x.from_state, x.to_state, left(x.detail, 200)
-          FROM unnest(${group.map(() => uuidv7())}::uuid[], ${group.map((_f, i) => first + i)}::bigint[], ${group.map((f) => f.c.id)}::uuid[],
-            ${group.map((f) => f.c.state)}::text[], ${group.map((f) => f.next.state)}::text[], ${group.map((f) => f.r.detail)}::text[])
-            AS x(id, numid, assignment, from_state, to_state, detail)`.execute(tx);
+        await checkEvents.append(tx, tenant, group.map((f) => ({ assignment_id: f.c.id, from_state: f.c.state, to_state: f.next.state, detail: clipText(f.r.detail, 200) })), { returning: false });
       }
     });
     return summary;

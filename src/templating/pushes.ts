@@ -5,7 +5,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { ApiError } from '../core/errors.ts';
-import { isUuid, uuidv7 } from '../core/ids.ts';
+import { isUuid } from '../core/ids.ts';
+import { recordTable } from '../core/records.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction } from '../core/crud/write.ts';
 import { SUBJECTS, type SubjectKind } from './device-context.ts';
@@ -19,6 +20,7 @@ export const pushLimits = {
   maxKeptOutput: 1_048_576,
 };
 
+const pushes = recordTable('config_pushes', { numbered: false });
 const TOP_KEYS = new Set(['files', 'bundle', 'source', 'note', 'deploy_run']);
 const SHORTHAND_KEYS = new Set(['path', 'sha256', 'output', 'template', 'bundle', 'source', 'note', 'deploy_run']);
 const FILE_KEYS = new Set(['path', 'sha256', 'output', 'template']);
@@ -113,14 +115,27 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
       ? await sql<{ id: string }>`SELECT id FROM export_templates WHERE ${callerTenant(ctx)} AND id = ANY(${ids}::uuid[])`.execute(tx)
       : { rows: [] as Array<{ id: string }> };
     const known = new Set(rows.map((r) => r.id));
-    const n = checked.files.length;
     const kept = checked.files.map((f) => f.output !== null && Buffer.byteLength(f.output, 'utf8') <= pushLimits.maxKeptOutput);
-    await sql`INSERT INTO config_pushes (id, tenant_id, ${sql.ref(col)}, path, template_id, bundle, sha256, output, has_output, pushed_by_id, pushed_by, source, note, pushed_at, deploy_run_id)
-      SELECT u.id, ${String(subject.tenant_id)}::uuid, ${String(subject.id)}::uuid, u.path, u.template_id, ${checked.bundle}, u.sha256, u.output, u.has_output,
-        ${ctx.via === 'system' ? null : ctx.user?.id ?? null}::uuid, ${ctx.user?.username ?? ''}, ${checked.source}, ${checked.note}, ${pushedAt.toISOString()}::timestamptz, ${checked.deployRun}::uuid
-      FROM unnest(${Array.from({ length: n }, () => uuidv7())}::uuid[], ${checked.files.map((f) => f.path)}::text[],
-        ${checked.files.map((f) => (f.template && known.has(f.template) ? f.template : null))}::uuid[], ${checked.files.map((f) => f.sha256)}::text[],
-        ${checked.files.map((f, i) => (kept[i] ? f.output! : ''))}::text[], ${kept}::boolean[]) AS u(id, path, template_id, sha256, output, has_output)`.execute(tx);
+    await pushes.append(
+      tx,
+      String(subject.tenant_id),
+      checked.files.map((f, i) => ({
+        [col]: String(subject.id),
+        path: f.path,
+        template_id: f.template && known.has(f.template) ? f.template : null,
+        bundle: checked.bundle,
+        sha256: f.sha256,
+        output: kept[i] ? f.output! : '',
+        has_output: kept[i]!,
+        pushed_by_id: ctx.via === 'system' ? null : ctx.user?.id ?? null,
+        pushed_by: ctx.user?.username ?? '',
+        source: checked.source,
+        note: checked.note,
+        pushed_at: pushedAt,
+        deploy_run_id: checked.deployRun,
+      })),
+      { returning: false },
+    );
   });
   return { recorded: checked.files.map((f) => ({ path: f.path, sha256: f.sha256 })), pushed_at: pushedAt.toISOString() };
 }
