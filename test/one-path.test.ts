@@ -359,6 +359,41 @@ describe('one write path for objects people can create', () => {
     for (const table of Object.keys(DERIVED)) expect(all, table).toContain(`INSERT INTO ${table}`);
   });
 
+  /**
+   * The only tables a domain still inserts into with its own SQL, each with why. Records the server keeps about a
+   * tenant's objects go through src/core/records.ts (recordTable().append), which sets ids, numbers and the tenant.
+   */
+  const OWN_SQL: Record<string, string> = {
+    schedule_claims: "a scheduled run's claim, deployment-wide: one row per run whoever claims it first (ON CONFLICT decides)",
+    upgrade_step_acks: 'deployment-wide acknowledgements of after-upgrade steps',
+    user_preferences: "a user's own UI preferences, upserted, no tenant",
+    eol_products: 'the public end-of-life catalog, the same for every tenant',
+    webhook_outbox: "the write path's webhook step: the changes joined with their tenant's webhooks, one statement in the writer's transaction",
+    search_index: "the write path's search step: the text of the tables' trigger functions and of the full rebuild",
+  };
+
+  it('no domain inserts any other row by hand: tenant records are appended through the core', async () => {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join, relative, resolve } = await import('node:path');
+    const src = resolve(import.meta.dirname, '../src');
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = join(dir, name);
+        if (statSync(full).isDirectory()) return ['core', 'migrations'].includes(name) ? [] : files(full);
+        return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
+      });
+    const found: string[] = [];
+    const seen = new Set<string>();
+    for (const file of files(src)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/INSERT\s+INTO\s+("?[a-z_]+"?|\$\{)/gi)) {
+        seen.add(m[1]!);
+        if (!(m[1]! in OWN_SQL)) found.push(`${relative(src, file)}: ${m[1]}`);
+      }
+    }
+    expect(found).toEqual([]);
+    for (const table of Object.keys(OWN_SQL)) expect(seen, `${table} is no longer inserted by hand: take it off the list`).toContain(table);
+  });
+
   it("a device's interfaces, ports and services made from its type go through the core: change log and custom-field defaults", async () => {
     const db = h.database.db;
     await h.as('admin').post('/api/custom-fields/', { name: 'patch_owner', type: 'text', object_types: ['dcim.rearport', 'dcim.interface'], default: 'noc' });
