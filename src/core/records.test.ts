@@ -52,6 +52,15 @@ describe('recordTable().append: the write path for records the server keeps', ()
     expect(new Date(rows[0]!.at as Date | string).getTime()).toBe(new Date(stamped).getTime());
   });
 
+  it('a lone surrogate is stored as U+FFFD (as a query parameter stores it); a backslash and "u" as text stay text', async () => {
+    const rows = await numbered.append(database.db, tenantA, [
+      { note: 'a\ud800b', at: null, payload: { k: 'c\udc00' }, tags: null },
+      { note: 'pair 😀, text \\ud800', at: null, payload: null, tags: null },
+    ]);
+    expect(rows.map((r) => r.note)).toEqual(['a\ufffdb', 'pair 😀, text \\ud800']);
+    expect(rows[0]!.payload).toEqual({ k: 'c\ufffd' });
+  });
+
   it('refuses what only it may set, numbered records without a tenant, and NOW in some rows only; nothing is written', async () => {
     const db = database.db;
     const count = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM zz_numbered_records`.execute(db)).rows[0]!.n);

@@ -57,11 +57,22 @@ export function recordTable(table: string, declared: { numbered: boolean }): Rec
       // jsonb_populate_recordset types every value by the table's own columns (dates, uuids, jsonb, arrays).
       const { rows: stored } = await sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
         SELECT ${sql.join(columns.map((c) => (atNow.has(c) ? sql`now()` : sql.ref(`x.${c}`))))}
-        FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${JSON.stringify(records)}::jsonb) AS x${upsert}
+        FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${recordsetJson(records)}::jsonb) AS x${upsert}
         ${opts.returning === false ? sql`` : sql`RETURNING *`}`.execute(db);
       return stored;
     },
   };
+}
+
+/**
+ * Rows as the JSON document jsonb_populate_recordset reads. A lone UTF-16 surrogate (JSON allows one, `"\ud800"`)
+ * becomes U+FFFD, as it does in a query parameter: PostgreSQL's jsonb refuses it, which would turn a stray byte in
+ * someone's input into a failed write.
+ */
+export function recordsetJson(rows: unknown[]): string {
+  // JSON.stringify writes paired surrogates as they are and escapes only lone ones; an escape is a `\u` preceded by
+  // an even number of other backslashes.
+  return JSON.stringify(rows).replace(/(\\+)u(d[89a-f][0-9a-f]{2})/g, (all, slashes: string) => (slashes.length % 2 ? `${slashes.slice(0, -1)}\\ufffd` : all));
 }
 
 /** The first `max` characters of `text` (whole characters: a surrogate pair is never cut in two). */

@@ -208,6 +208,10 @@ describe('push records and drift', () => {
     const history = (await admin.get(`/api/devices/${leaf2.id}/config-pushes/?path=/etc/frr/frr.conf`)).json();
     expect(history.count).toBe(1);
     expect((await admin.get(`/api/devices/${leaf2.id}/config-pushes/`)).json().count).toBe(2);
+    // A stray lone surrogate in a path (valid JSON, not valid text) is kept as U+FFFD, as every other write keeps it.
+    const stray = await admin.post(`/api/devices/${leaf2.id}/config-pushed/`, { path: '/etc/stray\ud800.conf', sha256: 'b'.repeat(64) });
+    expect(stray.statusCode, stray.body).toBe(201);
+    expect((await admin.get(`/api/devices/${leaf2.id}/config-pushes/`)).json().results.map((p: { path: string }) => p.path)).toContain('/etc/stray\ufffd.conf');
   });
 
   it('refuses every bad push with a 400 and records nothing', async () => {
