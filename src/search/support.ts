@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { deviceTrigramIndexSql } from '../db/migrations/0034_device_search_trigrams.ts';
+import { settleDeviceTrigramIndex } from '../db/migrations/0035_device_search_no_pending_list.ts';
 import { quoteIdent } from '../db/quote.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
@@ -68,6 +69,7 @@ export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionStat
     await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops) WITH (gin_pending_list_limit = 256)`)}`.execute(db);
     // And the one the device list's `q` reads (migration 0034), missing when pg_trgm came after the migration.
     await sql`${sql.raw(deviceTrigramIndexSql(state.schemas.pg_trgm))}`.execute(db);
+    await settleDeviceTrigramIndex(db);
   }
   return state;
 }
