@@ -65,7 +65,7 @@ describe('recordTable().append: the write path for records the server keeps', ()
     const db = database.db;
     const count = async () => Number((await sql<{ n: string }>`SELECT count(*) AS n FROM zz_numbered_records`.execute(db)).rows[0]!.n);
     const before = await count();
-    await expect(numbered.append(db, tenantA, [{ note: 'x', tenant_id: tenantB }])).rejects.toThrow(/tenant_id and numid are set by appendRecords/);
+    await expect(numbered.append(db, tenantA, [{ note: 'x', tenant_id: tenantB }])).rejects.toThrow(/tenant_id and numid are set by recordTable\(\)\.append/);
     await expect(numbered.append(db, tenantA, [{ note: 'x', numid: 99 }])).rejects.toThrow(/tenant_id and numid/);
     await expect(numbered.append(db, null, [{ note: 'x' }])).rejects.toThrow(/numbered records belong to a tenant/);
     await expect(numbered.append(db, tenantA, [{ note: 'x', at: NOW }, { note: 'y', at: null }])).rejects.toThrow(/NOW in some rows only/);

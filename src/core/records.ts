@@ -1,8 +1,9 @@
 // The write path for records the server keeps about objects (job runs, webhook deliveries, check results and
 // events, deploy runs, config pushes, compliance violations, end-of-life mappings): facts appended by the server,
-// not objects a person creates, so they take no input check, validation hook or change log of their own. What
-// they share with objects is decided here and nowhere else: ids, per-tenant numbers and the tenant column, one
-// INSERT for any number of rows, in the caller's transaction.
+// not objects a person creates, so they take no input check or validation hook, and no change log unless their
+// caller writes one beside (end-of-life mappings do). What they share with objects is decided here and nowhere
+// else: ids, per-tenant numbers and the tenant column, one INSERT for any number of rows, in the caller's
+// transaction.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { uuidv7 } from './ids.ts';
@@ -25,8 +26,8 @@ export interface RecordTable {
   readonly table: string;
   /**
    * Appends `rows` (column → value; every row the same columns) to the table for `tenantId` (null: a
-   * deployment-wide record); returns them as stored (inserted or updated; none with `returning: false`). A row may bring its own `id`; `numid` and `tenant_id` are
-   * always set here.
+   * deployment-wide record); returns them as stored (inserted or updated; none with `returning: false`). A row may
+   * bring its own `id`; `numid` and `tenant_id` are always set here.
    */
   append(db: Kysely<DB>, tenantId: string | null, rows: ReadonlyArray<Record<string, RecordValue>>, opts?: AppendOptions): Promise<Row[]>;
 }
@@ -38,7 +39,7 @@ export function recordTable(table: string, declared: { numbered: boolean }): Rec
     async append(db, tenantId, rows, opts = {}) {
       if (rows.length === 0) return [];
       if (declared.numbered && tenantId === null) throw new Error(`${table}: numbered records belong to a tenant`);
-      if ('tenant_id' in rows[0]! || 'numid' in rows[0]!) throw new Error(`${table}: tenant_id and numid are set by appendRecords, not by its caller`);
+      if ('tenant_id' in rows[0]! || 'numid' in rows[0]!) throw new Error(`${table}: tenant_id and numid are set by recordTable().append, not by its caller`);
       const first = declared.numbered ? await allocateNumids(db, tenantId!, table, rows.length) : 0;
       const columns = [...new Set(['id', ...(declared.numbered ? ['numid'] : []), 'tenant_id', ...Object.keys(rows[0]!)])];
       const records = rows.map((row, i) => {
