@@ -13,7 +13,9 @@ import { inTenant } from '../core/access.ts';
 export const OBJECT_TYPES = ['dcim.device', 'virtualization.virtualmachine'] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
 export const CHECK_KINDS = ['eol_status', 'field_required', 'field_regex'] as const;
+
 const violations = recordTable('compliance_violations', { numbered: false });
+
 const FAIL_ON: Record<string, string[]> = { eol: ['eol'], ending: ['ending', 'eol'], unknown: ['unknown'] };
 const STATUS_LABEL: Record<string, string> = { eol: 'End of life', ending: 'Support ending', unknown: 'Unknown', supported: 'Supported' };
 

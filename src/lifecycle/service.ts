@@ -49,10 +49,10 @@ export interface EolPayload {
 /** Mappings are not a registry model (they hang off a platform), but the change log needs their type. */
 export const mappingChangeModel: ChangeSubject = { name: 'lifecycle.eolmapping', tenantScoped: true };
 
-// Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
 /** A platform's end-of-life mapping: its change log is written here beside each write (mappingChangeModel). */
 const mappings = recordTable('eol_mappings', { numbered: false });
 
+// Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
 const MAPPING_COLUMNS = sql`m.id, m.tenant_id, m.platform_id, m.source, m.product, m.cycle,
   to_char(m.release_date, 'YYYY-MM-DD') AS release_date, to_char(m.support_until, 'YYYY-MM-DD') AS support_until,
   to_char(m.eol_date, 'YYYY-MM-DD') AS eol_date, m.eol_reached, m.lts, m.latest_version, m.synced_at, m.missing`;
