@@ -6,6 +6,7 @@ import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
 import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, violationCounts, visibleViolation, type ObjectType, type RuleRow } from './service.ts';
+import { tenantOf } from '../core/access.ts';
 
 export const complianceRuleModel = defineModel({
   name: 'compliance.rule',
@@ -77,19 +78,19 @@ function evaluateAfterChange(model: ModelDef): void {
   const afterUpdate = hooks.afterUpdate;
   hooks.afterCreate = async (args) => {
     if (afterCreate) await afterCreate(args);
-    await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+    await evaluateObject(args.tx, tenantOf(args.row), model.name as ObjectType, String(args.row.id));
   };
   hooks.afterUpdate = async (args) => {
     if (afterUpdate) await afterUpdate(args);
     // A bulk update re-checks all its rows at once in afterUpdateMany (queries constant in the number of ids).
-    if (!args.inBulk) await evaluateObject(args.tx, String(args.row.tenant_id), model.name as ObjectType, String(args.row.id));
+    if (!args.inBulk) await evaluateObject(args.tx, tenantOf(args.row), model.name as ObjectType, String(args.row.id));
   };
   const afterUpdateMany = hooks.afterUpdateMany;
   hooks.afterUpdateMany = async (args) => {
     if (afterUpdateMany) await afterUpdateMany(args);
     const byTenant = new Map<string, string[]>();
     for (const { row } of args.rows) {
-      const tenant = String(row.tenant_id);
+      const tenant = tenantOf(row);
       byTenant.set(tenant, [...(byTenant.get(tenant) ?? []), String(row.id)]);
     }
     for (const [tenant, ids] of byTenant) await evaluateObjects(args.tx, tenant, model.name as ObjectType, ids);

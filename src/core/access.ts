@@ -47,6 +47,19 @@ export function inTenant(tenantId: string | null, alias?: string): RawBuilder<un
   return sql`${sql.ref(alias ? `${alias}.tenant_id` : 'tenant_id')} = ${tenantId}`;
 }
 
+/** The column a tenant row's tenant is kept in: named here, so domain code asks the core rather than naming it. */
+export const TENANT_COLUMN = 'tenant_id';
+
+/**
+ * The tenant of a stored row of a tenant-scoped table (read already, in scope): for hooks and background work that
+ * act for the row's tenant rather than a caller's.
+ */
+export function tenantOf(row: Readonly<Record<string, unknown>>): string {
+  const tenant = row[TENANT_COLUMN];
+  if (typeof tenant !== 'string') throw new Error(`tenantOf: the row has no ${TENANT_COLUMN} (a deployment-wide row, or a column list without it)`);
+  return tenant;
+}
+
 /** Two aliases in one tenant: joins between tenant rows never cross tenants. */
 export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
   return sql`${sql.ref(`${alias}.tenant_id`)} = ${sql.ref(`${other}.tenant_id`)}`;

@@ -8,7 +8,7 @@ import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
-import { callerTenant, inTenant } from '../core/access.ts';
+import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
@@ -57,7 +57,7 @@ export async function deleteCablesLosingAnEnd(tx: Kysely<DB>, ctx: RequestContex
   await recordChanges(
     tx,
     ctx,
-    rows.map((r) => ({ model, action: 'delete' as const, objectId: String(r.id), repr: displayOf(model, r), before: snapshot(model, r), after: null, tenantId: String(r.tenant_id) })),
+    rows.map((r) => ({ model, action: 'delete' as const, objectId: String(r.id), repr: displayOf(model, r), before: snapshot(model, r), after: null, tenantId: tenantOf(r) })),
   );
 }
 

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { traceFrom, traceSchema } from './trace.ts';
 import { allVocabularies } from '../core/vocabularies.ts';
 import { unauthorized } from '../core/errors.ts';
-import { requireModelPermission } from '../core/access.ts';
+import { requireModelPermission, tenantOf } from '../core/access.ts';
 import { requireModel } from '../core/registry.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
@@ -61,7 +61,7 @@ export function registerDcimRoutes(app: FastifyInstance): void {
       preParsing: checkedFirst((req) => requireModelPermission(req.ctx, model, 'view')),
       handler: async (req) => {
         const row = await loadScopedRow(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id));
-        return traceFrom(dbOf(req), String(row.tenant_id), { type: name, id: String(row.id) }, originOf(req));
+        return traceFrom(dbOf(req), tenantOf(row), { type: name, id: String(row.id) }, originOf(req));
       },
     });
   }

@@ -6,7 +6,7 @@ import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { MAX_REGION_DEPTH } from '../organization/models.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, tenantOf } from '../core/access.ts';
 
 /** What the matching needs of an object: anything with a site, a role and a platform (devices, VMs). */
 export interface ConfigContextSubject {
@@ -113,5 +113,5 @@ export function configContextSubject(row: Record<string, unknown>): ConfigContex
  */
 export async function configContextOf(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<RenderedConfigContext> {
   const row = await loadScopedRow(db, ctx, model, id);
-  return (await renderConfigContexts(db, String(row.tenant_id), [configContextSubject(row)])).get(String(row.id))!;
+  return (await renderConfigContexts(db, tenantOf(row), [configContextSubject(row)])).get(String(row.id))!;
 }

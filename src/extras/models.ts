@@ -5,7 +5,7 @@ import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { onTenantCreated } from '../core/models.ts';
 import { seedDefaultStatuses } from './statuses.ts';
 import { CUSTOM_FIELD_NAME_RE, CUSTOM_FIELD_TYPES, customFieldModels, customFieldValueError } from './custom-fields.ts';
-import { callerTenant, inTenant } from '../core/access.ts';
+import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 
 onTenantCreated(seedDefaultStatuses);
 
@@ -119,21 +119,21 @@ export const customFieldModel = defineModel({
       const dropped = (Array.isArray(before.object_types) ? (before.object_types as string[]) : []).filter((t) => !kept.has(t));
       for (const m of modelsOfTypes(dropped)) {
         await sql`UPDATE ${sql.table(m.table)} SET custom_fields = custom_fields - ${String(before.name)}::text
-          WHERE ${inTenant(String(row.tenant_id))} AND custom_fields ? ${String(before.name)}::text`.execute(tx);
+          WHERE ${inTenant(tenantOf(row))} AND custom_fields ? ${String(before.name)}::text`.execute(tx);
       }
       // Renaming a field carries the stored values along, so objects keep their data under the new key.
       if (before.name === row.name) return;
       for (const m of modelsOfTypes(row.object_types)) {
         await sql`UPDATE ${sql.table(m.table)} SET custom_fields = (custom_fields - ${String(before.name)}::text)
             || jsonb_build_object(${String(row.name)}::text, custom_fields -> ${String(before.name)}::text)
-          WHERE ${inTenant(String(row.tenant_id))} AND custom_fields ? ${String(before.name)}::text`.execute(tx);
+          WHERE ${inTenant(tenantOf(row))} AND custom_fields ? ${String(before.name)}::text`.execute(tx);
       }
     },
     async beforeDelete({ tx, row }) {
       // Values of a deleted field would fail the next write as unknown: remove them with the definition.
       for (const m of modelsOfTypes(row.object_types)) {
         await sql`UPDATE ${sql.table(m.table)} SET custom_fields = custom_fields - ${String(row.name)}::text
-          WHERE ${inTenant(String(row.tenant_id))} AND custom_fields ? ${String(row.name)}::text`.execute(tx);
+          WHERE ${inTenant(tenantOf(row))} AND custom_fields ? ${String(row.name)}::text`.execute(tx);
       }
     },
   },

@@ -7,7 +7,7 @@ import { fieldError } from '../core/errors.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, tenantOf } from '../core/access.ts';
 
 interface StatusSeed {
   name: string;
@@ -61,7 +61,7 @@ export async function applyDefaultStatus(args: HookArgs & { row: Record<string, 
   if (row[column] !== null && row[column] !== undefined) return;
   // Writes only when the tenant has a default for the model.
   const { rows } = await sql<Record<string, unknown>>`UPDATE ${sql.table(model.table)} t SET ${sql.ref(column)} = d.id
-    FROM (SELECT s.id FROM statuses s WHERE ${inTenant(String(row.tenant_id), 's')} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1) d
+    FROM (SELECT s.id FROM statuses s WHERE ${inTenant(tenantOf(row), 's')} AND ${model.name} = ANY(s.default_for) ORDER BY s.numid LIMIT 1) d
     WHERE t.id = ${row.id} RETURNING t.*`.execute(tx);
   if (rows[0]) Object.assign(row, rows[0]);
 }

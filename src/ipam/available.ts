@@ -9,7 +9,7 @@ import { requireModel } from '../core/registry.ts';
 import { badRequest, conflict, namingItem as namingItemOf } from '../core/errors.ts';
 import { inTransaction, loadScopedRow, prepareCreate, createRowInTx } from '../core/crud/write.ts';
 import type { Row } from '../core/crud/serialize.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, tenantOf } from '../core/access.ts';
 
 export const MAX_AVAILABLE = 1000;
 
@@ -30,7 +30,7 @@ export function prefixSpace(prefix: Row): AddressSpace {
   const p = sql`${String(prefix.prefix)}::cidr`;
   const pool = prefix.is_pool === true;
   return {
-    tenantId: String(prefix.tenant_id),
+    tenantId: tenantOf(prefix),
     vrfId: prefix.vrf_id ? String(prefix.vrf_id) : null,
     first: sql`(host(network(${p}))::inet + CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 WHEN family(${p}) = 6 AND masklen(${p}) < 127 THEN 1 ELSE 0 END)`,
     last: sql`(host(broadcast(${p}))::inet - CASE WHEN ${pool} THEN 0 WHEN family(${p}) = 4 AND masklen(${p}) < 31 THEN 1 ELSE 0 END)`,
@@ -44,7 +44,7 @@ export function rangeSpace(range: Row): AddressSpace {
   const start = sql`${String(range.start_address)}::inet`;
   const end = sql`${String(range.end_address)}::inet`;
   return {
-    tenantId: String(range.tenant_id),
+    tenantId: tenantOf(range),
     vrfId: range.vrf_id ? String(range.vrf_id) : null,
     first: sql`host(${start})::inet`,
     last: sql`host(${end})::inet`,

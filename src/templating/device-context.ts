@@ -9,7 +9,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel, type ModelDef } from '../core/registry.ts';
-import { sameTenant, scopeCondition } from '../core/access.ts';
+import { sameTenant, scopeCondition, tenantOf } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { configContextSubject, renderConfigContexts } from '../extras/config-context.ts';
 import { loadLinkPeers, type LinkPeer } from '../dcim/cabling.ts';
@@ -128,7 +128,7 @@ export async function loadRenderContexts(session: RenderSession, kind: SubjectKi
       ? sql<Row>`SELECT ${session.selectList(spec.ifaceTable, 't')} FROM ${sql.table(spec.ifaceTable)} t
           WHERE ${scopeCondition(ctx, ifaceModel, 't')} AND ${sql.ref(`t.${spec.ifaceOwner}`)} = ANY(${ids}::uuid[])`.execute(session.db).then((r) => r.rows)
       : Promise.resolve([] as Row[]),
-    renderConfigContexts(session.db, String(subjectRows[0]!.tenant_id), subjectRows.map(configContextSubject)),
+    renderConfigContexts(session.db, tenantOf(subjectRows[0]!), subjectRows.map(configContextSubject)),
   ]);
   ifaceRows.sort((a, b) => naturalCompare(String(a.name), String(b.name)));
   const ifaceIds = ifaceRows.map((r) => String(r.id));

@@ -13,7 +13,7 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
 import { allModels, columnOf, displayColumn, isColumnField, requireModel } from '../core/registry.ts';
-import { modelAllows, scopeCondition } from '../core/access.ts';
+import { modelAllows, scopeCondition, TENANT_COLUMN, tenantOf } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
 import { isUuid } from '../core/ids.ts';
@@ -443,7 +443,7 @@ type Access =
   | { k: 'fk'; key: string; field: FieldDef; column: string; target: ModelDef; nameField: string | undefined; closed: boolean; touchKey: string }
   | { k: 'set'; rel: Relation; column: 'id' }
   | { k: 'computed'; key: string; touchKey: string; inlineKey: string; column: null }
-  | { k: 'tenant'; column: 'tenant_id' }
+  | { k: 'tenant'; column: typeof TENANT_COLUMN }
   | { k: 'prefixlen'; column: 'address' };
 
 const NO_ACCESS: Access = { k: 'none', column: null };
@@ -497,7 +497,7 @@ function resolveAccess(model: ModelDef, name: string): Access {
     return { k: 'value', field, column: columnOf(name, field) };
   }
   if (Object.hasOwn(model.computed, name) && readableComputed(model).includes(name)) return { k: 'computed', key: name, touchKey: `computed:${name}`, inlineKey: inlineComputedColumn(name), column: null };
-  if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: 'tenant_id' };
+  if (name === 'tenant' && model.tenantScoped) return { k: 'tenant', column: TENANT_COLUMN };
   // An address's prefix length: the mask length of the most specific prefix holding it, in its VRF (SPEC "Address
   // filters": an address without a mask of its own takes its prefix's).
   if (name === 'prefix_length' && model.name === 'ipam.ipaddress') return { k: 'prefixlen', column: 'address' };
@@ -593,7 +593,7 @@ export class RowGroup {
         return new RelatedSet(this, proxy, a.rel, EMPTY_SPEC);
       case 'tenant':
         // Every tenant-scoped row belongs to the active tenant (the fence), so this is the active tenant's name.
-        return row.tenant_id === this.session.ctx.tenantId ? this.session.activeTenant() : null;
+        return tenantOf(row) === this.session.ctx.tenantId ? this.session.activeTenant() : null;
       case 'prefixlen':
         return this.prefixLength(row);
       default:

@@ -11,7 +11,7 @@ import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction } from '../core/crud/write.ts';
 import { SUBJECTS, type SubjectKind } from './device-context.ts';
 import { sha256Hex } from './render.ts';
-import { callerTenant } from '../core/access.ts';
+import { callerTenant, tenantOf } from '../core/access.ts';
 import { normalizeTargetPath } from './target-path.ts';
 
 export const pushLimits = {
@@ -118,7 +118,7 @@ export async function recordPush(db: Kysely<DB>, ctx: RequestContext, kind: Subj
     const kept = checked.files.map((f) => f.output !== null && Buffer.byteLength(f.output, 'utf8') <= pushLimits.maxKeptOutput);
     await pushes.append(
       tx,
-      String(subject.tenant_id),
+      tenantOf(subject),
       checked.files.map((f, i) => ({
         [col]: String(subject.id),
         path: f.path,
