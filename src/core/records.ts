@@ -4,7 +4,7 @@
 // caller writes one beside (end-of-life mappings do). What they share with objects is decided here and nowhere
 // else: ids, per-tenant numbers and the tenant column, one INSERT for any number of rows, in the caller's
 // transaction.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { uuidv7 } from './ids.ts';
 import { allocateNumids } from './numids.ts';
@@ -40,8 +40,10 @@ export function recordTable(table: string, declared: { numbered: boolean }): Rec
       if (rows.length === 0) return [];
       if (declared.numbered && tenantId === null) throw new Error(`${table}: numbered records belong to a tenant`);
       if ('tenant_id' in rows[0]! || 'numid' in rows[0]!) throw new Error(`${table}: tenant_id and numid are set by recordTable().append, not by its caller`);
-      const first = declared.numbered ? await allocateNumids(db, tenantId!, table, rows.length) : 0;
       const columns = [...new Set(['id', ...(declared.numbered ? ['numid'] : []), 'tenant_id', ...Object.keys(rows[0]!)])];
+      const atNow = new Set(columns.filter((c) => rows[0]![c] === NOW));
+      for (const row of rows) for (const c of columns) if ((row[c] === NOW) !== atNow.has(c)) throw new Error(`${table}.${c}: NOW in some rows only`);
+      const first = declared.numbered ? await allocateNumids(db, tenantId!, table, rows.length) : 0;
       const records = rows.map((row, i) => {
         const record: Record<string, unknown> = { id: uuidv7() };
         for (const [column, value] of Object.entries(row)) if (value !== NOW) record[column] = value;
@@ -49,20 +51,33 @@ export function recordTable(table: string, declared: { numbered: boolean }): Rec
         record.tenant_id = tenantId;
         return record;
       });
-      const atNow = new Set(columns.filter((c) => rows[0]![c] === NOW));
-      for (const row of rows) for (const c of columns) if ((row[c] === NOW) !== atNow.has(c)) throw new Error(`${table}.${c}: NOW in some rows only`);
       const upsert = opts.upsert
-        ? sql` ON CONFLICT (${sql.join(opts.upsert.on.map((c) => sql.ref(c)))}) DO UPDATE SET ${sql.join(opts.upsert.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
+        ? sql`ON CONFLICT (${sql.join(opts.upsert.on.map((c) => sql.ref(c)))}) DO UPDATE SET ${sql.join(opts.upsert.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}
             WHERE (${sql.join(opts.upsert.update.map((c) => sql.ref(`${table}.${c}`)))}) IS DISTINCT FROM (${sql.join(opts.upsert.update.map((c) => sql.ref(`excluded.${c}`)))})`
         : sql``;
-      // jsonb_populate_recordset types every value by the table's own columns (dates, uuids, jsonb, arrays).
-      const { rows: stored } = await sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
-        SELECT ${sql.join(columns.map((c) => (atNow.has(c) ? sql`now()` : sql.ref(`x.${c}`))))}
-        FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${recordsetJson(records)}::jsonb) AS x${upsert}
-        ${opts.returning === false ? sql`` : sql`RETURNING *`}`.execute(db);
-      return stored;
+      return insertRecordset(db, table, columns, records, { atNow, conflict: upsert, returning: opts.returning !== false });
     },
   };
+}
+
+/**
+ * One INSERT of `records` (objects with the listed `columns`; a column missing from them is null) through
+ * jsonb_populate_recordset, which types every value by the table's own columns (dates, uuids, jsonb, arrays).
+ * Columns in `atNow` take the statement's now(); `conflict` is an ON CONFLICT clause. Shared by
+ * recordTable().append and insertRows.
+ */
+export async function insertRecordset(
+  db: Kysely<DB>,
+  table: string,
+  columns: readonly string[],
+  records: ReadonlyArray<Record<string, unknown>>,
+  opts: { atNow?: ReadonlySet<string>; conflict?: RawBuilder<unknown>; returning: boolean },
+): Promise<Row[]> {
+  const { rows } = await sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+    SELECT ${sql.join(columns.map((c) => (opts.atNow?.has(c) ? sql`now()` : sql.ref(`x.${c}`))))}
+    FROM jsonb_populate_recordset(NULL::${sql.table(table)}, ${recordsetJson(records)}::jsonb) AS x
+    ${opts.conflict ?? sql``} ${opts.returning ? sql`RETURNING *` : sql``}`.execute(db);
+  return rows;
 }
 
 /**
@@ -70,7 +85,7 @@ export function recordTable(table: string, declared: { numbered: boolean }): Rec
  * becomes U+FFFD, as it does in a query parameter: PostgreSQL's jsonb refuses it, which would turn a stray byte in
  * someone's input into a failed write.
  */
-export function recordsetJson(rows: unknown[]): string {
+function recordsetJson(rows: ReadonlyArray<unknown>): string {
   // JSON.stringify writes paired surrogates as they are and escapes only lone ones; an escape is a `\u` preceded by
   // an even number of other backslashes.
   return JSON.stringify(rows).replace(/(\\+)u(d[89a-f][0-9a-f]{2})/g, (all, slashes: string) => (slashes.length % 2 ? `${slashes.slice(0, -1)}\\ufffd` : all));

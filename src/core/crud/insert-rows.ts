@@ -11,7 +11,7 @@ import { badRequest } from '../errors.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
 import { recordChanges, snapshot } from '../changelog.ts';
-import { recordsetJson } from '../records.ts';
+import { insertRecordset } from '../records.ts';
 import { displaysOf, type Row } from './serialize.ts';
 
 /** The custom-field values a new row of a model starts with; installed by the domain that owns the definitions. */
@@ -53,13 +53,10 @@ export async function insertRows(tx: Kysely<DB>, ctx: RequestContext, model: Mod
     numid: first + i,
     ...(model.tenantScoped ? { tenant_id: scope } : {}),
   }));
-  const columns = Object.keys(records[0]!);
   const skip = opts.skipExistingOn;
-  const conflict = skip === 'any' ? sql` ON CONFLICT DO NOTHING` : skip ? sql` ON CONFLICT (${sql.join(skip.map((c) => sql.ref(c)))}) DO NOTHING` : sql``;
-  // jsonb_populate_recordset types every value by the table's own columns; columns not listed keep their defaults.
-  const { rows: created } = await sql<Row>`INSERT INTO ${sql.table(model.table)} (${sql.join(columns.map((c) => sql.ref(c)))})
-    SELECT ${sql.join(columns.map((c) => sql.ref(`x.${c}`)))} FROM jsonb_populate_recordset(NULL::${sql.table(model.table)}, ${recordsetJson(records)}::jsonb) AS x
-    ${conflict} RETURNING *`.execute(tx);
+  const conflict = skip === 'any' ? sql`ON CONFLICT DO NOTHING` : skip ? sql`ON CONFLICT (${sql.join(skip.map((c) => sql.ref(c)))}) DO NOTHING` : undefined;
+  // Columns not listed keep their defaults.
+  const created = await insertRecordset(tx, model.table, Object.keys(records[0]!), records, { conflict, returning: true });
   await logCreated(tx, ctx, model, created);
   return created;
 }
