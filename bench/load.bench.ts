@@ -5,8 +5,8 @@
 // at 2,000 devices and again in a tenant of 20,000 (the page cost should not grow with the tables: the ratio of
 // the two p50s and throughputs). Goal on 2 cores (PostgreSQL): 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000.
 // Also printed, to show where the time goes: the CPU the run used (the server's event loop, this process,
-// PostgreSQL, the machine) and, at the first size, each request's CPU in the server and in PostgreSQL, one client at
-// a time (LOAD_BREAKDOWN=0 skips it).
+// PostgreSQL, the machine) and, at each size, each request's CPU in the server and in PostgreSQL, one client at a
+// time, with its growth from the first size (LOAD_BREAKDOWN=0 skips it).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -42,6 +42,7 @@ export default async function run(): Promise<void> {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as { port: number };
     const outcomes: Array<{ devices: number; o: Outcome }> = [];
+    let firstCosts: RequestCost[] | undefined;
     for (const [i, devices] of SIZES.entries()) {
       const slug = `load${i}`;
       const t = performance.now();
@@ -92,16 +93,24 @@ export default async function run(): Promise<void> {
           `goal 0 errors, p99 < 250 ms, >= 400 requests/s at 2,000 devices; ${loadNote()}`,
       );
       console.log(`load (${database.label}, ${devices.toLocaleString('en-US')} devices): ${cpuNote(spent, o.total)}`);
-      if (i === 0 && process.env.LOAD_BREAKDOWN !== '0') {
+      if (process.env.LOAD_BREAKDOWN !== '0') {
         console.log(`load (${database.label}, ${devices.toLocaleString('en-US')} devices): CPU per request, one client at a time:`);
         let server = 0;
         let postgres: number | null = 0;
-        for (const path of reads) {
+        const costs: RequestCost[] = [];
+        for (const [k, path] of reads.entries()) {
           const cost = await requestCost(`http://127.0.0.1:${port}${path}`, headers.authorization);
+          costs.push(cost);
           server += cost.serverMs;
           postgres = postgres === null || cost.postgresMs === null ? null : postgres + cost.postgresMs;
-          console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}`);
+          // Against the first size: the same request (another device's id) on tables up to ten times larger.
+          const first = firstCosts?.[k];
+          const growth = first
+            ? ` (against ${SIZES[0]!.toLocaleString('en-US')} devices: server ${ratio(cost.serverMs, first.serverMs)}${cost.postgresMs === null || first.postgresMs === null ? '' : `, PostgreSQL ${ratio(cost.postgresMs, first.postgresMs)}`})`
+            : '';
+          console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}${growth}`);
         }
+        firstCosts ??= costs;
         const n = reads.length;
         const cores = availableParallelism();
         const both = postgres === null ? '' : `, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${cores} cores serve at most ${Math.round((cores * 1000) / ((server + postgres) / n))} requests/s of them,`;
@@ -146,7 +155,14 @@ function runClient(url: string, authorization: string, n: number): Promise<void>
 }
 
 /** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
-async function requestCost(url: string, authorization: string): Promise<{ serverMs: number; postgresMs: number | null }> {
+interface RequestCost {
+  serverMs: number;
+  postgresMs: number | null;
+}
+
+const ratio = (a: number, b: number) => `${(a / Math.max(b, 0.001)).toFixed(2)}x`;
+
+async function requestCost(url: string, authorization: string): Promise<RequestCost> {
   const n = 300;
   await runClient(url, authorization, 30);
   const meter = startCpuMeter();
