@@ -8,6 +8,7 @@ import type { RequestContext } from '../context.ts';
 import type { ComputedField, FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, displayColumn, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
+import { isoTime } from '../iso-time.ts';
 
 export type Row = Record<string, unknown>;
 export type ApiObject = Record<string, unknown>;
@@ -213,7 +214,7 @@ export function briefFromJson(model: ModelDef, values: unknown, origin: string):
 }
 
 function outputValue(value: unknown, kind: string): unknown {
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return isoTime(value);
   if (kind === 'decimal' && typeof value === 'string') return Number(value);
   return value ?? null;
 }

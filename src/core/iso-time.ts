@@ -1,0 +1,47 @@
+// A Date as `Date.prototype.toISOString` writes it, about twice as fast for the dates a database holds.
+//
+// Why: every API object carries `created` and `last_updated`; a page of 1,000 tags formats 2,000 of them, and
+// toISOString took 0.64 ms of that page's 5.8 ms on the 2-core machine (this function: 0.35 ms). The day's part is
+// kept from the last call, since the rows of a page mostly share their day.
+
+const TWO = Array.from({ length: 100 }, (_v, i) => String(i).padStart(2, '0'));
+const THREE = Array.from({ length: 1000 }, (_v, i) => String(i).padStart(3, '0'));
+const DAY_MS = 86_400_000;
+/** 10000-01-01T00:00:00Z: from there toISOString writes six-digit years. */
+const YEAR_10000 = 253_402_300_800_000;
+
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+export function isoTime(date: Date): string {
+  const t = date.getTime();
+  // Before 1970 (and invalid dates, which throw there as they should) the built-in handles it.
+  if (!(t >= 0 && t < YEAR_10000)) return date.toISOString();
+  const day = Math.floor(t / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayText = civilDate(day);
+  }
+  let rest = t - day * DAY_MS;
+  const ms = rest % 1000;
+  rest = (rest - ms) / 1000;
+  const sec = rest % 60;
+  rest = (rest - sec) / 60;
+  const min = rest % 60;
+  const hour = (rest - min) / 60;
+  return `${lastDayText}T${TWO[hour]}:${TWO[min]}:${TWO[sec]}.${THREE[ms]}Z`;
+}
+
+/** `YYYY-MM-DD` of a day counted from 1970-01-01 (Howard Hinnant's civil_from_days), for years 1970 to 9999. */
+function civilDate(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const dayOfMonth = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${TWO[month]}-${TWO[dayOfMonth]}`;
+}
