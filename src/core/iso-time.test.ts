@@ -12,7 +12,10 @@ describe('isoTime', () => {
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648);
     const times = [...edges, ...Array.from({ length: 20_000 }, () => Math.floor((random() * 1.2 - 0.1) * 253_402_300_800_000))];
     for (const t of times) expect(isoTime(new Date(t)), String(t)).toBe(new Date(t).toISOString());
-    // The same day twice in a row, then another: the kept day must not leak across.
+    // The same time twice, the same second with another millisecond, the same day, then another day: what is kept
+    // from the last call must not leak into the next.
+    const kept = [5_000, 5_000, 5_007, 65_007, 86_400_000 * 2 + 5_007, 5_007].map((t) => isoTime(new Date(t)));
+    expect(kept).toEqual([5_000, 5_000, 5_007, 65_007, 86_400_000 * 2 + 5_007, 5_007].map((t) => new Date(t).toISOString()));
     expect([isoTime(new Date(86_400_000 * 3 + 5)), isoTime(new Date(86_400_000 * 3 + 6)), isoTime(new Date(86_400_000 * 9))]).toEqual([
       '1970-01-04T00:00:00.005Z',
       '1970-01-04T00:00:00.006Z',

@@ -1,35 +1,48 @@
 // A Date as `Date.prototype.toISOString` writes it, about twice as fast for the dates a database holds.
 //
 // Why: every API object carries `created` and `last_updated`; a page of 1,000 tags formats 2,000 of them, and
-// toISOString took 0.64 ms of that page's 5.8 ms on the 2-core machine (this function: 0.35 ms). The day's part is
-// kept from the last call, since the rows of a page mostly share their day.
+// toISOString took 0.64 ms of that page's 5.8 ms on the 2-core machine (this function: 0.35 ms). The text up to the
+// second is kept from the last call, since the rows of a page mostly share their day, often their second.
 
 const TWO = Array.from({ length: 100 }, (_v, i) => String(i).padStart(2, '0'));
-const THREE = Array.from({ length: 1000 }, (_v, i) => String(i).padStart(3, '0'));
+const MILLIS = Array.from({ length: 1000 }, (_v, i) => `${String(i).padStart(3, '0')}Z`);
 const DAY_MS = 86_400_000;
 /** 10000-01-01T00:00:00Z: from there toISOString writes six-digit years. */
 const YEAR_10000 = 253_402_300_800_000;
 
 let lastDay = Number.NaN;
 let lastDayText = '';
+let lastSecond = Number.NaN;
+let lastSecondText = '';
+let lastTime = Number.NaN;
+let lastText = '';
 
 export function isoTime(date: Date): string {
   const t = date.getTime();
+  // A row never changed since it was made has last_updated equal to created: the same text, built once.
+  if (t === lastTime) return lastText;
   // Before 1970 (and invalid dates, which throw there as they should) the built-in handles it.
   if (!(t >= 0 && t < YEAR_10000)) return date.toISOString();
-  const day = Math.floor(t / DAY_MS);
-  if (day !== lastDay) {
-    lastDay = day;
-    lastDayText = civilDate(day);
+  const ms = t % 1000;
+  const second = t - ms;
+  // Each piece joined is a string of its own: the text up to the second is kept while it holds.
+  if (second !== lastSecond) {
+    const day = Math.floor(t / DAY_MS);
+    if (day !== lastDay) {
+      lastDay = day;
+      lastDayText = civilDate(day);
+    }
+    let rest = (second - day * DAY_MS) / 1000;
+    const sec = rest % 60;
+    rest = (rest - sec) / 60;
+    const min = rest % 60;
+    const hour = (rest - min) / 60;
+    lastSecond = second;
+    lastSecondText = `${lastDayText}T${TWO[hour]}:${TWO[min]}:${TWO[sec]}.`;
   }
-  let rest = t - day * DAY_MS;
-  const ms = rest % 1000;
-  rest = (rest - ms) / 1000;
-  const sec = rest % 60;
-  rest = (rest - sec) / 60;
-  const min = rest % 60;
-  const hour = (rest - min) / 60;
-  return `${lastDayText}T${TWO[hour]}:${TWO[min]}:${TWO[sec]}.${THREE[ms]}Z`;
+  lastTime = t;
+  lastText = lastSecondText + MILLIS[ms];
+  return lastText;
 }
 
 /** `YYYY-MM-DD` of a day counted from 1970-01-01 (Howard Hinnant's civil_from_days), for years 1970 to 9999. */
