@@ -1,8 +1,9 @@
-// A Date as `Date.prototype.toISOString` writes it, about twice as fast for the dates a database holds.
+// A Date as `Date.prototype.toISOString` writes it, in about half its time for the dates a database holds.
 //
-// Why: every API object carries `created` and `last_updated`; a page of 1,000 tags formats 2,000 of them, and
-// toISOString took 0.64 ms of that page's 5.8 ms on the 2-core machine (this function: 0.35 ms). The text up to the
-// second is kept from the last call, since the rows of a page mostly share their day, often their second.
+// Why: every API object carries `created` and `last_updated`; a page of 1,000 tags formats 2,000 of them. On the
+// 2-core machine toISOString took 0.64 ms for those; this takes 0.35 ms when every date falls in another second, and
+// less when they share one (the text up to the second is kept from the last call: a page's rows mostly share their
+// day, often their second, and a row never changed has last_updated equal to created).
 
 const TWO = Array.from({ length: 100 }, (_v, i) => String(i).padStart(2, '0'));
 const MILLIS = Array.from({ length: 1000 }, (_v, i) => `${String(i).padStart(3, '0')}Z`);
@@ -19,7 +20,6 @@ let lastText = '';
 
 export function isoTime(date: Date): string {
   const t = date.getTime();
-  // A row never changed since it was made has last_updated equal to created: the same text, built once.
   if (t === lastTime) return lastText;
   // Before 1970 (and invalid dates, which throw there as they should) the built-in handles it.
   if (!(t >= 0 && t < YEAR_10000)) return date.toISOString();
