@@ -11,6 +11,16 @@ describe('jsonBytes', () => {
     same({ count: 2, results: [undefined, () => 1, null, 'a'], extra: { results: [] }, skipped: undefined });
   });
 
+  it('writes pages of any length and row size across its batches', () => {
+    // Small rows (batches of hundreds), rows over a batch's size (batches of one), and the two mixed, so batch sizes
+    // change from one batch to the next; undefined and functions among them become null as in an array.
+    const small = Array.from({ length: 5_000 }, (_v, i) => ({ i, name: `tag-${i}` }));
+    const big = Array.from({ length: 7 }, (_v, i) => ({ i, text: 'x›'.repeat(9_000 + i) }));
+    const mixed = Array.from({ length: 400 }, (_v, i) => (i % 50 === 0 ? big[i % 7] : i % 13 === 0 ? undefined : i % 17 === 0 ? () => i : small[i]));
+    for (const results of [small, big, mixed, [], [undefined], [big[0]]]) same({ count: results.length, results });
+    same(mixed);
+  });
+
   it('writes arrays, plain answers and envelopes that are not plain objects as JSON.stringify does', () => {
     same([1, 'two', { three: '›' }, undefined]);
     same({ id: 'x', name: 'leaf › 1' });

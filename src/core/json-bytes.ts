@@ -4,7 +4,7 @@
 // above that size, or above 64 K characters once one display holds a `›`, which makes the string two-byte), and each
 // large object is a fresh memory mapping, faulted in page by page and unmapped again by the next collection. On the
 // 2-core machine, `Buffer.from(JSON.stringify(page))` of a 100 KB device page took 1.6 ms, 0.7 ms of it in the
-// kernel; one string per row, encoded in batches of rows into one buffer, takes 0.45 ms for the same bytes.
+// kernel; the rows encoded a batch at a time (arrayParts) take 0.45 ms for the same bytes.
 
 /**
  * The bytes of `JSON.stringify(data)`: an array, or an object with a `results` array (the list envelope), is
@@ -39,24 +39,30 @@ function isEnvelope(data: unknown): data is { results: unknown[] } {
   );
 }
 
-/** Characters of row JSON gathered into one string before it is encoded: far below a large object's size. */
+/** Characters of JSON encoded at a time: far below a large object's size, even as two-byte text. */
 const BATCH_CHARS = 16_384;
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
 
 /**
  * An array as JSON.stringify writes it (undefined, functions and symbols as null), encoded a batch of elements at a
- * time: a Buffer per element cost a fifth more than JSON.stringify itself on a page of 1,000 tags.
+ * time, as many as make about BATCH_CHARS: one JSON.stringify per batch, its brackets cut off the bytes. On a page
+ * of 1,000 tags, a JSON.stringify and a Buffer per element cost 0.88 ms; this, 0.53 ms and a sixth less garbage.
  */
 function arrayParts(items: unknown[]): Buffer[] {
-  const out: Buffer[] = [];
-  let batch = '[';
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) batch += ',';
-    batch += JSON.stringify(items[i]) ?? 'null';
-    if (batch.length >= BATCH_CHARS) {
-      out.push(Buffer.from(batch));
-      batch = '';
-    }
+  const out: Buffer[] = [OPEN];
+  let size = 16;
+  for (let i = 0; i < items.length; ) {
+    const batch = items.slice(i, i + size);
+    i += batch.length;
+    const text = JSON.stringify(batch);
+    const bytes = Buffer.from(text);
+    if (out.length > 1) out.push(COMMA);
+    out.push(bytes.subarray(1, bytes.length - 1));
+    // The next batch sized from this one's characters per element.
+    size = Math.max(1, Math.min(1024, Math.floor((BATCH_CHARS * batch.length) / text.length)));
   }
-  out.push(Buffer.from(`${batch}]`));
+  out.push(CLOSE);
   return out;
 }
