@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type { DB } from './types.ts';
 import { lockDataDir } from './lock.ts';
 import { StatementNames, isStalePlan } from './statement-names.ts';
+import { parseTimestamptz } from './timestamptz.ts';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -27,6 +28,8 @@ export class DatabaseOpenError extends Error {}
 pg.types.setTypeParser(20, (v: string) => Number(v));
 // numeric stays a string (exact decimals); dates as ISO strings rather than JS Dates at local midnight.
 pg.types.setTypeParser(1082, (v: string) => v);
+// timestamptz without a regular expression (the same Dates: see timestamptz.ts).
+pg.types.setTypeParser(1184, parseTimestamptz);
 
 /** Sends a query text as a named statement where `names` names it (see statement-names.ts). */
 type QueryFn = (...args: unknown[]) => unknown;
