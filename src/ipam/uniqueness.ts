@@ -5,7 +5,7 @@
 // first one's committed row once it holds the lock.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { sameTenant } from '../core/access.ts';
+import { sameTenant, tenantOf } from '../core/access.ts';
 import { badRequest } from '../core/errors.ts';
 import type { Row } from '../core/crud/serialize.ts';
 
@@ -22,8 +22,8 @@ const SPEC: Record<Kind, { table: string; column: string; same: (a: string, b: s
   prefix: { table: 'prefixes', column: 'prefix', same: (a, b) => sql`${sql.ref(`${a}.prefix`)} = ${sql.ref(`${b}.prefix`)}` },
 };
 
-async function lockSpace(tx: Kysely<DB>, tenantId: unknown, vrfId: unknown): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`cairn.ipam.unique:${String(tenantId)}:${vrfId ?? 'global'}`}, 0))`.execute(tx);
+async function lockSpace(tx: Kysely<DB>, tenantId: string, vrfId: unknown): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`cairn.ipam.unique:${tenantId}:${vrfId ?? 'global'}`}, 0))`.execute(tx);
 }
 
 /** Whether the space a row lives in (its VRF, or the global table) refuses duplicates. */
@@ -41,12 +41,13 @@ export async function refuseDuplicates(tx: Kysely<DB>, kind: Kind, rows: Row[]):
   const spec = SPEC[kind];
   const spaces = new Map<string, Row[]>();
   for (const r of rows) {
-    const key = `${String(r.tenant_id)}:${String(r.vrf_id ?? '')}`;
+    const key = `${tenantOf(r)}:${String(r.vrf_id ?? '')}`;
     spaces.set(key, [...(spaces.get(key) ?? []), r]);
   }
   for (const key of [...spaces.keys()].sort()) {
     const group = spaces.get(key)!;
-    const { tenant_id: tenantId, vrf_id: vrfId } = group[0]!;
+    const tenantId = tenantOf(group[0]!);
+    const vrfId = group[0]!.vrf_id;
     const space = await enforced(tx, vrfId);
     if (!space.enforced) continue;
     await lockSpace(tx, tenantId, vrfId);
