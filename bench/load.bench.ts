@@ -162,7 +162,6 @@ function runClient(url: string, authorization: string, n: number): Promise<void>
   });
 }
 
-/** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
 interface RequestCost {
   serverMs: number;
   postgresMs: number | null;
@@ -170,6 +169,7 @@ interface RequestCost {
 
 const ratio = (a: number, b: number) => `${(a / Math.max(b, 0.001)).toFixed(2)}x`;
 
+/** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
 async function requestCost(url: string, authorization: string): Promise<RequestCost> {
   const n = 300;
   await runClient(url, authorization, 30);

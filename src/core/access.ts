@@ -22,6 +22,12 @@ export function requireModelPermission(ctx: RequestContext, model: ModelDef, act
   }
 }
 
+/** The column a tenant row's tenant is kept in: named here, so domain code asks the core rather than naming it. */
+export const TENANT_COLUMN = 'tenant_id';
+
+/** The tenant column of the table at `alias`, or unqualified. */
+const tenantRef = (alias?: string) => sql.ref(alias ? `${alias}.${TENANT_COLUMN}` : TENANT_COLUMN);
+
 /**
  * The WHERE fragment every read of a model's rows carries, applied before any user-supplied filter or id:
  * the active tenant for tenant-scoped models, the model's own scope for global ones.
@@ -29,7 +35,7 @@ export function requireModelPermission(ctx: RequestContext, model: ModelDef, act
 export function scopeCondition(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
   if (model.tenantScoped) {
     if (!ctx.tenantId) return sql`false`;
-    return sql`${sql.ref(`${alias}.tenant_id`)} = ${ctx.tenantId}`;
+    return sql`${tenantRef(alias)} = ${ctx.tenantId}`;
   }
   const scope = model.globalScope?.(ctx);
   if (!scope) return sql`true`;
@@ -44,11 +50,8 @@ export function scopeCondition(ctx: RequestContext, model: ModelDef, alias: stri
  */
 export function inTenant(tenantId: string | null, alias?: string): RawBuilder<unknown> {
   if (!tenantId) return sql`false`;
-  return sql`${sql.ref(alias ? `${alias}.tenant_id` : 'tenant_id')} = ${tenantId}`;
+  return sql`${tenantRef(alias)} = ${tenantId}`;
 }
-
-/** The column a tenant row's tenant is kept in: named here, so domain code asks the core rather than naming it. */
-export const TENANT_COLUMN = 'tenant_id';
 
 /**
  * The tenant of a stored row of a tenant-scoped table (read already, in scope): for hooks and background work that
@@ -62,7 +65,7 @@ export function tenantOf(row: Readonly<Record<string, unknown>>): string {
 
 /** Two aliases in one tenant: joins between tenant rows never cross tenants. */
 export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
-  return sql`${sql.ref(`${alias}.tenant_id`)} = ${sql.ref(`${other}.tenant_id`)}`;
+  return sql`${tenantRef(alias)} = ${tenantRef(other)}`;
 }
 
 /**
@@ -75,5 +78,5 @@ export function callerTenant(ctx: RequestContext, alias?: string): RawBuilder<un
 
 /** Deployment-wide rows of a table that also holds tenant rows (jobs, for instance): no tenant at all. */
 export function deploymentWide(alias?: string): RawBuilder<unknown> {
-  return sql`${sql.ref(alias ? `${alias}.tenant_id` : 'tenant_id')} IS NULL`;
+  return sql`${tenantRef(alias)} IS NULL`;
 }
