@@ -1,4 +1,5 @@
 // One `pg` pool on both backends (PostgreSQL, or embedded PGlite through its node-postgres adapter), one Kysely.
+import './heap-settings.ts';
 import { mkdirSync, accessSync, constants } from 'node:fs';
 import pg from 'pg';
 import { Kysely, PostgresDialect } from 'kysely';
