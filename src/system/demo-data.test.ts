@@ -4,6 +4,8 @@ import { startHarness, type Client, type Harness } from '../../test/helpers/harn
 import { BulkLoad } from '../core/crud/bulk-load.ts';
 import { systemContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
+import { createTenant } from '../core/accounts.ts';
+import { openPostgres } from '../db/database.ts';
 import { DemoDataError, generateDemoData, planDemoNetwork, SITE_SIZE, type DemoDataResult } from './demo-data.ts';
 
 type Obj = Record<string, unknown> & { id: string };
@@ -287,6 +289,23 @@ describe('demo data', () => {
       await load.insert(tags, [['id', 'uuid'], ['numid', 'int8'], ['tenant_id', 'uuid'], ['name', 'text'], ['slug', 'text']], [t.ids, t.numids, [h.tenants.b], ['Smuggled'], ['smuggled']]);
     })).rejects.toThrow(/sets tenant_id itself/);
     expect((await h.as('bob').get('/api/tags/?limit=1')).json().count).toBe(before);
+  });
+
+  // PostgreSQL only: the embedded database has no statement timeout.
+  it.skipIf(!process.env.TEST_DATABASE_URL)("runs past the server's statement timeout, which is for requests", async () => {
+    const { rows } = await sql<{ name: string }>`SELECT current_database() AS name`.execute(h.database.db);
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${rows[0]!.name}`;
+    await createTenant(h.database.db, 'Timed', 'timed');
+    const timed = await openPostgres(url.toString(), 2, { statementTimeoutMs: 15 });
+    try {
+      // The timeout is in force on this pool (else the load below proves nothing).
+      await expect(sql`SELECT pg_sleep(0.1)`.execute(timed.db)).rejects.toThrow(/statement timeout/);
+      const loaded = await generateDemoData(timed.db, { devices: 40, seed: 3, tenantSlug: 'timed' });
+      expect(loaded.rows.devices).toBeGreaterThanOrEqual(40);
+    } finally {
+      await timed.close();
+    }
   });
 
   it('refuses a second load into a tenant with inventory and device counts out of range, writing nothing', async () => {

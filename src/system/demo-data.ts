@@ -498,7 +498,7 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
   const tenantId = await resolveTenant(db, options.tenantSlug ?? 'default');
   const plan = planDemoNetwork(devices, seed);
 
-  const rows = await db.transaction().execute(async (tx) => {
+  const rows = await withoutStatementTimeout(db, async (tx) => {
     // Catalog names are unique per tenant: a second load into the same tenant would collide half-way, so refuse
     // up front with a message instead of a constraint error.
     const { rows: busy } = await sql<{ busy: boolean }>`SELECT
@@ -522,18 +522,30 @@ export async function generateDemoData(db: Kysely<DB>, options: DemoDataOptions)
   // log): until autovacuum gets to them the planner still sees them empty and picks plans that read whole tables
   // (an interface page took 177 ms instead of 40 after a load; a search for a fragment 28 ms instead of 4).
   const filled = [...Object.keys(rows), ...TRIGGER_FILLED_TABLES];
-  await sql`ANALYZE ${sql.join(filled.map((t) => sql.table(t)))}`.execute(db);
+  await withoutStatementTimeout(db, (tx) => sql`ANALYZE ${sql.join(filled.map((t) => sql.table(t)))}`.execute(tx));
   // And their GIN indexes' pending lists merged, as the next vacuum would: a search reads every pending page (the
   // search index's 29 pages after 2,000 devices doubled a fragment search, 1.0 ms instead of 0.47). Only an index's
   // owner may; where Cairn's role is not (ANALYZE only warns there), the next vacuum does it.
-  await sql`SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
-    WHERE am.amname = 'gin' AND i.indrelid = ANY(${filled}::regclass[])`
-    .execute(db)
-    .catch(() => undefined);
+  await withoutStatementTimeout(db, (tx) =>
+    sql`SELECT gin_clean_pending_list(i.indexrelid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+      WHERE am.amname = 'gin' AND i.indrelid = ANY(${filled}::regclass[])`.execute(tx),
+  ).catch(() => undefined);
   const totalRows = Object.values(rows).reduce((a, b) => a + b, 0);
   const ms = performance.now() - started;
   progress(`demo-data: ${devices.toLocaleString('en-US')} devices, ${totalRows.toLocaleString('en-US')} rows in ${(ms / 1000).toFixed(2)} s (${Math.round(totalRows / (ms / 1000)).toLocaleString('en-US')} rows/s overall)`);
   return { tenantId, rows, totalRows, ms };
+}
+
+/**
+ * `work` in a transaction of its own with no statement timeout. A load's statements write tens of thousands of rows
+ * each, and ANALYZE reads tables of millions; the server's statement timeout (CAIRN_STATEMENT_TIMEOUT_MS) is there
+ * for requests, and it cancelled `cairn demo-data --devices 50000` half-way on a slow machine.
+ */
+function withoutStatementTimeout<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(async (tx) => {
+    await sql`SET LOCAL statement_timeout = 0`.execute(tx);
+    return work(tx);
+  });
 }
 
 /** Tables a load fills through triggers and the core's change log rather than by name. */
