@@ -104,6 +104,12 @@ describe('prefix hierarchy', () => {
     // A range marked utilised counts whole; unmarking it (bulk update) and deleting it give the space back.
     const range = (await h.as('alice').post('/api/ip-ranges/', { start_address: '10.61.0.1/28', end_address: '10.61.0.7/28', mark_utilized: true })).json().id;
     expect((await read(net)).utilization).toBe(50);
+    // An address inside a range marked utilised is counted once, with the range; one outside it on its own.
+    const inside = await address('10.61.0.3/28');
+    expect((await read(net)).utilization).toBe(50);
+    const outside = await address('10.61.0.9/28');
+    expect((await read(net)).utilization).toBe(57.1); // 7 + 1 of 14
+    for (const id of [inside, outside]) expect((await h.as('alice').delete(`/api/ip-addresses/${id}/`)).statusCode).toBe(204);
     const bulk = await h.as('alice').post('/api/ip-ranges/bulk-update/', { ids: [range], fields: { mark_utilized: false } });
     expect(bulk.statusCode, bulk.body).toBe(200);
     expect((await read(net)).utilization).toBe(0);

@@ -69,11 +69,17 @@ const utilizationOf = sql`round(least(100, 100 * (CASE WHEN s.slug = 'container'
       WHERE ${containerSpace('c', 'p')} AND c.prefix << p.prefix
         AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${containerSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
   ELSE
-    -- Addresses outside the ranges marked utilised, plus those ranges whole.
+    -- Addresses outside the ranges marked utilised (all of the prefix's, less those in such a range), plus those
+    -- ranges whole. Subtracted rather than a NOT EXISTS per address: that read every range of the tenant for each
+    -- address (its VRF test cannot use an index), 2.7 s for 50,000 addresses and 1,250 ranges. The ranges are
+    -- read once per prefix, those reaching into it kept.
     (SELECT count(DISTINCT a.host)::numeric FROM ip_addresses a
-      WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND a.host <<= p.prefix
-        AND NOT EXISTS (SELECT 1 FROM ip_ranges r WHERE ${sameSpace('r', 'p')} AND r.mark_utilized
-          AND a.host BETWEEN host(r.start_address)::inet AND host(r.end_address)::inet))
+      WHERE ${sameSpace('a', 'p')} AND a.address && p.prefix AND a.host <<= p.prefix)
+    - (SELECT count(DISTINCT a.host)::numeric FROM ip_ranges r JOIN ip_addresses a
+        ON ${sameSpace('a', 'p')} AND a.address && p.prefix AND a.host <<= p.prefix
+          AND a.host BETWEEN host(r.start_address)::inet AND host(r.end_address)::inet
+      WHERE ${sameSpace('r', 'p')} AND r.mark_utilized
+        AND host(r.end_address)::inet >= host(network(p.prefix))::inet AND host(r.start_address)::inet <= host(broadcast(p.prefix))::inet)
     + (SELECT coalesce(sum(${rangeSizeSql('r')}), 0) FROM ip_ranges r
         WHERE ${sameSpace('r', 'p')} AND r.mark_utilized AND host(r.start_address)::inet <<= p.prefix AND host(r.end_address)::inet <<= p.prefix)
   END) / greatest(1, power(2::numeric, ${bitsOf('p')} - masklen(p.prefix))
@@ -84,11 +90,19 @@ const keyNetwork = sql`(CASE WHEN strpos(k.network, '-') > 0
     THEN inet_merge(split_part(k.network, '-', 1)::inet, split_part(k.network, '-', 2)::inet)
     ELSE k.network::cidr END)`;
 
+/**
+ * Ends the subquery computing `pct` so PostgreSQL cannot pull it up into the UPDATE: pulled up, `x.pct` was written
+ * out twice, in the IS DISTINCT FROM filter and in SET, and every count ran twice (a tenant's 6,254 prefixes over
+ * 50,000 addresses: 7.1 s).
+ */
+const COMPUTED_ONCE = sql`OFFSET 0`;
+
 /** Recomputes the stored utilisation of the given prefixes (ids), in one statement. */
 async function recompute(tx: Kysely<DB>, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await sql`UPDATE prefixes t SET utilization = x.pct
-    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE p.id = ANY(${ids}::uuid[])) x
+    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE p.id = ANY(${ids}::uuid[])
+      ${COMPUTED_ONCE}) x
     WHERE t.id = x.id AND t.utilization IS DISTINCT FROM x.pct`.execute(tx);
 }
 
@@ -109,7 +123,8 @@ export async function refreshUtilization(tx: Kysely<DB>, keys: UsageKey[]): Prom
 /** Every prefix of a tenant (after a bulk load that wrote past the hooks). */
 export async function refreshTenantUtilization(tx: Kysely<DB>, tenantId: string): Promise<void> {
   await sql`UPDATE prefixes t SET utilization = x.pct
-    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE ${inTenant(tenantId, 'p')}) x
+    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE ${inTenant(tenantId, 'p')}
+      ${COMPUTED_ONCE}) x
     WHERE t.id = x.id AND t.utilization IS DISTINCT FROM x.pct`.execute(tx);
 }
 
