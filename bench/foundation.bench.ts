@@ -1,7 +1,7 @@
 // Issue 2: list latency against the bare SQL that fetches the same rows, and the cost of token auth.
 // The list is fetched over real HTTP on loopback, its body read as bytes, as a client receives it; the reference
 // is node-pg's query of the same rows, parsed into row objects. Not app.inject: light-my-request decodes every
-// answer into one JavaScript string (a 250 KB string here), a cost of the test harness that no client of the
+// answer into one JavaScript string (of 300 KB here), a cost of the test harness that no client of the
 // API pays and that made up a third of the measured time.
 import { sql } from 'kysely';
 import http from 'node:http';

@@ -297,7 +297,7 @@ describe('demo data', () => {
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.pathname = `/${rows[0]!.name}`;
     await createTenant(h.database.db, 'Timed', 'timed');
-    const timed = await openPostgres(url.toString(), 2, { statementTimeoutMs: 15 });
+    const timed = await openPostgres(url.toString(), 2, { statementTimeoutMs: 50 });
     try {
       // The timeout is in force on this pool (else the load below proves nothing).
       await expect(sql`SELECT pg_sleep(0.1)`.execute(timed.db)).rejects.toThrow(/statement timeout/);
