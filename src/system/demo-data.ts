@@ -787,7 +787,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('ip_addresses', [['id', 'uuid'], ['numid', 'int8'], ['address', 'inet'], ['dns_name', 'text'], ['assigned_interface_id', 'uuid']], [
     ip.ids, ip.numids, plan.devices.map((d) => d.loopback), plan.devices.map((d) => `${d.name}.${plan.sites[d.site]!.slug}.dc.example.net`), loopbackIface,
   ], { status_id: sql`${addressStatus}::uuid`, role: sql`'loopback'`, description: sql`'Router ID and management'` });
-  // Written past the address hooks: the prefixes' utilisation, as those would have kept it.
+  // Written past the address hooks: the prefixes' utilisation, as those would have kept it. Its statement counts
+  // each prefix's addresses; planned on the statistics from before the load, it read them without their index.
+  await sql`ANALYZE prefixes, ip_addresses, ip_ranges`.execute(tx);
   await refreshTenantUtilization(tx, tenantId);
   w.report('IP addresses (primary IPv4 on the loopback)', plan.devices.length);
 
