@@ -5,17 +5,12 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { HookArgs } from '../core/registry.ts';
-import { inTenant, sameTenant } from '../core/access.ts';
+import { inTenant } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
-import { prefixUsageKey, refreshUtilization } from './utilization.ts';
+import { prefixUsageKey, refreshUtilization, sameSpace } from './utilization.ts';
 
 /** A prefix row, or the part of one that places it: its tenant, VRF and network. */
 type PrefixKey = Record<string, unknown>;
-
-/** Same tenant and VRF (the global table is its own VRF): the space a hierarchy lives in. */
-function sameSpace(a: string, b: string) {
-  return sql`${sameTenant(a, b)} AND ${sql.ref(`${a}.vrf_id`)} IS NOT DISTINCT FROM ${sql.ref(`${b}.vrf_id`)}`;
-}
 
 /**
  * Recomputes depth and children of every prefix that contains, equals or lies inside one of `keys` (the prefixes

@@ -7,10 +7,10 @@
 // Concurrency: the prefixes to refresh are locked first (in id order) and recomputed by a later statement,
 // whose snapshot (READ COMMITTED) sees every write committed by a transaction that held those locks before:
 // two writers in one prefix cannot each miss the other's row.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ComputedField } from '../core/registry.ts';
-import { inTenant, sameTenant } from '../core/access.ts';
+import { inTenant, sameTenant, tenantOf } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 
 /**
@@ -19,24 +19,24 @@ import type { Row } from '../core/crud/serialize.ts';
  * `crossVrf`: global-table containers count it too (a prefix in a VRF is a child of the global space).
  */
 export interface UsageKey {
-  tenant_id: unknown;
+  tenant: string;
   vrf_id: unknown;
   network: string;
   mode: 'within' | 'overlap';
   crossVrf: boolean;
 }
 
-export const prefixUsageKey = (row: Row): UsageKey => ({ tenant_id: row.tenant_id, vrf_id: row.vrf_id, network: String(row.prefix), mode: 'within', crossVrf: true });
+export const prefixUsageKey = (row: Row): UsageKey => ({ tenant: tenantOf(row), vrf_id: row.vrf_id, network: String(row.prefix), mode: 'within', crossVrf: true });
 
 /** An address counts as its host, whatever its mask. */
 export const addressUsageKey = (row: Row): UsageKey => {
   const host = String(row.address).split('/')[0]!;
-  return { tenant_id: row.tenant_id, vrf_id: row.vrf_id, network: `${host}/${host.includes(':') ? 128 : 32}`, mode: 'within', crossVrf: false };
+  return { tenant: tenantOf(row), vrf_id: row.vrf_id, network: `${host}/${host.includes(':') ? 128 : 32}`, mode: 'within', crossVrf: false };
 };
 
 /** A range as the smallest network holding both its ends (computed in SQL: see `keyNetwork`). */
 export const rangeUsageKey = (row: Row): UsageKey => ({
-  tenant_id: row.tenant_id,
+  tenant: tenantOf(row),
   vrf_id: row.vrf_id,
   network: `${String(row.start_address).split('/')[0]}-${String(row.end_address).split('/')[0]}`,
   mode: 'overlap',
@@ -46,8 +46,8 @@ export const rangeUsageKey = (row: Row): UsageKey => ({
 /** Address bits of a prefix's family, in SQL. */
 const bitsOf = (alias: string) => sql`(CASE family(${sql.ref(`${alias}.prefix`)}) WHEN 4 THEN 32 ELSE 128 END)`;
 
-/** Same tenant and VRF (the global table is its own VRF). */
-function sameSpace(a: string, b: string) {
+/** Same tenant and VRF (the global table is its own VRF): the space addresses, ranges and a prefix's hierarchy live in. */
+export function sameSpace(a: string, b: string) {
   return sql`${sameTenant(a, b)} AND ${sql.ref(`${a}.vrf_id`)} IS NOT DISTINCT FROM ${sql.ref(`${b}.vrf_id`)}`;
 }
 
@@ -97,11 +97,10 @@ const keyNetwork = sql`(CASE WHEN strpos(k.network, '-') > 0
  */
 const COMPUTED_ONCE = sql`OFFSET 0`;
 
-/** Recomputes the stored utilisation of the given prefixes (ids), in one statement. */
-async function recompute(tx: Kysely<DB>, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
+/** Recomputes the stored utilisation of the prefixes `p` that `which` selects, in one statement. */
+async function recompute(tx: Kysely<DB>, which: RawBuilder<unknown>): Promise<void> {
   await sql`UPDATE prefixes t SET utilization = x.pct
-    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE p.id = ANY(${ids}::uuid[])
+    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE ${which}
       ${COMPUTED_ONCE}) x
     WHERE t.id = x.id AND t.utilization IS DISTINCT FROM x.pct`.execute(tx);
 }
@@ -111,21 +110,18 @@ export async function refreshUtilization(tx: Kysely<DB>, keys: UsageKey[]): Prom
   if (keys.length === 0) return;
   const { rows } = await sql<{ id: string }>`
     SELECT p.id FROM prefixes p
-    JOIN unnest(${keys.map((k) => String(k.tenant_id))}::uuid[], ${keys.map((k) => (k.vrf_id ? String(k.vrf_id) : null))}::uuid[],
+    JOIN unnest(${keys.map((k) => k.tenant)}::uuid[], ${keys.map((k) => (k.vrf_id ? String(k.vrf_id) : null))}::uuid[],
       ${keys.map((k) => k.network)}::text[], ${keys.map((k) => k.mode === 'overlap')}::bool[], ${keys.map((k) => k.crossVrf)}::bool[])
       AS k(tenant_id, vrf_id, network, overlap, cross_vrf)
       ON ${sameTenant('p', 'k')} AND (p.vrf_id IS NOT DISTINCT FROM k.vrf_id OR (k.cross_vrf AND p.vrf_id IS NULL))
       AND (p.prefix >>= ${keyNetwork} OR (k.overlap AND p.prefix << ${keyNetwork}))
     ORDER BY p.id FOR UPDATE OF p`.execute(tx);
-  await recompute(tx, [...new Set(rows.map((r) => r.id))]);
+  if (rows.length) await recompute(tx, sql`p.id = ANY(${[...new Set(rows.map((r) => r.id))]}::uuid[])`);
 }
 
 /** Every prefix of a tenant (after a bulk load that wrote past the hooks). */
 export async function refreshTenantUtilization(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await sql`UPDATE prefixes t SET utilization = x.pct
-    FROM (SELECT p.id, ${utilizationOf} AS pct FROM prefixes p LEFT JOIN statuses s ON s.id = p.status_id WHERE ${inTenant(tenantId, 'p')}
-      ${COMPUTED_ONCE}) x
-    WHERE t.id = x.id AND t.utilization IS DISTINCT FROM x.pct`.execute(tx);
+  await recompute(tx, inTenant(tenantId, 'p'));
 }
 
 /** The stored value as it is now (for a row the caller is about to answer with). */
