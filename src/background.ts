@@ -7,3 +7,4 @@ import './search/schedule.ts';
 import './upgrade/schedule.ts';
 import './extras/webhook-queue.ts';
 import './automation/deploy-queue.ts';
+import './system/row-count-schedule.ts';
