@@ -669,8 +669,13 @@ export class RowGroup {
   private idsOf(key: string, field: FieldDef, known?: ReadonlyMap<string, unknown> | null): string[] {
     const col = columnOf(key, field);
     const ids = new Set<string>();
+    // Neighbouring rows of a list often share the id (a site's devices sort together): compared with the row
+    // before's, it is not hashed again (every id the driver hands over is a fresh string).
+    let last: unknown = null;
     for (const p of this.proxies) {
       const v = p.row[col];
+      if (v === last) continue;
+      last = v;
       if (typeof v === 'string' && !known?.has(v)) ids.add(v);
     }
     return [...ids];
