@@ -6,6 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementNames } from '../src/db/statement-names.ts';
 import { isDatabaseUnavailable } from '../src/core/crud/db-errors.ts';
 import { openTestDatabase, type TestDatabase } from './helpers/database.ts';
+import '../src/models.ts';
+import { systemContext } from '../src/core/context.ts';
+import { requireModel } from '../src/core/registry.ts';
+import { listPage } from '../src/core/crud/read.ts';
+import { generateDemoData } from '../src/system/demo-data.ts';
 
 describe('statement names', () => {
   it('names a text from its third sending on, the same name each time, and never a pattern match', () => {
@@ -78,6 +83,27 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
       expect(failed).not.toBeNull();
       expect(isDatabaseUnavailable(failed)).toBe(true);
       expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: 'new', c: 3 }]);
+    });
+  });
+
+  it('plan a list\'s first page once per connection, not on every request', async () => {
+    const db = database.db;
+    const { tenantId } = await generateDemoData(db, { devices: 20, seed: 9, tenantSlug: 'plans' });
+    await sql`ANALYZE`.execute(db);
+    const ctx = systemContext(tenantId);
+    await db.connection().execute(async (conn) => {
+      for (const name of ['dcim.device', 'dcim.interface', 'ipam.ipaddress']) {
+        const model = requireModel(name);
+        const url = new URL(`http://cairn.test/api/x/?limit=50`);
+        for (let i = 0; i < 12; i++) expect((await listPage(conn, ctx, model, { limit: '50' }, url)).results.length).toBeGreaterThan(0);
+        // PostgreSQL tries five custom plans, then keeps the generic one unless it looks costlier: with the LIMIT a
+        // parameter, it always did (planned for a tenth of the table), and each request planned the page anew.
+        const { rows } = await sql<{ generic: number; custom: number }>`SELECT generic_plans::int AS generic, custom_plans::int AS custom
+          FROM pg_prepared_statements WHERE statement LIKE ${`%__cairn_count%FROM "${model.table}" t WHERE%`}`.execute(conn);
+        expect(rows, name).toHaveLength(1);
+        expect(rows[0]!.generic, name).toBeGreaterThan(0);
+        expect(rows[0]!.custom, name).toBeLessThanOrEqual(5);
+      }
     });
   });
 });
