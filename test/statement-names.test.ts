@@ -104,6 +104,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
         expect(rows[0]!.generic, name).toBeGreaterThan(0);
         expect(rows[0]!.custom, name).toBeLessThanOrEqual(5);
       }
+      // A filtered page keeps its LIMIT a parameter: planned for its own values, not for an average one.
+      const devices = requireModel('dcim.device');
+      const role = (await sql<{ id: string }>`SELECT id FROM device_roles WHERE tenant_id = ${tenantId} LIMIT 1`.execute(conn)).rows[0]!.id;
+      for (let i = 0; i < 4; i++) await listPage(conn, ctx, devices, { limit: '50', role_id: role }, new URL('http://cairn.test/api/devices/?limit=50'));
+      const { rows: filtered } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements
+        WHERE statement LIKE '%__cairn_count%FROM "devices" t WHERE%role_id%'`.execute(conn);
+      expect(filtered).toHaveLength(1);
+      expect(filtered[0]!.statement).toMatch(/LIMIT \$\d+ OFFSET \$\d+\) page/);
     });
   });
 });

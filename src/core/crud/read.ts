@@ -50,13 +50,16 @@ function keptCountTenant(ctx: RequestContext, model: ModelDef, filtered: boolean
 const COUNT_COLUMN = '__cairn_count';
 
 /**
- * LIMIT and OFFSET of a page. The first page's are written into the statement: PostgreSQL plans a LIMIT it cannot
- * see for a tenth of the rows, so a named statement's generic plan (see db/statement-names.ts) always looked
- * costlier than a custom one, and every request planned its page again (0.4-2 ms of PostgreSQL's CPU a list, more
- * than running it). Later pages keep parameters: each offset written out would be a statement of its own.
+ * LIMIT and OFFSET of a page. A tenant's whole list's first page has them written into the statement: PostgreSQL
+ * plans a LIMIT it cannot see for a tenth of the rows, so a named statement's generic plan (db/statement-names.ts)
+ * always looked costlier than a custom one, and every request planned the page again (0.4-2 ms of PostgreSQL's CPU
+ * a list, more than running it). Its generic plan reads the ordering's index from the tenant's first row, right
+ * for every tenant. A filtered page keeps parameters, and so a plan made for its values: a generic plan made for
+ * an average value (a role most devices have) would scan the ordering's index for a rare one. Later pages keep
+ * them too: each offset written out would be a statement of its own.
  */
-function pageBounds(limit: number, offset: number): RawBuilder<unknown> {
-  if (offset === 0 && Number.isSafeInteger(limit) && limit > 0) return sql`LIMIT ${sql.lit(limit)}`;
+function pageBounds(limit: number, offset: number, filtered: boolean): RawBuilder<unknown> {
+  if (!filtered && offset === 0 && Number.isSafeInteger(limit) && limit > 0) return sql`LIMIT ${sql.lit(limit)}`;
   return sql`LIMIT ${limit} OFFSET ${offset}`;
 }
 
@@ -72,7 +75,7 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
   // an OFFSET skips too (a page at offset 20,000 of addresses took 24 ms instead of 5).
   // (The outer alias is one no inline read uses for its own tables.)
   const { rows } = await sql<Row>`SELECT page.*${inlineComputedSelect(ctx, model, 'page')} FROM (SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)}
-    FROM ${table} t WHERE ${where} ORDER BY ${orderBy} ${pageBounds(limit, offset)}) page`.execute(db);
+    FROM ${table} t WHERE ${where} ORDER BY ${orderBy} ${pageBounds(limit, offset, filtered)}) page`.execute(db);
   // A page past the end has no row to carry the count: it is read on its own.
   const text = rows.length ? String(rows[0]![COUNT_COLUMN]) : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
   // The count column stays on the rows: serializeRows writes the model's fields only. Deleting it from each row made
