@@ -28,4 +28,22 @@ describe('parseTimestamptz', () => {
       else expect(got, text).toEqual(want);
     }
   });
+
+  it('reads a text equal to the last one as a new Date of the same time, never the same object', () => {
+    const texts = ['2026-11-27 16:08:37.291123+00', '2026-11-27 16:08:37.291123+00', 'infinity', 'infinity', '2026-11-27 16:08:37.291123+00',
+      '2026-11-27 1x:08:37+00', '2026-11-27 1x:08:37+00', '2001-01-01 00:00:00+00', '2001-01-01 00:00:00+00', '2026-11-27 16:08:37.291123+00'];
+    let previous: unknown = null;
+    for (const text of texts) {
+      const want = reference(text);
+      const got = parseTimestamptz(text) as unknown;
+      if (want instanceof Date) {
+        expect((got as Date).getTime(), text).toBe(want.getTime());
+        expect(got, text).not.toBe(previous);
+      } else expect(got, text).toEqual(want);
+      previous = got;
+    }
+    const a = parseTimestamptz('2030-05-05 05:05:05+00');
+    a.setUTCFullYear(1999);
+    expect(parseTimestamptz('2030-05-05 05:05:05+00').toISOString()).toBe('2030-05-05T05:05:05.000Z');
+  });
 });

@@ -8,8 +8,27 @@ import pg from 'pg';
 export const pgTimestamptz = pg.types.getTypeParser(1184) as (text: string) => Date;
 const fallback = pgTimestamptz;
 
+/**
+ * The last text read and its time: a row never edited has `last_updated` equal to `created`, read one after the
+ * other, and rows written by one statement share their times. A new Date each time: a Date is mutable.
+ */
+let lastText = '';
+let lastTime = 0;
+
 /** The Date pg's parser makes of `text`, to the same millisecond (its float arithmetic included). */
 export function parseTimestamptz(text: string): Date {
+  if (text === lastText) return new Date(lastTime);
+  const date = parseUtc(text);
+  // Only a valid Date is kept: pg's parser answers infinity with a number and a bad text with an invalid Date.
+  const time = date instanceof Date ? date.getTime() : Number.NaN;
+  if (!Number.isNaN(time)) {
+    lastText = text;
+    lastTime = time;
+  }
+  return date;
+}
+
+function parseUtc(text: string): Date {
   const n = text.length;
   // YYYY-MM-DD HH:MM:SS, an optional fraction, then +00.
   if (n < 22 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 32 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return fallback(text);
