@@ -63,19 +63,21 @@ export async function keptCountOf(db: Kysely<DB>, table: string, tenantId: strin
  * both; a concurrent fold skips the rows this one took.
  */
 export async function foldRowCounts(db: Kysely<DB>, table: string, tenantId: string): Promise<void> {
-  await sql`WITH gone AS (DELETE FROM row_counts WHERE table_name = ${table} AND tenant_id = ${tenantId} RETURNING n)
-    INSERT INTO row_counts (table_name, tenant_id, n) SELECT ${table}, ${tenantId}::uuid, sum(n) FROM gone HAVING count(*) > 0`.execute(db);
+  await fold(db, sql`table_name = ${table} AND tenant_id = ${tenantId}`);
 }
 
 /**
- * Folds the delta rows of every table and tenant that has more than one, in one statement: the deltas of a table
- * no one lists unfiltered (the change log, say) are never folded by a read, and would grow with every write.
- * Returns how many delta rows it took.
+ * Folds the delta rows of every table and tenant that has more than one: the deltas of a table no one lists
+ * unfiltered (the change log, say) are never folded by a read, and would grow with every write. Returns how many
+ * delta rows it took.
  */
-export async function foldAllRowCounts(db: Kysely<DB>): Promise<number> {
-  const { rows } = await sql<{ n: number }>`WITH piled AS (SELECT table_name, tenant_id FROM row_counts GROUP BY table_name, tenant_id HAVING count(*) > 1),
-      gone AS (DELETE FROM row_counts r USING piled p WHERE r.table_name = p.table_name AND r.tenant_id = p.tenant_id
-        RETURNING r.table_name, r.tenant_id, r.n),
+export function foldAllRowCounts(db: Kysely<DB>): Promise<number> {
+  return fold(db, sql`(table_name, tenant_id) IN (SELECT table_name, tenant_id FROM row_counts GROUP BY table_name, tenant_id HAVING count(*) > 1)`);
+}
+
+/** Replaces the delta rows `which` selects by one row per table and tenant, in one statement; returns how many it took. */
+async function fold(db: Kysely<DB>, which: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`WITH gone AS (DELETE FROM row_counts WHERE ${which} RETURNING table_name, tenant_id, n),
       kept AS (INSERT INTO row_counts (table_name, tenant_id, n) SELECT table_name, tenant_id, sum(n) FROM gone GROUP BY table_name, tenant_id)
     SELECT count(*)::int AS n FROM gone`.execute(db);
   return rows[0]?.n ?? 0;
