@@ -5,12 +5,13 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ensureInitialData } from './core/accounts.ts';
 import { buildApp } from './app.ts';
 import './background.ts';
-import { backgroundWorkEmbedded, startBackgroundWork } from './jobs/host.ts';
+import { backgroundWorkEmbedded, checkScheduleSettings, startBackgroundWork } from './jobs/host.ts';
 import { inheritedListenFd, installUpgradeHandover, snapshotAdminsForUpgrade } from './upgrade/host/handover.ts';
 import { ensureWebBuild } from './system/web-ui.ts';
 import { loggerOptions, signInBox } from './system/log-output.ts';
 
 export async function serve(config: Config): Promise<void> {
+  if (backgroundWorkEmbedded()) checkScheduleSettings();
   const database = await openConfiguredDatabase(config);
   let closing = false;
   try {

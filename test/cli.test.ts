@@ -139,5 +139,8 @@ describe('cairn CLI', { timeout: 480_000 }, () => {
     writeFileSync(file, 'not a directory');
     expectOneLineFailure(await cairn(['status'], { CAIRN_DATA_DIR: join(file, 'data') }), /data directory/);
     expectOneLineFailure(await cairn(['serve', '--port', 'notaport']), /port/i);
+    // A schedule setting that is not a cron pattern is named, with what it expects, before the database is opened.
+    expectOneLineFailure(await cairn(['serve'], { CAIRN_COMPLIANCE_CRON: 'every night' }), /^cairn: Invalid CAIRN_COMPLIANCE_CRON "every night" \(the compliance schedule\): .*five fields/);
+    expectOneLineFailure(await cairn(['worker'], { CAIRN_CHECK_TICK: '61 * * * *' }), /^cairn: Invalid CAIRN_CHECK_TICK "61 \* \* \* \*" \(the monitoring schedule\)/);
   });
 });

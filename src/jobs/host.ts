@@ -4,7 +4,9 @@ import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
 import { startTickedBoss, type TickedBoss } from './ticked-boss.ts';
 import { claimScheduledRun, plannedRun } from './schedule-claims.ts';
-import { declaredQueues, declaredSchedules, declaredWorkers, type QueueDef } from './registry.ts';
+import { declaredQueues, declaredSchedules, declaredWorkers, recurringJobs, type QueueDef } from './registry.ts';
+import { nextRun } from './schedules.ts';
+import { ConfigError } from '../config.ts';
 
 export const DISPATCH_QUEUE = 'outbound-dispatch';
 
@@ -76,6 +78,23 @@ export async function startQueueDispatcher(database: Database, env: NodeJS.Proce
   const dispatcher = new QueueDispatcher(database, env);
   await dispatcher.start();
   return () => dispatcher.stop();
+}
+
+/**
+ * Refuses a start whose schedule settings cannot run, naming the setting: croner's own message (`CronPattern:
+ * invalid configuration format`) said neither which variable nor what it expects. Called before the database is
+ * opened, so a typo costs nothing.
+ */
+export function checkScheduleSettings(env: NodeJS.ProcessEnv = process.env): void {
+  for (const job of recurringJobs(env)) {
+    const { error } = nextRun(job.schedule);
+    if (error) {
+      throw new ConfigError(
+        `Invalid ${job.setting} "${job.schedule}" (the ${job.name} schedule): ${error.replace(/^CronPattern: /, '').replace(/\.$/, '')}. ` +
+          'Expected a cron pattern: five fields (minute hour day-of-month month day-of-week), or six with seconds first.',
+      );
+    }
+  }
 }
 
 /** Starts every declared schedule, queue and worker; returns one function stopping them all. */

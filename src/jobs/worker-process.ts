@@ -4,11 +4,12 @@ import type { Config } from '../config.ts';
 import { openConfiguredDatabase } from '../db/open.ts';
 import { migrationState } from '../db/migrator.ts';
 import { configureSecrets } from '../core/secrets.ts';
-import { startBackgroundWork } from './host.ts';
+import { checkScheduleSettings, startBackgroundWork } from './host.ts';
 import { declaredQueues, declaredSchedules, declaredWorkers } from './registry.ts';
 
 /** The database must already be migrated by `cairn serve`/`cairn migrate`. */
 export async function runWorkerProcess(config: Config): Promise<void> {
+  checkScheduleSettings();
   const database = await openConfiguredDatabase(config);
   const state = await migrationState(database.db);
   if (state.dbBehindCode.length) {
