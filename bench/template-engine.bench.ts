@@ -33,13 +33,18 @@ function makeRows(): Row[] {
   return rows;
 }
 
-// Both sides take the best of RUNS renders after a warm-up (as Python's timeit does): a 50,000-row render is
-// 100 to 600 ms, and on a shared 2-core machine single runs of the same code vary by 2x.
+// Both sides take the best of RUNS renders after WARMUP whole renders (as Python's timeit does): a 50,000-row
+// render is 60 to 600 ms, and on a shared 2-core machine single runs of the same code vary by 2x. Three warm-up
+// renders, not one: V8 was still tiering the compiled template up over its first renders (one process: 150, 129,
+// 118, 90, 72, 66 ms, then 62-101), so after a single warm-up the best of five fell anywhere from 62 to 108 ms from
+// one process to the next. Python has no such phase; it warms up the same way for symmetry.
 const RUNS = 5;
+const WARMUP = 3;
 
 const PYTHON = `
 import json, sys, time
 RUNS = ${RUNS}
+WARMUP = ${WARMUP}
 from jinja2.sandbox import SandboxedEnvironment
 ROWS = ${ROWS}
 rows = []
@@ -51,7 +56,8 @@ for i in range(ROWS):
         'vlan': 100 + (i % 400), 'active': i % 3 != 0, 'tags': ['t%d' % (i % 5), 'r%d' % (i % 11)],
     })
 t = SandboxedEnvironment().from_string(sys.argv[1])
-t.render(rows=rows[:1000])
+for _ in range(WARMUP):
+    t.render(rows=rows)
 best = None
 for _ in range(RUNS):
     start = time.perf_counter()
@@ -71,7 +77,7 @@ function hostRow(row: Row): TemplateObject {
 }
 
 async function timeRender(render: () => Promise<string>, runs = RUNS): Promise<{ seconds: number; length: number }> {
-  await render(); // warm-up (JIT)
+  for (let i = 0; i < WARMUP; i++) await render(); // warm-up (JIT tiering)
   let best = Infinity;
   let length = 0;
   for (let i = 0; i < runs; i++) {
