@@ -1,0 +1,147 @@
+// The `cairn` command's TypeScript sources compiled into one file, cached under node_modules/.cache/cairn/ and
+// used again while none of the files that went into it changed.
+//
+// Why: run through tsx, every start resolved, read and transformed some 300 modules one at a time over tsx's
+// loader thread. `cairn status` took 1.5 s of which 0.6 s is left compiled into one file; `cairn serve` starts
+// as much faster, and so does every CLI call a script or a test makes (the test suite starts `cairn` hundreds of
+// times). Releases are compiled the same way by src/upgrade/bundle.ts; this is the checkout's form of it, with
+// npm packages left in node_modules and no build step for a fresh clone: the first start compiles (about half a
+// second), later ones check the recorded sizes and modification times of the compiled files (a few ms).
+//
+// Plain JavaScript: it runs before any TypeScript can be loaded.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ENTRY = join(ROOT, 'src', 'main.ts');
+const CACHE = join(ROOT, 'node_modules', '.cache', 'cairn');
+// One index per checkout: copies of a checkout may share its node_modules (a link), and a compile holds its
+// sources' own locations (see ownLocation), so one checkout must never take another's.
+const INDEX = join(CACHE, `index-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
+/** Bumped when the compile options below change, so no earlier compile is taken for one of these. */
+const FORMAT = 1;
+/** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
+const KEEP = 4;
+/** Files that change how the sources compile without being compiled themselves. */
+const SETTINGS = ['tsconfig.json', 'package.json'];
+
+/** `size:mtime` of a file, or null when it is gone. */
+function stampOf(file) {
+  try {
+    const s = statSync(file);
+    return `${s.size}:${s.mtimeMs}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The compiled file recorded in the index, when every file that went into it is as it was then. */
+function cached() {
+  let index;
+  try {
+    index = JSON.parse(readFileSync(INDEX, 'utf8'));
+  } catch {
+    return null;
+  }
+  if (index?.format !== FORMAT || index.node !== process.versions.node || typeof index.file !== 'string') return null;
+  for (const [rel, stamp] of Object.entries(index.inputs ?? {})) if (stampOf(join(ROOT, rel)) !== stamp) return null;
+  const file = join(CACHE, index.file);
+  return stampOf(file) === null ? null : file;
+}
+
+/**
+ * Modules find files relative to themselves (`new URL('../package.json', import.meta.url)`); in one compiled file
+ * each would resolve from the cache folder. Each source module keeps its own file's URL instead.
+ */
+const ownLocation = {
+  name: 'cairn-own-location',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (relative(ROOT, args.path).split(sep).includes('node_modules')) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader: 'ts' };
+    });
+  },
+};
+
+async function compile() {
+  const esbuild = await import('esbuild');
+  const started = Date.now();
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [ENTRY],
+    outfile: join(CACHE, 'main.mjs'),
+    write: false,
+    // One file, as releases are: esbuild's code splitting may change the order modules run in across its chunks
+    // (it did: the registry's models were asked for before they were defined).
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'silent',
+    legalComments: 'none',
+    plugins: [ownLocation],
+  });
+  const code = result.outputFiles.find((f) => f.path.endsWith('.mjs'));
+  const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
+  const name = `main-${createHash('sha256').update(code.contents).digest('hex').slice(0, 16)}.mjs`;
+  mkdirSync(CACHE, { recursive: true });
+  const file = join(CACHE, name);
+  // Written under a name of this process and renamed: a start never reads half a file, and processes compiling at
+  // once write the same bytes.
+  const part = `${file}.${process.pid}.part`;
+  writeFileSync(part, map.contents);
+  renameSync(part, `${file}.map`);
+  writeFileSync(part, code.text.replace('//# sourceMappingURL=main.mjs.map', `//# sourceMappingURL=${name}.map`));
+  renameSync(part, file);
+
+  const inputs = {};
+  let editedMeanwhile = false;
+  for (const rel of [...Object.keys(result.metafile.inputs), ...SETTINGS]) {
+    const path = resolve(ROOT, rel);
+    const s = statSync(path, { throwIfNoEntry: false });
+    if (!s) continue;
+    // Changed while compiling: what was compiled may be the file before. Used this once, not recorded.
+    if (s.mtimeMs >= started) editedMeanwhile = true;
+    inputs[relative(ROOT, path).split(sep).join('/')] = `${s.size}:${s.mtimeMs}`;
+  }
+  if (!editedMeanwhile) {
+    writeFileSync(part, JSON.stringify({ format: FORMAT, node: process.versions.node, file: name, inputs }));
+    renameSync(part, INDEX);
+  }
+  prune(name);
+  return file;
+}
+
+/**
+ * Removes all but the newest KEEP compiled files (and their maps); `current` always stays. A process running an
+ * older one loaded it whole at its start.
+ */
+function prune(current) {
+  const compiled = readdirSync(CACHE)
+    .filter((f) => /^main-[0-9a-f]{16}\.mjs$/.test(f) && f !== current)
+    .map((f) => ({ f, t: statSync(join(CACHE, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.t - a.t);
+  for (const { f } of compiled.slice(KEEP - 1)) {
+    rmSync(join(CACHE, f), { force: true });
+    rmSync(join(CACHE, `${f}.map`), { force: true });
+  }
+}
+
+/**
+ * The compiled `src/main.ts` to import, compiling it first when the sources changed; null when it cannot be had
+ * (no esbuild, a read-only checkout, a source that does not compile): the caller then runs the sources through
+ * tsx, which reports a broken source as it always did.
+ */
+export async function compiledMain() {
+  try {
+    return pathToFileURL(cached() ?? (await compile())).href;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,77 @@
+// bin/compiled-sources.mjs on a checkout of its own: a tiny src/main.ts beside a copy of the real bin/, esbuild and
+// tsx linked from ours. What matters: a changed source is never run stale, modules still find files relative to
+// their own source, the cache stays bounded, and a source that does not compile falls back to tsx's report.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const REPO = resolve(import.meta.dirname, '..');
+let root: string;
+
+function cairn(env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [join(root, 'bin', 'cairn.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
+}
+
+const cacheDir = () => join(root, 'node_modules', '.cache', 'cairn');
+const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.mjs')).sort();
+
+beforeAll(() => {
+  root = mkdtempSync(join(process.env.CAIRN_TEST_RUN_TMPDIR ?? tmpdir(), 'compiled-sources-'));
+  mkdirSync(join(root, 'bin'));
+  for (const f of ['cairn.mjs', 'compiled-sources.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
+  mkdirSync(join(root, 'node_modules', '@esbuild'), { recursive: true });
+  for (const pkg of ['esbuild', 'tsx']) symlinkSync(join(REPO, 'node_modules', pkg), join(root, 'node_modules', pkg));
+  for (const pkg of readdirSync(join(REPO, 'node_modules', '@esbuild'))) symlinkSync(join(REPO, 'node_modules', '@esbuild', pkg), join(root, 'node_modules', '@esbuild', pkg));
+  writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
+  mkdirSync(join(root, 'src'));
+  // Prints a value from another module and what its own location says is beside it.
+  writeFileSync(join(root, 'src', 'main.ts'), "import { value } from './value.ts';\nimport { readFileSync } from 'node:fs';\nconst beside: string = readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\nconsole.log(`${value} ${beside}`);\n");
+  writeFileSync(join(root, 'src', 'beside.txt'), 'found');
+  writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 1;\n');
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+it('compiles once, runs the compile while no source changed, and compiles again when one did', () => {
+  expect(cairn()).toMatchObject({ code: 0, stdout: '1 found' });
+  const [first] = compiledFiles();
+  expect(first).toMatch(/^main-[0-9a-f]{16}\.mjs$/);
+  const written = statSync(join(cacheDir(), first!)).mtimeMs;
+
+  expect(cairn()).toMatchObject({ code: 0, stdout: '1 found' });
+  expect(compiledFiles()).toEqual([first]);
+  expect(statSync(join(cacheDir(), first!)).mtimeMs).toBe(written);
+
+  // The same size: only the modification time tells the change.
+  writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 2;\n');
+  expect(cairn()).toMatchObject({ code: 0, stdout: '2 found' });
+  expect(compiledFiles()).toHaveLength(2);
+});
+
+it('keeps the newest four compiles', () => {
+  for (let v = 3; v <= 7; v++) {
+    writeFileSync(join(root, 'src', 'value.ts'), `export const value: number = ${v};\n`);
+    expect(cairn()).toMatchObject({ code: 0, stdout: `${v} found` });
+  }
+  expect(compiledFiles()).toHaveLength(4);
+  expect(readdirSync(cacheDir()).filter((f) => f.endsWith('.map'))).toHaveLength(4);
+  expect(readdirSync(cacheDir()).filter((f) => f.includes('.part'))).toEqual([]);
+});
+
+it('runs through tsx when the sources do not compile, or when told to', () => {
+  writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = ;\n');
+  const broken = cairn();
+  expect(broken.code).not.toBe(0);
+  expect(broken.stderr).toContain('value.ts');
+
+  writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 8;\n');
+  const index = readdirSync(cacheDir()).find((f) => f.startsWith('index-'))!;
+  const before = readFileSync(join(cacheDir(), index), 'utf8');
+  expect(cairn({ CAIRN_COMPILE_CACHE: '0' })).toMatchObject({ code: 0, stdout: '8 found' });
+  expect(readFileSync(join(cacheDir(), index), 'utf8')).toBe(before);
+});
