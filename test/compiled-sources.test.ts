@@ -28,7 +28,11 @@ beforeAll(() => {
   writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
   mkdirSync(join(root, 'src'));
   // Prints a value from another module and what its own location says is beside it.
-  writeFileSync(join(root, 'src', 'main.ts'), "import { value } from './value.ts';\nimport { readFileSync } from 'node:fs';\nconst beside: string = readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\nconsole.log(`${value} ${beside}`);\n");
+  writeFileSync(
+    join(root, 'src', 'main.ts'),
+    "import { value } from './value.ts';\nimport { readFileSync } from 'node:fs';\nconst beside: string = readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');\n" +
+      "if (process.env.FAIL) throw new Error('failed on purpose');\nconsole.log(`${value} ${beside}`);\n",
+  );
   writeFileSync(join(root, 'src', 'beside.txt'), 'found');
   writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 1;\n');
 });
@@ -46,6 +50,12 @@ it('compiles once, runs the compile while no source changed, and compiles again 
   expect(cairn()).toMatchObject({ code: 0, stdout: '1 found' });
   expect(compiledFiles()).toEqual([first]);
   expect(statSync(join(cacheDir(), first!)).mtimeMs).toBe(written);
+
+  // A stack trace names the TypeScript source and its line, not the compiled file.
+  const failed = cairn({ FAIL: '1' });
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr).toMatch(/failed on purpose[\s\S]*src\/main\.ts:4:/);
+  expect(failed.stderr).not.toContain('.cache');
 
   // The same size: only the modification time tells the change.
   writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 2;\n');

@@ -63,7 +63,7 @@ export async function startServe({ cwd, env }: CairnProcessOptions): Promise<Cai
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
   const url = `http://127.0.0.1:${port}`;
-  // Start-up on a loaded CI machine (tsx, PGlite's first open) can take a while: wait up to 3 minutes, and fail
+  // Start-up on a loaded CI machine (a first compile, PGlite's first open) can take a while: wait up to 3 minutes, and fail
   // with the output rather than with a test timeout that shows nothing.
   let healthy = false;
   for (let i = 0; i < 1800 && !healthy; i++) {
