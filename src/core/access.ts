@@ -68,6 +68,21 @@ export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
   return sql`${tenantRef(alias)} = ${tenantRef(other)}`;
 }
 
+/** SQL types a keyed relation's columns may have (see tenantKeys). */
+export type KeyColumnType = 'uuid' | 'cidr' | 'inet' | 'text' | 'bool' | 'int';
+
+/**
+ * A relation of keys that each carry their tenant, one row per key, to join rows to with `sameTenant(row, alias)`:
+ * `unnest` of the tenants and of each column's values (the same length), as `alias(tenant, column…)`. For writes
+ * that touch several tenants' rows at once (a bulk load, background work): their keys name the tenant as data,
+ * and this is where that column is spelt.
+ */
+export function tenantKeys(alias: string, tenants: readonly string[], columns: ReadonlyArray<{ name: string; type: KeyColumnType; values: readonly unknown[] }>): RawBuilder<unknown> {
+  const arrays = [sql`${tenants}::uuid[]`, ...columns.map((c) => sql`${c.values}::${sql.raw(c.type)}[]`)];
+  const names = [sql.ref(TENANT_COLUMN), ...columns.map((c) => sql.ref(c.name))];
+  return sql`unnest(${sql.join(arrays)}) AS ${sql.ref(alias)}(${sql.join(names)})`;
+}
+
 /**
  * The caller's tenant on a table that is not a registry model (an outbox, the search index, a join table with a
  * tenant column): as scopeCondition does for tenant-scoped models.

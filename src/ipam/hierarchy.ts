@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { HookArgs } from '../core/registry.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, tenantKeys, tenantOf } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 import { prefixUsageKey, refreshUtilization, sameSpace } from './utilization.ts';
 
@@ -19,12 +19,15 @@ type PrefixKey = Record<string, unknown>;
  */
 export async function refreshHierarchy(tx: Kysely<DB>, keys: PrefixKey[], excluding: string[] = []): Promise<void> {
   if (keys.length === 0) return;
-  const tenants = keys.map((k) => String(k.tenant_id));
   const vrfs = keys.map((k) => (k.vrf_id === null || k.vrf_id === undefined ? null : String(k.vrf_id)));
   const prefixes = keys.map((k) => String(k.prefix));
   const counted = sql`q.id <> ALL(${excluding}::uuid[])`;
+  const placed = tenantKeys('k', keys.map(tenantOf), [
+    { name: 'vrf_id', type: 'uuid', values: vrfs },
+    { name: 'prefix', type: 'cidr', values: prefixes },
+  ]);
   const { rows: affected } = await sql<{ id: string }>`SELECT a.id FROM prefixes a
-      JOIN unnest(${tenants}::uuid[], ${vrfs}::uuid[], ${prefixes}::cidr[]) AS k(tenant_id, vrf_id, prefix)
+      JOIN ${placed}
         ON ${sameSpace('a', 'k')} AND (a.prefix >>= k.prefix OR a.prefix << k.prefix)
       WHERE a.id <> ALL(${excluding}::uuid[])
       ORDER BY a.id FOR UPDATE OF a`.execute(tx);

@@ -10,7 +10,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ComputedField } from '../core/registry.ts';
-import { inTenant, sameTenant, tenantOf } from '../core/access.ts';
+import { inTenant, sameTenant, tenantKeys, tenantOf } from '../core/access.ts';
 import type { Row } from '../core/crud/serialize.ts';
 
 /**
@@ -110,9 +110,12 @@ export async function refreshUtilization(tx: Kysely<DB>, keys: UsageKey[]): Prom
   if (keys.length === 0) return;
   const { rows } = await sql<{ id: string }>`
     SELECT p.id FROM prefixes p
-    JOIN unnest(${keys.map((k) => k.tenant)}::uuid[], ${keys.map((k) => (k.vrf_id ? String(k.vrf_id) : null))}::uuid[],
-      ${keys.map((k) => k.network)}::text[], ${keys.map((k) => k.mode === 'overlap')}::bool[], ${keys.map((k) => k.crossVrf)}::bool[])
-      AS k(tenant_id, vrf_id, network, overlap, cross_vrf)
+    JOIN ${tenantKeys('k', keys.map((k) => k.tenant), [
+      { name: 'vrf_id', type: 'uuid', values: keys.map((k) => (k.vrf_id ? String(k.vrf_id) : null)) },
+      { name: 'network', type: 'text', values: keys.map((k) => k.network) },
+      { name: 'overlap', type: 'bool', values: keys.map((k) => k.mode === 'overlap') },
+      { name: 'cross_vrf', type: 'bool', values: keys.map((k) => k.crossVrf) },
+    ])}
       ON ${sameTenant('p', 'k')} AND (p.vrf_id IS NOT DISTINCT FROM k.vrf_id OR (k.cross_vrf AND p.vrf_id IS NULL))
       AND (p.prefix >>= ${keyNetwork} OR (k.overlap AND p.prefix << ${keyNetwork}))
     ORDER BY p.id FOR UPDATE OF p`.execute(tx);
