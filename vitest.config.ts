@@ -17,7 +17,7 @@ const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/**/*.test.ts', 'test/cl
 // Files that run `cairn` processes on an embedded database of their own, whatever database the run is given: the
 // PostgreSQL pass (TEST_DATABASE_URL) would run them again unchanged, so only the embedded pass runs them. About a
 // hundred seconds of CPU of the CI's twelve minutes.
-const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'test/ansible-inventory.test.ts', 'src/extras/webhook-serve.test.ts'];
+const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'src/upgrade/online-cli.test.ts', 'test/ansible-inventory.test.ts', 'src/extras/webhook-serve.test.ts'];
 const skippedHere = process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : [];
 
 export default defineConfig({
