@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { onChangesRecorded, type RecordedChange } from '../core/changelog.ts';
-import { sameTenant } from '../core/access.ts';
+import { sameTenant, tenantKeys } from '../core/access.ts';
 
 /** create → created, update → updated, delete → deleted; other actions (reveal) have no webhook event. */
 export function eventOf(action: string): string | null {
@@ -17,8 +17,11 @@ export async function queueWebhookDeliveries(tx: Kysely<DB>, changes: RecordedCh
   if (candidates.length === 0) return;
   await sql`INSERT INTO webhook_outbox (id, tenant_id, webhook_id, change_id)
     SELECT gen_random_uuid(), w.tenant_id, w.id, c.id
-    FROM unnest(${candidates.map((c) => c.id)}::uuid[], ${candidates.map((c) => c.tenant_id)}::uuid[],
-      ${candidates.map((c) => eventOf(c.action))}::text[], ${candidates.map((c) => c.object_type)}::text[]) AS c(id, tenant_id, event, object_type)
+    FROM ${tenantKeys('c', candidates.map((c) => c.tenant_id!), [
+      { name: 'id', type: 'uuid', values: candidates.map((c) => c.id) },
+      { name: 'event', type: 'text', values: candidates.map((c) => eventOf(c.action)) },
+      { name: 'object_type', type: 'text', values: candidates.map((c) => c.object_type) },
+    ])}
     JOIN webhooks w ON ${sameTenant('w', 'c')} AND w.enabled AND c.object_type = ANY(w.object_types) AND c.event = ANY(w.events)`.execute(tx);
 }
 

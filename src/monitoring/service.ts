@@ -10,7 +10,7 @@ import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext, type RequestContext } from '../core/context.ts';
-import { callerTenant, sameTenant } from '../core/access.ts';
+import { callerTenant, sameTenant, tenantKeys } from '../core/access.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
 export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
@@ -281,7 +281,7 @@ async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant_id: s
   const lookup = async (items: typeof all) => {
     const { rows } = await sql<{ id: string; tenant_id: string; slug: string }>`
       SELECT ct.id, ct.tenant_id, ct.slug FROM check_templates ct
-      JOIN unnest(${items.map((t) => t.tenant)}::uuid[], ${items.map((t) => t.slug)}::text[]) w(tenant_id, slug)
+      JOIN ${tenantKeys('w', items.map((t) => t.tenant), [{ name: 'slug', type: 'text', values: items.map((t) => t.slug) }])}
         ON ${sameTenant('ct', 'w')} AND ct.slug = w.slug`.execute(tx);
     return rows;
   };
