@@ -28,11 +28,13 @@ const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
 const SETTINGS = ['tsconfig.json', 'package.json'];
 
-/** `size:mtime` of a file, or null when it is gone. */
+/** What is recorded of a file to tell it changed: `size:mtime`. */
+const stamp = (s) => `${s.size}:${s.mtimeMs}`;
+
+/** The stamp of a file, or null when it is gone. */
 function stampOf(file) {
   try {
-    const s = statSync(file);
-    return `${s.size}:${s.mtimeMs}`;
+    return stamp(statSync(file));
   } catch {
     return null;
   }
@@ -109,7 +111,7 @@ async function compile() {
     if (!s) continue;
     // Changed while compiling: what was compiled may be the file before. Used this once, not recorded.
     if (s.mtimeMs >= started) editedMeanwhile = true;
-    inputs[relative(ROOT, path).split(sep).join('/')] = `${s.size}:${s.mtimeMs}`;
+    inputs[relative(ROOT, path).split(sep).join('/')] = stamp(s);
   }
   if (!editedMeanwhile) {
     writeFileSync(part, JSON.stringify({ format: FORMAT, node: process.versions.node, file: name, inputs }));
