@@ -246,6 +246,8 @@ export class Compiler {
   private stmtSplit: Split | null = null;
   /** Text that follows the print being compiled (see compileBody). */
   private printSuffix = '';
+  /** The text before a print, written by the print itself with its value and suffix (one write for the three). */
+  private printPrefix = '';
   // Jinja2 reports an unknown filter or test inside an `if` only when that code runs (the if may be guarding it).
   private ifDepth = 0;
 
@@ -278,20 +280,27 @@ export class Compiler {
         text += s.text;
         continue;
       }
+      // The text around a print is written by the print itself, with its value: one step of the statement list
+      // and one write less per print. (An expression never writes to the output, so the text before it may wait
+      // for its value.)
+      this.printPrefix = '';
       if (text) {
-        const t = text;
-        parts.push((_f, out) => {
-          out.write(t);
-          return undefined;
-        });
+        if (s.type === 'Print') this.printPrefix = text;
+        else {
+          const t = text;
+          parts.push((_f, out) => {
+            out.write(t);
+            return undefined;
+          });
+        }
         text = '';
       }
       this.stmtSplit = null;
-      // The text after a print is written by the print itself: one step of the statement list less per print.
       this.printSuffix = '';
       if (s.type === 'Print') while (body[i + 1]?.type === 'Data') this.printSuffix += (body[++i] as { text: string }).text;
       const ex = this.stmt(s);
       this.printSuffix = '';
+      this.printPrefix = '';
       // Only these three set their own split, after compiling their bodies; any other statement (macro, with,
       // call block...) may have left a nested statement's split behind, which is not its own.
       if (this.stmtSplit !== null && (s.type === 'Print' || s.type === 'If' || s.type === 'For')) SPLITS.set(ex, this.stmtSplit);
@@ -321,6 +330,7 @@ export class Compiler {
       }
       case 'Print': {
         const suffix = this.printSuffix;
+        const prefix = this.printPrefix;
         const raw = this.expr(s.expr);
         const line = s.line;
         const onReject = (e: unknown): never => {
@@ -335,8 +345,7 @@ export class Compiler {
         };
         const esc = this.autoescape;
         const write = (out: Out, x: unknown): undefined => {
-          out.write(esc ? escape(x).s : typeof x === 'string' ? x : toStr(x));
-          if (suffix !== '') out.write(suffix);
+          out.write3(prefix, esc ? escape(x).s : typeof x === 'string' ? x : toStr(x), suffix);
           return undefined;
         };
         // Once a statement list is running asynchronously (host data), seqAsync evaluates the innermost
@@ -352,8 +361,7 @@ export class Compiler {
             expr: inner,
             tail: chain === null ? (esc ? (_f, out, v) => write(out, v) : (_f, out, v) => {
               // The commonest print, written out here: no call to write V8 cannot inline.
-              out.write(typeof v === 'string' ? v : toStr(v));
-              if (suffix !== '') out.write(suffix);
+              out.write3(prefix, typeof v === 'string' ? v : toStr(v), suffix);
               return undefined;
             }) : (f, out, v) => {
               let r: unknown;

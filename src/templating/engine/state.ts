@@ -132,6 +132,30 @@ export class Out {
     if ((this.pending += n) >= this.chunk) this.wantFlush = true;
   }
 
+  /** write(a); write(b); write(c) in one call: a print with the text around it. */
+  write3(a: string, b: string, c: string): void {
+    const n = a.length + b.length + c.length;
+    if (n === 0) return;
+    let count = this.count;
+    const parts = this.parts;
+    // The array never grows past PIECES_PER_CHUNK (write joins it whole): near the end, join what is there first.
+    if (count > PIECES_PER_CHUNK - 3) {
+      this.joined.push(parts.slice(0, count).join(''));
+      count = 0;
+    }
+    if (a.length !== 0) parts[count++] = a;
+    if (b.length !== 0) parts[count++] = b;
+    if (c.length !== 0) parts[count++] = c;
+    if (count === PIECES_PER_CHUNK) {
+      this.joined.push(parts.join(''));
+      count = 0;
+    }
+    this.count = count;
+    this.size += n;
+    if (this.size > this.limit) throw limitError(`output exceeds the limit of ${this.limit} bytes`);
+    if ((this.pending += n) >= this.chunk) this.wantFlush = true;
+  }
+
   take(): string {
     if (this.count) this.joined.push(this.parts.slice(0, this.count).join(''));
     const s = this.joined.length === 1 ? this.joined[0]! : this.joined.join('');
