@@ -11,6 +11,7 @@ import {
   escape,
   floordiv,
   getAttr,
+  hostAttr,
   getItem,
   hostError,
   isUnsafeName,
@@ -1219,13 +1220,15 @@ class LoopRunner {
     const vals = hosts ? new Array<unknown>((end - start) * k).fill(NOT_FETCHED) : EMPTY_VALS;
     const pending: Promise<unknown>[] = [];
     const at: number[] = [];
+    // getAttr's name checks, once per chunk rather than once per item and attribute
+    const plain = hosts ? attrs.map((a) => !isUnsafeName(a)) : attrs;
     for (let j = start; hosts && j < end; j++) {
       const item = arr[j];
       if (!isTemplateObject(item)) continue;
       for (let a = 0; a < k; a++) {
         let v: unknown;
         try {
-          v = getAttr(item, attrs[a]);
+          v = plain[a] === true ? hostAttr(item, attrs[a]!) : getAttr(item, attrs[a]);
         } catch {
           continue; // left unfetched: the real read raises it, with its line
         }

@@ -134,7 +134,8 @@ function missingHostAttr(o: TemplateObject, name: string, v: unknown): unknown {
   return fromHost(v, () => `'${hostName(o)}' has no attribute '${name}'`);
 }
 
-function hostAttr(o: TemplateObject, name: string): unknown {
+/** `obj.name` of a host object for a name known to be neither private nor blocked (see getAttr). */
+export function hostAttr(o: TemplateObject, name: string): unknown {
   let v: unknown;
   try {
     v = o.getAttr(name);
