@@ -1,7 +1,7 @@
 // Cable tracing: from an interface (or a port) across its cable; at a front port through the panel to its rear
 // port, at a rear port back out of the front port of the position the path came in on; until an interface, a
-// port without a cable or an ambiguous rear port ends it. Many paths walk in step (an interface list's
-// connected_endpoint for a whole page): each step costs one query for all of them, and a path is bounded
+// port without a cable or an ambiguous rear port ends it. Many paths walk at once (an interface list's
+// connected_endpoint for a whole page), all of them in one recursive statement, and a path is bounded
 // (MAX_SEGMENTS, and no port visited twice), so a patch loop ends instead of spinning.
 import { sql, type Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -58,115 +58,111 @@ interface PortRow {
 
 interface Walk {
   segments: RawSegment[];
-  near: Termination;
-  /** Positions entered through front ports, innermost last: a rear port with several positions leaves by the last. */
-  stack: number[];
-  seen: Set<string>;
   ended: Trace['ended'] | null;
 }
 
 const keyOf = (t: Termination) => `${t.type}:${t.id}`;
 
-/** Walks every start at once, within `tenantId`'s rows. */
+/** One step of a walk as walkSteps reads it: the segment from `near_*` across `cable` (null: none) to `far_*`. */
+interface StepRow {
+  n: string;
+  near_type: string;
+  near_id: string;
+  cable: string | null;
+  far_type: string | null;
+  far_id: string | null;
+  far_name: string | null;
+  far_device_id: string | null;
+  far_device: string | null;
+  ended: Trace['ended'] | null;
+}
+
+/**
+ * Walks every start at once, within `tenantId`'s rows: the whole walk is one recursive statement (a page of
+ * interfaces patched through two panels was a round trip per cable followed).
+ */
 export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termination[]): Promise<Walk[]> {
-  const walks: Walk[] = starts.map((s) => ({ segments: [], near: s, stack: [], seen: new Set([keyOf(s)]), ended: null }));
-  for (let step = 0; step < MAX_SEGMENTS; step++) {
-    const active = walks.filter((w) => !w.ended);
-    if (active.length === 0) break;
-    const hops = await cableHops(db, tenantId, active.map((w) => w.near));
-    for (const w of active) {
-      const hop = hops.get(keyOf(w.near));
-      if (!hop) {
-        w.segments.push({ near: w.near, cable: null, far: null });
-        w.ended = 'no_cable';
-        continue;
-      }
-      w.segments.push({ near: w.near, cable: hop.cable, far: hop.far, ...(hop.farPort ? { farPort: hop.farPort } : {}) });
-      if (!hop.far) w.ended = 'open_port';
-      else if (hop.far.type === 'dcim.interface') w.ended = 'interface';
-      else if (w.seen.has(keyOf(hop.far))) w.ended = 'loop';
-      else {
-        w.seen.add(keyOf(hop.far));
-        const next = throughPanel(w, hop.far, hop.panel);
-        if (!next) continue;
-        if (w.seen.has(keyOf(next))) w.ended = 'loop';
-        else {
-          w.seen.add(keyOf(next));
-          w.near = next;
-        }
-      }
-    }
+  const walks: Walk[] = starts.map(() => ({ segments: [], ended: null }));
+  if (starts.length === 0) return walks;
+  const { rows } = await walkSteps(tenantId, starts).execute(db);
+  for (const r of rows) {
+    const w = walks[Number(r.n) - 1]!;
+    const near = { type: r.near_type, id: r.near_id };
+    const far = r.far_type && r.far_id ? { type: r.far_type, id: r.far_id } : null;
+    const farPort = far ? { object_type: far.type, id: far.id, name: r.far_name!, device_id: r.far_device_id!, device: r.far_device! } : null;
+    w.segments.push(r.cable === null ? { near, cable: null, far: null } : { near, cable: r.cable, far, ...(farPort ? { farPort } : {}) });
+    w.ended = r.ended;
   }
+  // A walk still going after MAX_SEGMENTS cables is cut there.
   for (const w of walks) if (!w.ended) w.ended = 'too_long';
   return walks;
 }
 
-/** How a port reached on a cable's far end leads through its panel (null when it does not, as a port left open). */
-type Panel =
-  | { kind: 'front'; rear: string; position: number; positions: number }
-  | { kind: 'rear'; positions: number; fronts: Map<number, string> }
-  | null;
-
-/** The port on the other side of a panel from `at`, or null with the walk ended. */
-function throughPanel(walk: Walk, at: Termination, panel: Panel): Termination | null {
-  if (at.type === 'dcim.frontport') {
-    if (panel?.kind !== 'front') {
-      walk.ended = 'open_port';
-      return null;
-    }
-    if (panel.positions > 1) walk.stack.push(panel.position);
-    return { type: 'dcim.rearport', id: panel.rear };
-  }
-  const r = panel?.kind === 'rear' ? panel : null;
-  const position = r && r.positions === 1 ? 1 : walk.stack.pop();
-  const front = position === undefined ? undefined : r?.fronts.get(position);
-  if (!front) {
-    walk.ended = position === undefined ? 'ambiguous' : 'open_port';
-    return null;
-  }
-  return { type: 'dcim.frontport', id: front };
-}
-
-interface Hop {
-  cable: string;
-  far: Termination | null;
-  farPort: PortRow | null;
-  panel: Panel;
-}
-
 /**
- * For each port, its cable and the first object on the cable's other end (interfaces first, then in name
- * order: a cable with several ends on one side is followed through one of them), with the way through that
- * object's panel: a front port's rear port (and how many positions it has), a rear port's front ports by
- * position. Read in the same statement, a step of a walk is one round trip, not two.
+ * The steps of walks from `starts` (their position in `n`, from 1), in order. Each step takes the port's cable
+ * to the first object on its other end (interfaces first, then in name order: a cable with several ends on one
+ * side is followed through one of them), and through that object's panel: a front port leads to its rear port
+ * (remembering the position it came in on when the rear port has several), a rear port to the front port of the
+ * position the path came in on, innermost panel first (`stack`), or of its one position. A walk ends at an
+ * interface, at a port without a cable, at a port leading nowhere (open_port), at a rear port of several
+ * positions the path did not come in through (ambiguous), at a port it passed before (loop) or after
+ * MAX_SEGMENTS steps.
  */
-async function cableHops(db: Kysely<DB>, tenantId: string, ports: Termination[]): Promise<Map<string, Hop>> {
-  const { rows } = await sql<{ type: string; id: string; cable: string; far_type: string | null; far_id: string | null; far_name: string | null; far_device_id: string | null; far_device: string | null; rear: string | null; position: number | null; positions: number | null; fronts: Array<[number, string]> | null }>`
-    SELECT DISTINCT ON (me.termination_type, me.termination_id) me.termination_type AS type, me.termination_id AS id, me.cable_id AS cable,
-      p.object_type AS far_type, p.id AS far_id, p.name AS far_name, p.device_id AS far_device_id,
-      (SELECT d.name FROM devices d WHERE d.id = p.device_id) AS far_device, p.rear_port_id AS rear, p.rear_port_position AS position,
-      CASE p.object_type
-        WHEN 'dcim.frontport' THEN (SELECT r.positions FROM rear_ports r WHERE r.id = p.rear_port_id AND ${inTenant(tenantId, 'r')})
-        WHEN 'dcim.rearport' THEN p.positions END AS positions,
-      CASE WHEN p.object_type = 'dcim.rearport' THEN (SELECT json_agg(json_build_array(f.rear_port_position, f.id)) FROM front_ports f
-        WHERE f.rear_port_id = p.id AND ${inTenant(tenantId, 'f')}) END AS fronts
-    FROM cable_terminations me
-    JOIN cables c ON c.id = me.cable_id AND ${inTenant(tenantId, 'c')}
-    LEFT JOIN (cable_terminations far JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')})
-      ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
-    WHERE (me.termination_type, me.termination_id) IN (SELECT * FROM unnest(${ports.map((p) => p.type)}::text[], ${ports.map((p) => p.id)}::uuid[]))
-    ORDER BY me.termination_type, me.termination_id, p.object_type <> 'dcim.interface', p.name_natural NULLS LAST, p.id`.execute(db);
-  const panelOf = (r: (typeof rows)[number]): Panel => {
-    // A front port whose rear port is not the tenant's, or a rear port without front ports, leads nowhere.
-    if (r.far_type === 'dcim.frontport') return r.rear && r.positions !== null ? { kind: 'front', rear: r.rear, position: r.position!, positions: r.positions } : null;
-    if (r.far_type === 'dcim.rearport' && r.fronts?.length) return { kind: 'rear', positions: r.positions!, fronts: new Map(r.fronts) };
-    return null;
-  };
-  return new Map(rows.map((r) => {
-    const far = r.far_type && r.far_id ? { type: r.far_type, id: r.far_id } : null;
-    const farPort = far ? { object_type: far.type, id: far.id, name: r.far_name!, device_id: r.far_device_id!, device: r.far_device! } : null;
-    return [`${r.type}:${r.id}`, { cable: r.cable, far, farPort, panel: panelOf(r) }];
-  }));
+function walkSteps(tenantId: string, starts: Termination[]) {
+  const mine = (alias: string) => inTenant(tenantId, alias);
+  return sql<StepRow>`WITH RECURSIVE walk AS (
+      SELECT s.n, 0 AS step, s.type AS near_type, s.id AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
+        NULL::text AS ended, NULL::text AS seg_type, NULL::uuid AS seg_id, NULL::uuid AS cable, NULL::text AS far_type,
+        NULL::uuid AS far_id, NULL::text AS far_name, NULL::uuid AS far_device_id, NULL::text AS far_device
+      FROM unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)
+    UNION ALL
+      SELECT w.n, w.step + 1, nx.near_type, nx.near_id, nx.stack, nx.seen, nx.ended, w.near_type, w.near_id,
+        h.cable, h.far_type, h.far_id, h.far_name::text, h.far_device_id, h.far_device::text
+      FROM walk w
+      LEFT JOIN LATERAL (
+        SELECT me.cable_id AS cable, p.object_type AS far_type, p.id AS far_id, p.name AS far_name, p.device_id AS far_device_id,
+          (SELECT d.name FROM devices d WHERE d.id = p.device_id) AS far_device, p.rear_port_id AS rear, p.rear_port_position AS position,
+          CASE p.object_type
+            WHEN 'dcim.frontport' THEN (SELECT r.positions FROM rear_ports r WHERE r.id = p.rear_port_id AND ${mine('r')})
+            WHEN 'dcim.rearport' THEN p.positions END AS positions
+        FROM cable_terminations me
+        JOIN cables c ON c.id = me.cable_id AND ${mine('c')}
+        LEFT JOIN (cable_terminations far JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${mine('p')})
+          ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
+        WHERE me.termination_type = w.near_type AND me.termination_id = w.near_id
+        ORDER BY p.object_type <> 'dcim.interface', p.name_natural NULLS LAST, p.id
+        LIMIT 1
+      ) h ON true
+      CROSS JOIN LATERAL (SELECT h.far_type || ':' || h.far_id AS key,
+        h.far_type = 'dcim.rearport' AND EXISTS (SELECT 1 FROM front_ports f WHERE f.rear_port_id = h.far_id AND ${mine('f')}) AS has_fronts) k
+      -- Through the panel: a rear port with front ports and one position leaves by it; any other rear port leaves
+      -- by the position last entered (popped), which its front ports may not have.
+      CROSS JOIN LATERAL (SELECT CASE WHEN k.has_fronts AND h.positions = 1 THEN 1 ELSE w.stack[cardinality(w.stack)] END AS position,
+        CASE WHEN k.has_fronts AND h.positions = 1 THEN w.stack ELSE w.stack[1:cardinality(w.stack) - 1] END AS popped) r
+      CROSS JOIN LATERAL (SELECT CASE
+          WHEN h.far_type = 'dcim.frontport' AND h.rear IS NOT NULL AND h.positions IS NOT NULL THEN 'dcim.rearport'
+          WHEN h.far_type = 'dcim.rearport' THEN 'dcim.frontport' END AS type,
+        CASE
+          WHEN h.far_type = 'dcim.frontport' AND h.positions IS NOT NULL THEN h.rear
+          WHEN k.has_fronts THEN (SELECT f.id FROM front_ports f WHERE f.rear_port_id = h.far_id AND f.rear_port_position = r.position AND ${mine('f')} LIMIT 1)
+        END AS id) nxt
+      CROSS JOIN LATERAL (SELECT
+        CASE
+          WHEN h.cable IS NULL THEN 'no_cable'
+          WHEN h.far_id IS NULL THEN 'open_port'
+          WHEN h.far_type = 'dcim.interface' THEN 'interface'
+          WHEN k.key = ANY(w.seen) THEN 'loop'
+          WHEN nxt.id IS NULL THEN CASE WHEN h.far_type = 'dcim.rearport' AND r.position IS NULL THEN 'ambiguous' ELSE 'open_port' END
+          WHEN nxt.type || ':' || nxt.id = k.key OR nxt.type || ':' || nxt.id = ANY(w.seen) THEN 'loop'
+        END AS ended,
+        coalesce(nxt.type, w.near_type) AS near_type, coalesce(nxt.id, w.near_id) AS near_id,
+        CASE WHEN h.far_type = 'dcim.frontport' AND h.positions > 1 THEN w.stack || h.position
+          WHEN h.far_type = 'dcim.rearport' THEN r.popped ELSE w.stack END AS stack,
+        w.seen || k.key || (nxt.type || ':' || nxt.id) AS seen) nx
+      WHERE w.ended IS NULL AND w.step < ${MAX_SEGMENTS}
+    )
+    SELECT n, seg_type AS near_type, seg_id AS near_id, cable, far_type, far_id, far_name, far_device_id, far_device, ended
+    FROM walk WHERE step > 0 ORDER BY n, step`;
 }
 
 function portObject(r: PortRow, origin: string): TraceObject {
