@@ -133,19 +133,20 @@ function walkSteps(tenantId: string, starts: Termination[]) {
         ORDER BY p.object_type <> 'dcim.interface', p.name_natural NULLS LAST, p.id
         LIMIT 1
       ) h ON true
+      -- (OFFSET 0 keeps each of these laterals a step of its own: inlined, every use of a value ran its lookup again.)
       CROSS JOIN LATERAL (SELECT h.far_type || ':' || h.far_id AS key,
-        h.far_type = 'dcim.rearport' AND EXISTS (SELECT 1 FROM front_ports f WHERE f.rear_port_id = h.far_id AND ${mine('f')}) AS has_fronts) k
+        h.far_type = 'dcim.rearport' AND EXISTS (SELECT 1 FROM front_ports f WHERE f.rear_port_id = h.far_id AND ${mine('f')}) AS has_fronts OFFSET 0) k
       -- Through the panel: a rear port with front ports and one position leaves by it; any other rear port leaves
       -- by the position last entered (popped), which its front ports may not have.
       CROSS JOIN LATERAL (SELECT CASE WHEN k.has_fronts AND h.positions = 1 THEN 1 ELSE w.stack[cardinality(w.stack)] END AS position,
-        CASE WHEN k.has_fronts AND h.positions = 1 THEN w.stack ELSE w.stack[1:cardinality(w.stack) - 1] END AS popped) r
+        CASE WHEN k.has_fronts AND h.positions = 1 THEN w.stack ELSE w.stack[1:cardinality(w.stack) - 1] END AS popped OFFSET 0) r
       CROSS JOIN LATERAL (SELECT CASE
           WHEN h.far_type = 'dcim.frontport' AND h.rear IS NOT NULL AND h.positions IS NOT NULL THEN 'dcim.rearport'
           WHEN h.far_type = 'dcim.rearport' THEN 'dcim.frontport' END AS type,
         CASE
           WHEN h.far_type = 'dcim.frontport' AND h.positions IS NOT NULL THEN h.rear
           WHEN k.has_fronts THEN (SELECT f.id FROM front_ports f WHERE f.rear_port_id = h.far_id AND f.rear_port_position = r.position AND ${mine('f')} LIMIT 1)
-        END AS id) nxt
+        END AS id OFFSET 0) nxt
       CROSS JOIN LATERAL (SELECT
         CASE
           WHEN h.cable IS NULL THEN 'no_cable'
