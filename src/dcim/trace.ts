@@ -3,7 +3,7 @@
 // port without a cable or an ambiguous rear port ends it. Many paths walk at once (an interface list's
 // connected_endpoint for a whole page), all of them in one recursive statement, and a path is bounded
 // (MAX_SEGMENTS, and no port visited twice), so a patch loop ends instead of spinning.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import type { ComputedField } from '../core/registry.ts';
@@ -109,12 +109,23 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
  * MAX_SEGMENTS steps.
  */
 function walkSteps(tenantId: string, starts: Termination[]) {
+  return sql<StepRow>`${walkCte(tenantId, sql`unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)`)}
+    SELECT n, seg_type AS near_type, seg_id AS near_id, cable, far_type, far_id, far_name, far_device_id, far_device, ended
+    FROM walk WHERE step > 0 ORDER BY n, step`;
+}
+
+/**
+ * `WITH RECURSIVE walk AS (…)`: the steps of walks from the rows of `starts`, a relation of (type, id, n), n
+ * numbering the walks (see walkSteps). Step 0 of each walk is its start; a step's segment is from seg_* across
+ * `cable` to far_*, and near_* is where the next step leaves from.
+ */
+function walkCte(tenantId: string, starts: RawBuilder<unknown>): RawBuilder<unknown> {
   const mine = (alias: string) => inTenant(tenantId, alias);
-  return sql<StepRow>`WITH RECURSIVE walk AS (
-      SELECT s.n, 0 AS step, s.type AS near_type, s.id AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
+  return sql`WITH RECURSIVE walk AS (
+      SELECT s.n::bigint AS n, 0 AS step, s.type::text AS near_type, s.id::uuid AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
         NULL::text AS ended, NULL::text AS seg_type, NULL::uuid AS seg_id, NULL::uuid AS cable, NULL::text AS far_type,
         NULL::uuid AS far_id, NULL::text AS far_name, NULL::uuid AS far_device_id, NULL::text AS far_device
-      FROM unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)
+      FROM ${starts}
     UNION ALL
       SELECT w.n, w.step + 1, nx.near_type, nx.near_id, nx.stack, nx.seen, nx.ended, w.near_type, w.near_id,
         h.cable, h.far_type, h.far_id, h.far_name::text, h.far_device_id, h.far_device::text
@@ -161,9 +172,7 @@ function walkSteps(tenantId: string, starts: Termination[]) {
           WHEN h.far_type = 'dcim.rearport' THEN r.popped ELSE w.stack END AS stack,
         w.seen || k.key || (nxt.type || ':' || nxt.id) AS seen) nx
       WHERE w.ended IS NULL AND w.step < ${MAX_SEGMENTS}
-    )
-    SELECT n, seg_type AS near_type, seg_id AS near_id, cable, far_type, far_id, far_name, far_device_id, far_device, ended
-    FROM walk WHERE step > 0 ORDER BY n, step`;
+    )`;
 }
 
 function portObject(r: PortRow, origin: string): TraceObject {
@@ -238,6 +247,19 @@ export const connectedEndpointField: ComputedField = {
   label: 'Connected endpoint',
   kind: 'object',
   schema: maybe as unknown as Record<string, unknown>,
+  // Read beside each row of a page (one walk per row, within the page's statement): a page is no query more.
+  inline: {
+    select: (ctx, alias) => {
+      if (!ctx.tenantId) return sql`NULL::json`;
+      return sql`(${walkCte(ctx.tenantId, sql`(SELECT 'dcim.interface' AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
+        SELECT json_build_array(far_type, far_id, far_name, far_device_id, far_device) FROM walk WHERE ended = 'interface')`;
+    },
+    value: (selected, origin) => {
+      if (!Array.isArray(selected)) return null;
+      const [object_type, id, name, device_id, device] = selected as [string, string, string, string, string];
+      return portObject({ object_type, id, name, device_id, device }, origin);
+    },
+  },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     if (!ctx.tenantId || rows.length === 0) return out;
