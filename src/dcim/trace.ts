@@ -65,7 +65,7 @@ const keyOf = (t: Termination) => `${t.type}:${t.id}`;
 
 /** One step of a walk as walkSteps reads it: the segment from `near_*` across `cable` (null: none) to `far_*`. */
 interface StepRow {
-  n: string;
+  n: number;
   near_type: string;
   near_id: string;
   cable: string | null;
@@ -86,7 +86,7 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
   if (starts.length === 0) return walks;
   const { rows } = await walkSteps(tenantId, starts).execute(db);
   for (const r of rows) {
-    const w = walks[Number(r.n) - 1]!;
+    const w = walks[r.n - 1]!;
     const near = { type: r.near_type, id: r.near_id };
     const far = r.far_type && r.far_id ? { type: r.far_type, id: r.far_id } : null;
     const farPort = far ? { object_type: far.type, id: far.id, name: r.far_name!, device_id: r.far_device_id!, device: r.far_device! } : null;
@@ -98,16 +98,7 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
   return walks;
 }
 
-/**
- * The steps of walks from `starts` (their position in `n`, from 1), in order. Each step takes the port's cable
- * to the first object on its other end (interfaces first, then in name order: a cable with several ends on one
- * side is followed through one of them), and through that object's panel: a front port leads to its rear port
- * (remembering the position it came in on when the rear port has several), a rear port to the front port of the
- * position the path came in on, innermost panel first (`stack`), or of its one position. A walk ends at an
- * interface, at a port without a cable, at a port leading nowhere (open_port), at a rear port of several
- * positions the path did not come in through (ambiguous), at a port it passed before (loop) or after
- * MAX_SEGMENTS steps.
- */
+/** The steps of walks from `starts` (their position in `n`, from 1), in order. */
 function walkSteps(tenantId: string, starts: Termination[]) {
   return sql<StepRow>`${walkCte(tenantId, sql`unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)`)}
     SELECT n, seg_type AS near_type, seg_id AS near_id, cable, far_type, far_id, far_name, far_device_id, far_device, ended
@@ -116,13 +107,19 @@ function walkSteps(tenantId: string, starts: Termination[]) {
 
 /**
  * `WITH RECURSIVE walk AS (…)`: the steps of walks from the rows of `starts`, a relation of (type, id, n), n
- * numbering the walks (see walkSteps). Step 0 of each walk is its start; a step's segment is from seg_* across
- * `cable` to far_*, and near_* is where the next step leaves from.
+ * numbering the walks. Step 0 of each walk is its start; a step's segment is from seg_* across `cable` to far_*,
+ * and near_* is where the next step leaves from. Each step takes the port's cable to the first object on its other
+ * end (interfaces first, then in name order: a cable with several ends on one side is followed through one of
+ * them), and through that object's panel: a front port leads to its rear port (remembering the position it came in
+ * on when the rear port has several), a rear port to the front port of the position the path came in on, innermost
+ * panel first (`stack`), or of its one position. A walk ends at an interface, at a port without a cable, at a port
+ * leading nowhere (open_port), at a rear port of several positions the path did not come in through (ambiguous),
+ * at a port it passed before (loop), or is cut after MAX_SEGMENTS steps.
  */
 function walkCte(tenantId: string, starts: RawBuilder<unknown>): RawBuilder<unknown> {
   const mine = (alias: string) => inTenant(tenantId, alias);
   return sql`WITH RECURSIVE walk AS (
-      SELECT s.n::bigint AS n, 0 AS step, s.type::text AS near_type, s.id::uuid AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
+      SELECT s.n::int AS n, 0 AS step, s.type::text AS near_type, s.id::uuid AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
         NULL::text AS ended, NULL::text AS seg_type, NULL::uuid AS seg_id, NULL::uuid AS cable, NULL::text AS far_type,
         NULL::uuid AS far_id, NULL::text AS far_name, NULL::uuid AS far_device_id, NULL::text AS far_device
       FROM ${starts}
