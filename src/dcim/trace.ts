@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { DB } from '../db/types.ts';
 import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, sameTenant } from '../core/access.ts';
 import { DISPLAY_SEPARATOR } from '../core/crud/serialize.ts';
 import { CABLEABLE_PORTS, type Termination } from './cabling.ts';
 
@@ -100,7 +100,7 @@ export async function walkPaths(db: Kysely<DB>, tenantId: string, starts: Termin
 
 /** The steps of walks from `starts` (their position in `n`, from 1), in order. */
 function walkSteps(tenantId: string, starts: Termination[]) {
-  return sql<StepRow>`${walkCte(tenantId, sql`unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)`)}
+  return sql<StepRow>`${walkCte((alias) => inTenant(tenantId, alias), sql`unnest(${starts.map((p) => p.type)}::text[], ${starts.map((p) => p.id)}::uuid[]) WITH ORDINALITY AS s(type, id, n)`)}
     SELECT n, seg_type AS near_type, seg_id AS near_id, cable, far_type, far_id, far_name, far_device_id, far_device, ended
     FROM walk WHERE step > 0 ORDER BY n, step`;
 }
@@ -116,8 +116,7 @@ function walkSteps(tenantId: string, starts: Termination[]) {
  * leading nowhere (open_port), at a rear port of several positions the path did not come in through (ambiguous),
  * at a port it passed before (loop), or is cut after MAX_SEGMENTS steps.
  */
-function walkCte(tenantId: string, starts: RawBuilder<unknown>): RawBuilder<unknown> {
-  const mine = (alias: string) => inTenant(tenantId, alias);
+function walkCte(mine: (alias: string) => RawBuilder<unknown>, starts: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`WITH RECURSIVE walk AS (
       SELECT s.n::int AS n, 0 AS step, s.type::text AS near_type, s.id::uuid AS near_id, '{}'::int[] AS stack, ARRAY[s.type || ':' || s.id] AS seen,
         NULL::text AS ended, NULL::text AS seg_type, NULL::uuid AS seg_id, NULL::uuid AS cable, NULL::text AS far_type,
@@ -248,7 +247,7 @@ export const connectedEndpointField: ComputedField = {
   inline: {
     select: (ctx, alias) => {
       if (!ctx.tenantId) return sql`NULL::json`;
-      return sql`(${walkCte(ctx.tenantId, sql`(SELECT 'dcim.interface' AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
+      return sql`(${walkCte((other) => sameTenant(other, alias), sql`(SELECT 'dcim.interface' AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
         SELECT json_build_array(far_type, far_id, far_name, far_device_id, far_device) FROM walk WHERE ended = 'interface')`;
     },
     value: (selected, origin) => {
