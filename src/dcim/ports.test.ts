@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
+import { MAX_SEGMENTS } from './trace.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -272,6 +273,29 @@ describe('cable trace', () => {
     const trace = (await alice.get(`/api/interfaces/${eth1.id}/trace/`)).json();
     expect(trace).toMatchObject({ ended: 'loop', destination: null });
     expect(trace.segments.map((s: { far_end: Obj }) => s.far_end.display)).toEqual(['loop-pp › F1', 'loop-pp › F2']);
+    expect((await alice.get(`/api/interfaces/${eth1.id}/`)).json().connected_endpoint).toBeNull();
+  });
+
+  it('cuts a path after MAX_SEGMENTS cables', async () => {
+    const alice = h.as('alice');
+    const panels = await panelType('alice', 1);
+    const host = await createDevice(alice, await inventoryBasics(alice, ['eth1']), 'long-host');
+    // eth1 → P1:F1 ⇢ P1:R1 ═ P2:R1 ⇢ P2:F1 → P3:F1 ⇢ P3:R1 ═ …: one cable per panel, no port twice.
+    const ports: Array<{ front: Obj; rear: Obj }> = [];
+    for (let i = 1; i <= MAX_SEGMENTS + 1; i++) {
+      const panel = await createDevice(alice, panels, `long-pp-${i}`);
+      ports.push({ front: (await byName('alice', '/api/front-ports/', panel.id)).F1!, rear: (await byName('alice', '/api/rear-ports/', panel.id)).R1! });
+    }
+    const eth1 = (await byName('alice', '/api/interfaces/', host.id)).eth1!;
+    await created(alice, '/api/cables/', { a_terminations: [eth1.id], b_terminations: [end('dcim.frontport', ports[0]!.front.id)] });
+    for (let i = 0; i + 1 < ports.length; i++) {
+      const kind = i % 2 === 0 ? 'rear' : 'front';
+      await created(alice, '/api/cables/', { a_terminations: [end(`dcim.${kind}port`, ports[i]![kind].id)], b_terminations: [end(`dcim.${kind}port`, ports[i + 1]![kind].id)] });
+    }
+    const trace = (await alice.get(`/api/interfaces/${eth1.id}/trace/`)).json();
+    expect(trace).toMatchObject({ ended: 'too_long', destination: null });
+    expect(trace.segments).toHaveLength(MAX_SEGMENTS);
+    expect(trace.segments[MAX_SEGMENTS - 1].far_end.display).toBe(`long-pp-${MAX_SEGMENTS}${MAX_SEGMENTS % 2 ? ' › F1' : ' › R1'}`);
     expect((await alice.get(`/api/interfaces/${eth1.id}/`)).json().connected_endpoint).toBeNull();
   });
 
