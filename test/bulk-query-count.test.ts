@@ -1,5 +1,6 @@
 // Issue 5: a bulk call costs the same number of queries whatever the number of ids (one SELECT … FOR UPDATE,
-// one write, one change-log INSERT), checked on demo data for bulk-update of devices and bulk-delete of interfaces.
+// one write, one change-log INSERT), checked on demo data for bulk-update of devices and bulk-delete of interfaces;
+// and a single create takes its number inside its own insert.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startHarness, type Harness } from './helpers/harness.ts';
@@ -43,5 +44,18 @@ describe('bulk calls issue a constant number of queries', () => {
     expect(many).toBe(few);
     const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM interfaces WHERE id = ANY(${interfaceIds.slice(0, 210)}::uuid[])`.execute(h.database.db);
     expect(rows[0]!.n).toBe(0);
+  });
+
+  it('a single create takes its number in its own insert: begin, insert, change log, webhook outbox, commit', async () => {
+    await h.as('admin').get('/api/tags/?limit=1'); // warm the token cache
+    const numids: number[] = [];
+    for (const name of ['qc-one', 'qc-two']) {
+      const before = h.database.queryCount();
+      const res = await h.as('admin').post('/api/tags/', { name, slug: name });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(h.database.queryCount() - before).toBeLessThanOrEqual(5);
+      numids.push(Number(res.json().numid));
+    }
+    expect(numids[1]).toBe(numids[0]! + 1);
   });
 });
