@@ -110,6 +110,19 @@ describe('list pages load their relations in one query', () => {
     expect(throughPanels).toBeGreaterThan(0);
   });
 
+  it("an export render over interfaces shows each one's connected endpoint as the list does", async () => {
+    const admin = h.as('admin');
+    const code = "{% for i in objects %}{{ i.id }} {{ i.connected_endpoint.display if i.connected_endpoint else '-' }}\n{% endfor %}";
+    expect((await admin.post('/api/export-templates/', { name: 'endpoints', object_type: 'dcim.interface', template_code: code })).statusCode).toBe(201);
+    const rendered = await admin.get('/api/interfaces/?cabled=true&export=endpoints');
+    expect(rendered.statusCode, rendered.body).toBe(200);
+    const shown = new Map(rendered.body.trim().split('\n').map((line) => line.split(/ (.*)/s).slice(0, 2) as [string, string]));
+    const listed = (await admin.get('/api/interfaces/?cabled=true&limit=1000')).json().results as Array<{ id: string; connected_endpoint: { display: string } | null }>;
+    expect(shown.size).toBe(listed.length);
+    expect(listed.filter((r) => r.connected_endpoint).length).toBeGreaterThan(10);
+    for (const r of listed) expect(shown.get(r.id), r.id).toBe(r.connected_endpoint?.display ?? '-');
+  });
+
   it("an address page: two queries, each interface shown with its device in front", async () => {
     const { n, results } = await pageQueries('/api/ip-addresses/?limit=50&assigned_interface__isnull=false');
     // The page with its count and computed values (1); relations, each interface brief with its device's (1).

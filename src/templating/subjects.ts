@@ -34,7 +34,7 @@ const CREDENTIAL_TYPES = new Set(['extras.webhook', 'automation.automationtarget
 const READABLE_COMPUTED: Readonly<Record<string, readonly string[]>> = {
   'dcim.device': ['primary_ip'],
   'virtualization.virtualmachine': ['primary_ip'],
-  'dcim.interface': ['link_peer'],
+  'dcim.interface': ['link_peer', 'connected_endpoint'],
   'ipam.ipaddress': ['family', 'prefix', 'assigned_object_type', 'assigned_object'],
   'ipam.prefix': ['family'],
   'routing.keychain': ['key_set'],
