@@ -658,7 +658,10 @@ export class Compiler {
         return o instanceof Promise ? o.then((y) => getAttr(y, attr)) : getAttr(o, attr);
       };
     }
-    if (attrs.length) runner.prefetchAttrs = attrs;
+    if (attrs.length) {
+      runner.prefetchAttrs = attrs;
+      runner.prefetchPlain = attrs.map((a) => !isUnsafeName(a));
+    }
   }
 
   // ---------------------------------------------------------------- expressions
@@ -1192,6 +1195,8 @@ class LoopRunner {
 
   /** Attributes of the loop variable prefetched per chunk (see Compiler.setupPrefetch), or null. */
   prefetchAttrs: string[] | null = null;
+  /** Per prefetched attribute: a name getAttr's checks let through, so a host object is asked for it directly. */
+  prefetchPlain: boolean[] = [];
   // The values of the item the body is running for right now (heads compare the object before using them).
   curItem: unknown = NOT_FETCHED;
   curVals: unknown[] = [];
@@ -1220,15 +1225,14 @@ class LoopRunner {
     const vals = hosts ? new Array<unknown>((end - start) * k).fill(NOT_FETCHED) : EMPTY_VALS;
     const pending: Promise<unknown>[] = [];
     const at: number[] = [];
-    // getAttr's name checks, once per chunk rather than once per item and attribute
-    const plain = hosts ? attrs.map((a) => !isUnsafeName(a)) : attrs;
+    const plain = this.prefetchPlain;
     for (let j = start; hosts && j < end; j++) {
       const item = arr[j];
       if (!isTemplateObject(item)) continue;
       for (let a = 0; a < k; a++) {
         let v: unknown;
         try {
-          v = plain[a] === true ? hostAttr(item, attrs[a]!) : getAttr(item, attrs[a]);
+          v = plain[a] ? hostAttr(item, attrs[a]!) : getAttr(item, attrs[a]);
         } catch {
           continue; // left unfetched: the real read raises it, with its line
         }
