@@ -44,8 +44,8 @@ export default async function run(): Promise<void> {
     const ids = Array.from({ length: PLATFORMS }, () => uuidv7());
     await sql`INSERT INTO platforms (id, numid, tenant_id, name, slug)
       SELECT u.id, 100000 + u.n, ${tenantId}, 'Bench OS ' || u.n, 'bench-os-' || u.n FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS u(id, n)`.execute(db);
-    await sql`INSERT INTO eol_mappings (id, tenant_id, platform_id, source, product, cycle)
-      SELECT gen_random_uuid(), ${tenantId}, u.id, 'endoflife_date', 'product-' || (u.n % ${PRODUCTS}), ((u.n % ${CYCLES_PER_PRODUCT}) + 1) || '.0'
+    await sql`INSERT INTO eol_mappings (id, numid, tenant_id, platform_id, source, product, cycle)
+      SELECT gen_random_uuid(), u.n, ${tenantId}, u.id, 'endoflife_date', 'product-' || (u.n % ${PRODUCTS}), ((u.n % ${CYCLES_PER_PRODUCT}) + 1) || '.0'
       FROM unnest(${ids}::uuid[]) WITH ORDINALITY AS u(id, n)`.execute(db);
     await sql`UPDATE devices d SET platform_id = (${ids}::uuid[])[1 + (d.numid % ${PLATFORMS})] WHERE d.tenant_id = ${tenantId}`.execute(db);
     await sql`ANALYZE`.execute(db);

@@ -10,6 +10,7 @@ import { startHarness, type Harness } from './helpers/harness.ts';
 import { CheckRunner } from '../src/monitoring/runner.ts';
 import { BodyGenerator, OVERRIDES, isCreatable, maxLengthOf, tableState, tenantReferences, writableFields, type Body, type Creator, type Json } from './helpers/valid-body.ts';
 import { seedOutboundRows } from './helpers/outbound.ts';
+import { seedEolMappings } from './helpers/eol-fixture.ts';
 
 const models = allModels();
 const listed = models.filter((m) => m.operations.list);
@@ -38,6 +39,11 @@ beforeAll(async () => {
   await runner.runUntilIdle(new Date(Date.now() + 7_200_000));
   // Deploy runs and webhook deliveries are written by the outbound worker only: one fixture row per tenant.
   for (const tenant of [h.tenants.a, h.tenants.b]) await seedOutboundRows(h.database.db, tenant);
+  // End-of-life mappings are written through their platform's endpoint only: one per tenant.
+  await seedEolMappings(h, [
+    ['admin', await gen.ensureRow('dcim.platform', 'admin')],
+    ['adminB', await gen.ensureRow('dcim.platform', 'adminB')],
+  ]);
 });
 afterAll(async () => {
   await h?.close();

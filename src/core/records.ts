@@ -1,9 +1,8 @@
 // The write path for records the server keeps about objects (job runs, webhook deliveries, check results and
-// events, deploy runs, config pushes, compliance violations, end-of-life mappings): facts appended by the server,
-// not objects a person creates, so they take no input check or validation hook, and no change log unless their
-// caller writes one beside (end-of-life mappings do). What they share with objects is decided here and nowhere
-// else: ids, per-tenant numbers and the tenant column, one INSERT for any number of rows, in the caller's
-// transaction.
+// events, deploy runs, config pushes, compliance violations): facts appended by the server, not objects a person
+// creates, so they take no input check, validation hook or change log. What they share with objects is decided
+// here and nowhere else: ids, per-tenant numbers and the tenant column, one INSERT for any number of rows, in the
+// caller's transaction.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { uuidv7 } from './ids.ts';
@@ -85,7 +84,7 @@ export async function insertRecordset(
  * becomes U+FFFD, as it does in a query parameter: PostgreSQL's jsonb refuses it, which would turn a stray byte in
  * someone's input into a failed write.
  */
-function recordsetJson(rows: ReadonlyArray<unknown>): string {
+export function recordsetJson(rows: ReadonlyArray<unknown>): string {
   // JSON.stringify writes paired surrogates as they are and escapes only lone ones; an escape is a `\u` preceded by
   // an even number of other backslashes.
   return JSON.stringify(rows).replace(/(\\+)u(d[89a-f][0-9a-f]{2})/g, (all, slashes: string) => (slashes.length % 2 ? `${slashes.slice(0, -1)}\\ufffd` : all));

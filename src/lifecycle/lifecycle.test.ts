@@ -364,6 +364,53 @@ describe('mappings and status', () => {
     expect(await eolChanges()).toBe(changes + 2);
   });
 
+  it('a mapping is an object of the write service: listed with its number and platform, logged by that name, announced to webhooks, refreshed as the system', async () => {
+    // A webhook may follow mappings (a type it could not name while mappings were written beside the registry).
+    const hook = await h.as('admin').post('/api/webhooks/', {
+      name: 'eol mappings', payload_url: 'https://hooks.cairn.invalid/eol', object_types: ['lifecycle.eolmapping'], events: ['created', 'updated', 'deleted'],
+    });
+    expect(hook.statusCode, hook.body).toBe(201);
+    const p = await platform('admin', 'Edge object');
+    const put = await h.as('admin').put(`/api/eol/platforms/${p}/`, { product: 'edgeos', cycle: 'edge' });
+    expect(put.statusCode, put.body).toBe(200);
+    const list = await h.as('admin').get(`/api/eol/mappings/?platform_id=${p}`);
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().count).toBe(1);
+    const m = list.json().results[0];
+    expect(m).toMatchObject({ display: 'Edge object › edgeos edge', platform: { id: p }, source: 'endoflife_date', product: 'edgeos', cycle: 'edge', label: 'edgeos edge' });
+    expect(m).toMatchObject({ eol_date: put.json().eol_date, release_date: put.json().release_date, lts: put.json().lts, missing: false });
+    expect(Number.isInteger(m.numid)).toBe(true);
+    expect((await h.as('admin').get(`/api/eol/mappings/${m.id}/`)).json()).toMatchObject({ id: m.id, numid: m.numid, label: 'edgeos edge' });
+    // Written through the platform's endpoint only: the list takes no writes of its own.
+    expect((await h.as('admin').post('/api/eol/mappings/', { platform: p, product: 'edgeos', cycle: 'today' })).statusCode).toBeGreaterThanOrEqual(404);
+    // Its tenant's editors see it as platforms; another tenant sees none of it.
+    expect((await h.as('alice').get(`/api/eol/mappings/?platform_id=${p}`)).json().count).toBe(1);
+    expect((await h.as('bob').get(`/api/eol/mappings/?platform_id=${p}`)).json().count).toBe(0);
+    expect((await h.as('bob').get(`/api/eol/mappings/${m.id}/`)).statusCode).toBe(404);
+
+    // The cycle leaves the catalog: the refresh marks the mapping missing as the system, through the same path.
+    const withoutEdge = JSON.parse(edgeDoc().toString());
+    withoutEdge.result[0].releases = withoutEdge.result[0].releases.filter((r: Rel) => r.name !== 'edge');
+    expect((await upload('admin', Buffer.from(JSON.stringify(withoutEdge)))).statusCode).toBe(200);
+    expect((await h.as('admin').get(`/api/eol/mappings/${m.id}/`)).json().missing).toBe(true);
+    expect((await upload('admin', edgeDoc())).statusCode).toBe(200);
+    expect((await h.as('admin').delete(`/api/eol/platforms/${p}/`)).statusCode).toBe(204);
+    expect((await h.as('admin').get(`/api/eol/mappings/?platform_id=${p}`)).json().count).toBe(0);
+
+    const { rows } = await sql<{ action: string; object_repr: string; username: string; missing: boolean | null }>`
+      SELECT action, object_repr, username, (after->>'missing')::boolean AS missing FROM object_changes
+      WHERE object_type = 'lifecycle.eolmapping' AND object_id = ${m.id} ORDER BY time, id`.execute(h.database.db);
+    expect(rows).toEqual([
+      { action: 'create', object_repr: 'Edge object › edgeos edge', username: 'admin', missing: false },
+      { action: 'update', object_repr: 'Edge object › edgeos edge', username: 'system', missing: true },
+      { action: 'update', object_repr: 'Edge object › edgeos edge', username: 'system', missing: false },
+      { action: 'delete', object_repr: 'Edge object › edgeos edge', username: 'admin', missing: null },
+    ]);
+    // Each change queued for the webhook in the writer's transaction, as for any object.
+    expect(await count('webhook_outbox', sql`webhook_id = ${hook.json().id} AND change_id IN (SELECT id FROM object_changes WHERE object_id = ${m.id})`)).toBe(4);
+    expect((await h.as('admin').delete(`/api/webhooks/${hook.json().id}/`)).statusCode).toBe(204);
+  });
+
   it('copies facts on PUT, logs create/change/delete, refuses unknown products and cycles', async () => {
     const p = await platform('admin', 'Ubuntu Server 22.04.3');
     const sugg = await h.as('admin').get(`/api/eol/products/?platform=${p}`);

@@ -10,6 +10,8 @@ import { eolFromSql, eolOfPlatforms, eolOfPlatformSql } from './service.ts';
 import { enabledSql, warningDaysSql } from './settings.ts';
 import { parseStatusList, statusSql, today, type EolStatus } from './status.ts';
 import './sources.ts';
+// The mapping object itself (its list and detail routes, its change-log type).
+import './mapping-model.ts';
 
 const eolSchema = {
   type: ['object', 'null'],

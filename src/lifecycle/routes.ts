@@ -221,7 +221,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
     preParsing: catalogAccess('view'),
     handler: async (req) => {
       const { db, settings, id } = await scopedPlatform(req, 'view');
-      return readMapping(db, settings, id);
+      return readMapping(db, req.ctx, settings, id);
     },
   });
   app.put(platformPath, {

@@ -4,11 +4,12 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { systemContext } from '../core/context.ts';
-import { recordChanges, type ChangeEntry, type ChangeSubject } from '../core/changelog.ts';
-import { conflict, fieldError, notFound } from '../core/errors.ts';
-import { uuidv7 } from '../core/ids.ts';
-import { recordTable } from '../core/records.ts';
+import { scopeCondition } from '../core/access.ts';
+import { ApiError, conflict, fieldError, notFound } from '../core/errors.ts';
+import { createRowInTx, deleteObject, inTransaction, prepareCreate, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
+import { updateRows, type ServerChange } from '../core/crud/update-rows.ts';
 import { readAllowlist } from '../core/ssrf.ts';
+import { eolMappingModel } from './mapping-model.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
 import { DEFAULT_SETTINGS, SETTINGS_KEY, readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
 import { statusOf, type EolStatus } from './status.ts';
@@ -45,12 +46,6 @@ export interface EolPayload {
   synced_at?: string | null;
   missing?: boolean;
 }
-
-/** Mappings are not a registry model (they hang off a platform), but the change log needs their type. */
-export const mappingChangeModel: ChangeSubject = { name: 'lifecycle.eolmapping', tenantScoped: true };
-
-/** A platform's end-of-life mapping: its change log is written here beside each write (mappingChangeModel). */
-const mappings = recordTable('eol_mappings', { numbered: false });
 
 // Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
 const MAPPING_COLUMNS = sql`m.id, m.tenant_id, m.platform_id, m.source, m.product, m.cycle,
@@ -200,13 +195,9 @@ export function fillMapping(m: MappingRow, releases: CatalogCycle[] | null): { n
   return { next, changed };
 }
 
-function mappingSnapshot(m: MappingRow): Record<string, unknown> {
+/** The facts of a filled mapping as the columns the server writes (read-only fields of eolMappingModel). */
+function factColumns(m: MappingRow): Record<string, unknown> {
   return {
-    id: m.id,
-    platform: m.platform_id,
-    source: m.source,
-    product: m.product,
-    cycle: m.cycle,
     release_date: m.release_date,
     support_until: m.support_until,
     eol_date: m.eol_date,
@@ -218,47 +209,36 @@ function mappingSnapshot(m: MappingRow): Record<string, unknown> {
   };
 }
 
-function reprOf(m: MappingRow): string {
-  return `${m.product} ${m.cycle}`;
-}
-
-/** Writes changed mappings in one statement. */
-async function saveMappings(tx: Kysely<DB>, rows: MappingRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await sql`UPDATE eol_mappings m SET release_date = u.release_date::date, support_until = u.support_until::date, eol_date = u.eol_date::date,
-      eol_reached = u.eol_reached, lts = u.lts, latest_version = u.latest_version, synced_at = u.synced_at, missing = u.missing, last_updated = now()
-    FROM unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.release_date)}::text[], ${rows.map((r) => r.support_until)}::text[],
-      ${rows.map((r) => r.eol_date)}::text[], ${rows.map((r) => r.eol_reached)}::boolean[], ${rows.map((r) => r.lts)}::boolean[],
-      ${rows.map((r) => r.latest_version)}::text[], ${rows.map((r) => isoTime(r.synced_at))}::timestamptz[], ${rows.map((r) => r.missing)}::boolean[])
-      AS u(id, release_date, support_until, eol_date, eol_reached, lts, latest_version, synced_at, missing)
-    WHERE m.id = u.id`.execute(tx);
-}
-
 export interface ApplyResult {
   mappings: number;
   changed: number;
 }
 
-/** Re-fills every mapping of `source` (all tenants) from the stored catalog; writes and logs only the changed ones. */
+/**
+ * Re-fills every mapping of `source` (all tenants) from the stored catalog; writes and logs only the changed ones,
+ * through the write service (updateRows: one statement per tenant for any number of mappings).
+ */
 export async function applyMappings(db: Kysely<DB>, source: string): Promise<ApplyResult> {
   return db.transaction().execute(async (tx) => {
-    const { rows: mappings } = await sql<MappingRow>`SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.source = ${source} FOR UPDATE`.execute(tx);
+    // Background work over every tenant's mappings; the writes below are fenced per tenant.
+    const { rows: mappings } = await sql<MappingRow>`SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.source = ${source} ORDER BY m.id FOR UPDATE`.execute(tx);
     if (mappings.length === 0) return { mappings: 0, changed: 0 };
     const productNames = [...new Set(mappings.map((m) => m.product))];
     const { rows: products } = await sql<{ name: string; releases: CatalogCycle[] }>`
       SELECT name, releases FROM eol_products WHERE source = ${source} AND name = ANY(${productNames}::text[])`.execute(tx);
     const releasesOf = new Map(products.map((p) => [p.name, p.releases]));
-    const changed: MappingRow[] = [];
-    const entries: ChangeEntry[] = [];
+    const byTenant = new Map<string, ServerChange[]>();
+    let changed = 0;
     for (const m of mappings) {
       const { next, changed: isChanged } = fillMapping(m, releasesOf.get(m.product) ?? null);
       if (!isChanged) continue;
-      changed.push(next);
-      entries.push({ model: mappingChangeModel, action: 'update', objectId: m.id, repr: reprOf(next), before: mappingSnapshot(m), after: mappingSnapshot(next), tenantId: m.tenant_id });
+      changed++;
+      const list = byTenant.get(m.tenant_id) ?? [];
+      list.push({ id: m.id, columns: factColumns(next) });
+      byTenant.set(m.tenant_id, list);
     }
-    await saveMappings(tx, changed);
-    await recordChanges(tx, systemContext(null, 'eol-refresh'), entries);
-    return { mappings: mappings.length, changed: changed.length };
+    for (const [tenantId, changes] of byTenant) await updateRows(tx, systemContext(tenantId, 'eol-refresh'), eolMappingModel, changes);
+    return { mappings: mappings.length, changed };
   });
 }
 
@@ -400,16 +380,22 @@ export async function requireEnabled(db: Kysely<DB>): Promise<EolSettings> {
   return settings;
 }
 
-async function mappingOf(db: Kysely<DB>, platformId: string): Promise<MappingRow | null> {
-  const { rows } = await sql<MappingRow>`SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.platform_id = ${platformId}`.execute(db);
+/** The mapping of a platform, read in the caller's scope (none for another tenant's platform). */
+async function mappingOf(db: Kysely<DB>, ctx: RequestContext, platformId: string, forUpdate = false): Promise<MappingRow | null> {
+  const { rows } = await sql<MappingRow>`SELECT ${MAPPING_COLUMNS} FROM eol_mappings m
+    WHERE m.platform_id = ${platformId} AND ${scopeCondition(ctx, eolMappingModel, 'm')} ${forUpdate ? sql`FOR UPDATE` : sql``}`.execute(db);
   return rows[0] ?? null;
 }
 
-export async function readMapping(db: Kysely<DB>, settings: EolSettings, platformId: string): Promise<EolPayload> {
-  return payloadOf(await mappingOf(db, platformId), settings);
+export async function readMapping(db: Kysely<DB>, ctx: RequestContext, settings: EolSettings, platformId: string): Promise<EolPayload> {
+  return payloadOf(await mappingOf(db, ctx, platformId), settings);
 }
 
-/** `{source?, product, cycle}` → the mapping, its facts copied from the catalog now. */
+/**
+ * `{source?, product, cycle}` → the mapping, its facts copied from the catalog now: created or updated through the
+ * write service (the choice is the caller's input, the facts are the server's columns). An unchanged choice
+ * whose facts are current writes nothing.
+ */
 export async function putMapping(db: Kysely<DB>, ctx: RequestContext, settings: EolSettings, platformId: string, body: unknown): Promise<EolPayload> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw fieldError('non_field_errors', 'Send {product, cycle} (and optionally source).');
   const input = body as Record<string, unknown>;
@@ -424,21 +410,19 @@ export async function putMapping(db: Kysely<DB>, ctx: RequestContext, settings: 
   const product = rows[0];
   if (!product) throw fieldError('product', 'Not in the catalog - refresh or import it.');
   if (!product.releases.some((r) => r.name === cycleName)) throw fieldError('cycle', `${product.label} has no cycle '${cycleName.slice(0, 64)}'.`);
+  const choice = { source, product: productName, cycle: cycleName };
 
-  return db.transaction().execute(async (tx) => {
-    const existing = await mappingOf(tx, platformId);
-    const tenantId = ctx.tenantId!;
+  return inTransaction(db, async (tx) => {
+    const existing = await mappingOf(tx, ctx, platformId, true);
     const sameTarget = existing && existing.source === source && existing.product === productName && existing.cycle === cycleName;
     // A different product or cycle starts from nothing, so its facts are always stamped as new.
     const base: MappingRow = sameTarget
       ? existing
       : {
-          id: existing?.id ?? uuidv7(),
-          tenant_id: tenantId,
+          id: existing?.id ?? '',
+          tenant_id: ctx.tenantId!,
           platform_id: platformId,
-          source,
-          product: productName,
-          cycle: cycleName,
+          ...choice,
           release_date: null,
           support_until: null,
           eol_date: null,
@@ -450,42 +434,26 @@ export async function putMapping(db: Kysely<DB>, ctx: RequestContext, settings: 
         };
     const { next, changed } = fillMapping(base, product.releases);
     if (!existing) {
-      await mappings.append(tx, tenantId, [
-        {
-          id: next.id,
-          platform_id: platformId,
-          source,
-          product: productName,
-          cycle: cycleName,
-          release_date: next.release_date,
-          support_until: next.support_until,
-          eol_date: next.eol_date,
-          eol_reached: next.eol_reached,
-          lts: next.lts,
-          latest_version: next.latest_version,
-          synced_at: isoTime(next.synced_at),
-          missing: next.missing,
-        },
-      ]);
-      await recordChanges(tx, ctx, [{ model: mappingChangeModel, action: 'create', objectId: next.id, repr: reprOf(next), before: null, after: mappingSnapshot(next) }]);
+      await createRowInTx(tx, ctx, eolMappingModel, await prepareCreate(ctx, eolMappingModel, { platform: platformId, ...choice }), factColumns(next));
     } else if (!sameTarget || changed) {
-      await sql`UPDATE eol_mappings SET source = ${source}, product = ${productName}, cycle = ${cycleName} WHERE id = ${existing.id}`.execute(tx);
-      await saveMappings(tx, [next]);
-      await recordChanges(tx, ctx, [{ model: mappingChangeModel, action: 'update', objectId: next.id, repr: reprOf(next), before: mappingSnapshot(existing), after: mappingSnapshot(next) }]);
+      await updateRowInTx(tx, ctx, eolMappingModel, existing.id, await prepareUpdate(eolMappingModel, choice, 'patch'), 'patch', factColumns(next));
     }
-    if (!existing || !sameTarget || changed) await notifyChange(tx, tenantId);
+    if (!existing || !sameTarget || changed) await notifyChange(tx, ctx.tenantId);
     return payloadOf(!existing || !sameTarget || changed ? next : existing, settings);
   });
 }
 
+/** Removes a platform's mapping through the write service; none (or one removed meanwhile) is not an error. */
 export async function deleteMapping(db: Kysely<DB>, ctx: RequestContext, platformId: string): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    const existing = await mappingOf(tx, platformId);
-    if (!existing) return;
-    await sql`DELETE FROM eol_mappings WHERE id = ${existing.id}`.execute(tx);
-    await recordChanges(tx, ctx, [{ model: mappingChangeModel, action: 'delete', objectId: existing.id, repr: reprOf(existing), before: mappingSnapshot(existing), after: null }]);
-    await notifyChange(tx, ctx.tenantId);
-  });
+  const existing = await mappingOf(db, ctx, platformId);
+  if (!existing) return;
+  try {
+    await deleteObject(db, ctx, eolMappingModel, existing.id);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return;
+    throw err;
+  }
+  await notifyChange(db, ctx.tenantId);
 }
 
 // ---------------------------------------------------------------------------------------------------------

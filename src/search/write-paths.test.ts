@@ -124,9 +124,17 @@ async function insertWithSql(gen: BodyGenerator, s: SearchableModel): Promise<st
         VALUES (${id}, 900001, ${tenant}, ${device}, 'awx-main', 'awx', 'failed', 'maintenance window')`.execute(db);
       break;
     }
+    case 'lifecycle.eolmapping': {
+      const platform = await gen.ensureRow('dcim.platform', 'admin');
+      await sql`INSERT INTO eol_mappings (id, numid, tenant_id, platform_id, source, product, cycle)
+        VALUES (${id}, 900001, ${tenant}, ${platform}, 'endoflife_date', 'audit-os', '1.0')`.execute(db);
+      break;
+    }
     default:
       throw new Error(`${s.model.name} has no create route: add how its domain writes a row here.`);
   }
-  expect((await find('admin', s.model.name === 'automation.deployrun' ? 'awx-main' : 'audit-hook', s.model.name)).map((x) => x.id)).toContain(id);
+  const markers: Record<string, string> = { 'automation.deployrun': 'awx-main', 'lifecycle.eolmapping': 'audit-os' };
+  const marker = markers[s.model.name] ?? 'audit-hook';
+  expect((await find('admin', marker, s.model.name)).map((x) => x.id)).toContain(id);
   return id;
 }

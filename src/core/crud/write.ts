@@ -276,18 +276,30 @@ export async function prepareUpdate(model: ModelDef, body: unknown, mode: Exclud
   return input;
 }
 
-/** Applies a checked update to one row inside the caller's transaction: the second half of updateObject. */
-export async function updateRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
+/**
+ * Applies a checked update to one row inside the caller's transaction: the second half of updateObject.
+ * `serverColumns` are values only the server sets (read-only facts it derives from the input), as on create.
+ */
+export async function updateRowInTx(
+  tx: Kysely<DB>,
+  ctx: RequestContext,
+  model: ModelDef,
+  id: string,
+  input: CheckedInput,
+  mode: Exclude<WriteMode, 'create'>,
+  serverColumns: Record<string, unknown> = {},
+): Promise<Row> {
   const before = await loadScopedRow(tx, ctx, model, id, true);
   await resolveNaturalKeys(tx, ctx, model, [input]);
   await settleCustomFields(tx, ctx, model, input, before, mode);
   await checkReferences(tx, ctx, model, [input]);
   await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
   const tagsBefore = await tagSlugs(tx, model, id);
-  const names = Object.keys(input.columns);
+  const columns = { ...input.columns, ...serverColumns };
+  const names = Object.keys(columns);
   let row = before;
   if (names.length) {
-    const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, input.columns[n])}`);
+    const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, columns[n])}`);
     sets.push(sql`last_updated = now()`);
     const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx);
     row = rows[0]!;

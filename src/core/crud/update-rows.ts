@@ -1,0 +1,52 @@
+// The write path for values the server derives for rows that exist, many rows at once and each its own values
+// (the facts an end-of-life refresh copies from the catalog onto every mapping): the rows locked and read in the
+// caller's scope, one UPDATE for all of them (values typed by the table's own columns, as insertRows types its
+// rows), and their change-log entries in one INSERT, whose listeners queue the webhooks; the search index follows
+// by the tables' triggers. In the caller's transaction. As with insertRows, no input check or validation hook
+// runs: the values are the server's own, and the cost stays a fixed number of statements for any number of rows.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.ts';
+import type { RequestContext } from '../context.ts';
+import type { ModelDef } from '../registry.ts';
+import { scopeCondition } from '../access.ts';
+import { recordChanges, snapshot } from '../changelog.ts';
+import { recordsetJson } from '../records.ts';
+import { displaysOf, type Row } from './serialize.ts';
+
+export interface ServerChange {
+  id: string;
+  /** Column → value; every change of one call sets the same columns. */
+  columns: Record<string, unknown>;
+}
+
+/** Applies `changes` to rows of `model` in the caller's scope; returns the rows updated, as stored (others are skipped). */
+export async function updateRows(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, changes: readonly ServerChange[]): Promise<Row[]> {
+  if (changes.length === 0) return [];
+  const names = Object.keys(changes[0]!.columns);
+  if (names.length === 0 || changes.some((c) => Object.keys(c.columns).length !== names.length || names.some((n) => !(n in c.columns)))) {
+    throw new Error(`${model.name}: every change of one updateRows call sets the same columns, at least one`);
+  }
+  const table = sql.table(model.table);
+  const ids = changes.map((c) => c.id);
+  // Locked in id order, as bulk updates lock, so two writers of the same rows cannot deadlock.
+  const { rows: before } = await sql<Row>`SELECT * FROM ${table} t WHERE t.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 't')}
+    ORDER BY t.id FOR UPDATE`.execute(tx);
+  if (before.length === 0) return [];
+  const sets = names.map((n) => sql`${sql.ref(n)} = ${sql.ref(`x.${n}`)}`);
+  if (model.timestamps) sets.push(sql`last_updated = now()`);
+  const records = changes.map((c) => ({ ...c.columns, id: c.id }));
+  const { rows: after } = await sql<Row>`UPDATE ${table} t SET ${sql.join(sets)}
+    FROM jsonb_populate_recordset(NULL::${table}, ${recordsetJson(records)}::jsonb) AS x
+    WHERE t.id = x.id AND t.id = ANY(${before.map((r) => String(r.id))}::uuid[]) RETURNING t.*`.execute(tx);
+  const beforeById = new Map(before.map((r) => [String(r.id), r]));
+  const reprs = await displaysOf(tx, ctx, model, after);
+  await recordChanges(
+    tx,
+    ctx,
+    after.map((r) => {
+      const id = String(r.id);
+      return { model, action: 'update' as const, objectId: id, repr: reprs.get(id)!, before: snapshot(model, beforeById.get(id)!), after: snapshot(model, r), tenantId: typeof r.tenant_id === 'string' ? r.tenant_id : null };
+    }),
+  );
+  return after;
+}
