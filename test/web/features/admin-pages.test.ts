@@ -79,6 +79,20 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     const label = { supported: 'Supported', ending: 'End of life soon', eol: 'End of life', unknown: 'EOL unknown' }[mapping.status]!;
     await page.getByRole('region', { name: 'End-of-life status' }).getByText(label, { exact: true }).waitFor();
     await shot(page, 'f11-platform-eol-mapped');
+
+    // The mapping is an object like any other: listed under Compliance, shown with its platform.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await nav.getByText('Compliance', { exact: true }).click();
+    await nav.getByRole('link', { name: 'End-of-life mappings' }).click();
+    await page.getByRole('heading', { name: 'End-of-life mappings' }).waitFor();
+    const row = page.getByRole('row', { name: /Ubuntu 22\.04/ });
+    await expect.poll(async () => (await row.getByRole('cell').allTextContents()).slice(1, 5)).toEqual(['Ubuntu 22.04', 'ubuntu', '22.04', 'endoflife_date']);
+    await shot(page, 'f11b-eol-mapping-list');
+    // The platform's cell opens the platform; the product's opens the mapping.
+    expect(await row.getByRole('link', { name: 'Ubuntu 22.04' }).getAttribute('href')).toBe(`/objects/dcim.platform/${platform.body.id}`);
+    await row.getByRole('link', { name: 'ubuntu', exact: true }).click();
+    await page.getByRole('heading', { name: 'Ubuntu 22.04 › ubuntu 22.04' }).waitFor();
+    await shot(page, 'f11c-eol-mapping-detail');
   });
 
   it('lists a rule\'s violations on the Compliance page and the evaluation on the Jobs page', async () => {

@@ -105,5 +105,13 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     await page.waitForURL(/\/objects\/dcim\.rack/);
     await page.getByText('WEB-12').first().waitFor();
     await shot(page, 'r05-rack-list');
+    // A row opens from its own name, not from its site (a link inside the row's link took the click: the site opened).
+    const row = page.getByRole('row', { name: /WEB-12/ });
+    const site = row.getByRole('link', { name: 'Amsterdam DC1' });
+    expect(await site.getAttribute('href')).toMatch(/^\/objects\/organization\.site\//);
+    expect(await site.locator('xpath=ancestor::a').count()).toBe(0);
+    await row.getByRole('link', { name: 'R-web' }).click();
+    await page.getByRole('heading', { name: 'R-web' }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/objects\/dcim\.rack\//);
   });
 });

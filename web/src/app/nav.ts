@@ -10,7 +10,7 @@ export const APP_GROUPS: Array<{ label: string; apps: string[] }> = [
   { label: 'Virtualization', apps: ['virtualization'] },
   { label: 'Routing', apps: ['routing'] },
   { label: 'Monitoring', apps: ['monitoring'] },
-  { label: 'Compliance', apps: ['compliance'] },
+  { label: 'Compliance', apps: ['compliance', 'lifecycle'] },
   { label: 'Customization', apps: ['extras', 'templating'] },
   { label: 'Logs', apps: ['core'] },
   { label: 'Admin', apps: ['users'] },

@@ -23,6 +23,8 @@ import { BulkDeleteDialog } from './BulkDeleteDialog.tsx';
 export type ListState = Record<string, string | number | undefined>;
 
 const PAGE_SIZES = [25, 50, 100, 250];
+/** List-field kinds whose cells link to other objects. */
+const RELATED_KINDS = new Set(['object', 'objects', 'tags']);
 
 export function ModelList({ model, state, onState, fixedFilters = {} }: { model: ModelInfo; state: ListState; onState: (next: ListState) => void; fixedFilters?: Record<string, string> }) {
   const client = useQueryClient();
@@ -60,6 +62,13 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
     onState({ ...state, ordering: next, offset: undefined });
   };
 
+  // The column that opens the object: the first one holding the row's own value. A related object's column links
+  // to that object, and a link inside the row's link would take the click (the parent opened, not the row).
+  const openKey = useMemo(() => {
+    const own = chosen.find((key) => !RELATED_KINDS.has(columnsAll.find((c) => c.key === key)?.kind ?? ''));
+    return own ?? null;
+  }, [chosen, columnsAll]);
+
   const columns = useMemo<TableColumn<ApiObject>[]>(() => {
     const select: TableColumn<ApiObject> = {
       id: '__select',
@@ -76,7 +85,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
       ),
       cell: ({ row }) => <input type="checkbox" aria-label={`Select ${row.original.display}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />,
     };
-    const data = chosen.map((key, index): TableColumn<ApiObject> => {
+    const data = chosen.map((key): TableColumn<ApiObject> => {
       const def = columnsAll.find((c) => c.key === key)!;
       const Custom = cellRendererFor(model.model, key);
       return {
@@ -85,8 +94,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
         cell: ({ row }) => {
           const value = columnValue(row.original, key);
           const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
-          // The first column opens the object.
-          return index === 0 ? (
+          return key === openKey ? (
             <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
               {value === null || value === undefined || value === '' ? row.original.display : shown}
             </Link>
@@ -96,8 +104,18 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
         },
       };
     });
-    return [select, ...data];
-  }, [chosen, columnsAll, model.model, vocabularies.data]);
+    // Only related columns chosen: the row's display (with its parent) opens it, in a column of its own.
+    const opener: TableColumn<ApiObject> = {
+      id: '__open',
+      header: model.label.charAt(0).toUpperCase() + model.label.slice(1),
+      cell: ({ row }) => (
+        <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
+          {row.original.display}
+        </Link>
+      ),
+    };
+    return openKey === null ? [select, opener, ...data] : [select, ...data];
+  }, [chosen, columnsAll, model.model, model.label, openKey, vocabularies.data]);
 
   const rows = page.data?.results ?? [];
   const table = useReactTable({
