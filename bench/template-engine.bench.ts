@@ -2,7 +2,8 @@
 //  1. plain data: 50,000 rows of 8 fields, 3 filters, an `if`, a nested loop of 2 (ratio ours / Jinja2);
 //  2. the same rows behind host objects whose attributes return Promises (ratio to the plain run);
 //  3. heap growth while streaming that render with renderStream.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { TEMPLATE_OBJECT, UNDEFINED, createEnvironment, type TemplateObject } from '../src/templating/engine/index.ts';
@@ -33,17 +34,19 @@ function makeRows(): Row[] {
   return rows;
 }
 
-// Both sides take the best of RUNS renders after WARMUP whole renders (as Python's timeit does): a 50,000-row
-// render is 60 to 600 ms, and on a shared 2-core machine single runs of the same code vary by 2x. Three warm-up
-// renders, not one: V8 was still tiering the compiled template up over its first renders (one process: 150, 129,
-// 118, 90, 72, 66 ms, then 62-101), so after a single warm-up the best of five fell anywhere from 62 to 108 ms from
-// one process to the next. Python has no such phase; it warms up the same way for symmetry.
-const RUNS = 5;
+// Both sides render WARMUP whole renders first, then take turns, one render each per round, for ROUNDS rounds:
+// this machine's speed drifts by up to 1.5x over tens of seconds (every function of a render slower alike, in
+// profiles of slow and fast processes), and a best of five taken by one side and then by the other compared two
+// different machines (4.6x to 8.3x for the same code, one run after another). Taking turns puts both sides of a
+// round on the same machine; each round's ratio is printed, and their median is the figure. Three warm-up renders,
+// not one: V8 was still tiering the compiled template up over its first renders (one process: 150, 129, 118, 90,
+// 72, 66 ms, then 62-101). Python has no such phase; it warms up the same way for symmetry.
+const ROUNDS = 7;
 const WARMUP = 3;
 
+// Warms up, says so, then renders once per line it reads and answers each with the render's time and length.
 const PYTHON = `
 import json, sys, time
-RUNS = ${RUNS}
 WARMUP = ${WARMUP}
 from jinja2.sandbox import SandboxedEnvironment
 ROWS = ${ROWS}
@@ -58,14 +61,40 @@ for i in range(ROWS):
 t = SandboxedEnvironment().from_string(sys.argv[1])
 for _ in range(WARMUP):
     t.render(rows=rows)
-best = None
-for _ in range(RUNS):
+print('ready', flush=True)
+for _ in sys.stdin:
     start = time.perf_counter()
     out = t.render(rows=rows)
-    took = time.perf_counter() - start
-    best = took if best is None or took < best else best
-print(json.dumps({'seconds': best, 'length': len(out)}))
+    print(json.dumps({'seconds': time.perf_counter() - start, 'length': len(out)}), flush=True)
 `;
+
+/** Python Jinja2 rendering on demand in a process of its own; null when python3 or jinja2 is missing. */
+async function startJinja(): Promise<{ render: () => Promise<{ seconds: number; length: number }>; close: () => void } | null> {
+  const child = spawn('python3', ['-c', PYTHON, TEMPLATE], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const first = await lines.next();
+  if (first.done || first.value !== 'ready') {
+    console.log(`Jinja2 reference unavailable: ${stderr.trim().split('\n').pop() ?? 'python3 failed'}`);
+    child.kill();
+    return null;
+  }
+  return {
+    render: async () => {
+      child.stdin.write('go\n');
+      const line = await lines.next();
+      if (line.done) throw new Error(`Jinja2 reference stopped: ${stderr.trim()}`);
+      return JSON.parse(line.value) as { seconds: number; length: number };
+    },
+    close: () => child.stdin.end(),
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
 
 function hostRow(row: Row): TemplateObject {
   return {
@@ -76,18 +105,6 @@ function hostRow(row: Row): TemplateObject {
   };
 }
 
-async function timeRender(render: () => Promise<string>, runs = RUNS): Promise<{ seconds: number; length: number }> {
-  for (let i = 0; i < WARMUP; i++) await render(); // warm-up (JIT tiering)
-  let best = Infinity;
-  let length = 0;
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    const out = await render();
-    best = Math.min(best, (performance.now() - start) / 1000);
-    length = out.length;
-  }
-  return { seconds: best, length };
-}
 
 function gc(): void {
   setFlagsFromString('--expose_gc');
@@ -102,23 +119,46 @@ export default async function run(): Promise<void> {
   const template = env.compile(TEMPLATE, 'bench');
   const rows = makeRows();
 
-  const ours = await timeRender(() => template.render({ rows }));
-  const oursRate = ROWS / ours.seconds;
-  console.log(`plain data: ours ${fmt(oursRate)} rows/s (${(ours.seconds * 1000).toFixed(0)} ms, ${ours.length} chars)`);
-
-  const py = spawnSync('python3', ['-c', PYTHON, TEMPLATE], { encoding: 'utf8', maxBuffer: 1 << 20 });
-  if (py.status === 0) {
-    const res = JSON.parse(py.stdout) as { seconds: number; length: number };
-    const pyRate = ROWS / res.seconds;
-    console.log(`plain data: Jinja2 SandboxedEnvironment ${fmt(pyRate)} rows/s (${(res.seconds * 1000).toFixed(0)} ms, ${res.length} chars)`);
-    console.log(`ratio ours / Jinja2: ${(oursRate / pyRate).toFixed(2)}x (target >= 5x, issue 27)${res.length === ours.length ? '' : ' — OUTPUT LENGTHS DIFFER'}`);
-  } else console.log(`Jinja2 reference unavailable: ${py.stderr.trim().split('\n').pop() ?? 'python3 failed'}`);
-
   const hosted = rows.map(hostRow);
-  const asyncRun = await timeRender(() => template.render({ rows: hosted }));
-  const asyncRate = ROWS / asyncRun.seconds;
-  console.log(`host objects with Promise attributes: ${fmt(asyncRate)} rows/s (${(asyncRun.seconds * 1000).toFixed(0)} ms)`);
-  console.log(`slowdown vs plain data: ${(ours.seconds ? asyncRun.seconds / ours.seconds : 0).toFixed(2)}x (target <= 2x)${asyncRun.length === ours.length ? '' : ' — OUTPUT LENGTHS DIFFER'}`);
+  const jinja = await startJinja();
+  for (let i = 0; i < WARMUP; i++) await template.render({ rows });
+  for (let i = 0; i < WARMUP; i++) await template.render({ rows: hosted });
+  const rounds: Array<{ ours: number; hosted: number; jinja: number | null }> = [];
+  let length = 0;
+  let hostedLength = 0;
+  let jinjaLength = 0;
+  const timed = async (render: () => Promise<string>): Promise<[number, number]> => {
+    const start = performance.now();
+    const out = await render();
+    return [(performance.now() - start) / 1000, out.length];
+  };
+  for (let r = 0; r < ROUNDS; r++) {
+    const [oursSeconds, oursLength] = await timed(() => template.render({ rows }));
+    const [hostedSeconds, hostLength] = await timed(() => template.render({ rows: hosted }));
+    const py = jinja ? await jinja.render() : null;
+    [length, hostedLength, jinjaLength] = [oursLength, hostLength, py?.length ?? 0];
+    rounds.push({ ours: oursSeconds, hosted: hostedSeconds, jinja: py?.seconds ?? null });
+  }
+  jinja?.close();
+  const best = (xs: number[]): number => Math.min(...xs);
+  const oursBest = best(rounds.map((r) => r.ours));
+  console.log(`plain data: ours ${fmt(ROWS / oursBest)} rows/s (best ${(oursBest * 1000).toFixed(0)} ms of ${ROUNDS}, ${length} chars)`);
+  if (jinja) {
+    const pyBest = best(rounds.map((r) => r.jinja!));
+    console.log(`plain data: Jinja2 SandboxedEnvironment ${fmt(ROWS / pyBest)} rows/s (best ${(pyBest * 1000).toFixed(0)} ms of ${ROUNDS}, ${jinjaLength} chars)`);
+    const ratios = rounds.map((r) => r.jinja! / r.ours);
+    console.log(
+      `ratio ours / Jinja2: ${median(ratios).toFixed(2)}x, the median of ${ROUNDS} rounds taking turns (${ratios.map((x) => x.toFixed(2)).join(', ')}); ` +
+        `of the bests ${(pyBest / oursBest).toFixed(2)}x (target >= 5x, issue 27)${jinjaLength === length ? '' : ' — OUTPUT LENGTHS DIFFER'}`,
+    );
+  }
+  const hostedBest = best(rounds.map((r) => r.hosted));
+  console.log(`host objects with Promise attributes: ${fmt(ROWS / hostedBest)} rows/s (best ${(hostedBest * 1000).toFixed(0)} ms of ${ROUNDS})`);
+  const slowdowns = rounds.map((r) => r.hosted / r.ours);
+  console.log(
+    `slowdown vs plain data: ${median(slowdowns).toFixed(2)}x, the median of the rounds (${slowdowns.map((x) => x.toFixed(2)).join(', ')}) (target <= 2x)` +
+      `${hostedLength === length ? '' : ' — OUTPUT LENGTHS DIFFER'}`,
+  );
 
   gc();
   const base = process.memoryUsage().heapUsed;
