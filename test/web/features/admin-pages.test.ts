@@ -82,6 +82,8 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
 
     // The mapping is an object like any other: listed under Compliance, shown with its platform.
     const nav = page.getByRole('navigation', { name: 'Main' });
+    // Every model sits in a named group (deploy targets and runs under Automation, not a catch-all "Other").
+    expect(await nav.getByText('Other', { exact: true }).count()).toBe(0);
     await nav.getByText('Compliance', { exact: true }).click();
     await nav.getByRole('link', { name: 'End-of-life mappings' }).click();
     await page.getByRole('heading', { name: 'End-of-life mappings' }).waitFor();

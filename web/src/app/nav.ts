@@ -11,6 +11,7 @@ export const APP_GROUPS: Array<{ label: string; apps: string[] }> = [
   { label: 'Routing', apps: ['routing'] },
   { label: 'Monitoring', apps: ['monitoring'] },
   { label: 'Compliance', apps: ['compliance', 'lifecycle'] },
+  { label: 'Automation', apps: ['automation'] },
   { label: 'Customization', apps: ['extras', 'templating'] },
   { label: 'Logs', apps: ['core'] },
   { label: 'Admin', apps: ['users'] },
