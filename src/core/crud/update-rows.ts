@@ -19,7 +19,10 @@ export interface ServerChange {
   columns: Record<string, unknown>;
 }
 
-/** Applies `changes` to rows of `model` in the caller's scope; returns the rows updated, as stored (others are skipped). */
+/**
+ * Applies `changes` to rows of `model` in the caller's scope; returns the rows updated, as stored (others are
+ * skipped). Columns only: tags and other relations are not the server's to set here, so the entries carry none.
+ */
 export async function updateRows(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, changes: readonly ServerChange[]): Promise<Row[]> {
   if (changes.length === 0) return [];
   const names = Object.keys(changes[0]!.columns);
