@@ -411,6 +411,25 @@ describe('mappings and status', () => {
     expect((await h.as('admin').delete(`/api/webhooks/${hook.json().id}/`)).statusCode).toBe(204);
   });
 
+  it("documents the platform endpoint's answer as it is: every field the GET and PUT answer is in the schema", async () => {
+    const doc = (await h.as('admin').get('/api/docs/json')).json();
+    const op = doc.paths['/api/eol/platforms/{id}/'];
+    const schemaOf = (method: string) => {
+      const s = op[method].responses['200'].content['application/json'].schema;
+      return s.$ref ? doc.components.schemas[s.$ref.split('/').pop()] : s;
+    };
+    const mapped = (await h.as('admin').get(`/api/eol/platforms/${platforms.edge}/`)).json();
+    const unmapped = (await h.as('admin').get(`/api/eol/platforms/${platforms.unmapped}/`)).json();
+    const put = (await h.as('admin').put(`/api/eol/platforms/${platforms.edge}/`, { product: 'edgeos', cycle: 'edge' })).json();
+    for (const [method, answer] of [['get', mapped], ['get', unmapped], ['put', put]] as const) {
+      const schema = schemaOf(method);
+      expect(Object.keys(answer).filter((k) => !(k in schema.properties)), method).toEqual([]);
+      for (const key of schema.required) expect(answer, method).toHaveProperty(key);
+    }
+    expect(Object.keys(mapped).length).toBe(Object.keys(schemaOf('get').properties).length);
+    expect(Object.keys(unmapped)).toEqual(['status']);
+  });
+
   it('copies facts on PUT, logs create/change/delete, refuses unknown products and cycles', async () => {
     const p = await platform('admin', 'Ubuntu Server 22.04.3');
     const sugg = await h.as('admin').get(`/api/eol/products/?platform=${p}`);

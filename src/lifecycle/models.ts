@@ -13,23 +13,26 @@ import './sources.ts';
 // The mapping object itself (its list and detail routes, its change-log type).
 import './mapping-model.ts';
 
+/** The `eol` payload's fields (service.ts EolPayload): on platforms, and as the answer of /api/eol/platforms/<id>/. */
+export const eolPayloadProperties = {
+  status: { type: 'string', enum: ['supported', 'ending', 'eol', 'unknown'] },
+  source: { type: 'string' },
+  product: { type: 'string' },
+  cycle: { type: 'string' },
+  release_date: { type: ['string', 'null'], format: 'date' },
+  support_until: { type: ['string', 'null'], format: 'date' },
+  eol_date: { type: ['string', 'null'], format: 'date' },
+  eol: { type: ['boolean', 'null'] },
+  lts: { type: 'boolean' },
+  latest_version: { type: 'string' },
+  synced_at: { type: ['string', 'null'], format: 'date-time' },
+  missing: { type: 'boolean' },
+};
+
 const eolSchema = {
   type: ['object', 'null'],
   description: 'End-of-life status and the facts of the mapped catalog cycle; null while end-of-life data is off.',
-  properties: {
-    status: { type: 'string', enum: ['supported', 'ending', 'eol', 'unknown'] },
-    source: { type: 'string' },
-    product: { type: 'string' },
-    cycle: { type: 'string' },
-    release_date: { type: ['string', 'null'], format: 'date' },
-    support_until: { type: ['string', 'null'], format: 'date' },
-    eol_date: { type: ['string', 'null'], format: 'date' },
-    eol: { type: ['boolean', 'null'] },
-    lts: { type: 'boolean' },
-    latest_version: { type: 'string' },
-    synced_at: { type: ['string', 'null'], format: 'date-time' },
-    missing: { type: 'boolean' },
-  },
+  properties: eolPayloadProperties,
 };
 
 export const platformEolField: ComputedField = {

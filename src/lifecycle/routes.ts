@@ -14,6 +14,7 @@ import { loadScopedRow } from '../core/crud/write.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { manufacturerModel, platformModel } from '../dcim/models.ts';
 import { allSources } from './sources.ts';
+import { eolPayloadProperties } from './models.ts';
 import { readRefreshState, readSettings, saveSettings } from './settings.ts';
 import {
   IMPORT_MAX_BYTES,
@@ -33,6 +34,14 @@ import {
 const tags = ['eol'];
 const anyObject = Type.Object({}, { additionalProperties: true });
 const idParams = Type.Object({ id: Type.String() });
+/** A platform's end-of-life answer: its status, and its mapping's source, cycle and facts when it has one. */
+const EolAnswer = {
+  type: 'object',
+  description: "The platform's end-of-life status; with a mapping, the catalog cycle it is mapped to and that cycle's facts.",
+  properties: eolPayloadProperties,
+  required: ['status'],
+  additionalProperties: false,
+};
 const SettingsBody = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
@@ -217,7 +226,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   const platformPath = '/api/eol/platforms/:id/';
   app.get(platformPath, {
     ...answeredAsBuilt,
-    schema: { tags, summary: "A platform's end-of-life mapping and status", params: idParams, response: { 200: anyObject } },
+    schema: { tags, summary: "A platform's end-of-life mapping and status", params: idParams, response: { 200: EolAnswer } },
     preParsing: catalogAccess('view'),
     handler: async (req) => {
       const { db, settings, id } = await scopedPlatform(req, 'view');
@@ -226,7 +235,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   });
   app.put(platformPath, {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Map a platform to a catalog cycle; its facts are copied now and on every refresh', params: idParams, body: MappingBody, response: { 200: anyObject } },
+    schema: { tags, summary: 'Map a platform to a catalog cycle; its facts are copied now and on every refresh', params: idParams, body: MappingBody, response: { 200: EolAnswer } },
     preParsing: catalogAccess('change'),
     handler: async (req) => {
       const { db, settings, id } = await scopedPlatform(req, 'change');
