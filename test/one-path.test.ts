@@ -328,6 +328,20 @@ describe('one validator: every hand-written route is checked by Fastify against 
 });
 
 describe('one write path for objects people can create', () => {
+  /** Every domain source file (src/ without core, migrations and tests): its path under src/ and its text. */
+  async function domainSources(): Promise<Array<{ path: string; text: string }>> {
+    const { readdirSync, readFileSync, statSync } = await import('node:fs');
+    const { join, relative, resolve } = await import('node:path');
+    const src = resolve(import.meta.dirname, '../src');
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const full = join(dir, name);
+        if (statSync(full).isDirectory()) return ['core', 'migrations'].includes(name) ? [] : files(full);
+        return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
+      });
+    return files(src).map((file) => ({ path: relative(src, file), text: readFileSync(file, 'utf8') }));
+  }
+
   /**
    * The only tables a domain still inserts into with its own SQL, each with why; none is a model the API creates.
    * Objects are written by src/core (createRowInTx, bulk-update, insertRows for rows made from templates, BulkLoad
@@ -344,21 +358,12 @@ describe('one write path for objects people can create', () => {
   };
 
   it('no domain inserts any other row by hand: tenant records are appended through the core', async () => {
-    const { readdirSync, readFileSync, statSync } = await import('node:fs');
-    const { join, relative, resolve } = await import('node:path');
-    const src = resolve(import.meta.dirname, '../src');
-    const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => {
-        const full = join(dir, name);
-        if (statSync(full).isDirectory()) return ['core', 'migrations'].includes(name) ? [] : files(full);
-        return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
-      });
     const found: string[] = [];
     const seen = new Set<string>();
-    for (const file of files(src)) {
-      for (const m of readFileSync(file, 'utf8').matchAll(/INSERT\s+INTO\s+("?[a-z_]+"?|\$\{)/gi)) {
+    for (const { path, text } of await domainSources()) {
+      for (const m of text.matchAll(/INSERT\s+INTO\s+("?[a-z_]+"?|\$\{)/gi)) {
         seen.add(m[1]!);
-        if (!(m[1]! in OWN_SQL)) found.push(`${relative(src, file)}: ${m[1]}`);
+        if (!(m[1]! in OWN_SQL)) found.push(`${path}: ${m[1]}`);
       }
     }
     expect(found).toEqual([]);
@@ -403,20 +408,11 @@ describe('one write path for objects people can create', () => {
   };
 
   it('no domain updates or deletes other rows by hand: objects change through the core', async () => {
-    const { readdirSync, readFileSync, statSync } = await import('node:fs');
-    const { join, relative, resolve } = await import('node:path');
-    const src = resolve(import.meta.dirname, '../src');
-    const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((name) => {
-        const full = join(dir, name);
-        if (statSync(full).isDirectory()) return ['core', 'migrations'].includes(name) ? [] : files(full);
-        return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [full] : [];
-      });
     const found = new Set<string>();
-    for (const file of files(src)) {
+    for (const { path, text } of await domainSources()) {
       // UPDATE <table> [alias] SET, DELETE FROM <table>: statements, not prose that mentions one.
-      for (const m of readFileSync(file, 'utf8').matchAll(/UPDATE\s+("?[a-z_]+"?|\$\{)[^\n`]*?\sSET\s|DELETE\s+FROM\s+("?[a-z_]+"?|\$\{)/g)) {
-        found.add(`${relative(src, file)}: ${m[1] ?? m[2]}`);
+      for (const m of text.matchAll(/UPDATE\s+("?[a-z_]+"?|\$\{)[^\n`]*?\sSET\s|DELETE\s+FROM\s+("?[a-z_]+"?|\$\{)/g)) {
+        found.add(`${path}: ${m[1] ?? m[2]}`);
       }
     }
     expect([...found].filter((k) => !(k in OWN_CHANGES)).sort()).toEqual([]);
