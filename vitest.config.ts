@@ -24,7 +24,8 @@ export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
     // A long cache keeps the 2 s refresh out of query-count assertions; setMaintenance() invalidates it, per database.
-    env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000' },
+    // Every answer checked against its documented schema (test/runner/answer-check-setup.ts fails the test).
+    env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000', CAIRN_CHECK_ANSWERS: '1' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // One worker per core. PGlite instances are memory-hungry (~300 MB each), so never more than that.
@@ -35,7 +36,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED, exclude: skippedHere, setupFiles: ['test/runner/cpu-recorder.ts'] },
+        test: { name: 'isolated', include: ISOLATED, exclude: skippedHere, setupFiles: ['test/runner/answer-check-setup.ts', 'test/runner/cpu-recorder.ts'] },
       },
       {
         // Everything else runs file after file in shared workers: importing the app once per worker instead of
@@ -46,7 +47,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: [...ISOLATED, ...skippedHere],
           isolate: false,
-          setupFiles: ['test/runner/shared-worker-setup.ts', 'test/runner/cpu-recorder.ts'],
+          setupFiles: ['test/runner/shared-worker-setup.ts', 'test/runner/answer-check-setup.ts', 'test/runner/cpu-recorder.ts'],
         },
       },
     ],

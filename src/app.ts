@@ -26,6 +26,7 @@ import { configureSecrets } from './core/secrets.ts';
 import { configureRenderBudget } from './templating/render-budget.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
 import { ADMISSION_DEFAULTS, registerAdmission } from './core/admission.ts';
+import { answerChecksEnabled, registerAnswerCheck } from './core/answer-check.ts';
 import { VERSION } from './version.ts';
 import './models.ts';
 // The schedules catalogue lists what the domains declared.
@@ -152,6 +153,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   // Before any route is added: the guard attaches itself to each one.
   registerControlCharacterGuard(app);
+  if (answerChecksEnabled()) registerAnswerCheck(app);
   await app.register(fastifyCookie);
 
   // While the process stops (a restart, an upgrade's stop step), requests still arriving on open connections are

@@ -10,6 +10,7 @@ import { CSRF_COOKIE, SESSION_COOKIE, SESSION_DAYS, createSession, newSecret, sh
 import { tokenModel } from '../models.ts';
 import { createObject } from '../crud/write.ts';
 import { serializeOne } from '../crud/read.ts';
+import { outputSchema } from '../crud/schemas.ts';
 
 const LoginBody = Type.Object(
   { username: Type.String({ minLength: 1, maxLength: 150 }), password: Type.String({ minLength: 1, maxLength: 200 }) },
@@ -131,13 +132,16 @@ export function registerAuthRoutes(app: FastifyInstance): void {
     },
   });
 
+  // The token as every token route answers it, and its key, which no other answer shows.
+  const tokenSchema = outputSchema(tokenModel);
+  const tokenWithKey = { ...tokenSchema, properties: { ...(tokenSchema.properties as object), key: { type: 'string', description: 'The secret to send as `Authorization: Token <key>`; shown only here.' } }, required: ['key'] };
   app.post(tokenModel.path, {
     ...registryValidated,
     schema: {
       tags: ['users'],
       summary: 'Create an API token (the key is returned once, in this answer)',
       body: { $ref: 'WritableUsersToken#' },
-      response: { 201: { allOf: [{ $ref: 'UsersToken#' }, { type: 'object', properties: { key: { type: 'string' } } }] } },
+      response: { 201: tokenWithKey },
     },
     handler: async (req, reply) => {
       if (!req.ctx.user) throw unauthorized();

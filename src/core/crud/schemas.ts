@@ -75,7 +75,8 @@ function valueSchema(field: FieldDef, forWrite: boolean): Schema {
 
 function nullable(schema: Schema, field: FieldDef): Schema {
   if (!field.nullable) return schema;
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  // An enum lists every value the field may hold, so a blank choice's null must be one of them.
+  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'], ...(Array.isArray(schema.enum) ? { enum: [...schema.enum, null] } : {}) };
   return { anyOf: [schema, { type: 'null' }] };
 }
 

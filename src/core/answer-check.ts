@@ -1,0 +1,89 @@
+// Checks JSON answers against the response schema their route documents. The OpenAPI document is what client
+// generators and scripts are written from: an answer with a value its schema does not allow (a null where an enum
+// is documented) or a field it does not list breaks a strict generated client on valid data. With
+// CAIRN_CHECK_ANSWERS=1 (the test suite sets it) every 2xx JSON answer of a documented route is checked, and each
+// mismatch is logged and kept for takeAnswerMismatches (the suite fails the test that caused it).
+//
+// The check is stricter than the document in one way: an object schema that lists its properties and does not say
+// `additionalProperties` is read as closed, so a field the route answers but does not document is caught. A schema
+// that means to allow more says `additionalProperties: true` (custom fields, a job's free-form result).
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+
+export interface AnswerMismatch {
+  method: string;
+  route: string;
+  status: number;
+  errors: string[];
+}
+
+const mismatches: AnswerMismatch[] = [];
+
+/** The mismatches seen since the last call, in this process. */
+export function takeAnswerMismatches(): AnswerMismatch[] {
+  return mismatches.splice(0);
+}
+
+export function answerChecksEnabled(): boolean {
+  return process.env.CAIRN_CHECK_ANSWERS === '1';
+}
+
+// ajv-formats is CommonJS with its function as module.exports.default.
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+
+/** Adds the check to every route of `app` (call before routes are added; shared schemas are read on first use). */
+export function registerAnswerCheck(app: FastifyInstance): void {
+  let ajv: Ajv | null = null;
+  const compiled = new WeakMap<object, ValidateFunction>();
+  const validatorOf = (schema: object): ValidateFunction => {
+    if (!ajv) {
+      ajv = new Ajv({ strict: false, allErrors: true });
+      addFormats(ajv);
+      for (const shared of Object.values(app.getSchemas())) ajv.addSchema(closed(shared) as object);
+    }
+    let validate = compiled.get(schema);
+    if (!validate) compiled.set(schema, (validate = ajv.compile(closed(schema) as object)));
+    return validate;
+  };
+  app.addHook('onSend', async (req, reply, payload) => {
+    const status = reply.statusCode;
+    const responses = req.routeOptions.schema?.response as Record<string, object> | undefined;
+    // Routes without documented answers are not API operations (the web UI's files, the reference's own pages).
+    if (!responses || status < 200 || status >= 300 || status === 204) return payload;
+    if (!String(reply.getHeader('content-type') ?? '').includes('application/json')) return payload;
+    const text = Buffer.isBuffer(payload) ? payload.toString() : typeof payload === 'string' ? payload : null;
+    if (text === null) return payload;
+    const route = req.routeOptions.url ?? req.url;
+    const schema = responses[status] ?? responses[`${String(status)[0]}xx`] ?? responses.default;
+    const errors = !schema
+      ? [`${status} is not a documented answer of this route`]
+      : (() => {
+          const validate = validatorOf(schema);
+          return validate(JSON.parse(text)) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+        })();
+    if (errors.length) {
+      const mismatch = { method: req.method, route, status, errors };
+      mismatches.push(mismatch);
+      req.log.error({ mismatch }, 'answer does not match its documented schema');
+    }
+    return payload;
+  });
+}
+
+/**
+ * The schema with every object that lists properties, and says nothing of others, closed to others. Not inside
+ * allOf, whose parts each see only their own properties.
+ */
+function closed(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closed);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'allOf') out[key] = value;
+    else if (key === 'properties') out[key] = Object.fromEntries(Object.entries(value as object).map(([name, s]) => [name, closed(s)]));
+    else out[key] = closed(value);
+  }
+  if ('properties' in out && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out;
+}
