@@ -4,16 +4,31 @@ import { requireModelPermission } from '../core/access.ts';
 import { unauthorized } from '../core/errors.ts';
 import { Type } from 'typebox';
 import { answeredAsBuilt, checkedFirst, dbOf, parseId, requestUrl } from '../core/http.ts';
-import { pagedList } from '../core/list-envelope.ts';
+import { listEnvelopeSchema, pagedList } from '../core/list-envelope.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { complianceRuleModel } from './models.ts';
-import { OBJECT_TYPES, applyingRules, evaluateRules, listViolations, type ObjectType } from './service.ts';
+import { OBJECT_TYPES, ViolationAnswer, applyingRules, evaluateRules, listViolations, type ObjectType } from './service.ts';
 import { runRecordedJob } from '../jobs/run.ts';
 
 const tags = ['compliance'];
-const anyObject = Type.Object({}, { additionalProperties: true });
+const EvaluateAnswer = Type.Object(
+  { rules: Type.Integer({ description: 'Enabled rules evaluated.' }), violations: Type.Integer({ description: 'Violations open after the run.' }) },
+  { additionalProperties: false },
+);
+const ObjectCompliance = Type.Object(
+  {
+    object_type: Type.String(),
+    object_id: Type.String({ format: 'uuid' }),
+    state: Type.Union([Type.Literal('compliant'), Type.Literal('violations'), Type.Literal('no_rules')]),
+    compliant: Type.Boolean({ description: 'True only when some rule judged the object and none fails.' }),
+    rules: Type.Integer({ description: 'Enabled rules that judge this type of object.' }),
+    count: Type.Integer({ description: 'Open violations.' }),
+    violations: Type.Array(ViolationAnswer),
+  },
+  { additionalProperties: false },
+);
 const idParams = Type.Object({ id: Type.String() });
 const ViolationsQuery = Type.Object(
   {
@@ -35,7 +50,7 @@ function tenantOf(req: FastifyRequest): string {
 export function registerComplianceRoutes(app: FastifyInstance): void {
   app.get('/api/compliance/violations/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Open violations of the tenant (filters rule, object_type, object_id; limit/offset)', querystring: ViolationsQuery, response: { 200: anyObject } },
+    schema: { tags, summary: 'Open violations of the tenant (filters rule, object_type, object_id; limit/offset)', querystring: ViolationsQuery, response: { 200: listEnvelopeSchema(ViolationAnswer) } },
     preParsing: checkedFirst((req) => void tenantOf(req)),
     handler: async (req) => {
       const tenantId = tenantOf(req);
@@ -52,7 +67,7 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
   });
   app.post('/api/compliance/evaluate/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Evaluate every rule of the tenant now', response: { 200: anyObject } },
+    schema: { tags, summary: 'Evaluate every rule of the tenant now', response: { 200: EvaluateAnswer } },
     preParsing: checkedFirst((req) => {
       if (!req.ctx.user) throw unauthorized();
       requireModelPermission(req.ctx, complianceRuleModel, 'change');
@@ -72,7 +87,7 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
         summary: `Open violations of one ${model.label}`,
         description: 'state: compliant (rules apply, none fails), violations, or no_rules (no enabled rule judges this type: nothing to be compliant with).',
         params: idParams,
-        response: { 200: anyObject },
+        response: { 200: ObjectCompliance },
       },
       preParsing: checkedFirst((req) => {
         if (!req.ctx.user) throw unauthorized();

@@ -1,6 +1,7 @@
 // The compliance engine: rules check devices or VMs (end-of-life status, a required field, a field matching a
 // pattern) and keep one violation row per failing object, with the time it started failing. Rules are evaluated
 // when a rule or an object changes, when end-of-life data changes, and on demand.
+import { Type, type Static } from 'typebox';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { ErrorCollector } from '../core/errors.ts';
@@ -159,14 +160,27 @@ export async function applyingRules(db: Kysely<DB>, tenantId: string, objectType
 /** Violations readable now: end-of-life rules report nothing while that feature is off. */
 export const visibleViolation = sql`(r.check_kind <> 'eol_status' OR ${enabledSql})`;
 
-export interface ViolationAnswer {
-  id: string;
-  rule: { id: string; name: string; check_kind: string; fail_on?: string };
-  object_type: string;
-  object_id: string;
-  message: string;
-  since: string;
-}
+/** An open violation as the API answers it. */
+export const ViolationAnswer = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    rule: Type.Object(
+      {
+        id: Type.String({ format: 'uuid' }),
+        name: Type.String(),
+        check_kind: Type.Unsafe<string>({ type: 'string', enum: [...CHECK_KINDS] }),
+        fail_on: Type.Optional(Type.String({ description: 'An eol_status rule: the status from which it fails.' })),
+      },
+      { additionalProperties: false },
+    ),
+    object_type: Type.Unsafe<string>({ type: 'string', enum: [...OBJECT_TYPES] }),
+    object_id: Type.String({ format: 'uuid' }),
+    message: Type.String(),
+    since: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+export type ViolationAnswer = Static<typeof ViolationAnswer>;
 
 export async function listViolations(
   db: Kysely<DB>,

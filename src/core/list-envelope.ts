@@ -31,7 +31,7 @@ export function wholeList<T>(results: T[]): ListEnvelope<T> {
 }
 
 /** The envelope's JSON schema around an item schema, for route declarations. */
-export function listEnvelopeSchema(item: Record<string, unknown>): Record<string, unknown> {
+export function listEnvelopeSchema(item: object): Record<string, unknown> {
   return {
     type: 'object',
     properties: {

@@ -9,6 +9,7 @@ import { requireModel, type ModelDef } from '../core/registry.ts';
 import { badRequest } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
 import { briefObject, serializeRows, type Row } from '../core/crud/serialize.ts';
+import { briefSchema, schemaName } from '../core/crud/schemas.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { familyOf } from './service.ts';
 import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadContainer } from './available.ts';
@@ -16,9 +17,18 @@ import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from './car
 
 const idParams = Type.Object({ id: Type.String() });
 const anyObject = Type.Object({}, { additionalProperties: true });
-const createdAnswer = Type.Union([anyObject, Type.Array(anyObject)]);
 /** No body or {} for one object, an object of its fields, or a list of them (the fields are the model's: its validator checks them). */
 const createBody = Type.Union([Type.Null(), anyObject, Type.Array(anyObject, { minItems: 1, maxItems: MAX_AVAILABLE })]);
+/** The created object, or the list of them when a list was sent. */
+const createdAnswer = (model: ModelDef) => {
+  const one = { $ref: `${schemaName(model)}#` };
+  return { anyOf: [one, { type: 'array', items: one }] };
+};
+const nullableBrief = { anyOf: [briefSchema, { type: 'null' }] };
+const family = { type: 'integer', enum: [4, 6] };
+const FreeAddress = { type: 'object', properties: { family, address: { type: 'string', description: 'The address with its prefix length.' }, vrf: nullableBrief }, required: ['family', 'address', 'vrf'] };
+const FreePrefix = { type: 'object', properties: { family, prefix: { type: 'string' }, vrf: nullableBrief }, required: ['family', 'prefix', 'vrf'] };
+const FreeVid = { type: 'object', properties: { vid: { type: 'integer', minimum: 1, maximum: 4094 }, group: briefSchema }, required: ['vid', 'group'] };
 
 /** Permission checks before input (preParsing): a caller who may not act gets 403 whatever it sent. */
 function needs(...checks: Array<[ModelDef, Action]>) {
@@ -55,7 +65,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     const path = `${model.path}:id/available-ips/`;
     app.get(path, {
       ...answeredAsBuilt,
-      schema: { tags: ['ipam'], summary: `The first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} (limit, default 50), with its mask`, params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
+      schema: { tags: ['ipam'], summary: `The first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} (limit, default 50), with its mask`, params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeAddress } } },
       preParsing: needs([model, 'view'], [addresses, 'view']),
       handler: async (req) => {
         const limit = limitOf(req, 50);
@@ -66,7 +76,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     });
     app.post(path, {
       ...answeredAsBuilt,
-      schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, body: createBody, response: { 201: createdAnswer } },
+      schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, body: createBody, response: { 201: createdAnswer(addresses) } },
       preParsing: needs([model, 'view'], [addresses, 'add']),
       handler: async (req, reply) => {
         const rows = await allocateAddresses(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id), req.body);
@@ -78,7 +88,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   const carvePath = `${prefixes.path}:id/available-prefixes/`;
   app.get(carvePath, {
     ...answeredAsBuilt,
-    schema: { tags: ['ipam'], summary: 'The free space of a prefix as the largest aligned child prefixes, in address order', params: idParams, response: { 200: { type: 'array', items: anyObject } } },
+    schema: { tags: ['ipam'], summary: 'The free space of a prefix as the largest aligned child prefixes, in address order', params: idParams, response: { 200: { type: 'array', items: FreePrefix } } },
     preParsing: needs([prefixes, 'view']),
     handler: async (req) => {
       const prefix = await loadScopedRow(dbOf(req), req.ctx, prefixes, parseId((req.params as { id: string }).id));
@@ -88,7 +98,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   });
   app.post(carvePath, {
     ...answeredAsBuilt,
-    schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer } },
+    schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(prefixes) } },
     preParsing: needs([prefixes, 'add']),
     handler: async (req, reply) => {
       const rows = await carvePrefixes(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
@@ -99,7 +109,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   const vlanPath = `${groups.path}:id/available-vlans/`;
   app.get(vlanPath, {
     ...answeredAsBuilt,
-    schema: { tags: ['ipam'], summary: 'The first free VIDs of a VLAN group (limit, default 50)', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: anyObject } } },
+    schema: { tags: ['ipam'], summary: 'The first free VIDs of a VLAN group (limit, default 50)', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeVid } } },
     preParsing: needs([groups, 'view'], [vlans, 'view']),
     handler: async (req) => {
       const limit = limitOf(req, 50);
@@ -110,7 +120,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   });
   app.post(vlanPath, {
     ...answeredAsBuilt,
-    schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer } },
+    schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(vlans) } },
     preParsing: needs([groups, 'view'], [vlans, 'add']),
     handler: async (req, reply) => {
       const rows = await allocateVlans(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);

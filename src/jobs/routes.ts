@@ -4,13 +4,27 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorCollector, unauthorized } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId, requestUrl } from '../core/http.ts';
-import { pagedList, wholeList } from '../core/list-envelope.ts';
-import { JOB_STATUSES, cancelJob, listJobs, readJob, requireJobAccess, requireJobCancel } from './service.ts';
+import { listEnvelopeSchema, pagedList, wholeList } from '../core/list-envelope.ts';
+import { JOB_STATUSES, JobAnswer, cancelJob, listJobs, readJob, requireJobAccess, requireJobCancel } from './service.ts';
 import { nextRun, recurringJobs } from './schedules.ts';
 import type { JobStatus } from './record.ts';
 
 const tags = ['jobs'];
-const anyObject = Type.Object({}, { additionalProperties: true });
+const JobPage = listEnvelopeSchema(JobAnswer);
+/** A recurring job as GET /api/jobs/schedules/ answers it. */
+const Schedule = Type.Object(
+  {
+    name: Type.String(),
+    kind: Type.String({ description: 'The kind of the jobs it records.' }),
+    description: Type.String(),
+    schedule: Type.String({ description: 'Cron pattern (server time zone; six fields when seconds matter).' }),
+    setting: Type.String({ description: 'The environment variable that overrides the pattern.' }),
+    scope: Type.Union([Type.Literal('deployment'), Type.Literal('tenant')]),
+    next_run: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Null when the pattern never fires or is invalid.' }),
+    schedule_error: Type.Optional(Type.String({ description: 'Why the pattern is invalid.' })),
+  },
+  { additionalProperties: false },
+);
 const idParams = Type.Object({ id: Type.String() });
 const MAX_LIMIT = 1000;
 /** A filter given once, as a comma list, or repeated. */
@@ -43,7 +57,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
       tags,
       summary: 'Background jobs the caller may see, newest first (filters kind, status; comma lists allowed; limit/offset)',
       querystring: JobsQuery,
-      response: { 200: anyObject },
+      response: { 200: JobPage },
     },
     preParsing: checkedFirst(mayViewJobs),
     handler: async (req) => {
@@ -61,7 +75,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
 
   app.get('/api/jobs/schedules/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Recurring jobs with their schedule (cron, server time zone) and next run', response: { 200: anyObject } },
+    schema: { tags, summary: 'Recurring jobs with their schedule (cron, server time zone) and next run', response: { 200: listEnvelopeSchema(Schedule) } },
     preParsing: checkedFirst(mayViewJobs),
     handler: async () => {
       const now = new Date();
@@ -75,7 +89,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
 
   app.get('/api/jobs/:id/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'One background job', params: idParams, response: { 200: anyObject } },
+    schema: { tags, summary: 'One background job', params: idParams, response: { 200: JobAnswer } },
     preParsing: checkedFirst(mayViewJobs),
     handler: async (req) => {
       return readJob(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), originOf(req));
@@ -88,7 +102,7 @@ export function registerJobRoutes(app: FastifyInstance): void {
       tags,
       summary: 'Cancel a job that supports it: a queued job at once, a running one at its next step',
       params: idParams,
-      response: { 200: anyObject },
+      response: { 200: JobAnswer },
     },
     // Permission before input (a malformed id or body from a caller who may not cancel is a 403, not a 400).
     preParsing: checkedFirst((req) => {

@@ -6,6 +6,7 @@ import { can, type RequestContext } from '../core/context.ts';
 import { callerTenant, deploymentWide, modelAllows } from '../core/access.ts';
 import { allModels } from '../core/registry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
+import { Type, type Static, type TSchema } from 'typebox';
 import type { JobStatus } from './record.ts';
 
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
@@ -29,23 +30,30 @@ interface JobRow {
   finished: Date | null;
 }
 
-export interface JobAnswer {
-  id: string;
-  url: string;
-  kind: string;
-  status: JobStatus;
-  tenant: string | null;
-  started_by: string;
-  subject: { object_type: string; object_id: string } | null;
-  created: string;
-  started: string | null;
-  finished: string | null;
-  progress: { done: number; total: number | null };
-  result: string;
-  error: string;
-  cancellable: boolean;
-  cancel_requested: boolean;
-}
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A job as the API answers it (GET /api/jobs/, one job, its cancellation). */
+export const JobAnswer = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    url: Type.String(),
+    kind: Type.String({ description: 'What the job does, e.g. compliance.evaluate.' }),
+    status: Type.Unsafe<JobStatus>({ type: 'string', enum: [...JOB_STATUSES] }),
+    tenant: nullable(Type.String({ format: 'uuid', description: 'The tenant the job worked for; null for deployment-wide work.' })),
+    started_by: Type.String({ description: '`user:<name>`, `cli:<login>`, `schedule:<name>` or `system`.' }),
+    subject: nullable(Type.Object({ object_type: Type.String(), object_id: Type.String({ format: 'uuid' }) })),
+    created: Type.String({ format: 'date-time' }),
+    started: nullable(Type.String({ format: 'date-time' })),
+    finished: nullable(Type.String({ format: 'date-time' })),
+    progress: Type.Object({ done: Type.Integer(), total: nullable(Type.Integer()) }),
+    result: Type.String({ description: 'What it did, once succeeded.' }),
+    error: Type.String({ description: 'Why it failed.' }),
+    cancellable: Type.Boolean({ description: 'Whether it can still be cancelled.' }),
+    cancel_requested: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+export type JobAnswer = Static<typeof JobAnswer>;
 
 function iso(d: Date | null): string | null {
   return d ? new Date(d).toISOString() : null;

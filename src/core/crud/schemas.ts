@@ -14,7 +14,8 @@ export function schemaName(model: ModelDef): string {
     .join('');
 }
 
-const brief: Schema = {
+/** A related object as answers show it: its id, url and display, and the few fields that name it. */
+export const briefSchema: Schema = {
   type: 'object',
   properties: { id: { type: 'string', format: 'uuid' }, url: { type: 'string' }, display: { type: 'string' } },
   additionalProperties: true,
@@ -51,7 +52,7 @@ function valueSchema(field: FieldDef, forWrite: boolean): Schema {
     case 'uuid':
       return { type: 'string', format: 'uuid' };
     case 'fk': {
-      if (!forWrite) return brief;
+      if (!forWrite) return briefSchema;
       const target = field.target ? findModel(field.target) : undefined;
       const key = target ? naturalKeyColumn(target) : null;
       // An id, or the row's slug or unique name (natural-keys.ts).
@@ -59,12 +60,12 @@ function valueSchema(field: FieldDef, forWrite: boolean): Schema {
     }
     case 'm2m':
     case 'tags':
-      return { type: 'array', items: forWrite ? { type: 'string', format: 'uuid' } : brief };
+      return { type: 'array', items: forWrite ? { type: 'string', format: 'uuid' } : briefSchema };
     case 'generic_m2m': {
       const ref = { type: 'object', properties: { object_type: { type: 'string', enum: [...field.generic!.targets] }, object_id: { type: 'string', format: 'uuid' } }, required: ['object_type', 'object_id'] };
       if (forWrite) return { type: 'array', items: { anyOf: [ref, { type: 'string', format: 'uuid', description: `An id of a ${field.target}.` }] } };
       // NetBox's shape, with the brief object's own keys beside it for clients that read `id` and `display`.
-      return { type: 'array', items: { ...brief, properties: { ...(brief.properties as Schema), ...ref.properties, object: brief } } };
+      return { type: 'array', items: { ...briefSchema, properties: { ...(briefSchema.properties as Schema), ...ref.properties, object: briefSchema } } };
     }
     case 'string_list':
       return { type: 'array', items: { type: 'string' } };
