@@ -15,6 +15,7 @@ import { readAllowlist } from '../core/ssrf.ts';
 import { manufacturerModel, platformModel } from '../dcim/models.ts';
 import { allSources } from './sources.ts';
 import { eolPayloadProperties } from './models.ts';
+import { ImportAnswer, ProductAnswer, ProductsAnswer, SettingsAnswer } from './answer-schemas.ts';
 import { readRefreshState, readSettings, saveSettings } from './settings.ts';
 import {
   IMPORT_MAX_BYTES,
@@ -32,7 +33,6 @@ import {
 } from './service.ts';
 
 const tags = ['eol'];
-const anyObject = Type.Object({}, { additionalProperties: true });
 const idParams = Type.Object({ id: Type.String() });
 /** A platform's end-of-life answer: its status, and its mapping's source, cycle and facts when it has one. */
 const EolAnswer = {
@@ -118,7 +118,7 @@ function catalogAccess(action: 'view' | 'change') {
 export function registerLifecycleRoutes(app: FastifyInstance): void {
   app.get('/api/eol/settings/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'End-of-life settings (deployment admins see everything, others enabled and warning_days)', response: { 200: anyObject } },
+    schema: { tags, summary: 'End-of-life settings (deployment admins see everything, others enabled and warning_days)', response: { 200: SettingsAnswer } },
     preParsing: signedIn,
     handler: async (req) => {
       return settingsAnswer(dbOf(req), can(req.ctx, 'users.manage'));
@@ -127,7 +127,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   for (const method of ['put', 'patch'] as const) {
     app[method]('/api/eol/settings/', {
       ...answeredAsBuilt,
-      schema: { tags, summary: 'Change end-of-life settings (deployment admin); only the fields sent change', body: SettingsBody, response: { 200: anyObject } },
+      schema: { tags, summary: 'Change end-of-life settings (deployment admin); only the fields sent change', body: SettingsBody, response: { 200: SettingsAnswer } },
       preParsing: adminOnly,
       handler: async (req) => {
         const { rulesAffected } = await saveSettings(dbOf(req), req.ctx, req.body);
@@ -139,7 +139,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   }
   app.post('/api/eol/refresh/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Queue a refresh of the catalog and every mapping (deployment admin)', response: { 202: anyObject } },
+    schema: { tags, summary: 'Queue a refresh of the catalog and every mapping (deployment admin)', response: { 202: SettingsAnswer } },
     preParsing: adminOnly,
     handler: async (req, reply) => {
       await queueRefresh(dbOf(req), `user:${req.ctx.user!.username}`);
@@ -158,7 +158,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
         tags,
         summary: 'Import a saved endoflife.date /api/v1/products/full document (multipart field `file`, at most 64 MB; deployment admin). Refused when it would remove more than half of the catalog unless the field force=true is sent; the answer names what it removed.',
         consumes: ['multipart/form-data'],
-        response: { 200: anyObject },
+        response: { 200: ImportAnswer },
       },
       handler: async (req) => {
         if (!req.isMultipart()) throw fieldError('file', 'Upload the catalog JSON as `file` (multipart/form-data).');
@@ -195,7 +195,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
 
   app.get('/api/eol/products/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Catalog products; with platform=<id>, suggestions for that platform first', querystring: ProductsQuery, response: { 200: anyObject } },
+    schema: { tags, summary: 'Catalog products; with platform=<id>, suggestions for that platform first', querystring: ProductsQuery, response: { 200: ProductsAnswer } },
     preParsing: catalogAccess('view'),
     handler: async (req) => {
       const db = dbOf(req);
@@ -214,7 +214,7 @@ export function registerLifecycleRoutes(app: FastifyInstance): void {
   });
   app.get('/api/eol/products/:source/:name/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'A catalog product with its release cycles', params: Type.Object({ source: Type.String(), name: Type.String() }), response: { 200: anyObject } },
+    schema: { tags, summary: 'A catalog product with its release cycles', params: Type.Object({ source: Type.String(), name: Type.String() }), response: { 200: ProductAnswer } },
     preParsing: catalogAccess('view'),
     handler: async (req) => {
       const db = dbOf(req);
