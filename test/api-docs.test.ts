@@ -161,6 +161,20 @@ describe('API reference', () => {
       return ok.length > 0 && ok.some(([, r]) => !r.content || Object.values(r.content).some((c) => !c.schema));
     });
     expect(undocumented.map((o) => o.key)).toEqual([]);
+    // …and what it is: not "an object of anything" (the suite's answer check then holds each route to its schema).
+    const schemas = (doc.components as { schemas: Record<string, Record<string, unknown>> }).schemas;
+    const shapeless = (schema: Record<string, unknown> | undefined): boolean => {
+      if (!schema) return true;
+      if (typeof schema.$ref === 'string') return shapeless(schemas[schema.$ref.replace('#/components/schemas/', '')]);
+      for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(schema[key])) return (schema[key] as Array<Record<string, unknown>>).some(shapeless);
+      if (schema.type === 'array') return shapeless(schema.items as Record<string, unknown> | undefined);
+      // An object of named values (groups, vocabularies) says what each value is.
+      return schema.type === 'object' && !schema.properties && (schema.additionalProperties === undefined || schema.additionalProperties === true);
+    };
+    const vague = ops.filter(({ op }) =>
+      Object.entries(op.responses).some(([status, r]) => /^2\d\d$/.test(status) && shapeless(r.content?.['application/json']?.schema as Record<string, unknown> | undefined) && r.content?.['application/json'] !== undefined),
+    );
+    expect(vague.map((o) => o.key)).toEqual([]);
     expect(ops.filter(({ op }) => !Object.keys(op.responses).some((s) => /^2\d\d$/.test(s))).map((o) => o.key)).toEqual([]);
 
     // The error envelope is one component, and each operation lists the errors it can answer.

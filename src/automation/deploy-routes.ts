@@ -6,10 +6,12 @@ import { forbidden } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
 import { requireModel } from '../core/registry.ts';
 import { serializeOne } from '../core/crud/read.ts';
+import { schemaName } from '../core/crud/schemas.ts';
 import { deployDevice } from './deploy.ts';
 import { deployRunModel } from './deploy-models.ts';
 
-const runSchema = { type: 'object', additionalProperties: true, description: 'A deploy run, as /api/deploy-runs/<id>/ shows it.' };
+/** A deploy run, as /api/deploy-runs/<id>/ shows it. */
+const runSchema = { $ref: `${schemaName(deployRunModel)}#` };
 
 export function registerDeployRoutes(app: FastifyInstance): void {
   app.post('/api/devices/:id/deploy/', {

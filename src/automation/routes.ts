@@ -55,6 +55,29 @@ const inventoryQuerySchema = Type.Object(
   { additionalProperties: true },
 );
 
+/** A group of the inventory: its hosts by name, or (`all`) the names of the groups. */
+const inventoryGroup = {
+  type: 'object',
+  properties: { hosts: { type: 'array', items: { type: 'string' } }, children: { type: 'array', items: { type: 'string' } } },
+  additionalProperties: false,
+};
+/** Ansible's dynamic inventory document: one key per group beside `all`, `ungrouped` and `_meta`. */
+const inventorySchema = {
+  type: 'object',
+  properties: {
+    all: inventoryGroup,
+    ungrouped: inventoryGroup,
+    _meta: {
+      type: 'object',
+      properties: { hostvars: { type: 'object', description: 'Per host name: its variables.', additionalProperties: hostSchema.properties.hostvars } },
+      required: ['hostvars'],
+      additionalProperties: false,
+    },
+  },
+  required: ['all', 'ungrouped', '_meta'],
+  additionalProperties: inventoryGroup,
+};
+
 export function registerAutomationRoutes(app: FastifyInstance): void {
   app.get('/api/inventory/ansible/', {
     schema: {
@@ -63,7 +86,7 @@ export function registerAutomationRoutes(app: FastifyInstance): void {
       description: INVENTORY_DESCRIPTION,
       querystring: inventoryQuerySchema,
       response: {
-        200: { type: 'object', additionalProperties: true },
+        200: inventorySchema,
         304: { type: 'null', description: 'Not modified: the If-None-Match ETag is current.' },
       },
     },

@@ -6,17 +6,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { can } from '../core/context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
-import { dbOf } from '../core/http.ts';
+import { answeredAsBuilt, dbOf } from '../core/http.ts';
 import { detectRoot, layoutFor, readEnvFile, type InstallLayout } from './engine/layout.ts';
 import { createBackup } from '../system/backup.ts';
 import { BUSY_MESSAGE, lockOwnerAlive, readLock } from './engine/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
+import { BackupAnswer, CancelAnswer, JobWriteAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
 import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
 const tags = ['system'];
-const anyObject = { type: 'object', additionalProperties: true };
 const emptyBody = { type: 'object', additionalProperties: false, properties: {} };
 
 function requireAdmin(req: FastifyRequest): void {
@@ -48,7 +48,8 @@ function requireEngine(req: FastifyRequest, refusal: string): InstallLayout {
 
 export function registerUpgradeRoutes(app: FastifyInstance): void {
   app.get('/api/system/upgrade/', {
-    schema: { tags, summary: 'Running version and the last upgrade card (users.manage)', response: { 200: anyObject } },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Running version and the last upgrade card (users.manage)', response: { 200: UpgradeStatusAnswer } },
     handler: async (req) => {
       requireAdmin(req);
       const layout = installLayout();
@@ -58,7 +59,8 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
   });
 
   app.post('/api/system/upgrade/cancel/', {
-    schema: { tags, summary: 'Clear a stale upgrade lock (refused while an upgrade is alive or unrecovered)', body: emptyBody, response: { 200: anyObject } },
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Clear a stale upgrade lock (refused while an upgrade is alive or unrecovered)', body: emptyBody, response: { 200: CancelAnswer } },
     handler: async (req) => {
       requireAdmin(req);
       const layout = installLayout();
@@ -74,8 +76,9 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
   // Called by the upgrade engine only, while the web process holds the embedded database: the pre-upgrade backup
   // taken with the running code. The proof is the run's secret, whose hash only the live lock owner wrote.
   app.post('/api/system/upgrade/backup/', {
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Pre-upgrade backup of the embedded database (engine only)', security: [],
-      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
+      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: BackupAnswer } },
     handler: async (req) => {
       const layout = requireEngine(req, 'Only the running upgrade may ask for this backup.');
       const env = { ...process.env, ...readEnvFile(layout.envFile) };
@@ -97,8 +100,9 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
   // Called by the upgrade engine only, at quiesce on an embedded database (which this process holds): the
   // scheduled jobs running now, which the run lets finish before it stops the workers.
   app.get('/api/system/upgrade/running-jobs/', {
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Scheduled jobs running now (engine only)', security: [],
-      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
+      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: RunningJobsAnswer } },
     handler: async (req) => {
       requireEngine(req, 'Only the running upgrade may ask for this.');
       const rows = await sql<{ kind: string; started_by: string }>`
@@ -110,8 +114,9 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
   // Called by the upgrade engine only, on an embedded database (which this process holds): the run's job record
   // (kind 'upgrade') as its journal says it is now; the engine writes it itself on PostgreSQL.
   app.post('/api/system/upgrade/job/', {
+    ...answeredAsBuilt,
     schema: { tags, summary: "Write the upgrade run's job record (engine only)", security: [], body: UPGRADE_JOB_WRITE_SCHEMA,
-      description: 'Answers only the live upgrade run (or recovery), which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: anyObject } },
+      description: 'Answers only the live upgrade run (or recovery), which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: JobWriteAnswer } },
     handler: async (req) => {
       requireEngine(req, 'Only the running upgrade may write its job record.');
       return { id: await applyUpgradeJobWrite(app.database.db, req.body as UpgradeJobWrite) };
@@ -120,8 +125,9 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
 
   // Called by the upgrade engine only; the token is its proof (no user is signed in during an upgrade).
   app.post('/api/system/upgrade/resume/', {
+    ...answeredAsBuilt,
     schema: { tags, summary: 'Open the site after an upgrade (engine only, one-time token)', security: [],
-      description: 'Answers only the upgrade run holding the one-time `x-cairn-upgrade-token`; everyone else gets 403.', response: { 200: anyObject } },
+      description: 'Answers only the upgrade run holding the one-time `x-cairn-upgrade-token`; everyone else gets 403.', response: { 200: ResumeAnswer } },
     handler: async (req) => {
       const token = req.headers['x-cairn-upgrade-token'];
       if (typeof token !== 'string' || !(await releaseHold(dbOf(req), token))) throw forbidden('Invalid or expired upgrade token.');
