@@ -411,6 +411,28 @@ describe('mappings and status', () => {
     expect((await h.as('admin').delete(`/api/webhooks/${hook.json().id}/`)).statusCode).toBe(204);
   });
 
+  it("a refresh writes every tenant's mappings, each tenant's as its own system", async () => {
+    const mine = await platform('admin', 'Edge alpha refresh');
+    const theirs = await platform('adminB', 'Edge beta refresh');
+    expect((await h.as('admin').put(`/api/eol/platforms/${mine}/`, { product: 'edgeos', cycle: 'edge' })).statusCode).toBe(200);
+    expect((await h.as('adminB').put(`/api/eol/platforms/${theirs}/`, { product: 'edgeos', cycle: 'edge' })).statusCode).toBe(200);
+    const withoutEdge = JSON.parse(edgeDoc().toString());
+    withoutEdge.result[0].releases = withoutEdge.result[0].releases.filter((r: Rel) => r.name !== 'edge');
+    expect((await upload('admin', Buffer.from(JSON.stringify(withoutEdge)))).statusCode).toBe(200);
+    expect((await h.as('admin').get(`/api/eol/platforms/${mine}/`)).json().missing).toBe(true);
+    expect((await h.as('adminB').get(`/api/eol/platforms/${theirs}/`)).json().missing).toBe(true);
+    const { rows } = await sql<{ platform: string; tenant: string; username: string }>`
+      SELECT m.platform_id AS platform, c.tenant_id AS tenant, c.username FROM object_changes c JOIN eol_mappings m ON m.id = c.object_id
+      WHERE c.object_type = 'lifecycle.eolmapping' AND c.action = 'update' AND m.platform_id IN (${mine}, ${theirs}) ORDER BY c.tenant_id = ${h.tenants.b}`.execute(h.database.db);
+    expect(rows).toEqual([
+      { platform: mine, tenant: h.tenants.a, username: 'system' },
+      { platform: theirs, tenant: h.tenants.b, username: 'system' },
+    ]);
+    expect((await upload('admin', edgeDoc())).statusCode).toBe(200);
+    expect((await h.as('admin').delete(`/api/eol/platforms/${mine}/`)).statusCode).toBe(204);
+    expect((await h.as('adminB').delete(`/api/eol/platforms/${theirs}/`)).statusCode).toBe(204);
+  });
+
   it("documents the platform endpoint's answer as it is: every field the GET and PUT answer is in the schema", async () => {
     const doc = (await h.as('admin').get('/api/docs/json')).json();
     const op = doc.paths['/api/eol/platforms/{id}/'];

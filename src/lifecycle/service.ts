@@ -3,11 +3,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import { systemContext } from '../core/context.ts';
 import { scopeCondition } from '../core/access.ts';
 import { ApiError, conflict, fieldError, notFound } from '../core/errors.ts';
 import { createRowInTx, deleteObject, inTransaction, prepareCreate, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
-import { updateRows, type ServerChange } from '../core/crud/update-rows.ts';
+import { updateRowsOfEveryTenant, type ServerChange } from '../core/crud/update-rows.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import { eolMappingModel } from './mapping-model.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
@@ -17,7 +16,6 @@ import { createJob, finishJob, markJobRunning, reportJobProgress } from '../jobs
 
 export interface MappingRow {
   id: string;
-  tenant_id: string;
   platform_id: string;
   source: string;
   product: string;
@@ -48,7 +46,7 @@ export interface EolPayload {
 }
 
 // Dates come back as 'YYYY-MM-DD' text from every query here (cast in SQL) so both drivers agree.
-const MAPPING_COLUMNS = sql`m.id, m.tenant_id, m.platform_id, m.source, m.product, m.cycle,
+const MAPPING_COLUMNS = sql`m.id, m.platform_id, m.source, m.product, m.cycle,
   to_char(m.release_date, 'YYYY-MM-DD') AS release_date, to_char(m.support_until, 'YYYY-MM-DD') AS support_until,
   to_char(m.eol_date, 'YYYY-MM-DD') AS eol_date, m.eol_reached, m.lts, m.latest_version, m.synced_at, m.missing`;
 
@@ -216,28 +214,24 @@ export interface ApplyResult {
 
 /**
  * Re-fills every mapping of `source` (all tenants) from the stored catalog; writes and logs only the changed ones,
- * through the write service (updateRows: one statement per tenant for any number of mappings).
+ * through the write service (one statement per tenant for any number of mappings, each tenant's fenced to it).
  */
 export async function applyMappings(db: Kysely<DB>, source: string): Promise<ApplyResult> {
   return db.transaction().execute(async (tx) => {
-    // Background work over every tenant's mappings; the writes below are fenced per tenant.
+    // Background work over every tenant's mappings; the write service fences each tenant's writes.
     const { rows: mappings } = await sql<MappingRow>`SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.source = ${source} ORDER BY m.id FOR UPDATE`.execute(tx);
     if (mappings.length === 0) return { mappings: 0, changed: 0 };
     const productNames = [...new Set(mappings.map((m) => m.product))];
     const { rows: products } = await sql<{ name: string; releases: CatalogCycle[] }>`
       SELECT name, releases FROM eol_products WHERE source = ${source} AND name = ANY(${productNames}::text[])`.execute(tx);
     const releasesOf = new Map(products.map((p) => [p.name, p.releases]));
-    const byTenant = new Map<string, ServerChange[]>();
-    let changed = 0;
+    const changes: ServerChange[] = [];
     for (const m of mappings) {
       const { next, changed: isChanged } = fillMapping(m, releasesOf.get(m.product) ?? null);
-      if (!isChanged) continue;
-      changed++;
-      const list = byTenant.get(m.tenant_id) ?? [];
-      list.push({ id: m.id, columns: factColumns(next) });
-      byTenant.set(m.tenant_id, list);
+      if (isChanged) changes.push({ id: m.id, columns: factColumns(next) });
     }
-    for (const [tenantId, changes] of byTenant) await updateRows(tx, systemContext(tenantId, 'eol-refresh'), eolMappingModel, changes);
+    await updateRowsOfEveryTenant(tx, 'eol-refresh', eolMappingModel, changes);
+    const changed = changes.length;
     return { mappings: mappings.length, changed };
   });
 }
@@ -420,7 +414,6 @@ export async function putMapping(db: Kysely<DB>, ctx: RequestContext, settings: 
       ? existing
       : {
           id: existing?.id ?? '',
-          tenant_id: ctx.tenantId!,
           platform_id: platformId,
           ...choice,
           release_date: null,

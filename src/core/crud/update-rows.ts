@@ -6,7 +6,7 @@
 // runs: the values are the server's own, and the cost stays a fixed number of statements for any number of rows.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
-import type { RequestContext } from '../context.ts';
+import { systemContext, type RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { recordChanges, snapshot } from '../changelog.ts';
@@ -52,4 +52,26 @@ export async function updateRows(tx: Kysely<DB>, ctx: RequestContext, model: Mod
     }),
   );
   return after;
+}
+
+/**
+ * updateRows for background work over every tenant's rows (a catalog refresh): each row's tenant is read from the
+ * row itself, and each tenant's rows are written as that tenant's system, fenced to it. Returns the rows updated.
+ */
+export async function updateRowsOfEveryTenant(tx: Kysely<DB>, via: string, model: ModelDef, changes: readonly ServerChange[]): Promise<Row[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await sql<{ id: string; tenant_id: string | null }>`SELECT t.id, t.tenant_id FROM ${sql.table(model.table)} t
+    WHERE t.id = ANY(${changes.map((c) => c.id)}::uuid[])`.execute(tx);
+  const tenantOf = new Map(rows.map((r) => [String(r.id), r.tenant_id]));
+  const byTenant = new Map<string | null, ServerChange[]>();
+  for (const change of changes) {
+    if (!tenantOf.has(change.id)) continue;
+    const tenant = tenantOf.get(change.id)!;
+    const list = byTenant.get(tenant);
+    if (list) list.push(change);
+    else byTenant.set(tenant, [change]);
+  }
+  const out: Row[] = [];
+  for (const [tenant, list] of byTenant) out.push(...(await updateRows(tx, systemContext(tenant, via), model, list)));
+  return out;
 }
