@@ -19,6 +19,8 @@ describe('answer check', () => {
     app.get('/open', { ...asBuilt, schema: { response: { 200: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: true } } } }, async () => ({ name: 'x', more: 1 }));
     app.get('/created', { schema: { response: { 200: { type: 'object' } } } }, async (_req, reply) => reply.code(201 as 200).send({}));
     app.get('/plain', async () => ({ anything: 1 }));
+    app.get('/api/refused/:kind', async (req, reply) =>
+      reply.code(400).send((req.params as { kind: string }).kind === 'enveloped' ? { detail: 'No.', name: ['This field is required.'] } : { name: 'This field is required.' }));
     await app.ready();
   });
   afterAll(() => app.close());
@@ -40,5 +42,10 @@ describe('answer check', () => {
     expect((await mismatchOf('/thing/undocumented')).join()).toContain('"additionalProperty":"extra"');
     expect((await mismatchOf('/thing/badEnum')).join()).toContain('/role must be equal to one of the allowed values');
     expect(await mismatchOf('/created')).toEqual(['201 is not a documented answer of this route']);
+  });
+
+  it('holds every error of the API to the one envelope: detail, and each field with its list of reasons', async () => {
+    expect(await mismatchOf('/api/refused/enveloped')).toEqual([]);
+    expect((await mismatchOf('/api/refused/bare')).join()).toContain('/name must be array');
   });
 });

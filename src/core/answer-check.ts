@@ -1,8 +1,9 @@
-// Checks JSON answers against the response schema their route documents. The OpenAPI document is what client
-// generators and scripts are written from: an answer with a value its schema does not allow (a null where an enum
-// is documented) or a field it does not list breaks a strict generated client on valid data. With
-// CAIRN_CHECK_ANSWERS=1 (the test suite sets it) every 2xx JSON answer of a documented route is checked, and each
-// mismatch is logged and kept for takeAnswerMismatches (the suite fails the test that caused it).
+// Checks JSON answers against what the OpenAPI document says of them. The document is what client generators and
+// scripts are written from: an answer with a value its schema does not allow (a null where an enum is documented)
+// or a field it does not list breaks a strict generated client on valid data. With CAIRN_CHECK_ANSWERS=1 (the test
+// suite sets it) every 2xx JSON answer of a documented route is checked against its route's schema, and every
+// error of /api/ against the one error envelope (openapi-contract.ts); each mismatch is logged and kept for
+// takeAnswerMismatches (the suite fails the test that caused it).
 //
 // The check is stricter than the document in one way: an object schema that lists its properties and does not say
 // `additionalProperties` is read as closed, so a field the route answers but does not document is caught. A schema
@@ -10,6 +11,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { errorSchema } from './openapi-contract.ts';
 
 export interface AnswerMismatch {
   method: string;
@@ -49,13 +51,17 @@ export function registerAnswerCheck(app: FastifyInstance): void {
   app.addHook('onSend', async (req, reply, payload) => {
     const status = reply.statusCode;
     const responses = req.routeOptions.schema?.response as Record<string, object> | undefined;
-    // Routes without documented answers are not API operations (the web UI's files, the reference's own pages).
-    if (!responses || status < 200 || status >= 300 || status === 204) return payload;
+    // Every error of the API is the one envelope; a success is what its route documents. Routes without documented
+    // answers are not API operations (the web UI's files, the reference's own pages).
+    const failed = status >= 400 && req.url.startsWith('/api/');
+    if (!failed && (!responses || status < 200 || status >= 300 || status === 204)) return payload;
     if (!String(reply.getHeader('content-type') ?? '').includes('application/json')) return payload;
     const text = Buffer.isBuffer(payload) ? payload.toString() : typeof payload === 'string' ? payload : null;
     if (text === null) return payload;
     const route = req.routeOptions.url ?? req.url;
-    const schema = responses[status] ?? responses[`${String(status)[0]}xx`] ?? responses.default;
+    // An error is the envelope unless its route documents that answer itself (health's 503 is a health answer).
+    const own = responses?.[status] ?? responses?.[`${String(status)[0]}xx`] ?? responses?.default;
+    const schema = failed ? (responses?.[status] ?? errorSchema) : own;
     const errors = !schema
       ? [`${status} is not a documented answer of this route`]
       : (() => {

@@ -12,13 +12,16 @@ type Method = (typeof METHODS)[number];
 export const ERROR_SCHEMA_NAME = 'Error';
 
 /** The one error envelope (`{detail}` or field errors, src/app.ts setErrorHandler) as a component. */
-const errorSchema = {
+export const errorSchema = {
   type: 'object',
   description:
     'Every 4xx and 5xx answer. `detail` says what went wrong; a refused write names each field instead, its value the reasons (a list of messages, or an object for a list item).',
   properties: {
     detail: { type: 'string' },
     request_id: { type: 'string', description: 'Given with a 500: the reqId of the server log entry.' },
+    maintenance: { type: 'boolean', description: 'Given with a 503 while maintenance holds the site: true.' },
+    line: { type: 'integer', description: 'Given with a template error: the line of the template it is on.' },
+    kind: { type: 'string', description: 'Given with a template error: syntax, undefined, type, security, limit, timeout, cancelled, runtime or unavailable.' },
   },
   additionalProperties: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object' }] },
 };
