@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { setToday } from '../lifecycle/status.ts';
+import { evaluationSummary } from './service.ts';
 
 let h: Harness;
 let device: { id: string };
@@ -33,6 +34,11 @@ afterAll(async () => {
 });
 
 describe('compliance rules', () => {
+  it("says what an evaluation did in words: one rule, not '1 rules'", () => {
+    expect(evaluationSummary({ rules: 1, violations: 1 })).toBe('1 rule evaluated, 1 violation');
+    expect(evaluationSummary({ rules: 3, violations: 0 })).toBe('3 rules evaluated, 0 violations');
+  });
+
   it('refuses rules whose settings do not fit their kind', async () => {
     const bad = [
       { name: 'r1', object_type: 'dcim.device', check_kind: 'eol_status', settings: {} },

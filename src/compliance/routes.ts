@@ -9,7 +9,7 @@ import { loadScopedRow } from '../core/crud/write.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { complianceRuleModel } from './models.ts';
-import { OBJECT_TYPES, ViolationAnswer, applyingRules, evaluateRules, listViolations, type ObjectType } from './service.ts';
+import { OBJECT_TYPES, ViolationAnswer, applyingRules, evaluateRules, evaluationSummary, listViolations, type ObjectType } from './service.ts';
 import { runRecordedJob } from '../jobs/run.ts';
 
 const tags = ['compliance'];
@@ -76,7 +76,7 @@ export function registerComplianceRoutes(app: FastifyInstance): void {
       if (!req.ctx.user) throw unauthorized();
       const tenantId = req.ctx.tenantId ?? '00000000-0000-0000-0000-000000000000';
       return runRecordedJob(dbOf(req), { kind: 'compliance.evaluate', tenantId: req.ctx.tenantId, startedBy: `user:${req.ctx.user.username}` },
-        () => evaluateRules(dbOf(req), tenantId), (r) => `${r.rules} rules evaluated, ${r.violations} violations`);
+        () => evaluateRules(dbOf(req), tenantId), evaluationSummary);
     },
   });
   for (const model of [deviceModel, virtualMachineModel]) {

@@ -131,6 +131,12 @@ async function rulesOf(db: Kysely<DB>, where: RawBuilder<unknown>): Promise<Rule
 }
 
 /** Every rule of a tenant (all tenants when null), optionally only one kind. */
+/** What an evaluation did, as its job record says it: "3 rules evaluated, 1 violation". */
+export function evaluationSummary(r: { rules: number; violations: number }): string {
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${count(r.rules, 'rule')} evaluated, ${count(r.violations, 'violation')}`;
+}
+
 export async function evaluateRules(db: Kysely<DB>, tenantId: string | null, kind?: string): Promise<{ rules: number; violations: number }> {
   const rules = await rulesOf(db, sql`${tenantId ? sql`${inTenant(tenantId)}` : sql`true`} AND ${kind ? sql`check_kind = ${kind}` : sql`true`}`);
   let violations = 0;

@@ -11,17 +11,24 @@ type Method = (typeof METHODS)[number];
 
 export const ERROR_SCHEMA_NAME = 'Error';
 
+/** A property of the error envelope that a field of the same name may take instead, with its list of reasons. */
+function orFieldReasons(schema: Record<string, unknown>): Record<string, unknown> {
+  return { anyOf: [schema, { type: 'array', items: { type: 'string' } }] };
+}
+
 /** The one error envelope (`{detail}` or field errors, src/app.ts setErrorHandler) as a component. */
 export const errorSchema = {
   type: 'object',
   description:
     'Every 4xx and 5xx answer. `detail` says what went wrong; a refused write names each field instead, its value the reasons (a list of messages, or an object for a list item).',
   properties: {
-    detail: { type: 'string' },
-    request_id: { type: 'string', description: 'Given with a 500: the reqId of the server log entry.' },
-    maintenance: { type: 'boolean', description: 'Given with a 503 while maintenance holds the site: true.' },
-    line: { type: 'integer', description: 'Given with a template error: the line of the template it is on.' },
-    kind: { type: 'string', description: 'Given with a template error: syntax, undefined, type, security, limit, timeout, cancelled, runtime or unavailable.' },
+    // Each of these names may also be a refused field's (a model's `detail`, a list filter called `kind`): then it
+    // holds that field's reasons.
+    detail: orFieldReasons({ type: 'string', description: 'What went wrong.' }),
+    request_id: orFieldReasons({ type: 'string', description: 'Given with a 500: the reqId of the server log entry.' }),
+    maintenance: orFieldReasons({ type: 'boolean', description: 'Given with a 503 while maintenance holds the site: true.' }),
+    line: orFieldReasons({ type: 'integer', description: 'Given with a template error: the line of the template it is on.' }),
+    kind: orFieldReasons({ type: 'string', description: 'Given with a template error: syntax, undefined, type, security, limit, timeout, cancelled, runtime or unavailable.' }),
   },
   additionalProperties: { oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object' }] },
 };

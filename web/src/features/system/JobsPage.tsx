@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from '../../api/client.ts';
+import type { paths } from '../../api/schema.gen.ts';
 import { Empty, Loading } from '../../components/states.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Badge, Button, PageHeader, inputClass } from '../../components/ui.tsx';
@@ -10,34 +11,45 @@ import { formatDateTime } from '../../components/Value.tsx';
 import { Pager } from '../../components/Pager.tsx';
 import { UnavailableOr } from './Unavailable.tsx';
 
-interface Job {
-  id: string;
-  kind: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  started_by: string;
-  created: string;
-  started: string | null;
-  finished: string | null;
-  progress: { done: number; total: number | null };
-  result: string;
-  error: string;
-  cancellable: boolean;
-  cancel_requested: boolean;
+type Job = paths['/api/jobs/']['get']['responses'][200]['content']['application/json']['results'][number];
+type Schedule = paths['/api/jobs/schedules/']['get']['responses'][200]['content']['application/json']['results'][number];
+
+/** What each kind of job is called; a kind not listed (a newer server's) is shown from its code. */
+const KIND_LABELS: Record<string, string> = {
+  'compliance.evaluate': 'Compliance evaluation',
+  'demo-data': 'Demo data',
+  'deploy.run': 'Deploy',
+  'eol.refresh': 'End-of-life refresh',
+  'housekeeping.row-counts': 'List count upkeep',
+  'monitoring.run-checks': 'Service checks',
+  'search.rebuild': 'Search index rebuild',
+  upgrade: 'Upgrade',
+  'upgrade.check': 'Update check',
+  'webhook.delivery': 'Webhook delivery',
+};
+
+export function jobKindLabel(kind: string): string {
+  const known = KIND_LABELS[kind];
+  if (known) return known;
+  const words = kind.replace(/[._-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-interface Schedule {
-  name: string;
-  kind: string;
-  description: string;
-  schedule: string;
-  setting?: string;
-  scope?: string;
-  next_run: string | null;
-  schedule_error?: string;
+/** Who started a job, in words: `user:alice` is alice, `schedule:compliance` the compliance schedule. */
+export function startedByLabel(startedBy: string): string {
+  const [how, ...rest] = startedBy.split(':');
+  const who = rest.join(':');
+  if (how === 'user' && who) return who;
+  if (how === 'schedule' && who) return `Schedule (${who})`;
+  if (how === 'cli' && who) return `Command line (${who})`;
+  if (startedBy === 'system') return 'System';
+  return startedBy;
 }
+
+const STATUS_LABELS: Record<Job['status'], string> = { queued: 'Queued', running: 'Running', succeeded: 'Succeeded', failed: 'Failed', cancelled: 'Cancelled' };
 
 const TONE = { queued: 'slate', running: 'sky', succeeded: 'green', failed: 'red', cancelled: 'amber' } as const;
-const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+const STATUSES = Object.keys(STATUS_LABELS) as Array<Job['status']>;
 const PAGE = 50;
 
 function Progress({ p }: { p: Job['progress'] }) {
@@ -93,7 +105,7 @@ export default function JobsPage() {
               <option value="">Any</option>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {s}
+                  {STATUS_LABELS[s]}
                 </option>
               ))}
             </select>
@@ -121,20 +133,20 @@ export default function JobsPage() {
               <tbody>
                 {jobs.data.results.map((j) => (
                   <tr key={j.id} className="border-t border-slate-100 align-top" data-job={j.kind}>
-                    <td className="px-3 py-2 font-mono text-xs">{j.kind}</td>
+                    <td className="px-3 py-2">{jobKindLabel(j.kind)}</td>
                     <td className="px-3 py-2">
-                      <Badge tone={TONE[j.status]}>{j.status}</Badge>
+                      <Badge tone={TONE[j.status]}>{STATUS_LABELS[j.status]}</Badge>
                       {j.cancel_requested && j.status === 'running' ? <span className="ml-1 text-xs text-amber-800">stopping…</span> : null}
                     </td>
                     <td className="px-3 py-2">
                       <Progress p={j.progress} />
                     </td>
-                    <td className="px-3 py-2">{j.started_by}</td>
+                    <td className="px-3 py-2">{startedByLabel(j.started_by)}</td>
                     <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(j.created)}</td>
                     <td className="max-w-xs px-3 py-2 break-words">{j.error ? <span className="text-red-700">{j.error}</span> : j.result}</td>
                     <td className="px-3 py-2">
                       {j.cancellable && !j.cancel_requested ? (
-                        <Button onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending} aria-label={`Cancel ${j.kind}`}>
+                        <Button onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending} aria-label={`Cancel ${jobKindLabel(j.kind)}`}>
                           Cancel
                         </Button>
                       ) : null}
@@ -166,7 +178,7 @@ export default function JobsPage() {
               {schedules.data.results.map((s) => (
                 <tr key={s.name} className="border-t border-slate-100 align-top">
                   <td className="px-3 py-2">
-                    <p className="font-medium">{s.name}</p>
+                    <p className="font-medium">{jobKindLabel(s.kind)}</p>
                     <p className="text-xs text-slate-500">{s.description}</p>
                   </td>
                   <td className="px-3 py-2">
