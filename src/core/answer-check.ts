@@ -22,6 +22,9 @@ export interface AnswerMismatch {
 
 const mismatches: AnswerMismatch[] = [];
 
+/** The message a mismatch is logged with (tests of `cairn serve` processes look for it in their output). */
+export const ANSWER_MISMATCH = 'answer does not match its documented schema';
+
 /** The mismatches seen since the last call, in this process. */
 export function takeAnswerMismatches(): AnswerMismatch[] {
   return mismatches.splice(0);
@@ -71,7 +74,7 @@ export function registerAnswerCheck(app: FastifyInstance): void {
     if (errors.length) {
       const mismatch = { method: req.method, route, status, errors };
       mismatches.push(mismatch);
-      req.log.error({ mismatch }, 'answer does not match its documented schema');
+      req.log.error({ mismatch }, ANSWER_MISMATCH);
     }
     return payload;
   });

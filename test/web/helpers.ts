@@ -2,6 +2,7 @@
 // its own copy of web/dist so a test can publish a "new build"), Debian's chromium through playwright-core, and
 // screenshots under test/web/screenshots/ (gitignored) to look at.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { ANSWER_MISMATCH } from '../../src/core/answer-check.ts';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -136,6 +137,10 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
       await exited;
       await dropDatabase?.();
       rmSync(tmp, { recursive: true, force: true });
+      // The server checks its answers against their documented schemas (CAIRN_CHECK_ANSWERS, src/core/answer-check.ts)
+      // and logs each mismatch: what the UI asked of it must be answered as the API documents it.
+      const strayed = output.split('\n').filter((line) => line.includes(ANSWER_MISMATCH));
+      if (strayed.length) throw new Error(`cairn serve answered ${strayed.length} time(s) outside its documented schemas:\n${strayed.slice(0, 5).join('\n')}`);
     },
   };
 }
