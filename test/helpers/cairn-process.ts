@@ -1,6 +1,7 @@
 // The `cairn` command as real processes for tests: one-shot commands and a `cairn serve` that is waited on until
 // it answers /api/health/. The caller builds the environment (which database, data directory, allow-list), so
 // each suite says what its processes see.
+import { ANSWER_MISMATCH } from '../../src/core/answer-check.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -88,7 +89,11 @@ export async function startServe({ cwd, env }: CairnProcessOptions): Promise<Cai
     output: () => out,
     stop: async () => {
       if (exitCode === undefined) child.kill('SIGTERM');
-      return exited;
+      const code = await exited;
+      // Each answer that strayed from its documented schema was logged (src/core/answer-check.ts).
+      const strayed = out.split('\n').filter((line) => line.includes(ANSWER_MISMATCH));
+      if (strayed.length) throw new Error(`cairn serve answered ${strayed.length} time(s) outside its documented schemas:\n${strayed.slice(0, 5).join('\n')}`);
+      return code;
     },
   };
 }
