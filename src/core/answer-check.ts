@@ -1,9 +1,9 @@
 // Checks JSON answers against what the OpenAPI document says of them. The document is what client generators and
 // scripts are written from: an answer with a value its schema does not allow (a null where an enum is documented)
 // or a field it does not list breaks a strict generated client on valid data. With CAIRN_CHECK_ANSWERS=1 (the test
-// suite sets it) every 2xx JSON answer of a documented route is checked against its route's schema, and every
-// error of /api/ against the one error envelope (openapi-contract.ts); each mismatch is logged and kept for
-// takeAnswerMismatches (the suite fails the test that caused it).
+// suite sets it) every 2xx JSON answer of a documented route is checked against its route's schema, every error
+// of /api/ against the one error envelope (openapi-contract.ts), and every body a route took against its documented
+// body schema; each mismatch is logged and kept for takeAnswerMismatches (the suite fails the test that caused it).
 //
 // The check is stricter than the document in one way: an object schema that lists its properties and does not say
 // `additionalProperties` is read as closed, so a field the route answers but does not document is caught. A schema
@@ -51,26 +51,33 @@ export function registerAnswerCheck(app: FastifyInstance): void {
     if (!validate) compiled.set(schema, (validate = ajv.compile(closed(schema) as object)));
     return validate;
   };
+  const mismatchesOf = (schema: object, value: unknown, where: string): string[] => {
+    const validate = validatorOf(schema);
+    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${where}${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+  };
   app.addHook('onSend', async (req, reply, payload) => {
     const status = reply.statusCode;
-    const responses = req.routeOptions.schema?.response as Record<string, object> | undefined;
+    const routeSchema = req.routeOptions.schema;
+    const responses = routeSchema?.response as Record<string, object> | undefined;
+    const route = req.routeOptions.url ?? req.url;
+    const errors: string[] = [];
+    // A body the route took must be one its documented body schema allows: a generated client cannot send
+    // what its types forbid (the generic routes' bodies are checked by the registry, not by that schema).
+    const ok = status >= 200 && status < 300;
+    if (ok && routeSchema?.body && req.body !== undefined && req.body !== null && typeof req.body === 'object' && !Buffer.isBuffer(req.body)) {
+      errors.push(...mismatchesOf(routeSchema.body as object, req.body, 'request body '));
+    }
     // Every error of the API is the one envelope; a success is what its route documents. Routes without documented
     // answers are not API operations (the web UI's files, the reference's own pages).
     const failed = status >= 400 && req.url.startsWith('/api/');
-    if (!failed && (!responses || status < 200 || status >= 300 || status === 204)) return payload;
-    if (!String(reply.getHeader('content-type') ?? '').includes('application/json')) return payload;
     const text = Buffer.isBuffer(payload) ? payload.toString() : typeof payload === 'string' ? payload : null;
-    if (text === null) return payload;
-    const route = req.routeOptions.url ?? req.url;
-    // An error is the envelope unless its route documents that answer itself (health's 503 is a health answer).
-    const own = responses?.[status] ?? responses?.[`${String(status)[0]}xx`] ?? responses?.default;
-    const schema = failed ? (responses?.[status] ?? errorSchema) : own;
-    const errors = !schema
-      ? [`${status} is not a documented answer of this route`]
-      : (() => {
-          const validate = validatorOf(schema);
-          return validate(JSON.parse(text)) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-        })();
+    const json = String(reply.getHeader('content-type') ?? '').includes('application/json') && text !== null;
+    if (json && (failed || (responses && ok && status !== 204))) {
+      // An error is the envelope unless its route documents that answer itself (health's 503 is a health answer).
+      const schema = failed ? (responses?.[status] ?? errorSchema) : (responses![status] ?? responses![`${String(status)[0]}xx`] ?? responses!.default);
+      if (!schema) errors.push(`${status} is not a documented answer of this route`);
+      else errors.push(...mismatchesOf(schema, JSON.parse(text), ''));
+    }
     if (errors.length) {
       const mismatch = { method: req.method, route, status, errors };
       mismatches.push(mismatch);
