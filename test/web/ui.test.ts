@@ -101,8 +101,22 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     // The other custom fields kept their values (the form sends only what was touched).
     for (const [k, v] of Object.entries(device.custom_fields)) if (k !== 'snmp_v3') expect(after.custom_fields[k]).toEqual(v);
     // The change log tab shows the change.
+    // In words: the custom field by its label on a row of its own, its values as the overview shows them, related
+    // objects by name (the log keeps their ids), no codes and no ids.
+    const platform = await server.api<Row>('POST', '/api/platforms/', { name: 'Web log OS', slug: 'web-log-os' });
+    expect(platform.status).toBe(201);
+    expect((await server.api<Device>('PATCH', `/api/devices/${device.id}/`, { platform: platform.body.id })).status).toBe(200);
+    await page.reload();
     await page.getByRole('tab', { name: 'Change log' }).click();
-    await page.getByRole('cell', { name: 'custom_fields' }).first().waitFor();
+    const flag = page.locator('[data-change="update"] [data-field="custom_fields.snmp_v3"]').first();
+    await flag.waitFor();
+    expect(await flag.locator('th').innerText()).toBe('SNMPv3');
+    expect(await flag.locator('td').nth(1).innerText()).toContain(before ? 'No' : 'Yes');
+    const platformRow = page.locator('[data-change="update"] [data-field="platform"]').first();
+    await expectText(platformRow.locator('td').nth(1), 'Web log OS');
+    expect(await platformRow.locator('th').innerText()).toBe('Platform');
+    const log = await page.locator('ol').last().innerText();
+    expect(log).not.toMatch(/custom_fields|[0-9a-f]{8}-[0-9a-f]{4}-/);
     await shot(page, '06-change-log');
   });
 

@@ -1,22 +1,62 @@
-// Change log: who changed the object, when, and which fields went from what to what.
+// Change log: who changed the object, when, and which fields went from what to what: each field by its label,
+// each custom field on a row of its own, related objects by name (the log stores their ids), choices by label.
 import { useQuery } from '@tanstack/react-query';
 import { get } from '../../api/client.ts';
-import type { Page } from '../../api/types.ts';
+import { useChoices, useListFields, useModels } from '../../api/hooks.ts';
+import type { ApiObject, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge } from '../../components/ui.tsx';
-import { formatDateTime } from '../../components/Value.tsx';
+import { Value, formatDateTime } from '../../components/Value.tsx';
+import { allColumns } from '../list/columns.ts';
 
 type Snapshot = Record<string, unknown> | null;
+type Column = ReturnType<typeof allColumns>[number];
 
-function show(v: unknown): string {
-  if (v === null || v === undefined) return '—';
-  return typeof v === 'string' ? v : JSON.stringify(v);
+interface ChangedField {
+  key: string;
+  before: unknown;
+  after: unknown;
 }
 
-function changedKeys(before: Snapshot, after: Snapshot): string[] {
-  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
-  return [...keys].filter((k) => k !== 'last_updated' && JSON.stringify(before?.[k]) !== JSON.stringify(after?.[k])).sort();
+const CUSTOM = 'custom_fields';
+const ACTION_LABELS: Record<string, string> = { create: 'Created', update: 'Updated', delete: 'Deleted' };
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}
+
+function asObject(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** The fields an update changed; custom fields one by one, as `custom_fields.<name>`. */
+export function changedFields(before: Snapshot, after: Snapshot): ChangedField[] {
+  const keys = [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])].filter((k) => k !== 'last_updated');
+  const out: ChangedField[] = [];
+  for (const key of keys.sort()) {
+    if (same(before?.[key], after?.[key])) continue;
+    if (key !== CUSTOM) {
+      out.push({ key, before: before?.[key] ?? null, after: after?.[key] ?? null });
+      continue;
+    }
+    const was = asObject(before?.[key]);
+    const now = asObject(after?.[key]);
+    for (const name of [...new Set([...Object.keys(was), ...Object.keys(now)])].sort()) {
+      if (!same(was[name], now[name])) out.push({ key: `${CUSTOM}.${name}`, before: was[name] ?? null, after: now[name] ?? null });
+    }
+  }
+  return out;
+}
+
+function fallbackLabel(key: string): string {
+  const words = key.replace(/^custom_fields\./, '').replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function show(v: unknown): string {
+  if (v === null || v === undefined || v === '') return '—';
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
 export function ChangeLogTab({ model, object }: DetailTabProps) {
@@ -24,47 +64,87 @@ export function ChangeLogTab({ model, object }: DetailTabProps) {
     queryKey: ['changes', model.model, object.id],
     queryFn: () => get<Page>('/api/changes/', { object_type: model.model, object_id: object.id, ordering: '-time', limit: 100 }),
   });
-  if (changes.isLoading) return <Loading />;
+  const fields = useListFields(model.path);
+  const vocabularies = useChoices();
+  const models = useModels();
+  const columns = new Map<string, Column>((fields.data ? allColumns(fields.data) : []).map((c) => [c.key, c]));
+  const rows = (changes.data?.results ?? []).map((c) => ({
+    change: c,
+    fields: c.action === 'update' ? changedFields((c.before ?? null) as Snapshot, (c.after ?? null) as Snapshot) : [],
+  }));
+  // The log keeps a related object's id: each related model's objects are read once, by id, to show their names.
+  const wanted = new Map<string, Set<string>>();
+  for (const { fields: changed } of rows) {
+    for (const f of changed) {
+      const column = columns.get(f.key);
+      if (column?.kind !== 'object' || !column.related) continue;
+      for (const v of [f.before, f.after]) if (typeof v === 'string' && v) wanted.set(column.related, (wanted.get(column.related) ?? new Set()).add(v));
+    }
+  }
+  const lookups = [...wanted].map(([related, ids]) => ({ related, path: models.data?.find((m) => m.model === related)?.path, ids: [...ids].sort() }));
+  const related = useQuery({
+    queryKey: ['change-log-related', lookups.map((l) => [l.related, l.ids])],
+    enabled: lookups.length > 0 && !!models.data,
+    queryFn: async () => {
+      const found = new Map<string, ApiObject>();
+      for (const l of lookups) {
+        // A model the caller may not list keeps its ids hidden: the value shows as a dash.
+        if (!l.path) continue;
+        const page = await get<Page>(l.path, { id__in: l.ids.join(','), limit: l.ids.length }).catch(() => null);
+        for (const o of page?.results ?? []) found.set(o.id, o);
+      }
+      return found;
+    },
+  });
+  if (changes.isLoading || fields.isLoading) return <Loading />;
   if (changes.error) return <ErrorState error={changes.error} retry={() => void changes.refetch()} />;
   if (!changes.data?.results.length) return <Empty title="No recorded changes" />;
+
+  const cell = (f: ChangedField, v: unknown) => {
+    const column = columns.get(f.key);
+    if (!column) return show(v);
+    if (column.kind === 'object') {
+      if (v === null || v === undefined || v === '') return '—';
+      const found = typeof v === 'string' ? related.data?.get(v) : undefined;
+      // Not (yet) found: the object was deleted since, or is out of reach; never its raw id.
+      return found ? <Value value={found} kind="object" related={column.related} /> : <span className="text-slate-500">{related.isLoading ? '…' : 'an object no longer shown'}</span>;
+    }
+    return <Value value={v} kind={column.kind} related={column.related} options={column.options ?? (column.choices ? vocabularies.data?.[column.choices] : undefined)} />;
+  };
+
   return (
     <ol className="space-y-3">
-      {changes.data.results.map((c) => {
-        const before = (c.before ?? null) as Snapshot;
-        const after = (c.after ?? null) as Snapshot;
-        const keys = c.action === 'update' ? changedKeys(before, after) : [];
-        return (
-          <li key={c.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm">
-            <div className="flex flex-wrap items-center gap-2">
-              <Badge tone={c.action === 'delete' ? 'red' : c.action === 'create' ? 'green' : 'sky'}>{String(c.action)}</Badge>
-              <span className="font-medium">{String(c.username ?? 'system')}</span>
-              <time className="text-slate-500" dateTime={String(c.time)}>
-                {formatDateTime(String(c.time))}
-              </time>
-            </div>
-            {keys.length ? (
-              <table className="mt-2 w-full text-xs">
-                <thead className="text-left text-slate-500">
-                  <tr>
-                    <th scope="col" className="py-1 pr-2 font-medium">Field</th>
-                    <th scope="col" className="py-1 pr-2 font-medium">Before</th>
-                    <th scope="col" className="py-1 font-medium">After</th>
+      {rows.map(({ change: c, fields: changed }) => (
+        <li key={c.id} className="rounded-lg border border-slate-200 bg-white p-3 text-sm" data-change={String(c.action)}>
+          <div className="flex flex-wrap items-center gap-2">
+            <Badge tone={c.action === 'delete' ? 'red' : c.action === 'create' ? 'green' : 'sky'}>{ACTION_LABELS[String(c.action)] ?? String(c.action)}</Badge>
+            <span className="font-medium">{String(c.username ?? 'system')}</span>
+            <time className="text-slate-500" dateTime={String(c.time)}>
+              {formatDateTime(String(c.time))}
+            </time>
+          </div>
+          {changed.length ? (
+            <table className="mt-2 w-full table-fixed text-xs">
+              <thead className="text-left text-slate-500">
+                <tr>
+                  <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
+                  <th scope="col" className="py-1 pr-2 font-medium">Before</th>
+                  <th scope="col" className="py-1 font-medium">After</th>
+                </tr>
+              </thead>
+              <tbody>
+                {changed.map((f) => (
+                  <tr key={f.key} className="border-t border-slate-100 align-top" data-field={f.key}>
+                    <th scope="row" className="py-1 pr-2 text-left font-medium">{columns.get(f.key)?.label ?? fallbackLabel(f.key)}</th>
+                    <td className="py-1 pr-2 break-all text-red-800">{cell(f, f.before)}</td>
+                    <td className="py-1 break-all text-green-800">{cell(f, f.after)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {keys.map((k) => (
-                    <tr key={k} className="border-t border-slate-100 align-top">
-                      <td className="py-1 pr-2 font-mono">{k}</td>
-                      <td className="py-1 pr-2 break-all text-red-800">{show(before?.[k])}</td>
-                      <td className="py-1 break-all text-green-800">{show(after?.[k])}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ) : null}
-          </li>
-        );
-      })}
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+        </li>
+      ))}
     </ol>
   );
 }
