@@ -118,6 +118,16 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     const log = await page.locator('ol').last().innerText();
     expect(log).not.toMatch(/custom_fields|[0-9a-f]{8}-[0-9a-f]{4}-/);
     await shot(page, '06-change-log');
+    // The list of every change (Logs › Changes) names the kind and the object, links the object, shows no ids.
+    await page.goto(`${server.url}/objects/core.objectchange`);
+    const link = page.getByRole('link', { name: 'web-created-1', exact: true }).first();
+    await link.waitFor();
+    expect(await page.locator('[data-object-type="dcim.device"]').first().innerText()).toBe('Device');
+    const table = await page.locator('table').first().innerText();
+    expect(table).not.toMatch(/dcim\.device|[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await shot(page, '06b-change-list');
+    await link.click();
+    await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
   });
 
   it("sets a device's primary IPv4 by typing its address: the picker offers the device's own addresses", async () => {

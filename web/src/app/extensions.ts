@@ -81,6 +81,17 @@ export function defaultColumnsFor(model: string): string[] {
   return defaultColumnKeys.get(model) ?? [];
 }
 
+const hiddenColumnKeys = new Map<string, string[]>();
+
+/** Leaves a column out of a model's default list columns (an id few read); the column picker still offers it. */
+export function registerColumnHiddenByDefault(model: string, key: string): void {
+  hiddenColumnKeys.set(model, [...(hiddenColumnKeys.get(model) ?? []), key]);
+}
+
+export function hiddenColumnsFor(model: string): string[] {
+  return hiddenColumnKeys.get(model) ?? [];
+}
+
 export function registerNavItem(item: NavItem): void {
   navItems.push(item);
 }

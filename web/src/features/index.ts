@@ -17,6 +17,7 @@ import * as system from './system/index.ts';
 import * as ipam from './ipam/index.ts';
 import * as racks from './racks/index.ts';
 import * as cabling from './cabling/index.ts';
+import * as changes from './changes/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -29,6 +30,7 @@ const features: Feature[] = [
   ipam,
   racks,
   cabling,
+  changes,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

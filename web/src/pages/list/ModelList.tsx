@@ -9,7 +9,7 @@ import { get } from '../../api/client.ts';
 import { useChoices, useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
 import type { ApiObject, ModelInfo, Page } from '../../api/types.ts';
 import { paths } from '../../app/paths.ts';
-import { cellRendererFor, defaultColumnsFor } from '../../app/extensions.ts';
+import { cellRendererFor, defaultColumnsFor, hiddenColumnsFor } from '../../app/extensions.ts';
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Button } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
@@ -54,7 +54,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
   const chosen = useMemo(() => {
     if (!listFields.data) return [];
     const saved = (pref.columns ?? []).filter((k) => columnsAll.some((c) => c.key === k));
-    return saved.length ? saved : defaultColumns(listFields.data, defaultColumnsFor(model.model));
+    return saved.length ? saved : defaultColumns(listFields.data, defaultColumnsFor(model.model), hiddenColumnsFor(model.model));
   }, [listFields.data, pref.columns, columnsAll, model.model]);
 
   const setOrdering = (key: string) => {

@@ -45,9 +45,9 @@ export function allColumns(fields: ListFields): ColumnDef[] {
 }
 
 /** The first plain columns, then the columns a feature asks to show by default (`always`) when the list offers them. */
-export function defaultColumns(fields: ListFields, always: readonly string[] = []): string[] {
+export function defaultColumns(fields: ListFields, always: readonly string[] = [], hidden: readonly string[] = []): string[] {
   const plain = fields.fields
-    .filter((f) => f.kind !== 'longtext' && f.kind !== 'auto' && f.key !== 'created' && f.key !== 'last_updated')
+    .filter((f) => f.kind !== 'longtext' && f.kind !== 'auto' && f.key !== 'created' && f.key !== 'last_updated' && !hidden.includes(f.key))
     .slice(0, 7)
     .map((f) => f.key);
   const extra = always.filter((k) => !plain.includes(k) && fields.fields.some((f) => f.key === k));
