@@ -80,7 +80,8 @@ export function registerAnswerCheck(app: FastifyInstance): void {
     }
     if (errors.length) {
       const mismatch = { method: req.method, route, status, errors };
-      mismatches.push(mismatch);
+      // Kept for a test to take; a server run with the check on (by hand) keeps the log lines, not an endless list.
+      if (mismatches.length < 1000) mismatches.push(mismatch);
       req.log.error({ mismatch }, ANSWER_MISMATCH);
     }
     return payload;

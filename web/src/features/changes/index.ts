@@ -7,3 +7,5 @@ registerCellRenderer('core.objectchange', 'object_type', ObjectTypeCell);
 registerCellRenderer('core.objectchange', 'object_repr', ChangedObjectCell);
 registerColumnHiddenByDefault('core.objectchange', 'object_id');
 registerColumnHiddenByDefault('core.objectchange', 'request_id');
+// Journal entries name the kind of object they are written on the same way.
+registerCellRenderer('core.journalentry', 'object_type', ObjectTypeCell);
