@@ -8,7 +8,7 @@ import ipaddr from 'ipaddr.js';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { modelAllows, scopeCondition } from '../core/access.ts';
-import { getModel } from '../core/registry.ts';
+import { fieldLabel, getModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { displaysOf, objectUrl, type Row } from '../core/crud/serialize.ts';
 import { searchableModel, searchableModels, type SearchableModel } from './fields.ts';
@@ -38,7 +38,18 @@ export interface SearchResult {
   display: string;
   url: string;
   matched_field: string;
+  /** The matched field as a person reads it: its label (DNS name), or the custom field's name. */
+  matched_label: string;
   score: number;
+}
+
+/** The label of a matched field of `type`: the model field's label; `cf.<name>` is the custom field <name>. */
+export function matchedLabel(type: string, field: string): string {
+  if (field.startsWith('cf.')) return `Custom field ${field.slice(3)}`;
+  const def = getModel(type)?.fields[field];
+  if (def) return fieldLabel(field, def);
+  const words = field.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function single(raw: unknown): string | undefined {
@@ -155,6 +166,7 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
     display: shown.get(r.object_id) ?? r.display,
     url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
     matched_field: r.field,
+    matched_label: matchedLabel(r.object_type, r.field),
     score: Math.round(r.score * 1000) / 1000,
   }));
 }

@@ -39,6 +39,7 @@ export function registerSearchRoutes(app: FastifyInstance): void {
                   display: { type: 'string' },
                   url: { type: 'string' },
                   matched_field: { type: 'string', description: 'The field that matched; custom fields as cf.<name>.' },
+                  matched_label: { type: 'string', description: 'The field that matched as the UI names it (DNS name; Custom field <name>).' },
                   score: { type: 'number', description: '1 exact, 0.8–0.9 prefix, lower: inside a word or similar.' },
                 },
               },

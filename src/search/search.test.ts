@@ -11,7 +11,7 @@ import { extensionState } from './support.ts';
 
 let h: Harness;
 let b: Basics;
-interface Hit { object_type: string; id: string; display: string; url: string; matched_field: string; score: number }
+interface Hit { object_type: string; id: string; display: string; url: string; matched_field: string; matched_label: string; score: number }
 
 async function find(who: Parameters<Harness['as']>[0], query: string): Promise<Hit[]> {
   const res = await h.as(who).get(`/api/search/?${query}`);
@@ -48,8 +48,9 @@ describe('search', () => {
     expect(hits[1]!.score).toBeGreaterThan(hits[2]!.score);
     const ext = await extensionState(h.database.db);
     if (ext.unaccent) expect((await find('alice', q('zurich'))).map((x) => x.id)).toContain(prefixed.id);
-    expect(await find('alice', q('sn-77-alpha'))).toMatchObject([{ id: prefixed.id, matched_field: 'serial', score: 0.98 }]);
-    expect((await find('alice', q('AT-55'))).find((x) => x.id === prefixed.id)?.matched_field).toBe('asset_tag');
+    // The matched field as a person reads it: its label, not its key.
+    expect(await find('alice', q('sn-77-alpha'))).toMatchObject([{ id: prefixed.id, matched_field: 'serial', matched_label: 'Serial number', score: 0.98 }]);
+    expect((await find('alice', q('AT-55'))).find((x) => x.id === prefixed.id)).toMatchObject({ matched_field: 'asset_tag', matched_label: 'Asset tag' });
   });
 
   it('looks for typos only when substrings do not fill the page', async () => {
@@ -119,7 +120,7 @@ describe('search', () => {
     expect((await find('alice', q('3071')))[0]).toMatchObject({ id: vlan.id, matched_field: 'vid', score: 0.98 });
     await created(h.as('alice'), '/api/custom-fields/', { name: 'owner_team', type: 'text', object_types: ['dcim.device'] });
     const dev = await createDevice(h.as('alice'), b, 'cf-holder', { custom_fields: { owner_team: 'Plasmatronics' } });
-    expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team' });
+    expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team', matched_label: 'Custom field owner_team' });
   });
 
   it('follows updates, bulk updates and deletes (cascades included), and indexes materialised components', async () => {

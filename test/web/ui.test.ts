@@ -241,6 +241,10 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await page.keyboard.press('Enter');
     const result = page.getByRole('link', { name: target.name, exact: true });
     await result.waitFor();
+    // Each hit names its kind and the field it matched as people read them (Device, Name; not device, name).
+    const hit = await page.locator('li', { has: result }).first().innerText();
+    expect(hit).toContain('Device');
+    expect(hit).toContain('matched Name');
     await shot(page, '10-global-search');
     await result.focus();
     await page.keyboard.press('Enter');

@@ -15,6 +15,7 @@ interface SearchHit {
   id: string;
   display: string;
   matched_field?: string;
+  matched_label?: string;
   score?: number;
 }
 
@@ -48,7 +49,10 @@ export default function SearchPage() {
       }
     },
   });
-  const labelOf = (type: string) => models.data?.find((m) => m.model === type)?.label ?? type;
+  const labelOf = (type: string) => {
+    const label = models.data?.find((m) => m.model === type)?.label ?? type.split('.').pop() ?? type;
+    return label.charAt(0).toUpperCase() + label.slice(1);
+  };
   return (
     <div>
       <PageHeader title="Search" subtitle={q ? `Results for “${q}”` : 'Type in the search box at the top.'} />
@@ -67,7 +71,7 @@ export default function SearchPage() {
                   <Link to={paths.detail(hit.object_type, hit.id)} className="font-medium text-sky-700 hover:underline">
                     {hit.display}
                   </Link>
-                  {hit.matched_field ? <span className="text-xs text-slate-500">matched {hit.matched_field}</span> : null}
+                  {hit.matched_field ? <span className="text-xs text-slate-500">matched {hit.matched_label ?? hit.matched_field}</span> : null}
                 </li>
               ))}
             </ul>
