@@ -169,7 +169,8 @@ describe('API reference', () => {
       for (const key of ['anyOf', 'oneOf', 'allOf'] as const) if (Array.isArray(schema[key])) return (schema[key] as Array<Record<string, unknown>>).some(shapeless);
       if (schema.type === 'array') return shapeless(schema.items as Record<string, unknown> | undefined);
       // An object of named values (groups, vocabularies) says what each value is.
-      return schema.type === 'object' && !schema.properties && (schema.additionalProperties === undefined || schema.additionalProperties === true);
+      const listed = schema.properties !== undefined && Object.keys(schema.properties as object).length > 0;
+      return schema.type === 'object' && !listed && (schema.additionalProperties === undefined || schema.additionalProperties === true);
     };
     const vague = ops.filter(({ op }) =>
       Object.entries(op.responses).some(([status, r]) => /^2\d\d$/.test(status) && shapeless(r.content?.['application/json']?.schema as Record<string, unknown> | undefined) && r.content?.['application/json'] !== undefined),

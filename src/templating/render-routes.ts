@@ -28,7 +28,56 @@ const renderQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-const fileEntry = Type.Object({}, { additionalProperties: true });
+/** The last push recorded for a file (config-pushed), or null. */
+const pushState = Type.Union([
+  Type.Object(
+    {
+      sha256: Type.String(),
+      at: Type.String({ format: 'date-time' }),
+      by: Type.String(),
+      source: Type.String(),
+      note: Type.String(),
+      has_output: Type.Boolean({ description: 'Whether the pushed text was recorded (then drift shows a diff).' }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Null(),
+]);
+/** One rendered file: where it goes, what made it, its hash, and how it compares with the last push. */
+const fileEntry = Type.Object(
+  {
+    path: Type.String({ description: 'The target path on the device (bundles), or the template name.' }),
+    template: Type.String(),
+    template_id: Type.String({ format: 'uuid' }),
+    output: Type.Optional(Type.String({ description: 'The rendered text (left out with hashes=1).' })),
+    sha256: Type.String(),
+    pushed: pushState,
+    drift: Type.Union([Type.Boolean(), Type.Null()], { description: 'True when it differs from the last push; null when never pushed.' }),
+    diff: Type.Optional(Type.String({ description: 'A unified diff against the pushed text, when it drifted and the text was recorded.' })),
+  },
+  { additionalProperties: false },
+);
+const bundleFiles = Type.Object(
+  { bundle: Type.Union([Type.String(), Type.Null()]), files: Type.Record(Type.String(), fileEntry, { description: 'By target path.' }) },
+  { additionalProperties: false },
+);
+/** A push as the history lists it (without its text). */
+const pushRecord = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    path: Type.String(),
+    template_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    bundle: Type.Union([Type.String(), Type.Null()]),
+    sha256: Type.String(),
+    has_output: Type.Boolean(),
+    pushed_by: Type.String(),
+    source: Type.String(),
+    note: Type.String(),
+    pushed_at: Type.String({ format: 'date-time' }),
+    deploy_run: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
 /** The grant reveal-psk needs (the keychain model's permission prefix, `reveal`). */
 const KEYCHAIN_REVEAL = 'keychain.reveal';
 const SUBJECT_MODELS = { device: 'dcim.device', vm: 'virtualization.virtualmachine' } as const;
@@ -90,7 +139,15 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         },
         { additionalProperties: true },
       ),
-      response: { 200: { type: 'object', properties: { devices: { type: 'object', additionalProperties: true }, skipped: { type: 'object', additionalProperties: { type: 'string' } } } } },
+      response: {
+        200: Type.Object(
+          {
+            devices: Type.Record(Type.String(), Type.Object({ name: Type.String(), files: Type.Record(Type.String(), fileEntry) }, { additionalProperties: false }), { description: 'By device id.' }),
+            skipped: Type.Record(Type.String(), Type.String(), { description: 'By device id: why it was not rendered.' }),
+          },
+          { additionalProperties: false },
+        ),
+      },
     },
     preParsing: mayOnSubject('device', 'view'),
     handler: async (req, reply) => {
@@ -136,7 +193,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         summary: `Render the bound template, a template or a bundle for one ${kind === 'device' ? 'device' : 'virtual machine'}`,
         params: idParams,
         querystring: renderQuery,
-        response: { 200: { description: 'A file entry; with a bundle {bundle, files: {path: entry}}; with archive=tar a tarball.', ...fileEntry } },
+        response: { 200: Type.Union([fileEntry, bundleFiles], { description: 'A file entry; with a bundle {bundle, files: {path: entry}}; with archive=tar a tarball.' }) },
       },
       preParsing: mayOnSubject(kind, 'view'),
       handler: (req, reply) => renderRoute(req, reply, kind),
@@ -178,7 +235,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: listEnvelopeSchema({ type: 'object', additionalProperties: true }) },
+        response: { 200: listEnvelopeSchema(pushRecord) },
       },
       preParsing: mayOnSubject(kind, 'view'),
       handler: async (req) => {
