@@ -7,6 +7,7 @@ import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
 import { callerTenant, scopeCondition } from '../core/access.ts';
 import { briefObject, type Row } from '../core/crud/serialize.ts';
+import { briefSchema } from '../core/crud/schemas.ts';
 import { materializePorts } from './port-materialize.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 
@@ -48,7 +49,7 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
 export const primaryIpField: ComputedField = {
   label: 'Primary IP',
   kind: 'ip',
-  schema: { type: ['object', 'null'], additionalProperties: true },
+  schema: { anyOf: [briefSchema, { type: 'null' }] },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     const addressModel = getModel('ipam.ipaddress');

@@ -4,11 +4,12 @@ import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { scopeCondition } from '../core/access.ts';
 import { briefFromJson, briefJson, briefObject, type Row } from '../core/crud/serialize.ts';
+import { briefSchema } from '../core/crud/schemas.ts';
 
 export const natOutsideField: ComputedField = {
   label: 'NAT (outside)',
   kind: 'objects',
-  schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  schema: { type: 'array', items: briefSchema },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     for (const r of rows) out.set(String(r.id), []);

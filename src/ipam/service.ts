@@ -8,6 +8,7 @@ import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { callerTenant, sameTenant, scopeCondition } from '../core/access.ts';
 import { briefFromJson, briefJson, briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
+import { briefSchema } from '../core/crud/schemas.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import { prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 
@@ -181,7 +182,7 @@ export async function checkVlanMode(
 export const containingPrefixField: ComputedField = {
   label: 'Prefix',
   kind: 'object',
-  schema: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] },
+  schema: { anyOf: [briefSchema, { type: 'null' }] },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     if (rows.length === 0) return out;
@@ -308,7 +309,7 @@ function interfaceBriefJson(ctx: RequestContext, owner: InterfaceOwner, id: RawB
 export const assignedObjectField: ComputedField = {
   label: 'Assigned object',
   kind: 'object',
-  schema: { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'null' }] },
+  schema: { anyOf: [briefSchema, { type: 'null' }] },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
     const ifaceIds = [...new Set(rows.map((r) => r.assigned_interface_id).filter((v): v is string => typeof v === 'string'))];
