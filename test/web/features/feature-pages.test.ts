@@ -215,6 +215,8 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await meter.waitFor();
     expect(await meter.getAttribute('aria-valuenow')).toBe('83.3');
     await hasText(page.locator('main'), '10.77.0.0/29');
+    // The prefixes holding an address come closest first: no tree is drawn, so no child stands indented above its parent.
+    expect(await page.locator('main table').innerText()).not.toContain('└');
     await shot(page, 'f09-prefix-utilisation');
   });
 

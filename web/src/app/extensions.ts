@@ -36,6 +36,8 @@ export interface DetailAction {
 export interface CellRendererProps {
   row: ApiObject;
   value: unknown;
+  /** In a list: the ordering and search it shows (a cell may draw differently when rows are not in their own order). */
+  list?: { ordering?: string; q?: string };
 }
 
 export interface NavItem {

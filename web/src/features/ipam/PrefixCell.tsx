@@ -2,8 +2,18 @@
 // same); the depth is also said for screen readers.
 import type { CellRendererProps } from '../../app/extensions.ts';
 
-export function PrefixCell({ row, value }: CellRendererProps) {
-  const depth = typeof row.depth === 'number' ? row.depth : 0;
+/** A whole address or network, which the prefix list's search answers with the prefixes holding it, closest first. */
+const ADDRESS = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
+
+/** Whether the list's rows stand in tree order (parents before their children), so depth can be drawn. */
+function inTreeOrder(list: CellRendererProps['list']): boolean {
+  if (!list) return true;
+  return !list.ordering && !(list.q && ADDRESS.test(list.q.trim()) && (list.q.includes(':') || list.q.split('.').length === 4));
+}
+
+export function PrefixCell({ row, value, list }: CellRendererProps) {
+  // Sorted otherwise, or searched by an address (closest first), an indented child would stand above its parent.
+  const depth = inTreeOrder(list) && typeof row.depth === 'number' ? row.depth : 0;
   return (
     <span className="font-mono" style={{ paddingLeft: `${depth * 1.25}rem` }} title={depth ? `Inside ${depth} ${depth === 1 ? 'prefix' : 'prefixes'}` : undefined}>
       {depth ? (

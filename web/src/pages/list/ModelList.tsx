@@ -93,7 +93,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
         header: def.label,
         cell: ({ row }) => {
           const value = columnValue(row.original, key);
-          const shown = Custom ? <Custom row={row.original} value={value} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
+          const shown = Custom ? <Custom row={row.original} value={value} list={{ ordering, q }} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
           return key === openKey ? (
             <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
               {value === null || value === undefined || value === '' ? row.original.display : shown}
