@@ -128,6 +128,15 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await shot(page, '06b-change-list');
     await link.click();
     await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
+    // Journal entries name the kind of object and link it, not its id.
+    const entry = await server.api<Row>('POST', '/api/journal-entries/', { object_type: 'dcim.device', object_id: device.id, comments: 'web journal note' });
+    expect(entry.status).toBe(201);
+    await page.goto(`${server.url}/objects/core.journalentry`);
+    const open = page.getByRole('link', { name: 'Open the device' }).first();
+    await open.waitFor();
+    expect(await page.locator('table').first().innerText()).not.toMatch(/dcim\.device|[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await open.click();
+    await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
   });
 
   it("sets a device's primary IPv4 by typing its address: the picker offers the device's own addresses", async () => {

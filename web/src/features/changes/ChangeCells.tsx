@@ -32,3 +32,17 @@ export function ChangedObjectCell({ row, value }: CellRendererProps) {
     </Link>
   );
 }
+
+/** The object a journal entry is written on, as a link by its kind (the entry keeps only the object's id). */
+export function JournalObjectCell({ row }: CellRendererProps) {
+  const models = useModels();
+  const type = String(row.object_type ?? '');
+  const label = useModelLabel(type);
+  const id = typeof row.object_id === 'string' ? row.object_id : '';
+  if (!id || !models.data?.some((m) => m.model === type)) return <span>—</span>;
+  return (
+    <Link to={paths.detail(type, id)} className="text-sky-700 hover:underline">
+      Open the {label.toLowerCase()}
+    </Link>
+  );
+}

@@ -1,11 +1,12 @@
 // The change list (Logs › Changes): objects by name and kind, without the ids the log keeps (they stay on the
 // change's own page and in the column picker).
 import { registerCellRenderer, registerColumnHiddenByDefault } from '../../app/extensions.ts';
-import { ChangedObjectCell, ObjectTypeCell } from './ChangeCells.tsx';
+import { ChangedObjectCell, JournalObjectCell, ObjectTypeCell } from './ChangeCells.tsx';
 
 registerCellRenderer('core.objectchange', 'object_type', ObjectTypeCell);
 registerCellRenderer('core.objectchange', 'object_repr', ChangedObjectCell);
 registerColumnHiddenByDefault('core.objectchange', 'object_id');
 registerColumnHiddenByDefault('core.objectchange', 'request_id');
-// Journal entries name the kind of object they are written on the same way.
+// Journal entries name the kind of object they are written on the same way, and link it instead of showing its id.
 registerCellRenderer('core.journalentry', 'object_type', ObjectTypeCell);
+registerCellRenderer('core.journalentry', 'object_id', JournalObjectCell);
