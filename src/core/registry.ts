@@ -257,8 +257,8 @@ export function displayColumn(model: ModelDef): string {
   return field ? columnOf(model.displayField, field) : model.displayField;
 }
 
-export function fieldLabel(key: string, field: FieldDef): string {
-  if (field.label) return field.label;
+export function fieldLabel(key: string, field: FieldDef | undefined): string {
+  if (field?.label) return field.label;
   const words = key.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

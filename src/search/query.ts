@@ -46,10 +46,7 @@ export interface SearchResult {
 /** The label of a matched field of `type`: the model field's label; `cf.<name>` is the custom field <name>. */
 export function matchedLabel(type: string, field: string): string {
   if (field.startsWith('cf.')) return `Custom field ${field.slice(3)}`;
-  const def = getModel(type)?.fields[field];
-  if (def) return fieldLabel(field, def);
-  const words = field.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return fieldLabel(field, getModel(type)?.fields[field]);
 }
 
 function single(raw: unknown): string | undefined {

@@ -35,6 +35,18 @@ export function useModelInfo(name: string) {
   return { ...models, data: models.data?.find((m) => m.model === name) };
 }
 
+/**
+ * Names kinds of objects as people read them: `dcim.device` → Device, `routing.bgpsession` → BGP session; a kind
+ * the caller may not see (or one since removed) by its code's last word, never the whole code.
+ */
+export function useModelLabels(): (name: string) => string {
+  const models = useModels();
+  return (name) => {
+    const label = models.data?.find((m) => m.model === name)?.label ?? name.split('.').pop() ?? name;
+    return label.charAt(0).toUpperCase() + label.slice(1);
+  };
+}
+
 export function useListFields(path: string | undefined) {
   return useQuery({ ...listFieldsQuery(path ?? ''), enabled: !!path });
 }

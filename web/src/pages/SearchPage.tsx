@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { ApiError, get } from '../api/client.ts';
-import { useModels } from '../api/hooks.ts';
+import { useModelLabels, useModels } from '../api/hooks.ts';
 import type { ModelInfo, Page } from '../api/types.ts';
 import { searchRoute } from '../app/routes.ts';
 import { paths } from '../app/paths.ts';
@@ -49,10 +49,7 @@ export default function SearchPage() {
       }
     },
   });
-  const labelOf = (type: string) => {
-    const label = models.data?.find((m) => m.model === type)?.label ?? type.split('.').pop() ?? type;
-    return label.charAt(0).toUpperCase() + label.slice(1);
-  };
+  const labelOf = useModelLabels();
   return (
     <div>
       <PageHeader title="Search" subtitle={q ? `Results for “${q}”` : 'Type in the search box at the top.'} />
