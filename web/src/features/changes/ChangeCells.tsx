@@ -29,12 +29,13 @@ export function ChangedObjectCell({ row, value }: CellRendererProps) {
 export function JournalObjectCell({ row }: CellRendererProps) {
   const models = useModels();
   const type = String(row.object_type ?? '');
-  const labelOf = useModelLabels();
   const id = typeof row.object_id === 'string' ? row.object_id : '';
-  if (!id || !models.data?.some((m) => m.model === type)) return <span>—</span>;
+  // The model's own label, as it reads inside a sentence (the BGP session, not the bgp session).
+  const label = models.data?.find((m) => m.model === type)?.label;
+  if (!id || !label) return <span>—</span>;
   return (
     <Link to={paths.detail(type, id)} className="text-sky-700 hover:underline">
-      Open the {labelOf(type).toLowerCase()}
+      Open the {label}
     </Link>
   );
 }
