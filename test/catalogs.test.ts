@@ -31,7 +31,7 @@ describe('list-field catalog', () => {
       if (isCreatable(model) && model.name !== 'users.token') await gen.ensureRow(model.name, 'admin');
       const cat = await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(model.path)}`);
       expect(cat.statusCode, cat.body).toBe(200);
-      const catalog = cat.json() as { path: string; model: string; fields: Array<{ key: string; kind: string }> };
+      const catalog = cat.json() as { path: string; model: string; fields: Array<{ key: string; kind: string; options?: Array<{ value: string }> }> };
       expect(catalog.path).toBe(model.path);
       expect(catalog.model).toBe(model.name);
       const list = await h.as('admin').get(`${model.path}?limit=1`);
@@ -42,9 +42,19 @@ describe('list-field catalog', () => {
         expect(resolve(row, f.key), `${model.path} ${f.key}`).toBe(true);
         expect(['id', 'numid', 'display', 'custom_fields']).not.toContain(f.key);
         expect(f.kind).toMatch(/^(text|longtext|ip|number|percent|bool|choice|date|datetime|color|object|objects|tags|auto)$/);
+        // A choice the UI labels from `options` must find the row's value among them, or it shows a bare code.
+        const value = row[f.key];
+        if (f.options && value !== null && value !== undefined) expect(f.options.map((o) => o.value), `${model.path} ${f.key}`).toContain(String(value));
       }
     });
   }
+
+  it("an address's and a prefix's family is a choice the UI shows as IPv4 / IPv6, not 4 / 6", async () => {
+    for (const path of ['/api/prefixes/', '/api/ip-addresses/']) {
+      const catalog = (await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string; kind: string; options?: unknown }> };
+      expect(catalog.fields.find((f) => f.key === 'family'), path).toMatchObject({ kind: 'choice', options: [{ value: '4', label: 'IPv4' }, { value: '6', label: 'IPv6' }] });
+    }
+  });
 
   it('answers 404 for a path that is not a list, 403 without view permission, 401 without credentials', async () => {
     expect((await h.as('admin').get('/api/list-fields/?path=/api/nothing/')).statusCode).toBe(404);

@@ -127,7 +127,9 @@ export function listFields(model: ModelDef): ListField[] {
   for (const [key, c] of Object.entries(model.computed)) {
     if (excluded.has(key)) continue;
     const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
-    out.push({ key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' });
+    const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' };
+    if (c.options) entry.options = c.options.map(({ value, label }) => ({ value, label }));
+    out.push(entry);
   }
   if (model.timestamps && !excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields' });
   if (model.timestamps && !excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields' });

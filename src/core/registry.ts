@@ -102,6 +102,8 @@ export interface ComputedField {
   label?: string;
   /** The kind the catalogs report (e.g. 'ip', 'object', 'number'); shape documented in `schema`. */
   kind: string;
+  /** For kind 'choice': each value's label, so the UI shows "IPv4" rather than 4. */
+  options?: ReadonlyArray<{ value: string; label: string }>;
   schema: Record<string, unknown>;
   load(args: { db: Kysely<DB>; ctx: RequestContext; rows: Record<string, unknown>[]; origin: string }): Promise<Map<string, unknown>>;
   /**

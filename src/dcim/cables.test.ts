@@ -109,8 +109,8 @@ describe('statuses', () => {
   it('seeds the defaults per tenant and guards availability and defaults', async () => {
     const alice = h.as('alice');
     const list = (await alice.get('/api/statuses/?limit=100')).json();
-    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(7);
+    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
+    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(8);
     const unknown = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: ['dcim.nothing'] });
     expect(unknown.json()).toHaveProperty('available_to');
     const notAvailable = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: [], default_for: ['dcim.device'] });
@@ -125,11 +125,32 @@ describe('statuses', () => {
     expect((await alice.delete(`/api/statuses/${staged.id}/`)).statusCode).toBe(409);
   });
 
+  it('a new cable is Connected unless it says otherwise; Planned and Decommissioning fit a cable, Active does not', async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['p1', 'p2', 'p3']);
+    const x = await interfacesOf('alice', (await createDevice(alice, b, 'cs-a')).id);
+    const y = await interfacesOf('alice', (await createDevice(alice, b, 'cs-b')).id);
+    const statuses = (await alice.get('/api/statuses/?limit=100')).json().results as Array<{ id: string; slug: string }>;
+    const idOf = (slug: string) => statuses.find((s) => s.slug === slug)!.id;
+    const plain = await created(alice, '/api/cables/', { a_terminations: [x.p1!.id], b_terminations: [y.p1!.id] });
+    expect(plain.status).toMatchObject({ slug: 'connected', name: 'Connected' });
+    const planned = await created(alice, '/api/cables/', { a_terminations: [x.p2!.id], b_terminations: [y.p2!.id], status: idOf('planned') });
+    expect(planned.status).toMatchObject({ slug: 'planned' });
+    const active = await alice.post('/api/cables/', { a_terminations: [x.p3!.id], b_terminations: [y.p3!.id], status: idOf('active') });
+    expect(active.statusCode).toBe(400);
+    expect(active.json().status[0]).toMatch(/not available to dcim\.cable/);
+    expect((await alice.patch(`/api/cables/${planned.id}/`, { status: idOf('decommissioning') })).json().status).toMatchObject({ slug: 'decommissioning' });
+    // Bulk creation takes the default too.
+    const bulk = await alice.post('/api/cables/', [{ a_terminations: [x.p3!.id], b_terminations: [y.p3!.id] }]);
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    expect(bulk.json()[0].status).toMatchObject({ slug: 'connected' });
+  });
+
   it('gives a tenant created through the API its default statuses', async () => {
     const res = await h.as('admin').post('/api/tenants/', { name: 'Gamma', slug: 'gamma' });
     expect(res.statusCode, res.body).toBe(201);
     const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
-    expect(rows.map((r) => r.slug)).toEqual(['active', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
+    expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
     expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange']);
   });
 });

@@ -138,6 +138,7 @@ export const platformModel = defineModel({
 });
 
 const deviceStatus = statusHooks('dcim.device');
+const cableStatus = statusHooks('dcim.cable');
 
 export const deviceModel = defineModel({
   name: 'dcim.device',
@@ -291,9 +292,10 @@ export const cableModel = defineModel({
   defaultOrdering: ['numid'],
   hooks: {
     async validate(args) {
-      await statusHooks('dcim.cable').validate(args);
+      await cableStatus.validate(args);
       await checkCableTerminations(args);
     },
+    afterCreate: (args) => cableStatus.afterCreate(args),
   },
 });
 

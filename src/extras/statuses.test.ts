@@ -18,11 +18,14 @@ describe('migration 0002', () => {
       expect(first.error).toBeUndefined();
       await sql`INSERT INTO tenants (id, numid, name, slug) VALUES ('01a1fd00-0000-7000-8000-000000000001', 1, 'Old', 'old')`.execute(database.db);
       await migrateToLatest(database.db);
-      const { rows } = await sql<{ slug: string; available_to: string[] }>`SELECT slug, available_to FROM statuses ORDER BY numid`.execute(database.db);
-      // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them; 0019 to ranges.
-      expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container']);
+      const { rows } = await sql<{ slug: string; available_to: string[]; default_for: string[] }>`SELECT slug, available_to, default_for FROM statuses ORDER BY numid`.execute(database.db);
+      // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them; 0019 to
+      // ranges; 0037 opened Planned and Decommissioning to cables and added Connected, their default.
+      expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container', 'connected']);
       expect(rows[0]!.available_to).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan']);
+      expect(rows[1]!.available_to).toEqual(['dcim.cable', 'dcim.device']);
       expect(rows[6]!.available_to).toEqual(['ipam.prefix']);
+      expect(rows[7]).toMatchObject({ available_to: ['dcim.cable'], default_for: ['dcim.cable'] });
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

@@ -211,7 +211,8 @@ export const containingPrefixField: ComputedField = {
 
 export const familyField: ComputedField = {
   label: 'Family',
-  kind: 'number',
+  kind: 'choice',
+  options: [{ value: '4', label: 'IPv4' }, { value: '6', label: 'IPv6' }],
   schema: { type: 'integer', enum: [4, 6] },
   async load({ rows }) {
     const out = new Map<string, unknown>();

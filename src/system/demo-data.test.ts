@@ -135,6 +135,7 @@ describe('demo data', () => {
       const [a] = c.a_terminations as Obj[];
       const [b] = c.b_terminations as Obj[];
       const kinds = `${a!.object_type}>${b!.object_type}`;
+      expect((c.status as { slug: string } | null)?.slug, 'a demo cable is Connected, as a new one is').toBe('connected');
       expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
       if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
       if (b!.object_type === 'dcim.interface') expect(roleOf(b!.id)).toBe('spine');

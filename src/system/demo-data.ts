@@ -830,7 +830,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('cables', [['id', 'uuid'], ['numid', 'int8'], ['label', 'text'], ['type', 'text'], ['length', 'int4']], [
     cb.ids, cb.numids, cb.numids.map((n) => `C${String(n).padStart(7, '0')}`), cb.ids.map((_c, i) => (fibre(i) ? 'mmf-om4' : 'dac-passive')),
     cb.ids.map((_c, i) => (i >= links.length + cords.length ? 30 : fibre(i) ? 2 : 3)),
-  ], { length_unit: sql`'m'` });
+  ], { length_unit: sql`'m'`, status_id: sql`${ipamStatus('dcim.cable', 'connected')}::uuid` });
   const ends: Array<[cable: string, end: 'A' | 'B', type: string, id: string]> = [];
   links.forEach((l, i) => {
     const panel = panelEnd.get(i);

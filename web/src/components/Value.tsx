@@ -77,7 +77,7 @@ export function Value({ value, kind, related, options }: ValueProps) {
         </span>
       );
     case 'choice':
-      return <span>{options?.find((o) => o.value === value)?.label ?? String(value)}</span>;
+      return <span>{options?.find((o) => o.value === String(value))?.label ?? String(value)}</span>;
     case 'ip':
       return <span className="font-mono">{String(value)}</span>;
     case 'longtext':
