@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { allModels } from '../core/registry.ts';
 import { modelAllows } from '../core/access.ts';
+import { referencesTo } from '../core/crud/related.ts';
 import { badRequest, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
 
@@ -30,13 +31,14 @@ const modelIndexSchema = {
           tenant_scoped: { type: 'boolean' },
           has_custom_fields: { type: 'boolean' },
           has_journal: { type: 'boolean' },
+          has_related: { type: 'boolean', description: 'Other models point at it: <path>{id}/related/ counts them.' },
           can: {
             type: 'object',
             properties: { view: { type: 'boolean' }, add: { type: 'boolean' }, change: { type: 'boolean' }, delete: { type: 'boolean' } },
             required: ['view', 'add', 'change', 'delete'],
           },
         },
-        required: ['model', 'app', 'label', 'label_plural', 'path', 'tenant_scoped', 'has_custom_fields', 'has_journal', 'can'],
+        required: ['model', 'app', 'label', 'label_plural', 'path', 'tenant_scoped', 'has_custom_fields', 'has_journal', 'has_related', 'can'],
       },
     },
   },
@@ -71,6 +73,7 @@ export function registerUiApiRoutes(app: FastifyInstance): void {
           has_custom_fields: Object.values(m.fields).some((f) => f.kind === 'custom_fields'),
           // Journal entries can be written on tenant-scoped objects only (src/core/models.ts).
           has_journal: m.tenantScoped,
+          has_related: referencesTo(m).length > 0,
           can: {
             view: true,
             add: m.operations.create && modelAllows(ctx, m, 'add'),

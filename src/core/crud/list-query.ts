@@ -63,7 +63,7 @@ function auditField(model: ModelDef, key: string): FieldDef | undefined {
   return AUDIT_FIELDS[key];
 }
 
-function filterableField(model: ModelDef, key: string): FieldDef | undefined {
+export function filterableField(model: ModelDef, key: string): FieldDef | undefined {
   const field = model.fields[key] ?? auditField(model, key);
   if (!field || field.secret || field.writeOnly || field.kind === 'json' || field.kind === 'custom_fields') return undefined;
   return field;

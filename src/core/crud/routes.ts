@@ -9,6 +9,8 @@ import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS
 import { serializeRows } from './serialize.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
+import { referencesTo, relatedCounts, RelatedCount } from './related.ts';
+import { listEnvelopeSchema } from '../list-envelope.ts';
 
 /**
  * Answers `GET <list>?export=<name or id>` (NetBox's export parameter) with a rendered file instead of a page.
@@ -72,6 +74,20 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         return readObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id), originOf(req));
       },
     });
+    if (referencesTo(model).length) {
+      app.get(`${detail}related/`, {
+        ...registryValidated,
+        schema: {
+          tags,
+          summary: `Count what refers to a ${model.label}`,
+          description: `For each model with a field pointing at the ${model.label}: how many of its rows you can see do, and the field to filter its list by (\`<list>?<field>=<id>\`). Models you cannot view are left out.`,
+          params: idParams,
+          response: { 200: listEnvelopeSchema(RelatedCount) },
+        },
+        preParsing: permitted(model, 'view'),
+        handler: async (req) => relatedCounts(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id)),
+      });
+    }
   }
   if (model.operations.create) {
     app.post(model.path, {

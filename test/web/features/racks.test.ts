@@ -114,4 +114,24 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     await page.getByRole('heading', { name: 'R-web' }).waitFor();
     expect(new URL(page.url()).pathname).toMatch(/^\/objects\/dcim\.rack\//);
   });
+  it("shows what refers to a site beside its fields; a count opens that list filtered to the site", async () => {
+    const { page } = browser;
+    const site = (await server.api<Page<Row>>('GET', '/api/sites/?limit=1&ordering=name')).body.results[0]!;
+    const related = (await server.api<{ results: Array<{ label: string; count: number }> }>('GET', `/api/sites/${site.id}/related/`)).body.results;
+    const devices = related.find((r) => r.label === 'Devices')!.count;
+    const racks = related.find((r) => r.label === 'Racks')!.count;
+    expect(devices).toBeGreaterThan(0);
+    await page.goto(`${server.url}/objects/organization.site/${site.id}`);
+    const panel = page.getByRole('region', { name: 'Related objects' });
+    await panel.getByRole('link', { name: 'Racks' }).waitFor();
+    expect(await panel.getByLabel(`${racks} Racks`).textContent()).toBe(String(racks));
+    // Kinds with nothing are named once, not linked.
+    expect(await panel.getByText(/^None: /).textContent()).toContain('Virtual machines');
+    expect(await panel.getByRole('link', { name: 'Virtual machines' }).count()).toBe(0);
+    await shot(page, 'r06-site-related-objects');
+    await panel.getByRole('link', { name: 'Devices' }).click();
+    await page.waitForURL(`**/objects/dcim.device?**site=${site.id}**`);
+    await page.getByText(`${devices} device${devices === 1 ? '' : 's'}`, { exact: true }).waitFor();
+    await shot(page, 'r07-site-devices-filtered');
+  });
 });

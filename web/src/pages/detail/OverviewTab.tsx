@@ -1,10 +1,12 @@
-// Overview: every list field and custom field of the object, labelled as the list-fields catalog names them.
+// Overview: every list field and custom field of the object, labelled as the list-fields catalog names them, and
+// what refers to it (RelatedPanel).
 import { useChoices, useListFields } from '../../api/hooks.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { cellRendererFor } from '../../app/extensions.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Value } from '../../components/Value.tsx';
 import { allColumns, columnValue } from '../list/columns.ts';
+import { RelatedPanel } from './RelatedPanel.tsx';
 
 export function OverviewTab({ model, object }: DetailTabProps) {
   const fields = useListFields(model.path);
@@ -33,13 +35,18 @@ export function OverviewTab({ model, object }: DetailTabProps) {
         </h2>
         <dl className="divide-y divide-slate-100">{plain.map(row)}</dl>
       </section>
-      {custom.length ? (
-        <section aria-labelledby="overview-custom" className="self-start rounded-lg border border-slate-200 bg-white">
-          <h2 id="overview-custom" className="border-b border-slate-200 px-4 py-2 font-semibold">
-            Custom fields
-          </h2>
-          <dl className="divide-y divide-slate-100">{custom.map(row)}</dl>
-        </section>
+      {custom.length || model.has_related ? (
+        <div className="grid content-start gap-4">
+          {model.has_related ? <RelatedPanel model={model} object={object} /> : null}
+          {custom.length ? (
+            <section aria-labelledby="overview-custom" className="self-start rounded-lg border border-slate-200 bg-white">
+              <h2 id="overview-custom" className="border-b border-slate-200 px-4 py-2 font-semibold">
+                Custom fields
+              </h2>
+              <dl className="divide-y divide-slate-100">{custom.map(row)}</dl>
+            </section>
+          ) : null}
+        </div>
       ) : null}
     </div>
   );
