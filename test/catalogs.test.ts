@@ -56,6 +56,13 @@ describe('list-field catalog', () => {
     }
   });
 
+  it("a device's primary IP and an address's prefix are objects of a named model, so the UI links them", async () => {
+    const fieldOf = async (path: string, key: string) =>
+      ((await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string }> }).fields.find((f) => f.key === key);
+    expect(await fieldOf('/api/devices/', 'primary_ip')).toMatchObject({ kind: 'object', related: 'ipam.ipaddress' });
+    expect(await fieldOf('/api/ip-addresses/', 'prefix')).toMatchObject({ kind: 'object', related: 'ipam.prefix' });
+  });
+
   it('answers 404 for a path that is not a list, 403 without view permission, 401 without credentials', async () => {
     expect((await h.as('admin').get('/api/list-fields/?path=/api/nothing/')).statusCode).toBe(404);
     expect((await h.as('admin').get('/api/list-fields/?path=/admin/')).statusCode).toBe(404);

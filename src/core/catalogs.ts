@@ -128,6 +128,7 @@ export function listFields(model: ModelDef): ListField[] {
     if (excluded.has(key)) continue;
     const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
     const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' };
+    if (c.related) entry.related = c.related;
     if (c.options) entry.options = c.options.map(({ value, label }) => ({ value, label }));
     out.push(entry);
   }

@@ -104,6 +104,8 @@ export interface ComputedField {
   kind: string;
   /** For kind 'choice': each value's label, so the UI shows "IPv4" rather than 4. */
   options?: ReadonlyArray<{ value: string; label: string }>;
+  /** For kind 'object': the model of the object, so the UI links it to its page. */
+  related?: string;
   schema: Record<string, unknown>;
   load(args: { db: Kysely<DB>; ctx: RequestContext; rows: Record<string, unknown>[]; origin: string }): Promise<Map<string, unknown>>;
   /**

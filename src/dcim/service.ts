@@ -48,7 +48,8 @@ async function materializeInterfaces({ tx, ctx, row }: AfterCreateArgs): Promise
  */
 export const primaryIpField: ComputedField = {
   label: 'Primary IP',
-  kind: 'ip',
+  kind: 'object',
+  related: 'ipam.ipaddress',
   schema: { anyOf: [briefSchema, { type: 'null' }] },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();

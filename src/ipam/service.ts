@@ -182,6 +182,7 @@ export async function checkVlanMode(
 export const containingPrefixField: ComputedField = {
   label: 'Prefix',
   kind: 'object',
+  related: 'ipam.prefix',
   schema: { anyOf: [briefSchema, { type: 'null' }] },
   async load({ db, ctx, rows, origin }) {
     const out = new Map<string, unknown>();
