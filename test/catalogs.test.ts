@@ -56,6 +56,14 @@ describe('list-field catalog', () => {
     }
   });
 
+  it('labels write network words in capitals, and an address shows its interfaces rather than a model code', async () => {
+    const catalog = async (path: string) => ((await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string; label: string }> }).fields;
+    expect((await catalog('/api/services/')).find((f) => f.key === 'ip_address')?.label).toBe('IP address');
+    const keys = (await catalog('/api/ip-addresses/')).map((f) => f.key);
+    expect(keys).toEqual(expect.arrayContaining(['assigned_interface', 'assigned_vm_interface']));
+    expect(keys).not.toContain('assigned_object_type');
+  });
+
   it("a device's primary IP and an address's prefix are objects of a named model, so the UI links them", async () => {
     const fieldOf = async (path: string, key: string) =>
       ((await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string }> }).fields.find((f) => f.key === key);

@@ -261,9 +261,12 @@ export function displayColumn(model: ModelDef): string {
   return field ? columnOf(model.displayField, field) : model.displayField;
 }
 
+/** Words a network engineer writes in capitals, as a label derived from a field's key should. */
+const ACRONYMS: Readonly<Record<string, string>> = { ip: 'IP', id: 'ID', ipv4: 'IPv4', ipv6: 'IPv6', vlan: 'VLAN', vrf: 'VRF', mac: 'MAC', mtu: 'MTU', dns: 'DNS', url: 'URL', asn: 'ASN', vm: 'VM', nat: 'NAT' };
+
 export function fieldLabel(key: string, field: FieldDef | undefined): string {
   if (field?.label) return field.label;
-  const words = key.replace(/_/g, ' ');
+  const words = key.split('_').map((w) => ACRONYMS[w] ?? w).join(' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 

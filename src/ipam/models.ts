@@ -212,6 +212,8 @@ export const ipAddressModel = defineModel({
   },
   searchFields: ['dns_name', 'description'],
   defaultOrdering: ['vrf', 'address'],
+  // NetBox's generic pair, for API clients: the UI shows the two fields they are read from, each with its parent.
+  listColumnsExclude: ['assigned_object', 'assigned_object_type'],
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       await checkStatusAvailable(tx, ctx.tenantId, 'ipam.ipaddress', input.status);

@@ -51,7 +51,7 @@ describe('related objects', () => {
     await created(alice, '/api/regions/', { name: 'Benelux', slug: 'benelux', parent: parent.id });
     await created(alice, '/api/sites/', { name: 'In Europe', slug: 'in-europe', region: parent.id });
     const related = (await alice.get(`/api/regions/${parent.id}/related/`)).json() as Related;
-    expect(related.results).toContainEqual({ model: 'organization.region', label: 'Regions (Parent)', field: 'parent', list: '/api/regions/', count: 1 });
+    expect(related.results).toContainEqual({ model: 'organization.region', label: 'Regions · Parent', field: 'parent', list: '/api/regions/', count: 1 });
     expect(related.results).toContainEqual({ model: 'organization.site', label: 'Sites', field: 'region', list: '/api/sites/', count: 1 });
   });
 

@@ -13,7 +13,7 @@ import { filterableField } from './list-query.ts';
 export const RelatedCount = Type.Object(
   {
     model: Type.String({ description: 'The referring model, e.g. dcim.device.' }),
-    label: Type.String({ description: 'What the rows are: "Devices", or "Regions (Parent)" where the field is not named after this model.' }),
+    label: Type.String({ description: 'What the rows are: "Devices", or "Regions · Parent" where the field is not named after this model.' }),
     field: Type.String({ description: 'The referring field; the list filter `<field>=<id>` selects the rows.' }),
     list: Type.String({ description: "The referring model's list path." }),
     count: Type.Integer({ minimum: 0, description: 'Rows the caller can see.' }),
@@ -43,7 +43,7 @@ export function referencesTo(model: ModelDef): Reference[] {
 function labelOf(ref: Reference, target: ModelDef): string {
   const plural = ref.model.labelPlural.charAt(0).toUpperCase() + ref.model.labelPlural.slice(1);
   // `site` on a rack names the site; `parent` on a region, or `primary_ip4` on a device, says how it refers.
-  return ref.key === target.name.split('.')[1] ? plural : `${plural} (${fieldLabel(ref.key, ref.field)})`;
+  return ref.key === target.name.split('.')[1] ? plural : `${plural} · ${fieldLabel(ref.key, ref.field)}`;
 }
 
 /**
