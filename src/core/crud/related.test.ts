@@ -55,6 +55,21 @@ describe('related objects', () => {
     expect(related.results).toContainEqual({ model: 'organization.site', label: 'Sites', field: 'region', list: '/api/sites/', count: 1 });
   });
 
+  it("counts many-to-many references too: a VLAN's tagged interfaces beside its untagged ones", async () => {
+    const alice = h.as('alice');
+    const b = await inventoryBasics(alice, ['e1', 'e2']);
+    const device = await createDevice(alice, b, 'rel-vlan');
+    const vlan = await created(alice, '/api/vlans/', { vid: 120, name: 'tagged-here', site: b.site });
+    const ifaces = (await alice.get(`/api/interfaces/?device=${device.id}`)).json().results as Array<{ id: string; name: string }>;
+    const byName = Object.fromEntries(ifaces.map((i) => [i.name, i.id]));
+    expect((await alice.patch(`/api/interfaces/${byName.e1}/`, { mode: 'tagged', tagged_vlans: [vlan.id] })).statusCode).toBe(200);
+    expect((await alice.patch(`/api/interfaces/${byName.e2}/`, { mode: 'access', untagged_vlan: vlan.id })).statusCode).toBe(200);
+    const related = (await alice.get(`/api/vlans/${vlan.id}/related/`)).json() as Related;
+    const counts = Object.fromEntries(related.results.map((r) => [r.label, r.count]));
+    expect(counts).toMatchObject({ 'Interfaces · Tagged VLANs': 1, 'Interfaces · Untagged VLAN': 1 });
+    for (const r of related.results) expect((await alice.get(`${r.list}?${r.field}=${vlan.id}&limit=1`)).json().count, r.label).toBe(r.count);
+  });
+
   it("answers another tenant's object as a missing one, and refuses a caller who may not view the model", async () => {
     const b = await inventoryBasics(h.as('alice'));
     const theirs = await h.as('bob').get(`/api/sites/${b.site}/related/`);

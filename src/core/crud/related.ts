@@ -28,13 +28,13 @@ interface Reference {
   field: FieldDef;
 }
 
-/** Every listed model's foreign keys to `model` that its list can filter by. */
+/** Every listed model's foreign keys and many-to-many fields to `model` that its list can filter by. */
 export function referencesTo(model: ModelDef): Reference[] {
   const out: Reference[] = [];
   for (const m of allModels()) {
     if (!m.operations.list) continue;
     for (const [key, field] of Object.entries(m.fields)) {
-      if (field.kind === 'fk' && field.target === model.name && filterableField(m, key)) out.push({ model: m, key, field });
+      if ((field.kind === 'fk' || field.kind === 'm2m') && field.target === model.name && filterableField(m, key)) out.push({ model: m, key, field });
     }
   }
   return out;
@@ -48,7 +48,7 @@ function labelOf(ref: Reference, target: ModelDef): string {
 
 /**
  * The caller's rows that refer to `id`, counted per referring model and field in one statement (each count is
- * served by the foreign key's index), in the order of the labels. An object the caller cannot see is not found.
+ * served by the foreign key's index, or the join table's), in the order of the labels. An object the caller cannot see is not found.
  */
 export async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<ListEnvelope<RelatedCount>> {
   const { rows: found } = await sql`SELECT 1 FROM ${sql.table(model.table)} t WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db);
@@ -59,8 +59,15 @@ export async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, model: 
     .sort((a, b) => a.label.localeCompare(b.label));
   if (!refs.length) return wholeList([]);
   const counts = sql.join(
-    refs.map((r, i) => sql`SELECT ${i}::int AS i, count(*)::int AS n FROM ${sql.table(r.model.table)} t
-      WHERE ${sql.ref(`t.${columnOf(r.key, r.field)}`)} = ${id} AND ${scopeCondition(ctx, r.model, 't')}`),
+    refs.map((r, i) => {
+      const through = r.field.through;
+      // A many-to-many field (an interface's tagged VLANs) is counted from its join table's index on the target.
+      return through
+        ? sql`SELECT ${i}::int AS i, count(DISTINCT t.id)::int AS n FROM ${sql.table(through.table)} j JOIN ${sql.table(r.model.table)} t ON t.id = ${sql.ref(`j.${through.from}`)}
+            WHERE ${sql.ref(`j.${through.to}`)} = ${id} AND ${scopeCondition(ctx, r.model, 't')}`
+        : sql`SELECT ${i}::int AS i, count(*)::int AS n FROM ${sql.table(r.model.table)} t
+            WHERE ${sql.ref(`t.${columnOf(r.key, r.field)}`)} = ${id} AND ${scopeCondition(ctx, r.model, 't')}`;
+    }),
     sql` UNION ALL `,
   );
   const { rows } = await sql<{ i: number; n: number }>`${counts}`.execute(db);
