@@ -31,11 +31,19 @@ describe('list-field catalog', () => {
       if (isCreatable(model) && model.name !== 'users.token') await gen.ensureRow(model.name, 'admin');
       const cat = await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(model.path)}`);
       expect(cat.statusCode, cat.body).toBe(200);
-      const catalog = cat.json() as { path: string; model: string; fields: Array<{ key: string; kind: string; options?: Array<{ value: string }> }> };
+      const catalog = cat.json() as { path: string; model: string; fields: Array<{ key: string; kind: string; sortable: boolean; options?: Array<{ value: string }> }> };
       expect(catalog.path).toBe(model.path);
       expect(catalog.model).toBe(model.name);
       const list = await h.as('admin').get(`${model.path}?limit=1`);
       expect(list.statusCode, list.body).toBe(200);
+      // A column the catalog calls sortable orders the list; one it does not is refused (the UI offers no sort).
+      // All sortable ones in one ordering (a refusal names the key); each other one alone.
+      const sortable = catalog.fields.filter((f) => f.sortable).map((f) => `-${f.key}`).join(',');
+      const ordered = await h.as('admin').get(`${model.path}?limit=1&ordering=${encodeURIComponent(sortable)}`);
+      expect(ordered.statusCode, `${model.path} ordering=${sortable}: ${ordered.body}`).toBe(200);
+      for (const f of catalog.fields.filter((c) => !c.sortable)) {
+        expect((await h.as('admin').get(`${model.path}?limit=1&ordering=${encodeURIComponent(f.key)}`)).statusCode, `${model.path} ordering=${f.key}`).toBe(400);
+      }
       const row = list.json().results[0] as Record<string, unknown> | undefined;
       if (!row) return; // a list the superuser cannot fill generically (tokens are made by the harness for others)
       for (const f of catalog.fields) {

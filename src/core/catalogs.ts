@@ -10,6 +10,7 @@ import { modelAllows } from './access.ts';
 import { forbidden, notFound } from './errors.ts';
 import { answeredAsBuilt, dbOf } from './http.ts';
 import { choiceOptions } from './crud/field-values.ts';
+import { orderableField } from './crud/list-query.ts';
 
 export const LIST_FIELD_KINDS = ['text', 'longtext', 'ip', 'number', 'percent', 'bool', 'choice', 'date', 'datetime', 'color', 'object', 'objects', 'tags', 'auto'] as const;
 export type ListFieldKind = (typeof LIST_FIELD_KINDS)[number];
@@ -19,6 +20,8 @@ export interface ListField {
   label: string;
   kind: ListFieldKind;
   group: 'fields' | 'related';
+  /** The list can be ordered by it (`ordering=<key>`); computed values and many-valued fields cannot. */
+  sortable: boolean;
   path?: string;
   options?: Array<{ value: string; label: string }>;
   choices?: string;
@@ -49,12 +52,13 @@ export const listFieldsSchema = {
           label: { type: 'string' },
           kind: { type: 'string', enum: [...LIST_FIELD_KINDS] },
           group: { type: 'string', enum: ['fields', 'related'] },
+          sortable: { type: 'boolean', description: 'The list can be ordered by it (ordering=<key>).' },
           path: { type: 'string' },
           options: { type: 'array', items: optionSchema },
           choices: { type: 'string', description: 'The vocabulary its values come from.' },
           related: { type: 'string', description: 'The model an object column points at.' },
         },
-        required: ['key', 'label', 'kind', 'group'],
+        required: ['key', 'label', 'kind', 'group', 'sortable'],
       },
     },
     custom_fields: {
@@ -115,7 +119,7 @@ export function listFields(model: ModelDef): ListField[] {
     if (excluded.has(key) || field.writeOnly || field.secret) continue;
     const kind = listKind(field);
     if (!kind) continue;
-    const entry: ListField = { key, label: fieldLabel(key, field), kind, group: kind === 'object' || kind === 'objects' || kind === 'tags' ? 'related' : 'fields' };
+    const entry: ListField = { key, label: fieldLabel(key, field), kind, group: kind === 'object' || kind === 'objects' || kind === 'tags' ? 'related' : 'fields', sortable: !!orderableField(model, key) };
     if (field.kind === 'fk' || field.kind === 'm2m') entry.related = field.target!;
     if (field.kind === 'tags') entry.related = 'extras.tag';
     if (field.kind === 'choice') {
@@ -127,13 +131,13 @@ export function listFields(model: ModelDef): ListField[] {
   for (const [key, c] of Object.entries(model.computed)) {
     if (excluded.has(key)) continue;
     const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
-    const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields' };
+    const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields', sortable: false };
     if (c.related) entry.related = c.related;
     if (c.options) entry.options = c.options.map(({ value, label }) => ({ value, label }));
     out.push(entry);
   }
-  if (model.timestamps && !excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields' });
-  if (model.timestamps && !excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields' });
+  if (model.timestamps && !excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields', sortable: true });
+  if (model.timestamps && !excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields', sortable: true });
   return out;
 }
 

@@ -316,6 +316,13 @@ export function naturalKeyColumn(column: string): string {
   return `${column}_natural`;
 }
 
+/** The field `ordering=<key>` sorts by: a column of the model's own table, not a secret or JSON value. */
+export function orderableField(model: ModelDef, key: string): FieldDef | undefined {
+  const field = model.fields[key] ?? auditField(model, key);
+  if (!field || !isColumnField(field) || field.secret || field.writeOnly || field.kind === 'json') return undefined;
+  return field;
+}
+
 function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, errors: ErrorCollector): { orderBy: RawBuilder<unknown>; keys: OrderKey[] } {
   const items = raw ? raw.split(',').map((s) => s.trim()).filter(Boolean) : model.defaultOrdering;
   const parts: RawBuilder<unknown>[] = [];
@@ -323,8 +330,8 @@ function parseOrdering(model: ModelDef, raw: string | undefined, alias: string, 
   for (const item of items) {
     const desc = item.startsWith('-');
     const key = desc ? item.slice(1) : item;
-    const field = model.fields[key] ?? auditField(model, key);
-    if (!field || !isColumnField(field) || field.secret || field.writeOnly || field.kind === 'json') {
+    const field = orderableField(model, key);
+    if (!field) {
       errors.add('ordering', `Cannot order by "${key}".`);
       continue;
     }

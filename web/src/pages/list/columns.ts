@@ -30,8 +30,8 @@ export function allColumns(fields: ListFields): ColumnDef[] {
       related: f.related,
       options: f.options,
       choices: f.choices,
-      // Many-valued and computed columns have no single value to order by.
-      sortable: !['objects', 'tags', 'auto', 'longtext'].includes(f.kind),
+      // The API says what it can order by (computed and many-valued columns it cannot); long text is not worth it.
+      sortable: f.sortable && f.kind !== 'longtext',
       custom: false,
     })),
     ...fields.custom_fields.map((c) => ({
