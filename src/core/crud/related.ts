@@ -1,5 +1,6 @@
-// What refers to an object: for each model with a foreign key to it, how many of the caller's rows do, and the list
-// filter that shows them. NetBox's "Related objects" panel (a site's racks and devices, a VRF's prefixes).
+// What refers to an object: for each model with a foreign key or a many-to-many field to it, how many of the
+// caller's rows do, and the list filter that shows them. NetBox's "Related objects" panel (a site's racks and
+// devices, a VLAN's tagged and untagged interfaces).
 import { sql, type Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import type { DB } from '../../db/types.ts';
@@ -48,7 +49,8 @@ function labelOf(ref: Reference, target: ModelDef): string {
 
 /**
  * The caller's rows that refer to `id`, counted per referring model and field in one statement (each count is
- * served by the foreign key's index, or the join table's), in the order of the labels. An object the caller cannot see is not found.
+ * served by the foreign key's index, or the join table's), in the order of the labels. An object the caller
+ * cannot see is not found.
  */
 export async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<ListEnvelope<RelatedCount>> {
   const { rows: found } = await sql`SELECT 1 FROM ${sql.table(model.table)} t WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db);
