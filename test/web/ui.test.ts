@@ -128,6 +128,22 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await shot(page, '06b-change-list');
     await link.click();
     await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
+    // A change's own page shows what it wrote: the platform update before and after, by name; no Change log tab.
+    const changes = (await server.api<Page<Row>>('GET', `/api/changes/?object_id=${device.id}&ordering=-time&limit=100`)).body.results;
+    const update = changes.find((c) => c.action === 'update' && (c.after as Row | null)?.platform === platform.body.id)!;
+    await page.goto(`${server.url}/objects/core.objectchange/${update.id}?tab=fields`);
+    const changedPlatform = page.getByRole('region', { name: 'Fields' }).locator('[data-field="platform"]');
+    await expectText(changedPlatform.locator('td').nth(1), 'Web log OS');
+    expect(await page.getByRole('tab', { name: 'Change log' }).count()).toBe(0);
+    expect(await page.getByRole('region', { name: 'Fields' }).innerText()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    await shot(page, '06c-change-fields');
+    // The device's creation lists the values it was created with, in words, without ids or bookkeeping.
+    const creation = changes.find((c) => c.action === 'create')!;
+    await page.goto(`${server.url}/objects/core.objectchange/${creation.id}?tab=fields`);
+    const created = page.getByRole('region', { name: 'Fields' });
+    await created.getByText('Created with these values.').waitFor();
+    await expectText(created.locator('[data-field="name"] td'), 'web-created-1');
+    expect(await created.innerText()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|tenant|numid/i);
     // Journal entries name the kind of object and link it, not its id.
     const entry = await server.api<Row>('POST', '/api/journal-entries/', { object_type: 'dcim.device', object_id: device.id, comments: 'web journal note' });
     expect(entry.status).toBe(201);

@@ -59,27 +59,21 @@ function show(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-export function ChangeLogTab({ model, object }: DetailTabProps) {
-  const changes = useQuery({
-    queryKey: ['changes', model.model, object.id],
-    queryFn: () => get<Page>('/api/changes/', { object_type: model.model, object_id: object.id, ordering: '-time', limit: 100 }),
-  });
-  const fields = useListFields(model.path);
-  const vocabularies = useChoices();
+/**
+ * How the changed fields of one model's changes are drawn: each field by its label and kind, related objects by
+ * name (the log keeps their ids; each related model's objects are read once, by id, for all the changes given).
+ */
+export function useChangeCells(modelName: string | undefined, changed: ChangedField[]) {
   const models = useModels();
+  const path = models.data?.find((m) => m.model === modelName)?.path;
+  const fields = useListFields(path);
+  const vocabularies = useChoices();
   const columns = new Map<string, Column>((fields.data ? allColumns(fields.data) : []).map((c) => [c.key, c]));
-  const rows = (changes.data?.results ?? []).map((c) => ({
-    change: c,
-    fields: c.action === 'update' ? changedFields((c.before ?? null) as Snapshot, (c.after ?? null) as Snapshot) : [],
-  }));
-  // The log keeps a related object's id: each related model's objects are read once, by id, to show their names.
   const wanted = new Map<string, Set<string>>();
-  for (const { fields: changed } of rows) {
-    for (const f of changed) {
-      const column = columns.get(f.key);
-      if (column?.kind !== 'object' || !column.related) continue;
-      for (const v of [f.before, f.after]) if (typeof v === 'string' && v) wanted.set(column.related, (wanted.get(column.related) ?? new Set()).add(v));
-    }
+  for (const f of changed) {
+    const column = columns.get(f.key);
+    if (column?.kind !== 'object' || !column.related) continue;
+    for (const v of [f.before, f.after]) if (typeof v === 'string' && v) wanted.set(column.related, (wanted.get(column.related) ?? new Set()).add(v));
   }
   const lookups = [...wanted].map(([related, ids]) => ({ related, path: models.data?.find((m) => m.model === related)?.path, ids: [...ids].sort() }));
   const related = useQuery({
@@ -96,10 +90,6 @@ export function ChangeLogTab({ model, object }: DetailTabProps) {
       return found;
     },
   });
-  if (changes.isLoading || fields.isLoading) return <Loading />;
-  if (changes.error) return <ErrorState error={changes.error} retry={() => void changes.refetch()} />;
-  if (!changes.data?.results.length) return <Empty title="No recorded changes" />;
-
   const cell = (f: ChangedField, v: unknown) => {
     const column = columns.get(f.key);
     if (!column) return show(v);
@@ -111,6 +101,64 @@ export function ChangeLogTab({ model, object }: DetailTabProps) {
     }
     return <Value value={v} kind={column.kind} related={column.related} options={column.options ?? (column.choices ? vocabularies.data?.[column.choices] : undefined)} />;
   };
+  const label = (key: string) => columns.get(key)?.label ?? fallbackLabel(key);
+  /** A field the list of that model shows (or a custom field): what a created or deleted object's record lists. */
+  const shown = (key: string) => columns.has(key) || key.startsWith(`${CUSTOM}.`);
+  // The list's own column order (custom fields after), for a whole record read top to bottom.
+  const order = [...columns.keys()];
+  const position = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  return { isLoading: models.isLoading || fields.isLoading, cell, label, shown, position };
+}
+
+/** Before and after of each field, one row a field; `only` one side (a created or deleted record's values). */
+export function ChangeTable({ changed, cells, only }: { changed: ChangedField[]; cells: ReturnType<typeof useChangeCells>; only?: 'before' | 'after' }) {
+  return (
+    <table className="mt-2 w-full table-fixed text-xs">
+      <thead className="text-left text-slate-500">
+        <tr>
+          <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
+          {only ? (
+            <th scope="col" className="py-1 font-medium">Value</th>
+          ) : (
+            <>
+              <th scope="col" className="py-1 pr-2 font-medium">Before</th>
+              <th scope="col" className="py-1 font-medium">After</th>
+            </>
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {changed.map((f) => (
+          <tr key={f.key} className="border-t border-slate-100 align-top" data-field={f.key}>
+            <th scope="row" className="py-1 pr-2 text-left font-medium">{cells.label(f.key)}</th>
+            {only ? (
+              <td className="py-1 break-all">{cells.cell(f, f[only])}</td>
+            ) : (
+              <>
+                <td className="py-1 pr-2 break-all text-red-800">{cells.cell(f, f.before)}</td>
+                <td className="py-1 break-all text-green-800">{cells.cell(f, f.after)}</td>
+              </>
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function ChangeLogTab({ model, object }: DetailTabProps) {
+  const changes = useQuery({
+    queryKey: ['changes', model.model, object.id],
+    queryFn: () => get<Page>('/api/changes/', { object_type: model.model, object_id: object.id, ordering: '-time', limit: 100 }),
+  });
+  const rows = (changes.data?.results ?? []).map((c) => ({
+    change: c,
+    fields: c.action === 'update' ? changedFields((c.before ?? null) as Snapshot, (c.after ?? null) as Snapshot) : [],
+  }));
+  const cells = useChangeCells(model.model, rows.flatMap((r) => r.fields));
+  if (changes.isLoading || cells.isLoading) return <Loading />;
+  if (changes.error) return <ErrorState error={changes.error} retry={() => void changes.refetch()} />;
+  if (!changes.data?.results.length) return <Empty title="No recorded changes" />;
 
   return (
     <ol className="space-y-3">
@@ -124,24 +172,7 @@ export function ChangeLogTab({ model, object }: DetailTabProps) {
             </time>
           </div>
           {changed.length ? (
-            <table className="mt-2 w-full table-fixed text-xs">
-              <thead className="text-left text-slate-500">
-                <tr>
-                  <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
-                  <th scope="col" className="py-1 pr-2 font-medium">Before</th>
-                  <th scope="col" className="py-1 font-medium">After</th>
-                </tr>
-              </thead>
-              <tbody>
-                {changed.map((f) => (
-                  <tr key={f.key} className="border-t border-slate-100 align-top" data-field={f.key}>
-                    <th scope="row" className="py-1 pr-2 text-left font-medium">{columns.get(f.key)?.label ?? fallbackLabel(f.key)}</th>
-                    <td className="py-1 pr-2 break-all text-red-800">{cell(f, f.before)}</td>
-                    <td className="py-1 break-all text-green-800">{cell(f, f.after)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <ChangeTable changed={changed} cells={cells} />
           ) : null}
         </li>
       ))}

@@ -19,7 +19,8 @@ import { ChangeLogTab } from './ChangeLogTab.tsx';
 
 registerDetailTab({ id: 'overview', label: 'Overview', models: '*', order: 0, component: OverviewTab });
 registerDetailTab({ id: 'journal', label: 'Journal', models: '*', order: 900, visible: ({ model }) => model.has_journal, component: JournalTab });
-registerDetailTab({ id: 'changelog', label: 'Change log', models: '*', order: 910, component: ChangeLogTab });
+// A change is not itself logged: its page has no Change log.
+registerDetailTab({ id: 'changelog', label: 'Change log', models: '*', order: 910, visible: ({ model }) => model.model !== 'core.objectchange', component: ChangeLogTab });
 
 export const objectQueryKey = (path: string, id: string) => ['object', path, id] as const;
 
