@@ -281,6 +281,8 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await page.getByRole('heading', { name: `${peer.device} › ${peer.interface}` }).waitFor();
     await page.goto(`${server.url}/objects/dcim.interface?device_id=${owner.id}&name=${encodeURIComponent(String(cabled.name))}`);
     await hasText(page.getByRole('row').filter({ hasText: String(cabled.name) }), typeLabel);
+    // Where its cable goes is a default column of the interface list, as on the device's tab.
+    await hasText(page.getByRole('row').filter({ hasText: String(cabled.name) }), `${peer.device} › ${peer.interface}`);
     // The filter chip names the device, not its id.
     await hasText(page.getByRole('list', { name: 'Active filters' }), `Device: ${String(owner.name)}`);
     expect(await page.getByRole('list', { name: 'Active filters' }).innerText()).not.toContain(owner.id);

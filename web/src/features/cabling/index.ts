@@ -1,6 +1,11 @@
-// Cabling pages: a device's front and rear ports (patch panels), and the cable trace of an interface or a port.
+// Cabling pages: a device's front and rear ports (patch panels), the cable trace of an interface or a port, and
+// the interface list's default columns (its cable's far end among them).
 import { lazy } from 'react';
-import { registerDetailTab } from '../../app/extensions.ts';
+import { registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab } from '../../app/extensions.ts';
 
 registerDetailTab({ id: 'ports', label: 'Front/Rear ports', models: 'dcim.device', order: 20, component: lazy(() => import('./PortsTab.tsx')) });
 registerDetailTab({ id: 'trace', label: 'Trace', models: ['dcim.interface', 'dcim.frontport', 'dcim.rearport'], order: 10, component: lazy(() => import('./TraceTab.tsx')) });
+// The interface list reads as NetBox's: name, device, type, state, description, LAG and where its cable goes; the
+// physical details (MTU, MAC, speed, duplex, PoE) and the parent are a column choice away.
+for (const key of ['mgmt_only', 'mtu', 'mac_address', 'speed', 'duplex', 'poe_mode', 'poe_type', 'parent']) registerColumnHiddenByDefault('dcim.interface', key);
+registerDefaultColumn('dcim.interface', 'link_peer');
