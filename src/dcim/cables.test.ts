@@ -146,11 +146,22 @@ describe('statuses', () => {
     expect(bulk.json()[0].status).toMatchObject({ slug: 'connected' });
   });
 
+  it('a new site is Active unless it says otherwise; Planned fits a site, Connected does not', async () => {
+    const alice = h.as('alice');
+    const statuses = (await alice.get('/api/statuses/?limit=100')).json().results as Array<{ id: string; slug: string }>;
+    const idOf = (slug: string) => statuses.find((s) => s.slug === slug)!.id;
+    expect((await created(alice, '/api/sites/', { name: 'Status site', slug: 'status-site' })).status).toMatchObject({ slug: 'active' });
+    expect((await created(alice, '/api/sites/', { name: 'Planned site', slug: 'planned-site', status: idOf('planned') })).status).toMatchObject({ slug: 'planned' });
+    const refused = await alice.post('/api/sites/', { name: 'Cable site', slug: 'cable-site', status: idOf('connected') });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().status[0]).toMatch(/not available to organization\.site/);
+  });
+
   it('gives a tenant created through the API its default statuses', async () => {
     const res = await h.as('admin').post('/api/tenants/', { name: 'Gamma', slug: 'gamma' });
     expect(res.statusCode, res.body).toBe(201);
     const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
     expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange']);
+    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange', 'organization.site']);
   });
 });

@@ -20,10 +20,14 @@ describe('migration 0002', () => {
       await migrateToLatest(database.db);
       const { rows } = await sql<{ slug: string; available_to: string[]; default_for: string[] }>`SELECT slug, available_to, default_for FROM statuses ORDER BY numid`.execute(database.db);
       // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them; 0019 to
-      // ranges; 0037 opened Planned and Decommissioning to cables and added Connected, their default.
+      // ranges; 0037 opened Planned and Decommissioning to cables and sites, added Connected (the cables' default)
+      // and made Active the sites' default.
       expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container', 'connected']);
-      expect(rows[0]!.available_to).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan']);
-      expect(rows[1]!.available_to).toEqual(['dcim.cable', 'dcim.device']);
+      expect(rows[0]).toMatchObject({
+        available_to: ['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
+        default_for: ['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
+      });
+      expect(rows[1]!.available_to).toEqual(['dcim.cable', 'dcim.device', 'organization.site']);
       expect(rows[6]!.available_to).toEqual(['ipam.prefix']);
       expect(rows[7]).toMatchObject({ available_to: ['dcim.cable'], default_for: ['dcim.cable'] });
     } finally {

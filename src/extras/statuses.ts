@@ -23,14 +23,16 @@ const PREFIX = 'ipam.prefix';
 const VLAN = 'ipam.vlan';
 const RANGE = 'ipam.iprange';
 const CABLE = 'dcim.cable';
+const SITE = 'organization.site';
 
 // NetBox's starting statuses: a prefix may be a container (its utilisation counts child prefixes, not addresses); a
-// cable is Connected unless said otherwise, or Planned, or being Decommissioned.
+// cable is Connected unless said otherwise, or Planned, or being Decommissioned; a site Active, Planned or being
+// Decommissioned.
 export const DEFAULT_STATUSES: readonly StatusSeed[] = [
-  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE] },
-  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE], default_for: [] },
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE] },
+  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE], default_for: [] },
   { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
-  { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE, CABLE], default_for: [] },
+  { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE, CABLE, SITE], default_for: [] },
   { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
   { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
   { name: 'Container', slug: 'container', color: '9e9e9e', available_to: [PREFIX], default_for: [] },

@@ -51,6 +51,9 @@ describe('demo data', () => {
     expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
     expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
     expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    // Every demo site has a status (Active, as a new site gets), as every demo cable has (Connected).
+    expect(await count('/api/sites/?status__isnull=true')).toBe(0);
+    expect(await count('/api/cables/?status__isnull=true')).toBe(0);
     expect(await count('/api/ip-addresses/')).toBe(DEVICES);
     expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);

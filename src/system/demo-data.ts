@@ -585,7 +585,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('sites', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['region_id', 'uuid'], ['description', 'text']], [
     siteIds.ids, siteIds.numids, plan.sites.map((s) => s.name), plan.sites.map((s) => s.slug), plan.sites.map((s) => regionId.get(s.regionSlug)!),
     plan.sites.map((s) => `${s.fabric.platform} fabric, ${s.border.platform} border`),
-  ]);
+  ], { status_id: sql`${ipamStatus('organization.site', 'active')}::uuid` });
   w.report('regions and sites', regionCount + plan.sites.length);
 
   // --- DCIM catalogs

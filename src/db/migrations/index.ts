@@ -36,7 +36,7 @@ import * as m0033 from './0033_list_order_indexes.ts';
 import * as m0034 from './0034_device_search_trigrams.ts';
 import * as m0035 from './0035_device_search_no_pending_list.ts';
 import * as m0036 from './0036_eol_mapping_objects.ts';
-import * as m0037 from './0037_cable_statuses.ts';
+import * as m0037 from './0037_cable_site_statuses.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -75,5 +75,5 @@ export const migrations: Record<string, Migration> = {
   '0034_device_search_trigrams': m0034,
   '0035_device_search_no_pending_list': m0035,
   '0036_eol_mapping_objects': m0036,
-  '0037_cable_statuses': m0037,
+  '0037_cable_site_statuses': m0037,
 };

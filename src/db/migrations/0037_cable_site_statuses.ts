@@ -1,11 +1,16 @@
 // Cables take NetBox's statuses: Connected (each tenant's default for new cables), Planned and Decommissioning
-// (the device statuses of those names). Cables made before keep the status they have, none included: the
-// migration does not guess what an existing cable's state is.
+// (the device statuses of those names); sites take Active (their default), Planned and Decommissioning. Cables and
+// sites made before keep the status they have, none included: the migration does not guess an existing one's state.
 import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`UPDATE statuses SET available_to = ARRAY(SELECT DISTINCT unnest(available_to || ARRAY['dcim.cable']::text[]) ORDER BY 1)
+  await sql`UPDATE statuses SET available_to = ARRAY(SELECT DISTINCT unnest(available_to || ARRAY['dcim.cable', 'organization.site']::text[]) ORDER BY 1)
     WHERE slug IN ('planned', 'decommissioning')`.execute(db);
+  await sql`UPDATE statuses SET available_to = ARRAY(SELECT DISTINCT unnest(available_to || ARRAY['organization.site']::text[]) ORDER BY 1)
+    WHERE slug = 'active'`.execute(db);
+  // Active becomes the sites' default where the tenant has none of its own.
+  await sql`UPDATE statuses SET default_for = ARRAY(SELECT DISTINCT unnest(default_for || ARRAY['organization.site']::text[]) ORDER BY 1)
+    WHERE slug = 'active' AND NOT EXISTS (SELECT 1 FROM statuses o WHERE o.tenant_id = statuses.tenant_id AND 'organization.site' = ANY(o.default_for))`.execute(db);
   // A tenant that already defaults cables to a status of its own keeps it (Connected is then only available).
   await sql`WITH need AS (
       SELECT t.id, NOT EXISTS (SELECT 1 FROM statuses d WHERE d.tenant_id = t.id AND 'dcim.cable' = ANY(d.default_for)) AS as_default
