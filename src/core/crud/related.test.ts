@@ -53,6 +53,10 @@ describe('related objects', () => {
     const related = (await alice.get(`/api/regions/${parent.id}/related/`)).json() as Related;
     expect(related.results).toContainEqual({ model: 'organization.region', label: 'Regions · Parent', field: 'parent', list: '/api/regions/', count: 1 });
     expect(related.results).toContainEqual({ model: 'organization.site', label: 'Sites', field: 'region', list: '/api/sites/', count: 1 });
+    // A field named after the model with an underscore (device_type for dcim.devicetype) needs no qualifier either.
+    const b = await inventoryBasics(alice, ['t1']);
+    const ofType = (await alice.get(`/api/device-types/${b.deviceType}/related/`)).json() as Related;
+    expect(ofType.results.find((r) => r.field === 'device_type' && r.model === 'dcim.interfacetemplate')).toMatchObject({ label: 'Interface templates', count: 1 });
   });
 
   it("counts many-to-many references too: a VLAN's tagged interfaces beside its untagged ones", async () => {

@@ -43,8 +43,9 @@ export function referencesTo(model: ModelDef): Reference[] {
 
 function labelOf(ref: Reference, target: ModelDef): string {
   const plural = ref.model.labelPlural.charAt(0).toUpperCase() + ref.model.labelPlural.slice(1);
-  // `site` on a rack names the site; `parent` on a region, or `primary_ip4` on a device, says how it refers.
-  return ref.key === target.name.split('.')[1] ? plural : `${plural} · ${fieldLabel(ref.key, ref.field)}`;
+  // `site` on a rack (or `device_type` on a template) names the model; `parent` on a region, or `primary_ip4` on a
+  // device, says how it refers.
+  return ref.key.replace(/_/g, '') === target.name.split('.')[1] ? plural : `${plural} · ${fieldLabel(ref.key, ref.field)}`;
 }
 
 /**
