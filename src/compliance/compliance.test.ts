@@ -53,8 +53,10 @@ describe('compliance rules', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
     }
     expect((await h.as('admin').get('/api/compliance/rules/')).json().count).toBe(0);
-    // No rule judges devices: not "compliant", but nothing to be compliant with.
+    // No rule judges devices: not "compliant", but nothing to be compliant with; the list row says so too.
     expect((await h.as('admin').get(`/api/devices/${device.id}/compliance/`)).json()).toMatchObject({ state: 'no_rules', compliant: false, rules: 0, count: 0 });
+    expect((await h.as('admin').get(`/api/devices/?name=c-dev`)).json().results[0].compliance).toEqual({ violations: 0, rules: 0 });
+    expect((await h.as('admin').get(`/api/devices/${device.id}/`)).json().compliance).toEqual({ violations: 0, rules: 0 });
   });
 
   it('field_required and field_regex fail, are listed, summarised on rows and follow changes', async () => {
@@ -64,7 +66,7 @@ describe('compliance rules', () => {
     expect(re.statusCode, re.body).toBe(201);
     const mine = await h.as('admin').get(`/api/devices/${device.id}/compliance/`);
     expect(mine.json()).toMatchObject({ state: 'violations', compliant: false, rules: 2, count: 2 });
-    expect((await h.as('admin').get(`/api/devices/?name=c-dev`)).json().results[0].compliance).toEqual({ violations: 2 });
+    expect((await h.as('admin').get(`/api/devices/?name=c-dev`)).json().results[0].compliance).toEqual({ violations: 2, rules: 2 });
     const since = mine.json().violations.find((v: { rule: { name: string } }) => v.rule.name === 'name style').since;
     await h.as('admin').patch(`/api/devices/${device.id}/`, { serial: 'SN1' });
     const after = (await h.as('admin').get(`/api/devices/${device.id}/compliance/`)).json();
@@ -84,8 +86,12 @@ describe('compliance rules', () => {
     const eolViolations = async () =>
       (await h.as('admin').get(`/api/devices/${device.id}/compliance/`)).json().violations.filter((v: { rule: { check_kind: string } }) => v.rule.check_kind === 'eol_status');
     expect(await eolViolations()).toEqual([]);
+    // End-of-life rules check nothing while the feature is off: the row's rule count leaves them out until it is on.
+    const rulesOnRow = async () => (await h.as('admin').get(`/api/devices/?name=c-dev`)).json().results[0].compliance.rules as number;
+    const withoutEol = await rulesOnRow();
     await h.as('admin').put('/api/eol/settings/', { enabled: true });
     await h.as('admin').post('/api/compliance/evaluate/');
+    expect(await rulesOnRow()).toBe(withoutEol + 2);
     expect((await eolViolations()).map((v: { rule: { name: string } }) => v.rule.name)).toEqual(['no data']);
     const doc = { result: [{ name: 'oldos', label: 'Old OS', releases: [{ name: '1', eolFrom: '2026-12-01' }] }] };
     const { payload, headers } = multipart(Buffer.from(JSON.stringify(doc)));

@@ -5,8 +5,8 @@ import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from 
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
-import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, violationCounts, visibleViolation, type ObjectType, type RuleRow } from './service.ts';
-import { tenantOf } from '../core/access.ts';
+import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, visibleViolation, type ObjectType, type RuleRow } from './service.ts';
+import { sameTenant, tenantOf } from '../core/access.ts';
 
 export const complianceRuleModel = defineModel({
   name: 'compliance.rule',
@@ -55,21 +55,42 @@ export const complianceRuleModel = defineModel({
   },
 });
 
-const complianceField: ComputedField = {
-  label: 'Compliance',
-  kind: 'object',
-  schema: { type: 'object', properties: { violations: { type: 'integer', description: 'Open violations of enabled rules.' } } },
-  async load({ db, rows }) {
-    const counts = await violationCounts(db, rows.map((r) => String(r.id)));
-    return new Map(rows.map((r) => [String(r.id), { violations: counts.get(String(r.id)) ?? 0 }]));
-  },
-  // The same count beside each row of a page (the rules and violations are the object's tenant's, as in load).
-  inline: {
-    select: (_ctx, alias) => sql`(SELECT count(*)::int FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
-      WHERE v.object_id = ${sql.ref(`${alias}.id`)} AND ${visibleViolation})`,
-    value: (selected) => ({ violations: Number(selected ?? 0) }),
-  },
-};
+/**
+ * A device's or a VM's compliance: its open violations, and how many enabled rules apply to its kind (its tenant's;
+ * end-of-life rules only while that feature is on), so "no violations" and "nothing checked" read differently.
+ */
+function complianceField(model: ModelDef): ComputedField {
+  const rulesOf = (alias: string) => sql`(SELECT count(*)::int FROM compliance_rules r
+    WHERE ${sameTenant('r', alias)} AND r.object_type = ${model.name} AND r.enabled AND ${visibleViolation})`;
+  const violationsOf = (alias: string) => sql`(SELECT count(*)::int FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
+    WHERE v.object_id = ${sql.ref(`${alias}.id`)} AND ${visibleViolation})`;
+  const answer = (selected: unknown) => {
+    const v = (selected ?? {}) as { violations?: unknown; rules?: unknown };
+    return { violations: Number(v.violations ?? 0), rules: Number(v.rules ?? 0) };
+  };
+  const select = (alias: string) => sql`json_build_object('violations', ${violationsOf(alias)}, 'rules', ${rulesOf(alias)})`;
+  return {
+    label: 'Compliance',
+    kind: 'object',
+    schema: {
+      type: 'object',
+      properties: {
+        violations: { type: 'integer', description: 'Open violations of enabled rules.' },
+        rules: { type: 'integer', description: 'Enabled rules that check objects of this kind (0: nothing is checked).' },
+      },
+      required: ['violations', 'rules'],
+    },
+    async load({ db, rows }) {
+      const ids = rows.map((r) => String(r.id));
+      const { rows: found } = await sql<{ id: string; c: unknown }>`SELECT o.id, ${select('o')} AS c FROM ${sql.table(model.table)} o
+        WHERE o.id = ANY(${ids}::uuid[])`.execute(db);
+      const byId = new Map(found.map((f) => [f.id, answer(f.c)]));
+      return new Map(ids.map((id) => [id, byId.get(id) ?? { violations: 0, rules: 0 }]));
+    },
+    // The same beside each row of a page (the rules and violations are the object's tenant's, as in load).
+    inline: { select: (_ctx, alias) => select(alias), value: answer },
+  };
+}
 
 /** Re-checks an object after its own hooks ran, in the same transaction. */
 function evaluateAfterChange(model: ModelDef): void {
@@ -98,7 +119,7 @@ function evaluateAfterChange(model: ModelDef): void {
 }
 
 for (const model of [deviceModel, virtualMachineModel]) {
-  model.computed.compliance = complianceField;
+  model.computed.compliance = complianceField(model);
   evaluateAfterChange(model);
 }
 

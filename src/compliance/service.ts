@@ -217,13 +217,3 @@ export async function listViolations(
   };
 }
 
-/** Violation counts of many objects in one query, for the `compliance` summary of list rows. */
-export async function violationCounts(db: Kysely<DB>, objectIds: string[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (objectIds.length === 0) return out;
-  const { rows } = await sql<{ object_id: string; n: number }>`SELECT v.object_id, count(*)::int AS n
-    FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
-    WHERE v.object_id = ANY(${objectIds}::uuid[]) AND ${visibleViolation} GROUP BY v.object_id`.execute(db);
-  for (const r of rows) out.set(r.object_id, r.n);
-  return out;
-}

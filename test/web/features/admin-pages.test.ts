@@ -99,6 +99,11 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
 
   it('lists a rule\'s violations on the Compliance page and the evaluation on the Jobs page', async () => {
     const { page } = browser;
+    // Before any rule: the device list says nothing is checked, not a green OK.
+    expect((await server.api<Page<Row>>('GET', '/api/compliance/rules/?limit=1')).body.count).toBe(0);
+    await page.goto(`${server.url}/objects/dcim.device`);
+    await page.getByText('No rules', { exact: true }).first().waitFor();
+    expect(await page.getByText('OK', { exact: true }).count()).toBe(0);
     const rule = await server.api<Row>('POST', '/api/compliance/rules/', { name: 'web-name-pattern', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '^never-matches$' } });
     expect(rule.status).toBe(201);
     const devices = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;

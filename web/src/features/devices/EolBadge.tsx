@@ -51,7 +51,10 @@ export function DevicePlatformCell({ value }: { value: unknown }) {
 }
 
 /** Cell renderer for `dcim.device` `compliance`: a marker when the device has open violations. */
+/** Violations in red; OK only where a rule checked the object; "No rules" where none applies (not a green OK). */
 export function ComplianceCell({ value }: { value: unknown }) {
-  const n = value && typeof value === 'object' ? Number((value as { violations?: number }).violations ?? 0) : 0;
-  return n > 0 ? <Badge tone="red">{n} {n === 1 ? 'violation' : 'violations'}</Badge> : <Badge tone="green">OK</Badge>;
+  const c = value && typeof value === 'object' ? (value as { violations?: number; rules?: number }) : {};
+  const n = Number(c.violations ?? 0);
+  if (n > 0) return <Badge tone="red">{n} {n === 1 ? 'violation' : 'violations'}</Badge>;
+  return Number(c.rules ?? 0) > 0 ? <Badge tone="green">OK</Badge> : <span className="text-xs text-slate-500">No rules</span>;
 }
