@@ -1,5 +1,5 @@
 // The change list (Logs › Changes): objects by name and kind, without the ids the log keeps (they stay on the
-// change's own page and in the column picker).
+// change's own page and in the column picker); a change's page shows what it wrote (the Fields tab).
 import { lazy } from 'react';
 import { registerCellRenderer, registerColumnHiddenByDefault, registerDetailTab } from '../../app/extensions.ts';
 import { ChangedObjectCell, JournalObjectCell, ObjectTypeCell } from './ChangeCells.tsx';

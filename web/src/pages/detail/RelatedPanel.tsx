@@ -39,7 +39,10 @@ export function RelatedPanel({ model, object }: { model: ModelInfo; object: ApiO
               ))}
             </ul>
           ) : (
-            <p className="px-4 py-2 text-sm text-slate-500">Nothing refers to this {model.label} yet.</p>
+            <p className="px-4 py-2 text-sm text-slate-500">
+              {/* No kind listed at all: the caller may view none of the models that could refer to it. */}
+              {related.data?.results.length ? `Nothing refers to this ${model.label} yet.` : `Nothing you may view refers to this ${model.label}.`}
+            </p>
           )}
           {none.length ? <p className="border-t border-slate-100 px-4 py-2 text-xs text-slate-500">None: {none.map((r) => r.label).join(', ')}.</p> : null}
         </>
