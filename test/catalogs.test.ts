@@ -72,6 +72,14 @@ describe('list-field catalog', () => {
     expect(keys).not.toContain('assigned_object_type');
   });
 
+  it('computed flags read as flags and a service status by its label, not as true or up', async () => {
+    const fieldOf = async (path: string, key: string) =>
+      ((await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string }> }).fields.find((f) => f.key === key);
+    expect(await fieldOf('/api/device-credentials/', 'password_set')).toMatchObject({ kind: 'bool', sortable: false });
+    expect(await fieldOf('/api/webhooks/', 'secret_set')).toMatchObject({ kind: 'bool' });
+    expect(await fieldOf('/api/services/', 'status')).toMatchObject({ kind: 'choice', options: [{ value: 'up', label: 'Up' }, { value: 'down', label: 'Down' }, { value: 'unknown', label: 'Unknown' }] });
+  });
+
   it("a device's primary IP and an address's prefix are objects of a named model, so the UI links them", async () => {
     const fieldOf = async (path: string, key: string) =>
       ((await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent(path)}`)).json() as { fields: Array<{ key: string }> }).fields.find((f) => f.key === key);

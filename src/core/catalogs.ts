@@ -111,6 +111,8 @@ function listKind(field: FieldDef): ListFieldKind | null {
 }
 
 const KNOWN_LIST_KINDS = new Set<string>(LIST_FIELD_KINDS);
+/** Kinds computed fields name by their JSON type: a flag reads as a flag (✓ Yes), not as the word true. */
+const COMPUTED_KIND_ALIASES: Readonly<Record<string, string>> = { boolean: 'bool', string: 'text' };
 
 export function listFields(model: ModelDef): ListField[] {
   const out: ListField[] = [];
@@ -130,7 +132,8 @@ export function listFields(model: ModelDef): ListField[] {
   }
   for (const [key, c] of Object.entries(model.computed)) {
     if (excluded.has(key)) continue;
-    const kind = (KNOWN_LIST_KINDS.has(c.kind) ? c.kind : 'auto') as ListFieldKind;
+    const named = COMPUTED_KIND_ALIASES[c.kind] ?? c.kind;
+    const kind = (KNOWN_LIST_KINDS.has(named) ? named : 'auto') as ListFieldKind;
     const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields', sortable: false };
     if (c.related) entry.related = c.related;
     if (c.options) entry.options = c.options.map(({ value, label }) => ({ value, label }));

@@ -447,6 +447,7 @@ export const checkCountField: ComputedField = {
 export const serviceStatusField: ComputedField = {
   label: 'Status',
   kind: 'choice',
+  options: [{ value: 'up', label: 'Up' }, { value: 'down', label: 'Down' }, { value: 'unknown', label: 'Unknown' }],
   schema: { type: 'string', enum: ['up', 'down', 'unknown'], description: 'The worst state of the checks it owns, or unknown without checks.' },
   async load({ db, rows }) {
     const s = await summaryOf(db, rows);

@@ -104,6 +104,11 @@ describe.skipIf(!ready)('admin pages in chromium', () => {
     await page.goto(`${server.url}/objects/dcim.device`);
     await page.getByText('No rules', { exact: true }).first().waitFor();
     expect(await page.getByText('OK', { exact: true }).count()).toBe(0);
+    // A virtual machine's list reads the same (its summary was printed as JSON).
+    expect((await server.api<Row>('POST', '/api/virtual-machines/', { name: 'web-vm-1' })).status).toBe(201);
+    await page.goto(`${server.url}/objects/virtualization.virtualmachine`);
+    await page.getByRole('row', { name: /web-vm-1/ }).getByText('No rules', { exact: true }).waitFor();
+    expect(await page.locator('main').innerText()).not.toContain('{"');
     const rule = await server.api<Row>('POST', '/api/compliance/rules/', { name: 'web-name-pattern', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '^never-matches$' } });
     expect(rule.status).toBe(201);
     const devices = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1')).body.count;

@@ -12,7 +12,9 @@ registerDetailTab({ id: 'compliance', label: 'Compliance', models: ['dcim.device
 registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component: lazy(() => import('./DeployButton.tsx')) });
 registerCellRenderer('dcim.platform', 'eol', EolCell);
 registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
-registerCellRenderer('dcim.device', 'compliance', ComplianceCell);
-// Violations are what a device list is read for: the marker column is on unless the user saved columns without it.
-registerDefaultColumn('dcim.device', 'compliance');
+// Violations are what a device or VM list is read for: the marker column is on unless the user saved columns without it.
+for (const model of ['dcim.device', 'virtualization.virtualmachine']) {
+  registerCellRenderer(model, 'compliance', ComplianceCell);
+  registerDefaultColumn(model, 'compliance');
+}
 registerCellRenderer('dcim.device', 'config_template', ConfigTemplateCell);
