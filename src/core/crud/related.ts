@@ -29,16 +29,24 @@ interface Reference {
   field: FieldDef;
 }
 
+// The registry is complete once the app is built; the model index asks for every model's references on each call.
+let referencesCache: { models: number; byTarget: Map<string, Reference[]> } | null = null;
+
 /** Every listed model's foreign keys and many-to-many fields to `model` that its list can filter by. */
 export function referencesTo(model: ModelDef): Reference[] {
-  const out: Reference[] = [];
-  for (const m of allModels()) {
-    if (!m.operations.list) continue;
-    for (const [key, field] of Object.entries(m.fields)) {
-      if ((field.kind === 'fk' || field.kind === 'm2m') && field.target === model.name && filterableField(m, key)) out.push({ model: m, key, field });
+  const models = allModels();
+  if (!referencesCache || referencesCache.models !== models.length) {
+    const byTarget = new Map<string, Reference[]>();
+    for (const m of models) {
+      if (!m.operations.list) continue;
+      for (const [key, field] of Object.entries(m.fields)) {
+        if ((field.kind !== 'fk' && field.kind !== 'm2m') || !field.target || !filterableField(m, key)) continue;
+        byTarget.set(field.target, [...(byTarget.get(field.target) ?? []), { model: m, key, field }]);
+      }
     }
+    referencesCache = { models: models.length, byTarget };
   }
-  return out;
+  return referencesCache.byTarget.get(model.name) ?? [];
 }
 
 function labelOf(ref: Reference, target: ModelDef): string {

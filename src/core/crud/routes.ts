@@ -1,4 +1,5 @@
-// The generic routes every registry model gets: list, create, retrieve, update, partial update, delete.
+// The generic routes every registry model gets: list, create, retrieve, update, partial update, delete, and (where
+// other models point at it) what refers to an object.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { ModelDef } from '../registry.ts';
 import { requireModelPermission, type Action } from '../access.ts';
