@@ -5,7 +5,7 @@ import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from 
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
-import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, visibleViolation, type ObjectType, type RuleRow } from './service.ts';
+import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, ruleInForce, type ObjectType, type RuleRow } from './service.ts';
 import { sameTenant, tenantOf } from '../core/access.ts';
 
 export const complianceRuleModel = defineModel({
@@ -61,9 +61,9 @@ export const complianceRuleModel = defineModel({
  */
 function complianceField(model: ModelDef): ComputedField {
   const rulesOf = (alias: string) => sql`(SELECT count(*)::int FROM compliance_rules r
-    WHERE ${sameTenant('r', alias)} AND r.object_type = ${model.name} AND r.enabled AND ${visibleViolation})`;
+    WHERE ${sameTenant('r', alias)} AND r.object_type = ${model.name} AND r.enabled AND ${ruleInForce})`;
   const violationsOf = (alias: string) => sql`(SELECT count(*)::int FROM compliance_violations v JOIN compliance_rules r ON r.id = v.rule_id
-    WHERE v.object_id = ${sql.ref(`${alias}.id`)} AND ${visibleViolation})`;
+    WHERE v.object_id = ${sql.ref(`${alias}.id`)} AND ${ruleInForce})`;
   const answer = (selected: unknown) => {
     const v = (selected ?? {}) as { violations?: unknown; rules?: unknown };
     return { violations: Number(v.violations ?? 0), rules: Number(v.rules ?? 0) };

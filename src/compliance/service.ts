@@ -159,12 +159,15 @@ export async function evaluateObjects(db: Kysely<DB>, tenantId: string, objectTy
 /** How many enabled rules judge objects of a type now (end-of-life rules only while that feature is on). */
 export async function applyingRules(db: Kysely<DB>, tenantId: string, objectType: ObjectType): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM compliance_rules r
-    WHERE ${inTenant(tenantId, 'r')} AND r.object_type = ${objectType} AND r.enabled AND ${visibleViolation}`.execute(db);
+    WHERE ${inTenant(tenantId, 'r')} AND r.object_type = ${objectType} AND r.enabled AND ${ruleInForce}`.execute(db);
   return rows[0]!.n;
 }
 
-/** Violations readable now: end-of-life rules report nothing while that feature is off. */
-export const visibleViolation = sql`(r.check_kind <> 'eol_status' OR ${enabledSql})`;
+/**
+ * A rule (alias r) that judges objects now: end-of-life rules judge nothing while that feature is off. It decides
+ * which rules count and which of their violations are read.
+ */
+export const ruleInForce = sql`(r.check_kind <> 'eol_status' OR ${enabledSql})`;
 
 /** An open violation as the API answers it. */
 export const ViolationAnswer = Type.Object(
@@ -193,7 +196,7 @@ export async function listViolations(
   tenantId: string,
   filters: { rule?: string; objectType?: string; objectId?: string; limit: number; offset: number },
 ): Promise<{ count: number; results: ViolationAnswer[] }> {
-  const where = sql`${inTenant(tenantId, 'v')} AND ${visibleViolation}
+  const where = sql`${inTenant(tenantId, 'v')} AND ${ruleInForce}
     ${filters.rule ? sql`AND v.rule_id = ${filters.rule}` : sql``}
     ${filters.objectType ? sql`AND v.object_type = ${filters.objectType}` : sql``}
     ${filters.objectId ? sql`AND v.object_id = ${filters.objectId}` : sql``}`;

@@ -105,8 +105,8 @@ export function useChangeCells(modelName: string | undefined, changed: ChangedFi
   /** A field the list of that model shows (or a custom field): what a created or deleted object's record lists. */
   const shown = (key: string) => columns.has(key) || key.startsWith(`${CUSTOM}.`);
   // The list's own column order (custom fields after), for a whole record read top to bottom.
-  const order = [...columns.keys()];
-  const position = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
+  const order = new Map([...columns.keys()].map((key, i) => [key, i]));
+  const position = (key: string) => order.get(key) ?? order.size;
   return { isLoading: models.isLoading || fields.isLoading, cell, label, shown, position };
 }
 
