@@ -167,6 +167,11 @@ export interface ModelDef {
   adminOnly: boolean;
   /** Field shown as the row's display text. */
   displayField: string;
+  /**
+   * A field written in parentheses after the display field, as NetBox writes a VLAN (`servers (10)`): for objects
+   * whose name repeats across their scope and whose number is how engineers call them. Brief objects carry it too.
+   */
+  displayQualifier?: string;
   /** The table has a per-tenant `numid` (every model the core creates rows of; not the change log). */
   numbered: boolean;
   /**
@@ -259,6 +264,12 @@ export function columnOf(key: string, field: FieldDef): string {
 export function displayColumn(model: ModelDef): string {
   const field = model.fields[model.displayField];
   return field ? columnOf(model.displayField, field) : model.displayField;
+}
+
+/** The columns a model's display text is made of: the display column, then the qualifier's where it has one. */
+export function displayColumns(model: ModelDef): string[] {
+  const qualifier = model.displayQualifier ? model.fields[model.displayQualifier] : undefined;
+  return qualifier ? [displayColumn(model), columnOf(model.displayQualifier!, qualifier)] : [displayColumn(model)];
 }
 
 /** Words a network engineer writes in capitals, as a label derived from a field's key should. */

@@ -45,6 +45,26 @@ describe('VLANs', () => {
     await created(alice, '/api/vlans/', { vid: 1, name: 'default' });
     await created(alice, '/api/vlans/', { vid: 4094, name: 'last' });
   });
+
+  it('are shown with their VID as NetBox shows them, in answers, briefs and search', async () => {
+    const alice = h.as('alice');
+    const v = await created(alice, '/api/vlans/', { vid: 110, name: 'voice-display' });
+    expect(v.display).toBe('voice-display (110)');
+    const b = await inventoryBasics(alice, ['eth0']);
+    const dev = await createDevice(alice, b, 'vlan-display-dev');
+    const iface = (await alice.get(`/api/interfaces/?device=${dev.id}`)).json().results[0];
+    const set = await alice.patch(`/api/interfaces/${iface.id}/`, { mode: 'access', untagged_vlan: v.id });
+    expect(set.statusCode, set.body).toBe(200);
+    // NetBox's brief VLAN carries the VID: clients read interface.untagged_vlan.vid.
+    expect(set.json().untagged_vlan).toMatchObject({ id: v.id, display: 'voice-display (110)', vid: 110, name: 'voice-display' });
+    const found = await alice.get('/api/search/?q=voice-display');
+    expect(found.json().results.find((r: { id: string }) => r.id === v.id)?.display).toBe('voice-display (110)');
+    // A new VID re-indexes the display.
+    await alice.patch(`/api/vlans/${v.id}/`, { vid: 111 });
+    const again = await alice.get('/api/search/?q=voice-display');
+    expect(again.json().results.find((r: { id: string }) => r.id === v.id)?.display).toBe('voice-display (111)');
+    expect((await alice.get(`/api/vlans/${v.id}/`)).json().display).toBe('voice-display (111)');
+  });
 });
 
 describe('VRFs and route targets', () => {

@@ -106,6 +106,7 @@ export const vlanModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
+  displayQualifier: 'vid',
   searchFields: ['name', 'description'],
   defaultOrdering: ['vid', 'name'],
   hooks: {

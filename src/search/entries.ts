@@ -8,7 +8,9 @@ import { INDEXED_TEXT_MAX, valuesSql, type SearchableModel } from './fields.ts';
  * literals are inlined, no parameters, so the text can live in a trigger function's body.
  */
 export function entriesSql(s: SearchableModel, source: RawBuilder<unknown>, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  const display = sql`coalesce(${sql.ref(`t.${s.displayColumn}`)}::text, t.id::text)`;
+  const base = sql`coalesce(${sql.ref(`t.${s.displayColumn}`)}::text, t.id::text)`;
+  // As displayOf writes it: `servers (10)`, the name alone where the qualifier is null.
+  const display = s.qualifierColumn ? sql`${base} || coalesce(' (' || ${sql.ref(`t.${s.qualifierColumn}`)}::text || ')', '')` : base;
   const max = sql.lit(INDEXED_TEXT_MAX);
   return sql`SELECT t.id AS object_id, v.field, t.tenant_id, ${sql.lit(s.model.name)}::text AS object_type, ${display} AS display,
       left(v.value, ${max}) AS value, cairn_search_norm(left(v.value, ${max})) AS norm, v.address

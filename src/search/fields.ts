@@ -2,7 +2,7 @@
 // fields people type to find a row (names, slugs, descriptions, serials, asset tags, addresses, VLAN ids,
 // custom-field text), plus whatever the model declares in searchFields. Nothing secret or write-only.
 import { sql, type RawBuilder } from 'kysely';
-import { allModels, columnOf, type FieldDef, type ModelDef } from '../core/registry.ts';
+import { allModels, columnOf, displayColumns, type FieldDef, type ModelDef } from '../core/registry.ts';
 
 /** Field names searched on every model that has them, beyond the model's own searchFields. */
 const COMMON_FIELDS = new Set(['name', 'slug', 'description', 'serial', 'asset_tag', 'label', 'dns_name', 'model', 'part_number']);
@@ -23,9 +23,11 @@ export interface SearchField {
 export interface SearchableModel {
   model: ModelDef;
   fields: SearchField[];
-  /** Columns whose change needs a re-index (the fields and the display column). */
+  /** Columns whose change needs a re-index (the fields and the display columns). */
   columns: string[];
   displayColumn: string;
+  /** The column written in parentheses after the display column (ModelDef.displayQualifier), if any. */
+  qualifierColumn?: string;
 }
 
 function kindOf(key: string, field: FieldDef, declared: boolean): SearchFieldKind | null {
@@ -68,9 +70,9 @@ export function searchableModels(): SearchableModel[] {
     const fields = searchFieldsOf(model);
     // Models with nothing but custom fields (history rows) are not worth an index entry each.
     if (!fields.some((f) => f.kind !== 'custom_fields')) continue;
-    const display = model.fields[model.displayField];
-    const displayColumn = display ? columnOf(model.displayField, display) : 'id';
-    out.push({ model, fields, columns: [...new Set([...fields.map((f) => f.column), displayColumn])], displayColumn });
+    const [displayColumn, qualifierColumn] = model.fields[model.displayField] ? displayColumns(model) : ['id'];
+    const columns = [...new Set([...fields.map((f) => f.column), displayColumn!, ...(qualifierColumn ? [qualifierColumn] : [])])];
+    out.push({ model, fields, columns, displayColumn: displayColumn!, ...(qualifierColumn ? { qualifierColumn } : {}) });
   }
   cache = out;
   return out;

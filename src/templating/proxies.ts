@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, displayColumn, isColumnField, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../core/registry.ts';
 import { modelAllows, scopeCondition, TENANT_COLUMN, tenantOf } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
@@ -184,7 +184,7 @@ export class RenderSession {
     const table = this.catalog?.get(model.table);
     if (!cols || !table) return null;
     // The display column always: a row printed as text ({{ d }}) answers synchronously and cannot fill in.
-    const keep = new Set(['id', displayColumn(model), ...cols]);
+    const keep = new Set(['id', ...displayColumns(model), ...cols]);
     const names = table.names.filter((c) => keep.has(c));
     return sql.join(names.map((c) => this.columnSql(model.table, table, alias, c)));
   }

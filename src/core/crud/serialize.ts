@@ -6,7 +6,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { ComputedField, FieldDef, ModelDef } from '../registry.ts';
-import { columnOf, displayColumn, isColumnField, requireModel } from '../registry.ts';
+import { columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { isoTime } from '../iso-time.ts';
 
@@ -24,7 +24,10 @@ export function objectUrl(model: ModelDef, id: unknown, origin: string): string 
 
 export function displayOf(model: ModelDef, row: Row): string {
   const value = model.displayField === 'id' ? null : row[displayColumn(model)];
-  if (value !== null && value !== undefined && value !== '') return String(value);
+  if (value !== null && value !== undefined && value !== '') {
+    const qualifier = model.displayQualifier ? row[displayColumns(model)[1]!] : null;
+    return qualifier === null || qualifier === undefined || qualifier === '' ? String(value) : `${String(value)} (${String(qualifier)})`;
+  }
   // Nothing to call it by (a cable without a label, a result row): its kind and number, never a raw id.
   if (row.numid !== null && row.numid !== undefined) return `${model.label.charAt(0).toUpperCase()}${model.label.slice(1)} #${String(row.numid)}`;
   return String(row.id);
@@ -77,7 +80,7 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
 function briefColumns(model: ModelDef): string[] {
   const cols = new Set(['id']);
   if (model.numbered) cols.add('numid');
-  if (model.displayField !== 'id') cols.add(displayColumn(model));
+  if (model.displayField !== 'id') for (const c of displayColumns(model)) cols.add(c);
   if ('slug' in model.fields) cols.add('slug');
   if ('color' in model.fields && model.name === 'extras.tag') cols.add('color');
   for (const key of model.displayParent ?? []) cols.add(columnOf(key, model.fields[key]!));
@@ -194,6 +197,8 @@ function briefRows(db: Kysely<DB>, ctx: RequestContext | null, sets: ReadonlyArr
 /** The brief form of a related row: enough to show and link it. */
 export function briefObject(model: ModelDef, row: Row, origin: string): ApiObject {
   const out: ApiObject = { id: row.id, url: objectUrl(model, row.id, origin), display: displayOf(model, row) };
+  // NetBox's brief VLAN: {id, url, display, vid, name}.
+  if (model.displayQualifier) out[model.displayQualifier] = row[displayColumns(model)[1]!];
   if (model.displayField !== 'id') out[model.displayField] = row[displayColumn(model)];
   if ('slug' in model.fields) out.slug = row.slug;
   if ('color' in model.fields && model.name === 'extras.tag') out.color = row.color;

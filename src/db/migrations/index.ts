@@ -37,6 +37,7 @@ import * as m0034 from './0034_device_search_trigrams.ts';
 import * as m0035 from './0035_device_search_no_pending_list.ts';
 import * as m0036 from './0036_eol_mapping_objects.ts';
 import * as m0037 from './0037_cable_site_statuses.ts';
+import * as m0038 from './0038_vlan_display_vid.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -76,4 +77,5 @@ export const migrations: Record<string, Migration> = {
   '0035_device_search_no_pending_list': m0035,
   '0036_eol_mapping_objects': m0036,
   '0037_cable_site_statuses': m0037,
+  '0038_vlan_display_vid': m0038,
 };
