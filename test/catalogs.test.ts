@@ -115,6 +115,18 @@ describe('editable fields', () => {
     expect((await h.as('alice').get('/api/editable-fields/?model=tag')).json()).toEqual(res.json());
   });
 
+  it("says where each field stands in the model's definition, so a form keeps a cable's length beside its unit", async () => {
+    const fields = (await h.as('admin').get('/api/editable-fields/?model=dcim.cable')).json() as Array<{ key: string; position: number }>;
+    const defined = Object.keys(allModels().find((m) => m.name === 'dcim.cable')!.fields);
+    expect([...fields].sort((a, b) => a.position - b.position).map((f) => f.key)).toEqual(defined.filter((k) => fields.some((f) => f.key === k)));
+    const at = (key: string) => fields.find((f) => f.key === key)!.position;
+    expect(at('length_unit')).toBe(at('length') + 1);
+    // The unit is drawn inside the length's column and row ("3 Meters"), as NetBox's cable list does.
+    const catalog = (await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent('/api/cables/')}`)).json() as { fields: Array<{ key: string }> };
+    expect(catalog.fields.map((f) => f.key)).toContain('length');
+    expect(catalog.fields.map((f) => f.key)).not.toContain('length_unit');
+  });
+
   it('every descriptor key is accepted by bulk-update of that model (same allow-list)', async () => {
     for (const model of allModels().filter((m) => m.operations.update)) {
       const res = await h.as('admin').get(`/api/editable-fields/?model=${model.name}`);

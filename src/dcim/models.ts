@@ -290,6 +290,8 @@ export const cableModel = defineModel({
   },
   searchFields: ['label', 'description'],
   defaultOrdering: ['numid'],
+  // The length column and row carry the unit ("3 Meters"), as NetBox's cable list does; the API keeps both fields.
+  listColumnsExclude: ['length_unit'],
   hooks: {
     async validate(args) {
       await cableStatus.validate(args);

@@ -26,6 +26,8 @@ export interface EditableField {
   /** `generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}. */
   object_models?: Array<{ model: string; label: string; endpoint: string }>;
   hint?: string;
+  /** Where the field stands in the model's definition: a form lays fields out in this order (`length`, then `length_unit`). */
+  position: number;
 }
 
 const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] };
@@ -55,16 +57,17 @@ export const editableFieldSchema = {
       items: { type: 'object', properties: { model: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' } }, required: ['model', 'label', 'endpoint'] },
     },
     hint: { type: 'string' },
+    position: { type: 'integer', description: "Where the field stands in the model's definition: the order a form lays fields out in." },
   },
-  required: ['key', 'label', 'kind', 'nullable'],
+  required: ['key', 'label', 'kind', 'nullable', 'position'],
 };
 
 /** The write allow-list of a model: every field a client may set, sorted by label. */
 export function editableFields(model: ModelDef): EditableField[] {
   const out: EditableField[] = [];
-  for (const [key, field] of Object.entries(model.fields)) {
+  for (const [position, [key, field]] of Object.entries(model.fields).entries()) {
     const d = editableDescriptor(model, key, field);
-    if (d) out.push(d);
+    if (d) out.push({ ...d, position });
   }
   return out.sort((a, b) => a.label.localeCompare(b.label, 'en', { sensitivity: 'base' }));
 }
@@ -85,7 +88,7 @@ export function bulkEditableKeys(model: ModelDef): ReadonlySet<string> {
   return keys;
 }
 
-function editableDescriptor(model: ModelDef, key: string, field: FieldDef): EditableField | null {
+function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Omit<EditableField, 'position'> | null {
   if (field.readOnly) return null;
   const base = { key, label: fieldLabel(key, field), nullable: field.nullable ?? false, ...(field.help ? { hint: field.help } : {}) };
   // Passwords and keys are set, never read back: the form offers a masked input and shows nothing stored.

@@ -128,12 +128,18 @@ describe.skipIf(!ready)('cable trace in chromium', () => {
     await bSide.fill(freeIf!.name);
     await page.getByRole('option', { name: String(freeIf!.display), exact: true }).click();
     await page.getByLabel('Label').fill('web-patch-cord');
+    await page.getByLabel('Length', { exact: true }).fill('2.5');
+    await page.getByLabel('Length unit').selectOption('m');
     await shot(page, 'c05-cable-form-front-port-end');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL(/\/objects\/dcim\.cable\/[0-9a-f-]{36}$/);
     const cable = (await server.api<Page<Row>>('GET', '/api/cables/?label=web-patch-cord')).body.results[0]!;
     expect((cable.a_terminations as Row[]).map((t) => [t.object_type, t.object_id])).toEqual([['dcim.frontport', free.id]]);
     expect((cable.b_terminations as Row[]).map((t) => [t.object_type, t.object_id])).toEqual([['dcim.interface', freeIf!.id]]);
+    expect([cable.length, cable.length_unit]).toEqual([2.5, 'm']);
+    // Its page reads the length with its unit in one row, as NetBox's does; the unit has no row of its own.
+    await expect.poll(() => page.locator('[data-overview-field="length"] dd').textContent()).toBe('2.5 Meters');
+    expect(await page.locator('[data-overview-field="length_unit"]').count()).toBe(0);
     await shot(page, 'c06-cable-created');
   });
 });

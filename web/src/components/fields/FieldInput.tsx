@@ -253,6 +253,8 @@ export function customFieldAsEditable(cf: CustomFieldColumn): EditableField {
     kind,
     // A custom field can always be cleared; the server says when it is required.
     nullable: true,
+    // After the model's own fields, as the form draws them in a section of their own.
+    position: Number.MAX_SAFE_INTEGER,
     ...(cf.type === 'select' ? { options: cf.choices.map((c) => ({ value: c, label: c })) } : {}),
     ...(cf.type === 'multiselect' ? { hint: 'Several values separated by commas.' } : {}),
     ...(cf.type === 'json' ? { hint: 'A JSON value.' } : {}),

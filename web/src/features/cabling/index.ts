@@ -1,7 +1,8 @@
 // Cabling pages: a device's front and rear ports (patch panels), the cable trace of an interface or a port, and
 // the interface list's default columns (its cable's far end among them).
 import { lazy } from 'react';
-import { registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab } from '../../app/extensions.ts';
+import { registerCellRenderer, registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab } from '../../app/extensions.ts';
+import { CableLengthCell } from './CableLengthCell.tsx';
 
 registerDetailTab({ id: 'ports', label: 'Front/Rear ports', models: 'dcim.device', order: 20, component: lazy(() => import('./PortsTab.tsx')) });
 registerDetailTab({ id: 'trace', label: 'Trace', models: ['dcim.interface', 'dcim.frontport', 'dcim.rearport'], order: 10, component: lazy(() => import('./TraceTab.tsx')) });
@@ -9,3 +10,4 @@ registerDetailTab({ id: 'trace', label: 'Trace', models: ['dcim.interface', 'dci
 // physical details (MTU, MAC, speed, duplex, PoE) and the parent are a column choice away.
 for (const key of ['mgmt_only', 'mtu', 'mac_address', 'speed', 'duplex', 'poe_mode', 'poe_type', 'parent']) registerColumnHiddenByDefault('dcim.interface', key);
 registerDefaultColumn('dcim.interface', 'link_peer');
+registerCellRenderer('dcim.cable', 'length', CableLengthCell);

@@ -32,11 +32,10 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
   const customs: CustomFieldColumn[] = listFields.data?.custom_fields ?? [];
-  // The model's own field order (list-fields follows the definition); the editable catalog is alphabetical.
-  const order = useMemo(() => new Map((listFields.data?.fields ?? []).map((f, i) => [f.key, i])), [listFields.data]);
+  // The model's own field order (the editable catalog is alphabetical, for the bulk editor's field picker).
   const fields: EditableField[] = useMemo(
-    () => [...[...(editable.data ?? [])].sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)],
-    [editable.data, customs, order],
+    () => [...[...(editable.data ?? [])].sort((a, b) => a.position - b.position), ...customs.map(customFieldAsEditable)],
+    [editable.data, customs],
   );
   const longText = new Set((listFields.data?.fields ?? []).filter((f) => f.kind === 'longtext').map((f) => f.key));
   const [values, setValues] = useState<Record<string, FormValue>>({});
