@@ -97,3 +97,11 @@ setQuickSearch('ipam.ipaddress', (text, alias) => {
   if (partialAddress(text)) return { where: sql`host(${col}) LIKE ${`${text.replace(/[\\%_]/g, '')}%`}` };
   return null;
 });
+
+// NetBox's VLAN search: a number is also a VID, matched exactly (`10` finds VLAN 10, not every name with a 10 in it),
+// so a VLAN picker answers to the number engineers call VLANs by; that VLAN comes first.
+setQuickSearch('ipam.vlan', (text, alias) => {
+  if (!/^\d{1,4}$/.test(text)) return null;
+  const vid = ref(alias, 'vid');
+  return { where: sql`${vid} = ${Number(text)}`, orderBy: sql`(${vid} = ${Number(text)}) DESC` };
+});

@@ -64,6 +64,11 @@ describe('VLANs', () => {
     const again = await alice.get('/api/search/?q=voice-display');
     expect(again.json().results.find((r: { id: string }) => r.id === v.id)?.display).toBe('voice-display (111)');
     expect((await alice.get(`/api/vlans/${v.id}/`)).json().display).toBe('voice-display (111)');
+    // A picker's search by the number: the VID matches exactly (NetBox's VLAN q), names still match as text.
+    const byVid = (await alice.get('/api/vlans/?q=111')).json();
+    expect(byVid.results.map((r: { id: string }) => r.id)).toEqual([v.id]);
+    expect((await alice.get('/api/vlans/?q=11')).json().results.map((r: { id: string }) => r.id)).not.toContain(v.id);
+    expect((await alice.get('/api/vlans/?q=voice-disp')).json().results.map((r: { id: string }) => r.id)).toContain(v.id);
   });
 });
 

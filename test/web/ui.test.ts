@@ -177,6 +177,9 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     await page.waitForURL((url) => url.pathname === `/objects/dcim.device/${device.id}`);
     await page.getByRole('heading', { name: 'web-created-1' }).waitFor();
     await shot(page, '07a-primary-ip-picked');
+    // The page says it once, as Primary IPv4: the list's Primary IP column is no second row here.
+    await expect.poll(() => page.locator('[data-overview-field="primary_ip4"] dd').textContent()).toContain('192.0.2.77/24');
+    expect(await page.locator('[data-overview-field="primary_ip"]').count()).toBe(0);
     const after = (await server.api<Device & { primary_ip4: { id: string } | null }>('GET', `/api/devices/${device.id}/`)).body;
     expect(after.primary_ip4?.id).toBe(mine.body.id);
   });

@@ -94,6 +94,17 @@ export function hiddenColumnsFor(model: string): string[] {
   return hiddenColumnKeys.get(model) ?? [];
 }
 
+const overviewHiddenKeys = new Map<string, string[]>();
+
+/** Leaves a list column off the object's Overview, where other rows already say it (a device's primary IP). */
+export function registerOverviewHidden(model: string, key: string): void {
+  overviewHiddenKeys.set(model, [...(overviewHiddenKeys.get(model) ?? []), key]);
+}
+
+export function overviewHiddenFor(model: string): string[] {
+  return overviewHiddenKeys.get(model) ?? [];
+}
+
 export function registerNavItem(item: NavItem): void {
   navItems.push(item);
 }

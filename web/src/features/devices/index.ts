@@ -1,7 +1,7 @@
 // Device pages: Interfaces (addresses, VLANs, cable far ends), Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
 // end-of-life / compliance markers in the device and platform lists.
 import { lazy } from 'react';
-import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
+import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab, registerOverviewHidden } from '../../app/extensions.ts';
 import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
 import { ConfigTemplateCell } from './ConfigTemplateCell.tsx';
 
@@ -16,5 +16,7 @@ registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
 for (const model of ['dcim.device', 'virtualization.virtualmachine']) {
   registerCellRenderer(model, 'compliance', ComplianceCell);
   registerDefaultColumn(model, 'compliance');
+  // The list's one Primary IP column is the page's Primary IPv4 or IPv6 row again.
+  registerOverviewHidden(model, 'primary_ip');
 }
 registerCellRenderer('dcim.device', 'config_template', ConfigTemplateCell);

@@ -2,7 +2,7 @@
 // what refers to it (RelatedPanel).
 import { useChoices, useListFields } from '../../api/hooks.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { cellRendererFor } from '../../app/extensions.ts';
+import { cellRendererFor, overviewHiddenFor } from '../../app/extensions.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Value } from '../../components/Value.tsx';
 import { allColumns, columnValue } from '../list/columns.ts';
@@ -14,7 +14,8 @@ export function OverviewTab({ model, object }: DetailTabProps) {
   const vocabularies = useChoices();
   if (fields.isLoading) return <Loading />;
   if (fields.error) return <ErrorState error={fields.error} retry={() => void fields.refetch()} />;
-  const columns = allColumns(fields.data!);
+  const hidden = new Set(overviewHiddenFor(model.model));
+  const columns = allColumns(fields.data!).filter((c) => !hidden.has(c.key));
   const plain = columns.filter((c) => !c.custom);
   const custom = columns.filter((c) => c.custom);
   const row = (c: (typeof columns)[number]) => {
