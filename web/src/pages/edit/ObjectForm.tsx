@@ -32,7 +32,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
   const customs: CustomFieldColumn[] = listFields.data?.custom_fields ?? [];
-  // The model's own field order (the editable catalog is alphabetical, for the bulk editor's field picker).
+  // The model's own field order (the editable catalog is alphabetical).
   const fields: EditableField[] = useMemo(
     () => [...[...(editable.data ?? [])].sort((a, b) => a.position - b.position), ...customs.map(customFieldAsEditable)],
     [editable.data, customs],

@@ -23,10 +23,9 @@ export function BulkEditDialog({ model, ids, open, onClose, onDone }: { model: M
     }
   }, [open]);
   const customs = listFields.data?.custom_fields ?? [];
-  // The model's own field order (list-fields follows the definition); the editable catalog is alphabetical.
-  const order = new Map((listFields.data?.fields ?? []).map((f, i) => [f.key, i]));
   // Rows held by one object at a time (a cable's ends) are never set on many at once: the server refuses them in bulk.
-  const fields: EditableField[] = [...(editable.data ?? []).filter((f) => f.kind !== 'generic_objects').sort((a, b) => (order.get(a.key) ?? 999) - (order.get(b.key) ?? 999)), ...customs.map(customFieldAsEditable)];
+  // In the model's own field order (the editable catalog is alphabetical).
+  const fields: EditableField[] = [...(editable.data ?? []).filter((f) => f.kind !== 'generic_objects').sort((a, b) => a.position - b.position), ...customs.map(customFieldAsEditable)];
   const save = useMutation({
     mutationFn: () => {
       const body: Record<string, unknown> = {};
