@@ -122,9 +122,11 @@ describe('editable fields', () => {
     const at = (key: string) => fields.find((f) => f.key === key)!.position;
     expect(at('length_unit')).toBe(at('length') + 1);
     // The unit is drawn inside the length's column and row ("3 Meters"), as NetBox's cable list does.
-    const catalog = (await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent('/api/cables/')}`)).json() as { fields: Array<{ key: string }> };
+    const catalog = (await h.as('admin').get(`/api/list-fields/?path=${encodeURIComponent('/api/cables/')}`)).json() as { fields: Array<{ key: string }>; other_fields: Array<{ key: string }> };
     expect(catalog.fields.map((f) => f.key)).toContain('length');
     expect(catalog.fields.map((f) => f.key)).not.toContain('length_unit');
+    // Described still, for a change's before and after.
+    expect(catalog.other_fields).toEqual([expect.objectContaining({ key: 'length_unit', label: 'Length unit', kind: 'choice', choices: 'length_units' })]);
   });
 
   it('every descriptor key is accepted by bulk-update of that model (same allow-list)', async () => {

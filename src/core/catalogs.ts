@@ -30,6 +30,22 @@ export interface ListField {
 
 const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] };
 
+const listFieldSchema = {
+  type: 'object',
+  properties: {
+    key: { type: 'string' },
+    label: { type: 'string' },
+    kind: { type: 'string', enum: [...LIST_FIELD_KINDS] },
+    group: { type: 'string', enum: ['fields', 'related'] },
+    sortable: { type: 'boolean', description: 'The list can be ordered by it (ordering=<key>).' },
+    path: { type: 'string' },
+    options: { type: 'array', items: optionSchema },
+    choices: { type: 'string', description: 'The vocabulary its values come from.' },
+    related: { type: 'string', description: 'The model an object column points at.' },
+  },
+  required: ['key', 'label', 'kind', 'group', 'sortable'],
+};
+
 /**
  * The /api/list-fields/ answer, a named component (`ListFields`) the web UI's lists are typed from. The serializer
  * keeps only the properties named here: a property added to ListField is added here too.
@@ -43,23 +59,11 @@ export const listFieldsSchema = {
     model: { type: 'string' },
     slug: { type: 'string', description: 'The permission name of the model (app.model).' },
     cf_model: { type: ['string', 'null'], description: 'The model custom fields are defined on; null when it has none.' },
-    fields: {
+    fields: { type: 'array', items: listFieldSchema },
+    other_fields: {
       type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          key: { type: 'string' },
-          label: { type: 'string' },
-          kind: { type: 'string', enum: [...LIST_FIELD_KINDS] },
-          group: { type: 'string', enum: ['fields', 'related'] },
-          sortable: { type: 'boolean', description: 'The list can be ordered by it (ordering=<key>).' },
-          path: { type: 'string' },
-          options: { type: 'array', items: optionSchema },
-          choices: { type: 'string', description: 'The vocabulary its values come from.' },
-          related: { type: 'string', description: 'The model an object column points at.' },
-        },
-        required: ['key', 'label', 'kind', 'group', 'sortable'],
-      },
+      items: listFieldSchema,
+      description: "Fields the list leaves out of its columns (drawn inside another column, or a code nobody reads), described for records that name them (a change's before and after).",
     },
     custom_fields: {
       type: 'array',
@@ -70,7 +74,7 @@ export const listFieldsSchema = {
       },
     },
   },
-  required: ['path', 'model', 'slug', 'cf_model', 'fields', 'custom_fields'],
+  required: ['path', 'model', 'slug', 'cf_model', 'fields', 'other_fields', 'custom_fields'],
 };
 
 function listKind(field: FieldDef): ListFieldKind | null {
@@ -115,10 +119,22 @@ const KNOWN_LIST_KINDS = new Set<string>(LIST_FIELD_KINDS);
 const COMPUTED_KIND_ALIASES: Readonly<Record<string, string>> = { boolean: 'bool', string: 'text' };
 
 export function listFields(model: ModelDef): ListField[] {
+  return describedFields(model).filter((f) => !model.listColumnsExclude.includes(f.key));
+}
+
+/**
+ * The fields a list leaves out of its columns (ModelDef.listColumnsExclude: drawn inside another column, as a
+ * cable's length unit, or a code nobody reads), described still for records that name them: a change's before
+ * and after reads "Length unit: Meters", not "length_unit: m".
+ */
+export function otherListFields(model: ModelDef): ListField[] {
+  return describedFields(model).filter((f) => model.listColumnsExclude.includes(f.key));
+}
+
+function describedFields(model: ModelDef): ListField[] {
   const out: ListField[] = [];
-  const excluded = new Set(model.listColumnsExclude);
   for (const [key, field] of Object.entries(model.fields)) {
-    if (excluded.has(key) || field.writeOnly || field.secret) continue;
+    if (field.writeOnly || field.secret) continue;
     const kind = listKind(field);
     if (!kind) continue;
     const entry: ListField = { key, label: fieldLabel(key, field), kind, group: kind === 'object' || kind === 'objects' || kind === 'tags' ? 'related' : 'fields', sortable: !!orderableField(model, key) };
@@ -131,7 +147,6 @@ export function listFields(model: ModelDef): ListField[] {
     out.push(entry);
   }
   for (const [key, c] of Object.entries(model.computed)) {
-    if (excluded.has(key)) continue;
     const named = COMPUTED_KIND_ALIASES[c.kind] ?? c.kind;
     const kind = (KNOWN_LIST_KINDS.has(named) ? named : 'auto') as ListFieldKind;
     const entry: ListField = { key, label: c.label ?? fieldLabel(key, { kind: 'string' }), kind, group: kind === 'object' || kind === 'objects' ? 'related' : 'fields', sortable: false };
@@ -139,8 +154,9 @@ export function listFields(model: ModelDef): ListField[] {
     if (c.options) entry.options = c.options.map(({ value, label }) => ({ value, label }));
     out.push(entry);
   }
-  if (model.timestamps && !excluded.has('created')) out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields', sortable: true });
-  if (model.timestamps && !excluded.has('last_updated')) out.push({ key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields', sortable: true });
+  if (model.timestamps) {
+    out.push({ key: 'created', label: 'Created', kind: 'datetime', group: 'fields', sortable: true }, { key: 'last_updated', label: 'Last updated', kind: 'datetime', group: 'fields', sortable: true });
+  }
   return out;
 }
 
@@ -227,6 +243,7 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
         slug: model.permission,
         cf_model: hasCustomFields ? model.name : null,
         fields: listFields(model),
+        other_fields: otherListFields(model),
         custom_fields: customFields,
       };
     },

@@ -141,5 +141,16 @@ describe.skipIf(!ready)('cable trace in chromium', () => {
     await expect.poll(() => page.locator('[data-overview-field="length"] dd').textContent()).toBe('2.5 Meters');
     expect(await page.locator('[data-overview-field="length_unit"]').count()).toBe(0);
     await shot(page, 'c06-cable-created');
+    // Its change log still names the unit, by label and in words (the list-fields catalog describes the fields it
+    // leaves out of its columns).
+    expect((await server.api<Row>('PATCH', `/api/cables/${cable.id}/`, { length_unit: 'ft' })).status).toBe(200);
+    await page.reload();
+    await page.getByRole('tab', { name: 'Change log' }).click();
+    const unit = page.locator('[data-change="update"] [data-field="length_unit"]').first();
+    await unit.waitFor();
+    expect(await unit.locator('th').innerText()).toBe('Length unit');
+    expect(await unit.locator('td').nth(0).innerText()).toContain('Meters');
+    expect(await unit.locator('td').nth(1).innerText()).toContain('Feet');
+    await shot(page, 'c07-cable-change-log');
   });
 });

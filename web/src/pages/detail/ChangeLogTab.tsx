@@ -8,7 +8,7 @@ import type { DetailTabProps } from '../../app/extensions.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge } from '../../components/ui.tsx';
 import { Value, formatDateTime } from '../../components/Value.tsx';
-import { allColumns } from '../list/columns.ts';
+import { allColumns, otherColumns } from '../list/columns.ts';
 
 type Snapshot = Record<string, unknown> | null;
 type Column = ReturnType<typeof allColumns>[number];
@@ -68,7 +68,8 @@ export function useChangeCells(modelName: string | undefined, changed: ChangedFi
   const path = models.data?.find((m) => m.model === modelName)?.path;
   const fields = useListFields(path);
   const vocabularies = useChoices();
-  const columns = new Map<string, Column>((fields.data ? allColumns(fields.data) : []).map((c) => [c.key, c]));
+  // Every field the list-fields catalog describes, columns or not: a change of a cable's length unit reads "Meters".
+  const columns = new Map<string, Column>((fields.data ? [...allColumns(fields.data), ...otherColumns(fields.data)] : []).map((c) => [c.key, c]));
   const wanted = new Map<string, Set<string>>();
   for (const f of changed) {
     const column = columns.get(f.key);

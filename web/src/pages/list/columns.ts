@@ -21,19 +21,28 @@ export interface ColumnDef {
   custom: boolean;
 }
 
+function fieldColumn(f: ListField): ColumnDef {
+  return {
+    key: f.key,
+    label: f.label,
+    kind: f.kind,
+    related: f.related,
+    options: f.options,
+    choices: f.choices,
+    // The API says what it can order by (computed and many-valued columns it cannot); long text is not worth it.
+    sortable: f.sortable && f.kind !== 'longtext',
+    custom: false,
+  };
+}
+
+/** The fields the list leaves out of its columns (a cable's length unit), for records that name them (a change). */
+export function otherColumns(fields: ListFields): ColumnDef[] {
+  return fields.other_fields.map(fieldColumn);
+}
+
 export function allColumns(fields: ListFields): ColumnDef[] {
   return [
-    ...fields.fields.map((f) => ({
-      key: f.key,
-      label: f.label,
-      kind: f.kind,
-      related: f.related,
-      options: f.options,
-      choices: f.choices,
-      // The API says what it can order by (computed and many-valued columns it cannot); long text is not worth it.
-      sortable: f.sortable && f.kind !== 'longtext',
-      custom: false,
-    })),
+    ...fields.fields.map(fieldColumn),
     ...fields.custom_fields.map((c) => ({
       key: c.key,
       label: c.label,
