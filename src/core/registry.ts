@@ -182,6 +182,10 @@ export interface ModelDef {
   displayParent?: string[];
   searchFields: string[];
   defaultOrdering: string[];
+  /**
+   * Fields the UI does not offer as list columns or Overview rows (drawn inside another column, or a code nobody
+   * reads); the list-fields catalog still describes them (other_fields) for records that name them.
+   */
   listColumnsExclude: string[];
   /** Which generic routes exist. */
   operations: { list: boolean; create: boolean; update: boolean; delete: boolean };

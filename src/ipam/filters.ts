@@ -98,8 +98,8 @@ setQuickSearch('ipam.ipaddress', (text, alias) => {
   return null;
 });
 
-// NetBox's VLAN search: a number is also a VID, matched exactly (`10` finds VLAN 10, not every name with a 10 in it),
-// so a VLAN picker answers to the number engineers call VLANs by; that VLAN comes first.
+// NetBox's VLAN search: a number is also a VID, matched exactly (`10` finds VLAN 10, not 100 or 110), beside the
+// names holding the text, so a VLAN picker answers to the number engineers call VLANs by; that VLAN comes first.
 setQuickSearch('ipam.vlan', (text, alias) => {
   if (!/^\d{1,4}$/.test(text)) return null;
   const vid = ref(alias, 'vid');

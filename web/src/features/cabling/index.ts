@@ -1,5 +1,5 @@
-// Cabling pages: a device's front and rear ports (patch panels), the cable trace of an interface or a port, and
-// the interface list's default columns (its cable's far end among them).
+// Cabling pages: a device's front and rear ports (patch panels), the cable trace of an interface or a port, a
+// cable's length with its unit, and the interface list's default columns (its cable's far end among them).
 import { lazy } from 'react';
 import { registerCellRenderer, registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab } from '../../app/extensions.ts';
 import { CableLengthCell } from './CableLengthCell.tsx';
