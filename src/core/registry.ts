@@ -85,7 +85,7 @@ export interface FieldDef {
   jsonObject?: boolean;
   help?: string;
   /**
-   * fk: list filters a form's picker adds when offering rows (`$self` is the id of the object being edited, so
+   * fk and m2m: list filters a form's picker adds when offering rows (`$self` is the id of the object being edited, so
    * a device's primary IPv4 is picked among its own IPv4 addresses; `$field:<key>` the id the form's `<key>`
    * picker holds, so a device's rack is picked among the racks of the site chosen in the form).
    */

@@ -229,8 +229,8 @@ export const interfaceModel = defineModel({
     parent: { kind: 'fk', target: 'dcim.interface', label: 'Parent interface', nullable: true, onDelete: 'set_null', help: 'For a sub-interface: its physical interface on the same device.', pickerFilters: { sibling_of: '$self' } },
     mode: { kind: 'choice', vocabulary: 'interface_modes', nullable: true, label: '802.1Q mode' },
     // Columns added by migration 0003 (IPAM). Mode rule in ipam/service.ts checkVlanMode.
-    untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null' },
-    tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' } },
+    untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null', pickerFilters: { available_on_device: '$field:device' } },
+    tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' }, pickerFilters: { available_on_device: '$field:device' } },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },

@@ -7,6 +7,7 @@ import { addListFilters, setQuickSearch } from '../core/crud/read.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import { isUuid } from '../core/ids.ts';
+import { deviceHost, virtualMachineHost, vlanAvailableOn } from './vlan-scope.ts';
 
 const ref = (alias: string, column: string) => sql.ref(`${alias}.${column}`);
 
@@ -104,4 +105,13 @@ setQuickSearch('ipam.vlan', (text, alias) => {
   if (!/^\d{1,4}$/.test(text)) return null;
   const vid = ref(alias, 'vid');
   return { where: sql`${vid} = ${Number(text)}`, orderBy: sql`(${vid} = ${Number(text)}) DESC` };
+});
+
+// NetBox's names: the VLANs an interface of that device (or virtual machine) may carry. Interface forms pick their
+// VLANs through them.
+addListFilters('ipam.vlan', {
+  available_on_device: (values, alias) =>
+    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a device id', (id) => vlanAvailableOn(alias, deviceHost(id))),
+  available_on_virtualmachine: (values, alias) =>
+    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a virtual machine id', (id) => vlanAvailableOn(alias, virtualMachineHost(id))),
 });

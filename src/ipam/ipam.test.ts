@@ -70,6 +70,34 @@ describe('VLANs', () => {
     expect((await alice.get('/api/vlans/?q=11')).json().results.map((r: { id: string }) => r.id)).not.toContain(v.id);
     expect((await alice.get('/api/vlans/?q=voice-disp')).json().results.map((r: { id: string }) => r.id)).toContain(v.id);
   });
+
+  it("offer an interface's picker the VLANs its device may carry: global ones and its site's, not another site's", async () => {
+    const alice = h.as('alice');
+    const here = await inventoryBasics(alice, ['eth0']);
+    const there = await inventoryBasics(alice);
+    const dev = await createDevice(alice, here, 'vlan-picker-dev');
+    const mine = await created(alice, '/api/vlans/', { vid: 210, name: 'picker-servers', site: here.site });
+    const theirs = await created(alice, '/api/vlans/', { vid: 210, name: 'picker-servers', site: there.site });
+    const global = await created(alice, '/api/vlans/', { vid: 211, name: 'picker-global' });
+    const group = await created(alice, '/api/vlan-groups/', { name: 'picker-group-here', slug: 'picker-group-here', site: here.site });
+    const grouped = await created(alice, '/api/vlans/', { vid: 212, name: 'picker-grouped', group: group.id });
+    const offered = (await alice.get(`/api/vlans/?available_on_device=${dev.id}&q=picker&limit=100`)).json().results.map((r: { id: string }) => r.id);
+    expect(new Set(offered)).toEqual(new Set([mine.id, global.id, grouped.id]));
+    // The rule is the write path's: what the filter leaves out, an interface of the device is refused.
+    const iface = (await alice.get(`/api/interfaces/?device=${dev.id}`)).json().results[0];
+    const refused = await alice.patch(`/api/interfaces/${iface.id}/`, { mode: 'access', untagged_vlan: theirs.id });
+    expect(refused.statusCode).toBe(400);
+    expect((await alice.patch(`/api/interfaces/${iface.id}/`, { mode: 'tagged', untagged_vlan: mine.id, tagged_vlans: [global.id, grouped.id] })).statusCode).toBe(200);
+    // A host without a site (here: no such virtual machine) takes global VLANs only.
+    const siteless = (await alice.get('/api/vlans/?available_on_virtualmachine=00000000-0000-4000-8000-000000000001&q=picker')).json().results.map((r: { id: string }) => r.id);
+    expect(siteless).toEqual([global.id]);
+    const bad = await alice.get('/api/vlans/?available_on_device=nope');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toHaveProperty('available_on_device');
+    // The interface form's pickers ask for it with the device the form holds.
+    const fields = (await alice.get('/api/editable-fields/?model=dcim.interface')).json() as Array<{ key: string; filters?: Record<string, string> }>;
+    for (const key of ['untagged_vlan', 'tagged_vlans']) expect(fields.find((f) => f.key === key)?.filters).toEqual({ available_on_device: '$field:device' });
+  });
 });
 
 describe('VRFs and route targets', () => {

@@ -19,6 +19,20 @@ export const virtualMachineHost = (vmId: string): VlanHost => ({
   noun: 'virtual machine',
 });
 
+/**
+ * The VLANs at `alias` an interface of `host` may carry, as a condition (the same rule as refuseVlansOutOfScope):
+ * NetBox's `available_on_device` and `available_on_virtualmachine` filters, which pickers use so that a leaf's
+ * port offers that site's `servers (10)`, not every site's.
+ */
+export function vlanAvailableOn(alias: string, host: VlanHost): RawBuilder<unknown> {
+  const v = (column: string) => sql.ref(`${alias}.${column}`);
+  return sql`((${v('site_id')} IS NULL AND (${v('group_id')} IS NULL
+      OR EXISTS (SELECT 1 FROM vlan_groups g WHERE g.id = ${v('group_id')} AND g.site_id IS NULL AND g.region_id IS NULL)))
+    OR ${v('site_id')} = ${host.site}
+    OR EXISTS (SELECT 1 FROM vlan_groups g WHERE g.id = ${v('group_id')}
+      AND (g.site_id = ${host.site} OR g.region_id = (SELECT s.region_id FROM sites s WHERE s.id = ${host.site}))))`;
+}
+
 /** Adds an error per VLAN outside the host's scope: on `untagged_vlan` for `untagged`, on `tagged_vlans` else. */
 export async function refuseVlansOutOfScope(tx: Kysely<DB>, errors: ErrorCollector, host: VlanHost, vlanIds: ReadonlySet<string>, untagged: unknown): Promise<void> {
   if (vlanIds.size === 0) return;

@@ -20,7 +20,7 @@ export interface EditableField {
   status_model?: string;
   object_model?: string;
   endpoint?: string;
-  /** `object`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form's `<key>` picker holds). */
+  /** `object` and `objects`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form's `<key>` picker holds). */
   filters?: Record<string, string>;
   items?: 'int' | 'text';
   /** `generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}. */
@@ -49,7 +49,7 @@ export const editableFieldSchema = {
     status_model: { type: 'string' },
     object_model: { type: 'string' },
     endpoint: { type: 'string' },
-    filters: { type: 'object', additionalProperties: { type: 'string' }, description: '`object`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form\'s `<key>` picker holds).' },
+    filters: { type: 'object', additionalProperties: { type: 'string' }, description: '`object` and `objects`: list filters the picker adds (`$self`: the id of the object being edited; `$field:<key>`: the id the form\'s `<key>` picker holds).' },
     items: { type: 'string', enum: ['int', 'text'] },
     object_models: {
       type: 'array',
@@ -131,7 +131,7 @@ function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Omit
     }
     case 'm2m': {
       const target = findModel(field.target!);
-      return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path } : null;
+      return target ? { ...base, kind: 'objects', object_model: target.name, endpoint: target.path, ...(field.pickerFilters ? { filters: field.pickerFilters } : {}) } : null;
     }
     case 'generic_m2m': {
       const targets = field.generic!.targets.map((name) => findModel(name)).filter((m): m is ModelDef => m !== undefined);

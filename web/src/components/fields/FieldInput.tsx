@@ -125,7 +125,7 @@ export function FieldInput({
       break;
     case 'objects':
     case 'tags':
-      input = <MultiObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} value={Array.isArray(value) ? (value as Brief[]) : []} onChange={onChange} />;
+      input = <MultiObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} value={Array.isArray(value) ? (value as Brief[]) : []} onChange={onChange} params={pickerParams(field, objectId, formValue)} />;
       break;
     case 'generic_objects':
       // A cable end offers the ports no cable uses yet (a taken one would be refused anyway).

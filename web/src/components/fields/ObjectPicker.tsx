@@ -115,7 +115,7 @@ export function ObjectPicker(props: { endpoint: string; id?: string; label: stri
   return <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} onPick={onChange} placeholder={props.nullable ? 'None — type to search…' : undefined} params={props.params} />;
 }
 
-export function MultiObjectPicker(props: { endpoint: string; id?: string; label: string; invalid?: boolean; value: Brief[]; onChange: (rows: Brief[]) => void }) {
+export function MultiObjectPicker(props: { endpoint: string; id?: string; label: string; invalid?: boolean; value: Brief[]; onChange: (rows: Brief[]) => void; params?: Record<string, string> }) {
   const { value, onChange } = props;
   return (
     <div className="space-y-1">
@@ -131,7 +131,7 @@ export function MultiObjectPicker(props: { endpoint: string; id?: string; label:
           ))}
         </ul>
       ) : null}
-      <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} exclude={value.map((r) => r.id)} onPick={(row) => onChange([...value, row])} />
+      <PickerInput endpoint={props.endpoint} id={props.id} label={props.label} invalid={props.invalid} exclude={value.map((r) => r.id)} onPick={(row) => onChange([...value, row])} params={props.params} />
     </div>
   );
 }
