@@ -172,6 +172,11 @@ export interface ModelDef {
    * whose name repeats across their scope and whose number is how engineers call them. Brief objects carry it too.
    */
   displayQualifier?: string;
+  /**
+   * Relations whose object a search hit is shown in, the first one set (`servers (10)` in `ams1 VLANs`): for objects
+   * whose display repeats across sites but whose display parent would make every mention of them long.
+   */
+  searchContext?: string[];
   /** The table has a per-tenant `numid` (every model the core creates rows of; not the change log). */
   numbered: boolean;
   /**

@@ -107,6 +107,7 @@ export const vlanModel = defineModel({
     custom_fields: { kind: 'custom_fields' },
   },
   displayQualifier: 'vid',
+  searchContext: ['group', 'site'],
   searchFields: ['name', 'description'],
   defaultOrdering: ['vid', 'name'],
   hooks: {

@@ -8,7 +8,7 @@ import ipaddr from 'ipaddr.js';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { modelAllows, scopeCondition } from '../core/access.ts';
-import { fieldLabel, getModel } from '../core/registry.ts';
+import { columnOf, fieldLabel, getModel, requireModel, type ModelDef } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { displaysOf, objectUrl, type Row } from '../core/crud/serialize.ts';
 import { searchableModel, searchableModels, type SearchableModel } from './fields.ts';
@@ -41,6 +41,8 @@ export interface SearchResult {
   /** The matched field as a person reads it: its label (DNS name), or the custom field's name. */
   matched_label: string;
   score: number;
+  /** What the hit is in, where its model names it (ModelDef.searchContext): a VLAN's group or site. */
+  context?: string;
 }
 
 /** The label of a matched field of `type`: the model field's label; `cf.<name>` is the custom field <name>. */
@@ -157,15 +159,20 @@ export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchReq
   let rows = await matches(db, ctx, req, fuzzy, false);
   if (fuzzy && req.q.length >= FUZZY_MIN_LENGTH && rows.length < req.limit) rows = await matches(db, ctx, req, true, true);
   const shown = await parentQualified(db, ctx, rows);
-  return rows.map((r) => ({
-    object_type: r.object_type,
-    id: r.object_id,
-    display: shown.get(r.object_id) ?? r.display,
-    url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
-    matched_field: r.field,
-    matched_label: matchedLabel(r.object_type, r.field),
-    score: Math.round(r.score * 1000) / 1000,
-  }));
+  const contexts = await searchContexts(db, ctx, rows);
+  return rows.map((r) => {
+    const context = contexts.get(r.object_id);
+    return {
+      object_type: r.object_type,
+      id: r.object_id,
+      display: shown.get(r.object_id) ?? r.display,
+      url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
+      matched_field: r.field,
+      matched_label: matchedLabel(r.object_type, r.field),
+      score: Math.round(r.score * 1000) / 1000,
+      ...(context ? { context } : {}),
+    };
+  });
 }
 
 interface Match {
@@ -224,6 +231,40 @@ async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, 
     ORDER BY best.score DESC, length(best.display), best.display, best.object_id
     LIMIT ${req.limit}`.execute(db);
   return rows;
+}
+
+/**
+ * What each hit of a model with a search context is in (a VLAN's group, else its site): one query per such model
+ * hit for the relation ids, one per related model for their displays, within the caller's scope.
+ */
+async function searchContexts(db: Kysely<DB>, ctx: RequestContext, hits: Array<{ object_id: string; object_type: string }>): Promise<Map<string, string>> {
+  const byType = new Map<string, string[]>();
+  for (const h of hits) if (getModel(h.object_type)?.searchContext?.length) byType.set(h.object_type, [...(byType.get(h.object_type) ?? []), h.object_id]);
+  // Each hit's context: the first relation set, as (related model, id).
+  const contextOf = new Map<string, { target: ModelDef; id: string }>();
+  for (const [type, ids] of byType) {
+    const model = getModel(type)!;
+    const keys = model.searchContext!.filter((k) => model.fields[k]?.kind === 'fk');
+    const { rows } = await sql<Row>`SELECT r.id, ${sql.join(keys.map((k) => sql.ref(`r.${columnOf(k, model.fields[k]!)}`)))}
+      FROM ${sql.table(model.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'r')}`.execute(db);
+    for (const row of rows) {
+      const key = keys.find((k) => row[columnOf(k, model.fields[k]!)] !== null);
+      if (key) contextOf.set(String(row.id), { target: requireModel(model.fields[key]!.target!), id: String(row[columnOf(key, model.fields[key]!)]) });
+    }
+  }
+  const wanted = new Map<ModelDef, Set<string>>();
+  for (const { target, id } of contextOf.values()) wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
+  const displays = new Map<string, string>();
+  for (const [target, ids] of wanted) {
+    const { rows } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${[...ids]}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
+    for (const [id, display] of await displaysOf(db, ctx, target, rows)) displays.set(id, display);
+  }
+  const out = new Map<string, string>();
+  for (const [hit, { id }] of contextOf) {
+    const display = displays.get(id);
+    if (display) out.set(hit, display);
+  }
+  return out;
 }
 
 /**

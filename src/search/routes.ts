@@ -41,6 +41,7 @@ export function registerSearchRoutes(app: FastifyInstance): void {
                   matched_field: { type: 'string', description: 'The field that matched; custom fields as cf.<name>.' },
                   matched_label: { type: 'string', description: 'The field that matched as the UI names it (DNS name; Custom field <name>).' },
                   score: { type: 'number', description: '1 exact, 0.8–0.9 prefix, lower: inside a word or similar.' },
+                  context: { type: 'string', description: "What the hit is in, for objects whose name repeats across sites: a VLAN's group, else its site." },
                 },
               },
             },

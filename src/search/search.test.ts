@@ -123,6 +123,22 @@ describe('search', () => {
     expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team', matched_label: 'Custom field owner_team' });
   });
 
+  it("tells same-named VLANs apart by what they are in: their group, else their site; a global one has no context", async () => {
+    const alice = h.as('alice');
+    const other = await inventoryBasics(alice);
+    const group = await created(alice, '/api/vlan-groups/', { name: 'Hall A VLANs', slug: 'hall-a-vlans', site: b.site });
+    const grouped = await created(alice, '/api/vlans/', { vid: 40, name: 'backup-net', group: group.id, site: b.site });
+    const sited = await created(alice, '/api/vlans/', { vid: 40, name: 'backup-net', site: other.site });
+    const global = await created(alice, '/api/vlans/', { vid: 41, name: 'backup-net-global' });
+    const hits = await find('alice', q('backup-net'));
+    const byId = new Map(hits.map((x) => [x.id, x as Hit & { context?: string }]));
+    const siteName = (await alice.get(`/api/sites/${other.site}/`)).json().display;
+    expect(byId.get(grouped.id)).toMatchObject({ display: 'backup-net (40)', context: 'Hall A VLANs' });
+    expect(byId.get(sited.id)).toMatchObject({ display: 'backup-net (40)', context: siteName });
+    expect(byId.get(global.id)).toBeDefined();
+    expect(byId.get(global.id)).not.toHaveProperty('context');
+  });
+
   it('follows updates, bulk updates and deletes (cascades included), and indexes materialised components', async () => {
     const dev = await createDevice(h.as('alice'), b, 'rename-me-1');
     expect((await h.as('alice').patch(`/api/devices/${dev.id}/`, { name: 'renamed-device-1' })).statusCode).toBe(200);

@@ -280,6 +280,25 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     expect(new URL(page.url()).pathname).toBe(`/objects/dcim.device/${target.id}`);
   });
 
+  it('tells same-named VLANs apart in search results by their group', async () => {
+    const { page } = browser;
+    // A lab's own `servers (10)` beside the demo site's.
+    const group = await server.api<Row>('POST', '/api/vlan-groups/', { name: 'Lab VLANs', slug: 'lab-vlans' });
+    expect(group.status).toBe(201);
+    expect((await server.api<Row>('POST', '/api/vlans/', { vid: 10, name: 'servers', group: group.body.id })).status).toBe(201);
+    const vlans = (await server.api<Page<Row>>('GET', '/api/vlans/?name=servers&limit=100')).body.results;
+    expect(vlans.length).toBeGreaterThan(1);
+    await page.goto(`${server.url}/search?q=servers`);
+    const first = page.getByRole('link', { name: 'servers (10)', exact: true }).first();
+    await first.waitFor();
+    const lines = await page.locator('li', { has: page.getByRole('link', { name: 'servers (10)', exact: true }) }).allInnerTexts();
+    expect(lines.length).toBe(vlans.length);
+    // Each in its own group: no two lines alike.
+    expect(lines.every((l) => / in \S/.test(l.replace(/\s+/g, ' ')))).toBe(true);
+    expect(new Set(lines).size).toBe(lines.length);
+    await shot(page, '10b-search-vlan-context');
+  });
+
   it('creates a read-only API token shown once, which reads but cannot write, and revokes it', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/preferences/tokens`);
