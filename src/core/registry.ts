@@ -238,6 +238,8 @@ export function defineModel(input: ModelInput): ModelDef {
     if (field.kind === 'm2m' && !field.through) throw new Error(`${def.name}.${key}: m2m needs a join table.`);
     if (field.kind === 'generic_m2m' && (!field.through || !field.generic)) throw new Error(`${def.name}.${key}: generic_m2m needs a join table and its type column.`);
   }
+  if (def.displayQualifier && !def.fields[def.displayQualifier]) throw new Error(`${def.name}: displayQualifier "${def.displayQualifier}" is not a field.`);
+  for (const key of def.searchContext ?? []) if (def.fields[key]?.kind !== 'fk') throw new Error(`${def.name}: searchContext "${key}" is not a relation (fk).`);
   models.set(def.name, def);
   return def;
 }

@@ -244,7 +244,8 @@ async function searchContexts(db: Kysely<DB>, ctx: RequestContext, hits: Array<{
   const contextOf = new Map<string, { target: ModelDef; id: string }>();
   for (const [type, ids] of byType) {
     const model = getModel(type)!;
-    const keys = model.searchContext!.filter((k) => model.fields[k]?.kind === 'fk');
+    // Relations only (defineModel checks it).
+    const keys = model.searchContext!;
     const { rows } = await sql<Row>`SELECT r.id, ${sql.join(keys.map((k) => sql.ref(`r.${columnOf(k, model.fields[k]!)}`)))}
       FROM ${sql.table(model.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'r')}`.execute(db);
     for (const row of rows) {
