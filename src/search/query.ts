@@ -256,10 +256,7 @@ async function searchContexts(db: Kysely<DB>, ctx: RequestContext, hits: Array<{
   const wanted = new Map<ModelDef, Set<string>>();
   for (const { target, id } of contextOf.values()) wanted.set(target, (wanted.get(target) ?? new Set()).add(id));
   const displays = new Map<string, string>();
-  for (const [target, ids] of wanted) {
-    const { rows } = await sql<Row>`SELECT * FROM ${sql.table(target.table)} r WHERE r.id = ANY(${[...ids]}::uuid[]) AND ${scopeCondition(ctx, target, 'r')}`.execute(db);
-    for (const [id, display] of await displaysOf(db, ctx, target, rows)) displays.set(id, display);
-  }
+  for (const [target, ids] of wanted) for (const [id, display] of await scopedDisplays(db, ctx, target, [...ids])) displays.set(id, display);
   const out = new Map<string, string>();
   for (const [hit, { id }] of contextOf) {
     const display = displays.get(id);
@@ -276,10 +273,12 @@ async function parentQualified(db: Kysely<DB>, ctx: RequestContext, hits: Array<
   const out = new Map<string, string>();
   const byType = new Map<string, string[]>();
   for (const h of hits) if (getModel(h.object_type)?.displayParent) byType.set(h.object_type, [...(byType.get(h.object_type) ?? []), h.object_id]);
-  for (const [type, ids] of byType) {
-    const model = getModel(type)!;
-    const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'r')}`.execute(db);
-    for (const [id, display] of await displaysOf(db, ctx, model, rows)) out.set(id, display);
-  }
+  for (const [type, ids] of byType) for (const [id, display] of await scopedDisplays(db, ctx, getModel(type)!, ids)) out.set(id, display);
   return out;
+}
+
+/** The displays (with display parents) of `model`'s rows by id, within the caller's scope. */
+async function scopedDisplays(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, ids: string[]): Promise<Map<string, string>> {
+  const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} r WHERE r.id = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'r')}`.execute(db);
+  return displaysOf(db, ctx, model, rows);
 }
