@@ -5,7 +5,7 @@ import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from 
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
-import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, ruleInForce, type ObjectType, type RuleRow } from './service.ts';
+import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, ruleInForce, ruleOf, type ObjectType } from './service.ts';
 import { sameTenant, tenantOf } from '../core/access.ts';
 
 export const complianceRuleModel = defineModel({
@@ -47,10 +47,10 @@ export const complianceRuleModel = defineModel({
       validateRule(input, existing);
     },
     afterCreate: async ({ tx, row }) => {
-      await evaluateRule(tx, row as unknown as RuleRow);
+      await evaluateRule(tx, ruleOf(row));
     },
     afterUpdate: async ({ tx, row }) => {
-      await evaluateRule(tx, row as unknown as RuleRow);
+      await evaluateRule(tx, ruleOf(row));
     },
   },
 });

@@ -9,7 +9,8 @@ import { columnOf, isColumnField, requireModel } from '../core/registry.ts';
 import { recordTable } from '../core/records.ts';
 import { readSettings, enabledSql } from '../lifecycle/settings.ts';
 import { statusSql } from '../lifecycle/status.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, tenantAs, tenantOf } from '../core/access.ts';
+import type { Row } from '../core/crud/serialize.ts';
 
 export const OBJECT_TYPES = ['dcim.device', 'virtualization.virtualmachine'] as const;
 export type ObjectType = (typeof OBJECT_TYPES)[number];
@@ -22,7 +23,7 @@ const STATUS_LABEL: Record<string, string> = { eol: 'End of life', ending: 'Supp
 
 export interface RuleRow {
   id: string;
-  tenant_id: string;
+  tenant: string;
   name: string;
   object_type: string;
   enabled: boolean;
@@ -80,11 +81,24 @@ interface Failure {
   message: string;
 }
 
+/** A rule as a write hook holds it (its stored row). */
+export function ruleOf(row: Row): RuleRow {
+  return {
+    id: String(row.id),
+    tenant: tenantOf(row),
+    name: String(row.name),
+    object_type: String(row.object_type),
+    enabled: Boolean(row.enabled),
+    check_kind: String(row.check_kind),
+    settings: (row.settings ?? {}) as Record<string, unknown>,
+  };
+}
+
 async function failuresOf(db: Kysely<DB>, rule: RuleRow, objectIds: string[] | null, eolOn: boolean, warningDays: number): Promise<Failure[]> {
   if (!rule.enabled || !(OBJECT_TYPES as readonly string[]).includes(rule.object_type)) return [];
   const objectType = rule.object_type as ObjectType;
   const table = sql.table(TABLES[objectType]);
-  const scope = sql`${inTenant(String(rule.tenant_id), 'o')} ${objectIds ? sql`AND o.id = ANY(${objectIds}::uuid[])` : sql``}`;
+  const scope = sql`${inTenant(rule.tenant, 'o')} ${objectIds ? sql`AND o.id = ANY(${objectIds}::uuid[])` : sql``}`;
   const s = rule.settings;
   if (rule.check_kind === 'eol_status') {
     // Off means the rule reports nothing, not that everything is unknown.
@@ -118,7 +132,7 @@ export async function evaluateRule(db: Kysely<DB>, rule: RuleRow, objectIds: str
     AND NOT (object_id = ANY(${ids}::uuid[]))`.execute(db);
   await violations.append(
     db,
-    rule.tenant_id,
+    rule.tenant,
     failures.map((f) => ({ rule_id: rule.id, object_type: rule.object_type, object_id: f.id, message: f.message })),
     { upsert: { on: ['rule_id', 'object_id'], update: ['message'] }, returning: false },
   );
@@ -126,7 +140,7 @@ export async function evaluateRule(db: Kysely<DB>, rule: RuleRow, objectIds: str
 }
 
 async function rulesOf(db: Kysely<DB>, where: RawBuilder<unknown>): Promise<RuleRow[]> {
-  const { rows } = await sql<RuleRow>`SELECT id, tenant_id, name, object_type, enabled, check_kind, settings FROM compliance_rules WHERE ${where}`.execute(db);
+  const { rows } = await sql<RuleRow>`SELECT r.id, ${tenantAs('r')}, r.name, r.object_type, r.enabled, r.check_kind, r.settings FROM compliance_rules r WHERE ${where}`.execute(db);
   return rows;
 }
 

@@ -63,6 +63,45 @@ export function tenantOf(row: Readonly<Record<string, unknown>>): string {
   return tenant;
 }
 
+/** A stored row's tenant column, as a type: for rows read whole (`SELECT x.*`); read the value with rowTenant. */
+export type WithTenantColumn = { readonly [TENANT_COLUMN]: string | null };
+
+/** The tenant of a stored row of a table that holds both tenant and deployment-wide rows (jobs): null for the latter. */
+export function rowTenant(row: WithTenantColumn): string | null {
+  return row[TENANT_COLUMN];
+}
+
+/**
+ * The tenant column of `alias` in a SELECT or RETURNING list, as `name` (`tenant` unless told): for work that
+ * handles several tenants' rows at once (background loops, the search index) and hands each row's tenant on.
+ */
+export function tenantAs(alias: string, name = 'tenant'): RawBuilder<unknown> {
+  return sql`${tenantRef(alias)} AS ${sql.ref(name)}`;
+}
+
+/**
+ * The tenant column in a column list (an INSERT's columns, an ON CONFLICT's SET, a UNION's select list), copied
+ * from row to row, never compared: a comparison is inTenant, sameTenant, callerTenant or tenantKeys.
+ */
+export function tenantColumn(alias?: string): RawBuilder<unknown> {
+  return tenantRef(alias);
+}
+
+/** `JOIN tenants <as> ON …`: the tenant record (slug, name) of the row at `alias`. */
+export function joinTenantRecord(alias: string, as: string): RawBuilder<unknown> {
+  return sql`JOIN tenants ${sql.ref(as)} ON ${sql.ref(`${as}.id`)} = ${tenantRef(alias)}`;
+}
+
+/**
+ * An ORDER BY list that follows an index led by the tenant column (tenant, then `columns`), all in `direction`:
+ * written out whole, tenant first, so the planner reads the index in order (a column fixed by `IS NULL` does not
+ * count as constant for the ordering, so the columns before the varying one must be named).
+ */
+export function tenantLedOrder(alias: string, columns: readonly string[], direction: 'asc' | 'desc' = 'asc'): RawBuilder<unknown> {
+  const dir = sql.raw(direction === 'desc' ? ' DESC' : '');
+  return sql.join([tenantRef(alias), ...columns.map((c) => sql.ref(`${alias}.${c}`))].map((ref) => sql`${ref}${dir}`));
+}
+
 /** Two aliases in one tenant: joins between tenant rows never cross tenants. */
 export function sameTenant(alias: string, other: string): RawBuilder<unknown> {
   return sql`${tenantRef(alias)} = ${tenantRef(other)}`;

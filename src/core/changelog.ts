@@ -59,7 +59,7 @@ function snapshotColumns(model: ModelDef): Array<{ key: string; column: string; 
 /** What a change listener gets of each recorded change row. */
 export interface RecordedChange {
   id: string;
-  tenant_id: string | null;
+  tenant: string | null;
   action: ChangeAction;
   object_type: string;
 }
@@ -97,5 +97,7 @@ export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries
       u.action, u.object_type, u.object_id, u.repr, u.before, u.after
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS u(id uuid, tenant_id uuid, action text, object_type text, object_id uuid, repr text, before jsonb, after jsonb)`.execute(tx);
-  for (const listener of changeListeners) await listener(tx, rows);
+  if (changeListeners.length === 0) return;
+  const recorded = rows.map((r): RecordedChange => ({ id: r.id, tenant: r.tenant_id, action: r.action, object_type: r.object_type }));
+  for (const listener of changeListeners) await listener(tx, recorded);
 }

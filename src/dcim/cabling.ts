@@ -8,7 +8,7 @@ import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
-import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
+import { callerTenant, inTenant, tenantColumn, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
@@ -26,11 +26,11 @@ export interface Termination {
  * are pushed into each branch by the planner, so it costs what the three lookups would.
  */
 export const CABLEABLE_PORTS: RawBuilder<unknown> = sql`(
-  SELECT 'dcim.interface'::text AS object_type, id, numid, tenant_id, device_id, name, name_natural, type, description, custom_fields,
+  SELECT 'dcim.interface'::text AS object_type, id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
     NULL::uuid AS rear_port_id, NULL::integer AS rear_port_position, NULL::integer AS positions FROM interfaces
-  UNION ALL SELECT 'dcim.frontport', id, numid, tenant_id, device_id, name, name_natural, type, description, custom_fields,
+  UNION ALL SELECT 'dcim.frontport', id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
     rear_port_id, rear_port_position, NULL FROM front_ports
-  UNION ALL SELECT 'dcim.rearport', id, numid, tenant_id, device_id, name, name_natural, type, description, custom_fields,
+  UNION ALL SELECT 'dcim.rearport', id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
     NULL, NULL, positions FROM rear_ports
 )`;
 

@@ -7,6 +7,7 @@ import type { DB } from '../db/types.ts';
 import { decryptSecret } from '../core/secrets.ts';
 import { guardedRequest, readAllowlist } from '../core/ssrf.ts';
 import { clipText, recordTable } from '../core/records.ts';
+import { joinTenantRecord, tenantAs } from '../core/access.ts';
 import { createJob, finishJob } from '../jobs/record.ts';
 import { eventOf } from './webhook-outbox.ts';
 
@@ -46,7 +47,7 @@ export function signatureOf(body: Buffer, secret: string): string {
 
 interface PendingDelivery {
   id: string;
-  tenant_id: string;
+  tenant: string;
   attempts: number;
   job_id: string | null;
   webhook_id: string;
@@ -74,7 +75,7 @@ export function webhookBody(d: PendingDelivery): Buffer {
     event: eventOf(d.action),
     object_type: d.object_type,
     object_id: d.object_id,
-    tenant: { id: d.tenant_id, slug: d.tenant_slug, name: d.tenant_name },
+    tenant: { id: d.tenant, slug: d.tenant_slug, name: d.tenant_name },
     user: d.username,
     timestamp: new Date(d.time).toISOString(),
     request_id: d.request_id,
@@ -102,10 +103,10 @@ function headersOf(d: PendingDelivery, body: Buffer): Record<string, string> {
 
 async function loadPending(db: Kysely<DB>, id: string): Promise<PendingDelivery | null> {
   const { rows } = await sql<PendingDelivery>`
-    SELECT o.id, o.tenant_id, o.attempts, o.job_id, w.id AS webhook_id, w.name AS webhook_name, w.url, w.secret, w.additional_headers, w.enabled,
+    SELECT o.id, ${tenantAs('o')}, o.attempts, o.job_id, w.id AS webhook_id, w.name AS webhook_name, w.url, w.secret, w.additional_headers, w.enabled,
       c.id AS change_id, c.time, c.username, c.request_id, c.action, c.object_type, c.object_id, c.before, c.after,
       t.slug AS tenant_slug, t.name AS tenant_name
-    FROM webhook_outbox o JOIN webhooks w ON w.id = o.webhook_id JOIN object_changes c ON c.id = o.change_id JOIN tenants t ON t.id = o.tenant_id
+    FROM webhook_outbox o JOIN webhooks w ON w.id = o.webhook_id JOIN object_changes c ON c.id = o.change_id ${joinTenantRecord('o', 't')}
     WHERE o.id = ${id}`.execute(db);
   return rows[0] ?? null;
 }
@@ -151,7 +152,7 @@ export async function attemptDelivery(db: Kysely<DB>, outboxId: string, settings
   const durationMs = Math.round(performance.now() - started);
   const delivered = error === '';
   const nextRetry = !delivered && attempt < settings.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, settings)) : null;
-  await deliveries.append(db, d.tenant_id, [
+  await deliveries.append(db, d.tenant, [
     {
       webhook_id: d.webhook_id,
       webhook_name: d.webhook_name,
@@ -187,7 +188,7 @@ export async function attemptDelivery(db: Kysely<DB>, outboxId: string, settings
 async function startJob(db: Kysely<DB>, d: PendingDelivery): Promise<string> {
   const jobId = await createJob(db, {
     kind: 'webhook.delivery',
-    tenantId: d.tenant_id,
+    tenantId: d.tenant,
     startedBy: d.username ? `user:${d.username}` : 'system',
     status: 'running',
     subject: { objectType: 'extras.webhook', objectId: d.webhook_id },

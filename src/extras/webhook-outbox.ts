@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { onChangesRecorded, type RecordedChange } from '../core/changelog.ts';
-import { sameTenant, tenantKeys } from '../core/access.ts';
+import { sameTenant, tenantColumn, tenantKeys } from '../core/access.ts';
 
 /** create → created, update → updated, delete → deleted; other actions (reveal) have no webhook event. */
 export function eventOf(action: string): string | null {
@@ -13,11 +13,11 @@ export function eventOf(action: string): string | null {
 }
 
 export async function queueWebhookDeliveries(tx: Kysely<DB>, changes: RecordedChange[]): Promise<void> {
-  const candidates = changes.filter((c) => c.tenant_id !== null && eventOf(c.action) !== null);
+  const candidates = changes.filter((c) => c.tenant !== null && eventOf(c.action) !== null);
   if (candidates.length === 0) return;
-  await sql`INSERT INTO webhook_outbox (id, tenant_id, webhook_id, change_id)
-    SELECT gen_random_uuid(), w.tenant_id, w.id, c.id
-    FROM ${tenantKeys('c', candidates.map((c) => c.tenant_id!), [
+  await sql`INSERT INTO webhook_outbox (id, ${tenantColumn()}, webhook_id, change_id)
+    SELECT gen_random_uuid(), ${tenantColumn('w')}, w.id, c.id
+    FROM ${tenantKeys('c', candidates.map((c) => c.tenant!), [
       { name: 'id', type: 'uuid', values: candidates.map((c) => c.id) },
       { name: 'event', type: 'text', values: candidates.map((c) => eventOf(c.action)) },
       { name: 'object_type', type: 'text', values: candidates.map((c) => c.object_type) },

@@ -9,7 +9,7 @@ import { requireModel } from '../core/registry.ts';
 import { badRequest, conflict, namingItem as namingItemOf } from '../core/errors.ts';
 import { inTransaction, loadScopedRow, prepareCreate, createRowInTx } from '../core/crud/write.ts';
 import type { Row } from '../core/crud/serialize.ts';
-import { inTenant, tenantOf } from '../core/access.ts';
+import { inTenant, tenantLedOrder, tenantOf } from '../core/access.ts';
 
 export const MAX_AVAILABLE = 1000;
 
@@ -70,11 +70,11 @@ export async function freeAddresses(db: Kysely<DB>, space: AddressSpace, limit: 
       SELECT gstart, gend FROM (
         -- Ordered by the index's own columns (tenant and VRF are fixed here): the index order feeds the window
         -- with no sort, so the LIMIT below stops the scan.
-        SELECT coalesce(lag(a.host) OVER (ORDER BY a.tenant_id, a.vrf_id, a.host) + 1, ${space.first}) AS gstart, a.host - 1 AS gend
+        SELECT coalesce(lag(a.host) OVER (ORDER BY ${tenantLedOrder('a', ['vrf_id', 'host'])}) + 1, ${space.first}) AS gstart, a.host - 1 AS gend
         FROM ip_addresses a WHERE ${inSpace}
       ) x WHERE gstart <= gend LIMIT ${limit}
     ),
-    last_used AS MATERIALIZED (SELECT (SELECT a.host FROM ip_addresses a WHERE ${inSpace} ORDER BY a.tenant_id DESC, a.vrf_id DESC, a.host DESC LIMIT 1) AS h),
+    last_used AS MATERIALIZED (SELECT (SELECT a.host FROM ip_addresses a WHERE ${inSpace} ORDER BY ${tenantLedOrder('a', ['vrf_id', 'host'], 'desc')} LIMIT 1) AS h),
     gaps AS (
       SELECT gstart, gend FROM inner_gaps
       UNION ALL

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { can, type RequestContext } from '../core/context.ts';
-import { callerTenant, deploymentWide, modelAllows } from '../core/access.ts';
+import { callerTenant, deploymentWide, modelAllows, rowTenant, type WithTenantColumn } from '../core/access.ts';
 import { allModels } from '../core/registry.ts';
 import { badRequest, conflict, forbidden, notFound } from '../core/errors.ts';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -11,9 +11,8 @@ import type { JobStatus } from './record.ts';
 
 export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 
-interface JobRow {
+interface JobRow extends WithTenantColumn {
   id: string;
-  tenant_id: string | null;
   kind: string;
   status: JobStatus;
   started_by: string;
@@ -65,7 +64,7 @@ function answerOf(row: JobRow, origin: string): JobAnswer {
     url: `${origin}/api/jobs/${row.id}/`,
     kind: row.kind,
     status: row.status,
-    tenant: row.tenant_id,
+    tenant: rowTenant(row),
     started_by: row.started_by,
     subject: row.subject_type && row.subject_id ? { object_type: row.subject_type, object_id: row.subject_id } : null,
     created: iso(row.created)!,
@@ -139,7 +138,7 @@ export async function readJob(db: Kysely<DB>, ctx: RequestContext, id: string, o
 export async function cancelJob(db: Kysely<DB>, ctx: RequestContext, id: string, origin: string): Promise<JobAnswer> {
   return db.transaction().execute(async (tx) => {
     const row = await loadJob(tx, ctx, id, true);
-    if (row.tenant_id !== null && !can(ctx, 'job.change')) throw forbidden('You do not have permission to cancel jobs.');
+    if (rowTenant(row) !== null && !can(ctx, 'job.change')) throw forbidden('You do not have permission to cancel jobs.');
     if (!row.cancellable) throw badRequest({ id: [`A ${row.kind} job cannot be cancelled: it does not stop part-way.`] });
     if (row.status !== 'queued' && row.status !== 'running') throw conflict(`This job has already ${row.status === 'cancelled' ? 'been cancelled' : row.status}.`);
     if (row.cancel_requested) throw conflict('Cancellation was already requested; the job stops at its next step.');

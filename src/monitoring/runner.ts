@@ -2,6 +2,7 @@
 // through the rise/fall state machine in one transaction per round. Claiming moves next_run forward under
 // FOR UPDATE SKIP LOCKED, so any number of worker processes can share the work without running a check twice.
 import { sql, type Kysely } from 'kysely';
+import { tenantAs } from '../core/access.ts';
 import type { DB } from '../db/types.ts';
 import { clipText, recordTable } from '../core/records.ts';
 import { runProbe, type ProbeResult } from './probes.ts';
@@ -51,7 +52,7 @@ export interface RoundSummary {
 
 interface Claimed {
   id: string;
-  tenant_id: string;
+  tenant: string;
   kind: string;
   port: number;
   timeout_ms: number;
@@ -106,7 +107,7 @@ export class CheckRunner {
       UPDATE check_assignments ca SET next_run = ${at.toISOString()}::timestamptz + make_interval(secs => ct.interval_seconds)
       FROM due, check_templates ct, ip_addresses a
       WHERE ca.id = due.id AND ct.id = ca.template_id AND a.id = ca.ip_address_id
-      RETURNING ca.id, ca.tenant_id, ct.kind, ct.port, ct.timeout_ms, ct.rise, ct.fall, host(a.address) AS host,
+      RETURNING ca.id, ${tenantAs('ca')}, ct.kind, ct.port, ct.timeout_ms, ct.rise, ct.fall, host(a.address) AS host,
         ca.state, ca.consecutive_ok, ca.consecutive_fail`.execute(this.db);
     const summary: RoundSummary = { checked: claimed.length, changed: 0, byStatus: { up: 0, down: 0, unknown: 0 } };
     if (claimed.length === 0) return summary;
@@ -150,12 +151,12 @@ export class CheckRunner {
   }
 }
 
-function groupByTenant<T extends { c: { tenant_id: string } }>(items: T[]): Map<string, T[]> {
+function groupByTenant<T extends { c: { tenant: string } }>(items: T[]): Map<string, T[]> {
   const out = new Map<string, T[]>();
   for (const item of items) {
-    const list = out.get(item.c.tenant_id) ?? [];
+    const list = out.get(item.c.tenant) ?? [];
     list.push(item);
-    out.set(item.c.tenant_id, list);
+    out.set(item.c.tenant, list);
   }
   return out;
 }

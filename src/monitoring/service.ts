@@ -10,7 +10,7 @@ import type { Row } from '../core/crud/serialize.ts';
 import { inTransaction, prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext, type RequestContext } from '../core/context.ts';
-import { callerTenant, sameTenant, tenantKeys } from '../core/access.ts';
+import { callerTenant, sameTenant, tenantAs, tenantKeys, TENANT_COLUMN } from '../core/access.ts';
 
 export const CHECK_PROTOCOLS = ['tcp', 'udp'] as const;
 export type CheckProtocol = (typeof CHECK_PROTOCOLS)[number];
@@ -164,7 +164,7 @@ export interface ReconcileOutcome {
 
 interface WantedRow {
   service_id: string;
-  tenant_id: string;
+  tenant: string;
   ip_id: string | null;
   ip: string | null;
   kind: CheckProtocol | null;
@@ -205,7 +205,7 @@ export async function reconcileServiceChecks(tx: Kysely<DB>, serviceIds: string[
 
 async function reconcileBatch(tx: Kysely<DB>, ids: string[]): Promise<Map<string, ReconcileOutcome>> {
   const { rows } = await sql<WantedRow>`
-    SELECT s.id AS service_id, s.tenant_id, t.ip_id, host(a.address) AS ip, p.kind, p.port
+    SELECT s.id AS service_id, ${tenantAs('s')}, t.ip_id, host(a.address) AS ip, p.kind, p.port
     FROM services s
     LEFT JOIN devices d ON d.id = s.device_id
     LEFT JOIN virtual_machines v ON v.id = s.virtual_machine_id
@@ -246,9 +246,9 @@ async function reconcileBatch(tx: Kysely<DB>, ids: string[]): Promise<Map<string
   // First creator owns: rows are in service creation order, so the first service per (template, IP) is kept.
   const candidates = new Map<string, { tenant: string; template: string; ip: string; service: string }>();
   for (const w of wanted) {
-    const template = templateIds.get(`${w.tenant_id}/${slugOf(w)}`)!;
+    const template = templateIds.get(`${w.tenant}/${slugOf(w)}`)!;
     const key = `${template}/${w.ip_id}`;
-    if (!candidates.has(key)) candidates.set(key, { tenant: w.tenant_id, template, ip: w.ip_id, service: w.service_id });
+    if (!candidates.has(key)) candidates.set(key, { tenant: w.tenant, template, ip: w.ip_id, service: w.service_id });
   }
   const list = [...candidates.values()];
   const { rows: existing } = await sql<{ template_id: string; ip_address_id: string }>`
@@ -271,32 +271,32 @@ async function reconcileBatch(tx: Kysely<DB>, ids: string[]): Promise<Map<string
  * Get-or-create the check template `<kind>-<port>` of each wanted port in its tenant; an existing template with
  * that slug is reused as it is, even if a user edited it. Returns `tenant/slug` → template id.
  */
-async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant_id: string; kind: CheckProtocol; port: number }>): Promise<Map<string, string>> {
+async function ensureCheckTemplates(tx: Kysely<DB>, wanted: Array<{ tenant: string; kind: CheckProtocol; port: number }>): Promise<Map<string, string>> {
   const distinct = new Map<string, { tenant: string; kind: CheckProtocol; port: number; slug: string }>();
   for (const w of wanted) {
     const slug = `${w.kind}-${w.port}`;
-    distinct.set(`${w.tenant_id}/${slug}`, { tenant: w.tenant_id, kind: w.kind, port: w.port, slug });
+    distinct.set(`${w.tenant}/${slug}`, { tenant: w.tenant, kind: w.kind, port: w.port, slug });
   }
   const all = [...distinct.values()];
   const lookup = async (items: typeof all) => {
-    const { rows } = await sql<{ id: string; tenant_id: string; slug: string }>`
-      SELECT ct.id, ct.tenant_id, ct.slug FROM check_templates ct
+    const { rows } = await sql<{ id: string; tenant: string; slug: string }>`
+      SELECT ct.id, ${tenantAs('ct')}, ct.slug FROM check_templates ct
       JOIN ${tenantKeys('w', items.map((t) => t.tenant), [{ name: 'slug', type: 'text', values: items.map((t) => t.slug) }])}
         ON ${sameTenant('ct', 'w')} AND ct.slug = w.slug`.execute(tx);
     return rows;
   };
   const ids = new Map<string, string>();
-  for (const r of await lookup(all)) ids.set(`${r.tenant_id}/${r.slug}`, r.id);
+  for (const r of await lookup(all)) ids.set(`${r.tenant}/${r.slug}`, r.id);
   const missing = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));
   for (const [tenant, group] of groupBy(missing, (t) => t.tenant)) {
     const made = await insertRows(tx, systemContext(tenant), requireModel('monitoring.checktemplate'),
       group.map((t) => ({ name: `${t.kind.toUpperCase()} ${t.port}`, slug: t.slug, kind: t.kind, port: t.port })),
-      { skipExistingOn: ['tenant_id', 'slug'] });
+      { skipExistingOn: [TENANT_COLUMN, 'slug'] });
     for (const r of made) ids.set(`${tenant}/${String(r.slug)}`, String(r.id));
   }
   // A concurrent transaction may have created some between our lookup and insert: read those back.
   const raced = all.filter((t) => !ids.has(`${t.tenant}/${t.slug}`));
-  if (raced.length) for (const r of await lookup(raced)) ids.set(`${r.tenant_id}/${r.slug}`, r.id);
+  if (raced.length) for (const r of await lookup(raced)) ids.set(`${r.tenant}/${r.slug}`, r.id);
   return ids;
 }
 

@@ -1,6 +1,7 @@
 // What goes into search_index for the rows of a searchable model: the one SELECT shared by the write triggers
 // (triggers.ts, every insert and update) and the full rebuild (indexer.ts).
 import { sql, type RawBuilder } from 'kysely';
+import { tenantAs, tenantColumn } from '../core/access.ts';
 import { INDEXED_TEXT_MAX, valuesSql, type SearchableModel } from './fields.ts';
 
 /**
@@ -12,7 +13,7 @@ export function entriesSql(s: SearchableModel, source: RawBuilder<unknown>, wher
   // As displayOf writes it: `servers (10)`, the name alone where the qualifier is null.
   const display = s.qualifierColumn ? sql`${base} || coalesce(' (' || ${sql.ref(`t.${s.qualifierColumn}`)}::text || ')', '')` : base;
   const max = sql.lit(INDEXED_TEXT_MAX);
-  return sql`SELECT t.id AS object_id, v.field, t.tenant_id, ${sql.lit(s.model.name)}::text AS object_type, ${display} AS display,
+  return sql`SELECT t.id AS object_id, v.field, ${tenantAs('t')}, ${sql.lit(s.model.name)}::text AS object_type, ${display} AS display,
       left(v.value, ${max}) AS value, cairn_search_norm(left(v.value, ${max})) AS norm, v.address
     FROM ${source} t
     CROSS JOIN LATERAL (${valuesSql(s)}) AS v(field, value, address)
@@ -24,10 +25,11 @@ export function entriesSql(s: SearchableModel, source: RawBuilder<unknown>, wher
  * left alone (an edit of a device's serial rewrites one entry, not all of the device's).
  */
 export function upsertEntriesSql(entries: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`INSERT INTO search_index (object_id, field, tenant_id, object_type, display, value, norm, address)
-    SELECT object_id, field, tenant_id, object_type, display, value, norm, address FROM (${entries}) AS e
+  const tenant = tenantColumn();
+  return sql`INSERT INTO search_index (object_id, field, ${tenant}, object_type, display, value, norm, address)
+    SELECT object_id, field, tenant, object_type, display, value, norm, address FROM (${entries}) AS e
     ON CONFLICT (object_id, field) DO UPDATE SET display = excluded.display, value = excluded.value, norm = excluded.norm,
-      address = excluded.address, tenant_id = excluded.tenant_id
-    WHERE (search_index.display, search_index.value, search_index.address, search_index.tenant_id)
-      IS DISTINCT FROM (excluded.display, excluded.value, excluded.address, excluded.tenant_id)`;
+      address = excluded.address, ${tenant} = ${tenantColumn('excluded')}
+    WHERE (search_index.display, search_index.value, search_index.address, ${tenantColumn('search_index')})
+      IS DISTINCT FROM (excluded.display, excluded.value, excluded.address, ${tenantColumn('excluded')})`;
 }
