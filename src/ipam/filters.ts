@@ -111,7 +111,7 @@ setQuickSearch('ipam.vlan', (text, alias) => {
 // VLANs through them.
 addListFilters('ipam.vlan', {
   available_on_device: (values, alias) =>
-    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a device id', (id) => vlanAvailableOn(alias, deviceHost(id))),
+    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a device id', (id) => vlanAvailableOn(alias, deviceHost(id, alias))),
   available_on_virtualmachine: (values, alias) =>
-    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a virtual machine id', (id) => vlanAvailableOn(alias, virtualMachineHost(id))),
+    single(values, (t) => (isUuid(t) ? t.toLowerCase() : null), 'a virtual machine id', (id) => vlanAvailableOn(alias, virtualMachineHost(id, alias))),
 });

@@ -94,6 +94,11 @@ describe('VLANs', () => {
     const bad = await alice.get('/api/vlans/?available_on_device=nope');
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toHaveProperty('available_on_device');
+    // Another tenant's device reads as no device: global VLANs only, nothing of its site.
+    const bobBasics = await inventoryBasics(h.as('bob'), ['eth0']);
+    const bobDev = await createDevice(h.as('bob'), bobBasics, 'vlan-picker-dev-b');
+    const fenced = (await alice.get(`/api/vlans/?available_on_device=${bobDev.id}&q=picker`)).json().results.map((r: { id: string }) => r.id);
+    expect(fenced).toEqual([global.id]);
     // The interface form's pickers ask for it with the device the form holds.
     const fields = (await alice.get('/api/editable-fields/?model=dcim.interface')).json() as Array<{ key: string; filters?: Record<string, string> }>;
     for (const key of ['untagged_vlan', 'tagged_vlans']) expect(fields.find((f) => f.key === key)?.filters).toEqual({ available_on_device: '$field:device' });

@@ -4,6 +4,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ErrorCollector } from '../core/errors.ts';
+import { sameTenant } from '../core/access.ts';
 
 export interface VlanHost {
   /** A scalar subquery giving the host's site id (or NULL). */
@@ -12,10 +13,20 @@ export interface VlanHost {
   noun: string;
 }
 
-export const deviceHost = (deviceId: string): VlanHost => ({ site: sql`(SELECT site_id FROM devices WHERE id = ${deviceId})`, noun: 'device' });
+/**
+ * `fencedTo`: the alias of a tenant row the host must share a tenant with (a list filter's VLAN), so a host id
+ * of another tenant reads as one that does not exist. A write hook's host is the written row's own, so unfenced.
+ */
+const fence = (alias: string, fencedTo: string | undefined) => (fencedTo ? sql` AND ${sameTenant(alias, fencedTo)}` : sql``);
 
-export const virtualMachineHost = (vmId: string): VlanHost => ({
-  site: sql`(SELECT coalesce(vm.site_id, c.site_id) FROM virtual_machines vm LEFT JOIN clusters c ON c.id = vm.cluster_id WHERE vm.id = ${vmId})`,
+export const deviceHost = (deviceId: string, fencedTo?: string): VlanHost => ({
+  site: sql`(SELECT d.site_id FROM devices d WHERE d.id = ${deviceId}${fence('d', fencedTo)})`,
+  noun: 'device',
+});
+
+export const virtualMachineHost = (vmId: string, fencedTo?: string): VlanHost => ({
+  site: sql`(SELECT coalesce(vm.site_id, c.site_id) FROM virtual_machines vm LEFT JOIN clusters c ON c.id = vm.cluster_id
+    WHERE vm.id = ${vmId}${fence('vm', fencedTo)})`,
   noun: 'virtual machine',
 });
 

@@ -137,6 +137,16 @@ describe('search', () => {
     expect(byId.get(sited.id)).toMatchObject({ display: 'backup-net (40)', context: siteName });
     expect(byId.get(global.id)).toBeDefined();
     expect(byId.get(global.id)).not.toHaveProperty('context');
+    // The other tenant's same-named VLAN in its own group: bob sees his with his group, alice nothing of his.
+    const bob = h.as('bob');
+    const bobGroup = await created(bob, '/api/vlan-groups/', { name: 'Beta hall VLANs', slug: 'beta-hall-vlans' });
+    const bobs = await created(bob, '/api/vlans/', { vid: 40, name: 'backup-net', group: bobGroup.id });
+    const bobHits = await find('bob', q('backup-net'));
+    expect(bobHits.map((x) => x.id)).toEqual([bobs.id]);
+    expect(bobHits[0]).toMatchObject({ context: 'Beta hall VLANs' });
+    const again = await find('alice', q('backup-net'));
+    expect(again.map((x) => x.id)).not.toContain(bobs.id);
+    expect(JSON.stringify(again)).not.toContain('Beta hall');
   });
 
   it('follows updates, bulk updates and deletes (cascades included), and indexes materialised components', async () => {
