@@ -116,6 +116,7 @@ export const ipRangeModel = defineModel({
     custom_fields: { kind: 'custom_fields' },
   },
   computed: { size: sizeField },
+  searchContext: ['vrf'],
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'start_address'],
   hooks: {

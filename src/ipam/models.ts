@@ -142,6 +142,8 @@ export const prefixModel = defineModel({
     children: { kind: 'integer', readOnly: true, help: 'Prefixes inside this one in its VRF, at any depth.' },
   },
   computed: { family: familyField, utilization: utilizationField },
+  // The same 10.0.0.0/24 in two VRFs: the VRF tells them apart (nothing shown in the global table).
+  searchContext: ['vrf'],
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'prefix'],
   hooks: {
@@ -212,6 +214,8 @@ export const ipAddressModel = defineModel({
     assigned_object: assignedObjectField,
     prefix: containingPrefixField,
   },
+  // Where an address lives is what its finder wants next (`ams1-leaf1 › Ethernet1`); unassigned, its VRF.
+  searchContext: ['assigned_interface', 'assigned_vm_interface', 'vrf'],
   searchFields: ['dns_name', 'description'],
   defaultOrdering: ['vrf', 'address'],
   // NetBox's generic pair, for API clients: the UI shows the two fields they are read from, each with its parent.

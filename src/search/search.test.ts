@@ -85,7 +85,7 @@ describe('search', () => {
     expect((await h.as('alice').get(`/api/interfaces/${iface.id}/`)).json().display).toBe('peer-7 › ams9-border01');
     const listed = (await h.as('alice').get(`/api/interfaces/?device_id=${peer.id}`)).json().results as Array<{ id: string; display: string }>;
     expect(listed.find((r) => r.id === iface.id)?.display).toBe('peer-7 › ams9-border01');
-    const address = await created(h.as('alice'), '/api/ip-addresses/', { address: '10.77.0.1/24', assigned_interface: iface.id });
+    const address = await created(h.as('alice'), '/api/ip-addresses/', { address: '172.30.77.1/24', assigned_interface: iface.id });
     expect((address.assigned_interface as { display: string }).display).toBe('peer-7 › ams9-border01');
     const changes = (await h.as('alice').get(`/api/changes/?object_id=${iface.id}`)).json().results as Array<{ object_repr: string }>;
     expect(changes[0]?.object_repr).toBe('peer-7 › ams9-border01');
@@ -121,6 +121,23 @@ describe('search', () => {
     await created(h.as('alice'), '/api/custom-fields/', { name: 'owner_team', type: 'text', object_types: ['dcim.device'] });
     const dev = await createDevice(h.as('alice'), b, 'cf-holder', { custom_fields: { owner_team: 'Plasmatronics' } });
     expect((await find('alice', q('plasmatronics')))[0]).toMatchObject({ id: dev.id, matched_field: 'cf.owner_team', matched_label: 'Custom field owner_team' });
+  });
+
+  it('shows where an address lives (its interface with its device), else its VRF; a prefix by its VRF', async () => {
+    const alice = h.as('alice');
+    const vrf = await created(alice, '/api/vrfs/', { name: 'ctx-blue', rd: '65000:77' });
+    const dev = await createDevice(alice, b, 'ctx-leaf1');
+    const iface = (await alice.get(`/api/interfaces/?device=${dev.id}`)).json().results[0];
+    const onPort = await created(alice, '/api/ip-addresses/', { address: '10.177.0.1/24', assigned_interface: iface.id });
+    const inVrf = await created(alice, '/api/ip-addresses/', { address: '10.177.0.1/24', vrf: vrf.id });
+    const pGlobal = await created(alice, '/api/prefixes/', { prefix: '10.177.0.0/24' });
+    const pVrf = await created(alice, '/api/prefixes/', { prefix: '10.177.0.0/24', vrf: vrf.id });
+    const byId = new Map((await find('alice', q('10.177.0.1'))).map((x) => [x.id, x as Hit & { context?: string }]));
+    expect(byId.get(onPort.id)?.context).toBe(`ctx-leaf1 › ${iface.name}`);
+    expect(byId.get(inVrf.id)?.context).toBe(vrf.display);
+    expect(byId.get(pVrf.id)?.context).toBe(vrf.display);
+    expect(byId.get(pGlobal.id)).toBeDefined();
+    expect(byId.get(pGlobal.id)).not.toHaveProperty('context');
   });
 
   it("tells same-named VLANs apart by what they are in: their group, else their site; a global one has no context", async () => {
