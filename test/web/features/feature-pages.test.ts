@@ -249,6 +249,10 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await page.getByRole('heading', { name: '10.78.0.65/26' }).waitFor();
     // Carving a /28 from the /24 takes its first free /28 (after the /26 and the new /26): 10.78.0.128/28.
     await page.goto(`${server.url}/objects/ipam.prefix/${mid.body.id}`);
+    // Its own page draws no tree: the /24 is not indented there (its depth is a field of its own).
+    const ownPrefix = page.locator('[data-overview-field="prefix"] dd');
+    await hasText(ownPrefix, '10.78.0.0/24');
+    expect(await ownPrefix.innerText()).not.toContain('└');
     await page.getByRole('button', { name: 'Carve child prefix' }).click();
     await page.getByLabel('Prefix length').fill('28');
     await page.getByRole('button', { name: 'Carve', exact: true }).click();

@@ -5,9 +5,12 @@ import type { CellRendererProps } from '../../app/extensions.ts';
 /** A whole address or network, which the prefix list's search answers with the prefixes holding it, closest first. */
 const ADDRESS = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f]*:[0-9a-f:.]*)(\/\d{1,3})?$/i;
 
-/** Whether the list's rows stand in tree order (parents before their children), so depth can be drawn. */
+/**
+ * Whether the list's rows stand in tree order (parents before their children), so depth can be drawn. Outside a
+ * list (a prefix's own page) there is no tree to draw: the depth is a field of its own there.
+ */
 function inTreeOrder(list: CellRendererProps['list']): boolean {
-  if (!list) return true;
+  if (!list) return false;
   return !list.ordering && !(list.q && ADDRESS.test(list.q.trim()) && (list.q.includes(':') || list.q.split('.').length === 4));
 }
 
