@@ -84,9 +84,10 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
   if (space.isLoading) return <Loading label="Reading the address space…" />;
   if (space.error) return <ErrorState error={space.error} retry={() => void space.refetch()} />;
   const { parents, children, more, free, addresses } = space.data!;
-  // A prefix holding child prefixes lists them with the gaps between them; one without children lists its
-  // addresses (and its whole free space is the one gap).
-  const rows: SpaceRow[] = [...children.map((p) => ({ kind: 'prefix' as const, prefix: p })), ...free.map((f) => ({ kind: 'free' as const, network: f.prefix }))].sort((a, b) =>
+  // A prefix holding child prefixes lists them with the gaps between them. One without children is all one gap,
+  // itself: offering to create it again would be a duplicate, so it says it is free to split instead.
+  const unsplit = children.length === 0 && free.length === 1 && free[0]!.prefix === self.prefix;
+  const rows: SpaceRow[] = unsplit ? [] : [...children.map((p) => ({ kind: 'prefix' as const, prefix: p })), ...free.map((f) => ({ kind: 'free' as const, network: f.prefix }))].sort((a, b) =>
     compareNetworks(a.kind === 'prefix' ? a.prefix.prefix : a.network, b.kind === 'prefix' ? b.prefix.prefix : b.network),
   );
 
@@ -179,6 +180,8 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
               )}
             </tbody>
           </table>
+        ) : unsplit ? (
+          <Empty title="No child prefixes">All of {self.prefix} is free to split: Carve child prefix takes its first free block of the length you choose.</Empty>
         ) : (
           <Empty title="No child prefixes and no free space">Every address of this prefix is in a child prefix.</Empty>
         )}
