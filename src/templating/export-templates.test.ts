@@ -313,7 +313,7 @@ describe('plain records for loops that only read attributes', () => {
   });
 
   it('are plain objects of the attributes read, a related row read below made once', async () => {
-    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: reads, query: {}, preview: false });
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: reads, query: {}, preview: false, engineOnly: true });
     const objects = prepared.context.objects as { iterateBatches(r: ItemReads | null): AsyncIterator<readonly unknown[]> };
     const batch = async (r: ItemReads | null) => (await objects.iterateBatches(r).next()).value as Array<Record<string, unknown>>;
     const [leaf1, leaf2] = await batch(new Map<string, ReadonlySet<string> | null>([['name', null], ['site', new Set(['name'])], ['platform', null]]));
@@ -428,7 +428,7 @@ describe('no N+1', () => {
     const code = '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.role.name }},{{ d.platform.name }},{{ d.device_type.model }},{{ d.interfaces.count() }}\n{% endfor %}';
     // The render itself: the ids and the first chunk (all 2,000 rows), then 4 relations + 1 related list.
     const start = h.database.queryCount();
-    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.b), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'bulk-' }, preview: false });
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.b), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'bulk-' }, preview: false, engineOnly: true });
     const text = await prepared.template.render(prepared.context);
     expect(h.database.queryCount() - start).toBeLessThanOrEqual(12);
     expect(text.split('\n')).toHaveLength(2001);
@@ -459,7 +459,7 @@ describe('related rows across chunks', () => {
     const ctx = systemContext(h.tenants.a);
     const render = async (code: string) => {
       const before = h.database.queryCount();
-      const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'chunk-' }, preview: false });
+      const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'chunk-' }, preview: false, engineOnly: true });
       const text = await prepared.template.render(prepared.context);
       return { text, queries: h.database.queryCount() - before };
     };
@@ -492,7 +492,7 @@ describe('related rows of another tenant', () => {
       const ctx = systemContext(h.tenants.a);
       const render = async (code: string) => {
         const before = h.database.queryCount();
-        const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'fence-' }, preview: false });
+        const prepared = await prepareListRender(h.database.db, ctx, { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'fence-' }, preview: false, engineOnly: true });
         const text = await prepared.template.render(prepared.context);
         return { text, queries: h.database.queryCount() - before };
       };
@@ -548,7 +548,7 @@ describe('virtual machines', () => {
     // The inline value comes with the rows: no query per machine and none for the loader.
     const listCode = '{% for v in objects %}{{ v.primary_ip|host if v.primary_ip else "-" }};{% endfor %}';
     const start = h.database.queryCount();
-    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'virtualization.virtualmachine', templateCode: listCode, query: { name__isw: 'exp-vm' }, preview: false });
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'virtualization.virtualmachine', templateCode: listCode, query: { name__isw: 'exp-vm' }, preview: false, engineOnly: true });
     expect(await prepared.template.render(prepared.context)).toBe('198.51.100.7;2001:db8::9;-;');
     expect(h.database.queryCount() - start).toBeLessThanOrEqual(3);
   });
@@ -561,7 +561,7 @@ describe('rows that change while a render runs', () => {
     for (const name of ['drift-1', 'drift-2', 'drift-3', 'drift-4']) made.push(await createDevice(alice, basics, name, { serial: `D-${name}` }));
     exportLimits.chunkRows = 1;
     const code = '{% for d in objects %}{{ d.name }},{{ d.serial }},{{ d.site.name }}\n{% endfor %}{{ count }}';
-    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'drift-' }, preview: false });
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'drift-' }, preview: false, engineOnly: true });
     // The ids are read (and the first chunk with them); the later chunks are read when the render reaches them.
     expect((await alice.delete(`/api/devices/${made[2]!.id}/`)).statusCode).toBe(204);
     expect((await alice.patch(`/api/devices/${made[3]!.id}/`, { serial: 'CHANGED' })).statusCode).toBe(200);
@@ -586,7 +586,7 @@ describe('rows that change while a render runs', () => {
   it('walks a list of several chunks: length, last item, a second loop and an item of a later chunk', async () => {
     exportLimits.chunkRows = 1;
     const code = '{{ objects|length }}|{{ objects[-1].name }}|{% for d in objects %}{{ d.name }};{% endfor %}|{% for d in objects %}{{ loop.index }}{{ d.serial }};{% endfor %}|{{ objects[1].name }}|{{ objects }}';
-    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'leaf' }, preview: false });
+    const prepared = await prepareListRender(h.database.db, systemContext(h.tenants.a), { objectType: 'dcim.device', templateCode: code, query: { name__isw: 'leaf' }, preview: false, engineOnly: true });
     expect(await prepared.template.render(prepared.context)).toBe('2|leaf2|leaf1;leaf2;|1S1;2S2;|leaf2|<2 devices>');
   });
 

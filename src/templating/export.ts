@@ -12,11 +12,13 @@ import { keysetAfter, keysetColumns } from '../core/crud/keyset.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import type { OrderKey, QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
-import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type ItemReads, type Template, type TemplateObject } from './engine/index.ts';
+import { TEMPLATE_OBJECT, TemplateError, UNDEFINED, type ItemReads, type RenderOptions, type Template, type TemplateObject } from './engine/index.ts';
 import { describeTemplateError, templateEnvironment } from './environment.ts';
 import { RecordPlan, RenderSession, RowGroup } from './proxies.ts';
 import { checkSubjectType } from './subjects.ts';
 import { RenderBudget } from './render-budget.ts';
+import { planPushdown, type PushdownPlan } from './pushdown.ts';
+import { pushdownStream, type PushdownRow } from './pushdown-stream.ts';
 import { exportTemplateModel } from './models.ts';
 
 /** Tunables; an object so tests can lower the cap without inserting 50,001 rows. */
@@ -27,6 +29,8 @@ export const exportLimits = {
   previewRows: 200,
   /** Rows fetched and proxied at a time: relations load once per chunk. */
   chunkRows: 5000,
+  /** Rows a render PostgreSQL writes (pushdown.ts) reads at a time: text only, so more of them. */
+  pushdownChunkRows: 10_000,
 };
 
 /** Query parameters of a render that are not list filters. */
@@ -337,6 +341,8 @@ export interface PreparedRender {
   context: Record<string, unknown>;
   count: number;
   rendered: number;
+  /** The whole render, a piece at a time: by PostgreSQL when the template allows it (pushdown.ts), else the engine. */
+  stream(opts: RenderOptions): AsyncIterable<string>;
 }
 
 export interface RenderRequest {
@@ -344,6 +350,8 @@ export interface RenderRequest {
   templateCode: string;
   query: QueryValues;
   preview: boolean;
+  /** Rendered by the engine whatever the template (a pushed-down render's fallback for a chunk). */
+  engineOnly?: boolean;
 }
 
 /**
@@ -364,6 +372,10 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   }
   const { where, orderBy, orderKeys } = listConditions(ctx, model, req.query, 't', RENDER_PARAMS);
   const fence = model.name === 'tenancy.tenant' ? (ctx.tenantId ? sql`t.id = ${ctx.tenantId}` : sql`false`) : sql`true`;
+  // A whole export in the list's default ordering, by PostgreSQL when the template is simple enough (pushdown.ts).
+  // An `id` filter of the caller's own is left to the engine: the fallback narrows a chunk by ids.
+  const plan = !req.preview && !req.engineOnly && orderKeys && req.query.ordering === undefined && req.query.id === undefined ? planPushdown(ctx, model, template.statements()) : null;
+  if (plan && orderKeys) return preparePushdown(db, ctx, req, { model, template, plan, rows: sql`${sql.table(model.table)} t WHERE ${where} AND ${fence}`, orderBy, orderKeys });
   const session = new RenderSession(db, ctx);
   await session.prepare();
   session.useReads(template.reads());
@@ -418,7 +430,54 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
     },
   };
   const objects = new ObjectList(session, model, new RowGroup(session, model, head, headSelect === null), readIds, total, keyset);
-  return { template, context: { objects, queryset: objects, count: total }, count: total, rendered: head.length };
+  const context = { objects, queryset: objects, count: total };
+  return { template, context, count: total, rendered: head.length, stream: (opts) => template.renderStream(context, opts) };
+}
+
+interface PushdownParts {
+  model: ModelDef;
+  template: Template;
+  plan: PushdownPlan;
+  /** `<table> t WHERE …`: the list's rows. */
+  rows: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>;
+  orderKeys: readonly OrderKey[];
+}
+
+/** A render PostgreSQL writes: the count against the cap first, then chunks read by keyset as the client takes them. */
+async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderRequest, p: PushdownParts): Promise<PreparedRender> {
+  const total = await countRows(db, p.rows);
+  if (total > exportLimits.maxRows) {
+    throw badRequest(
+      `${total} ${p.model.labelPlural} is more than one render can take (${exportLimits.maxRows.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
+    );
+  }
+  const { plan, orderKeys: keys } = p;
+  const stream = (opts: RenderOptions) =>
+    pushdownStream(
+      {
+        before: plan.before,
+        after: plan.after,
+        chunkRows: exportLimits.pushdownChunkRows,
+        cap: exportLimits.maxRows,
+        async read(after, limit) {
+          // The chunk's rows first, off the ordering's index; then their related rows, for those rows only.
+          const { rows } = await sql<PushdownRow>`SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
+            FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
+            ${plan.joins} ORDER BY ${p.orderBy}`.execute(db);
+          return rows;
+        },
+        async renderByEngine(ids) {
+          // The same template over these rows: its text around the loop is plain, so the loop's part is what lies between.
+          const sub = await prepareListRender(db, ctx, { ...req, query: { ...req.query, id: ids }, engineOnly: true });
+          const out = await sub.template.render(sub.context, opts);
+          if (!out.startsWith(plan.before) || !out.endsWith(plan.after)) throw new Error('pushdown fallback: the engine wrote other text around the loop');
+          return out.slice(plan.before.length, out.length - plan.after.length);
+        },
+      },
+      opts,
+    );
+  return { template: p.template, context: {}, count: total, rendered: total, stream };
 }
 
 async function countRows(db: Kysely<DB>, from: RawBuilder<unknown>): Promise<number> {

@@ -8,6 +8,10 @@ import { eventually } from '../../test/helpers/outbound.ts';
 import { loadConfig, ConfigError, RENDER_DEFAULTS } from '../config.ts';
 import { configureRenderBudget, renderBudgetLimits } from './render-budget.ts';
 import { streamingRenders } from './routes.ts';
+import { planPushdown } from './pushdown.ts';
+import { templateEnvironment } from './environment.ts';
+import { systemContext } from '../core/context.ts';
+import { requireModel } from '../core/registry.ts';
 
 let h: Harness;
 let basics: Basics;
@@ -90,6 +94,25 @@ describe('export streams', () => {
     const whole = await get(`/api/export-templates/${big}/render/`);
     expect(whole.complete).toBe(true);
     expect(whole.body.length).toBe(20000 * 100);
+  });
+
+  it('holds a render PostgreSQL writes (pushdown.ts) to the same cap: 400 before the first byte, a cut-off after', async () => {
+    const header = `${'h'.repeat(69_999)}\n`;
+    const code = `${header}{% for d in objects %}{{ d.name }},{{ d.serial }},{{ d.site.name }}\n{% endfor %}`;
+    expect(planPushdown(systemContext(h.tenants.a), requireModel('dcim.device'), templateEnvironment().compile(code, 't').statements())).not.toBeNull();
+    const id = await template('pushed', code);
+    const whole = await get(`/api/export-templates/${id}/render/?name__isw=lim`);
+    expect(whole.complete).toBe(true);
+    expect(whole.body).toMatch(/^h{69999}\nlim1,,Site \d+\nlim2,,Site \d+\n$/);
+    // The header (past the route's 64 KB first write) is sent on its own; the rows then pass the cap: cut off.
+    configureRenderBudget({ ...defaults, maxBytes: 70_005 });
+    const cut = await get(`/api/export-templates/${id}/render/?name__isw=lim`);
+    expect(cut.status).toBe(200);
+    expect(cut.complete).toBe(false);
+    configureRenderBudget({ ...defaults, maxBytes: 1000 });
+    const refused = await get(`/api/export-templates/${id}/render/?name__isw=lim`);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).detail).toMatch(/output exceeds the limit of 1000 bytes/);
   });
 
   it('stops at the time budget: 400 before the first byte, a cut-off transfer after', async () => {

@@ -81,7 +81,7 @@ async function streamRender(req: FastifyRequest, reply: FastifyReply, template: 
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const chunks = prepared.template.renderStream(prepared.context, budget.renderOptions(abort.signal))[Symbol.asyncIterator]();
+  const chunks = prepared.stream(budget.renderOptions(abort.signal))[Symbol.asyncIterator]();
   let first: IteratorResult<string>;
   try {
     first = await chunks.next();

@@ -183,6 +183,11 @@ export class Template {
     private readonly ast: readonly Stmt[],
   ) {}
 
+  /** The parsed source, for callers that plan work from it (pushdown.ts); not to be changed. */
+  statements(): readonly Stmt[] {
+    return this.ast;
+  }
+
   /** What the source says about the attributes it reads (see reads.ts), worked out on first ask. */
   reads(): AttributeReads {
     return (this.readsFound ??= attributeReads(this.ast));
