@@ -30,7 +30,7 @@ export const exportLimits = {
   /** Rows fetched and proxied at a time: relations load once per chunk. */
   chunkRows: 5000,
   /** Rows a render PostgreSQL writes (pushdown.ts) reads at a time: text only, so more of them. */
-  pushdownChunkRows: 10_000,
+  pushdownChunkRows: 25_000,
 };
 
 /** Query parameters of a render that are not list filters. */
@@ -434,6 +434,9 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   return { template, context, count: total, rendered: head.length, stream: (opts) => template.renderStream(context, opts) };
 }
 
+/** About the most text one chunk of a pushed-down render holds, from its body's plain text alone. */
+const PUSHDOWN_CHUNK_BYTES = 8 * 1024 * 1024;
+
 interface PushdownParts {
   model: ModelDef;
   template: Template;
@@ -446,27 +449,35 @@ interface PushdownParts {
 
 /** A render PostgreSQL writes: the count against the cap first, then chunks read by keyset as the client takes them. */
 async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderRequest, p: PushdownParts): Promise<PreparedRender> {
+  const { plan, orderKeys: keys } = p;
+  // A body with much plain text per row gets fewer rows a chunk: a chunk is held whole before the budget counts
+  // it, where the engine writes 16 KB at a time.
+  const chunkRows = Math.max(1, Math.min(exportLimits.pushdownChunkRows, Math.floor(PUSHDOWN_CHUNK_BYTES / (plan.bodyTextBytes + 64))));
+  const read = async (after: Row | null, limit: number): Promise<PushdownRow[]> => {
+    // The chunk's rows first, off the ordering's index; then their related rows, for those rows only.
+    const { rows } = await sql<PushdownRow>`SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
+      FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
+      ${plan.joins} ORDER BY ${p.orderBy}`.execute(db);
+    return rows;
+  };
+  // The first chunk is read beside the count (on PostgreSQL, on another connection); dropped if the count refuses.
+  const first = read(null, Math.min(chunkRows, exportLimits.maxRows));
+  first.catch(() => undefined);
   const total = await countRows(db, p.rows);
   if (total > exportLimits.maxRows) {
     throw badRequest(
       `${total} ${p.model.labelPlural} is more than one render can take (${exportLimits.maxRows.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
     );
   }
-  const { plan, orderKeys: keys } = p;
   const stream = (opts: RenderOptions) =>
     pushdownStream(
       {
         before: plan.before,
         after: plan.after,
-        chunkRows: exportLimits.pushdownChunkRows,
+        chunkRows,
         cap: exportLimits.maxRows,
-        async read(after, limit) {
-          // The chunk's rows first, off the ordering's index; then their related rows, for those rows only.
-          const { rows } = await sql<PushdownRow>`SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
-            FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
-            ${plan.joins} ORDER BY ${p.orderBy}`.execute(db);
-          return rows;
-        },
+        read,
+        first,
         async renderByEngine(ids) {
           // The same template over these rows: its text around the loop is plain, so the loop's part is what lies between.
           const sub = await prepareListRender(db, ctx, { ...req, query: { ...req.query, id: ids }, engineOnly: true });

@@ -16,6 +16,8 @@ export interface PushdownSource {
   after: string;
   /** Up to `limit` rows after `after` (from the start when null), in list order. */
   read(after: Row | null, limit: number): Promise<PushdownRow[]>;
+  /** The first chunk, when its read was started already (beside the count). */
+  first?: Promise<PushdownRow[]>;
   /** The engine's text of the loop's body for these rows, in this order. */
   renderByEngine(ids: string[]): Promise<string>;
   chunkRows: number;
@@ -38,7 +40,7 @@ export async function* pushdownStream(source: PushdownSource, limits: PushdownLi
   check();
   if (source.before) yield source.before;
   let taken = 0;
-  let next: Promise<PushdownRow[]> | null = source.read(null, Math.min(source.chunkRows, source.cap));
+  let next: Promise<PushdownRow[]> | null = source.first ?? source.read(null, Math.min(source.chunkRows, source.cap));
   while (next) {
     const rows: PushdownRow[] = await next;
     check();

@@ -29,6 +29,8 @@ export interface PushdownPlan {
   line: RawBuilder<unknown>;
   /** Whether that text is exactly the engine's for the row. */
   exact: RawBuilder<unknown>;
+  /** Bytes of plain text the body writes for every row, whatever the values (bounds a chunk's size). */
+  bodyTextBytes: number;
 }
 
 /** Printed as PostgreSQL writes them: the kinds whose column text is the value the engine prints. */
@@ -280,8 +282,12 @@ export function planPushdown(ctx: RequestContext, model: ModelDef, body: readonl
   const textOf = (stmts: readonly Stmt[]) => stmts.map((s) => (s.type === 'Data' ? s.text : '')).join('');
   const planner = new Planner(ctx, model, loop.target.name);
   const parts: Printed[] = [];
+  let bodyTextBytes = 0;
   for (const s of loop.body) {
-    if (s.type === 'Data') parts.push({ text: sql`${s.text}::text`, exact: TRUE });
+    if (s.type === 'Data') {
+      parts.push({ text: sql`${s.text}::text`, exact: TRUE });
+      bodyTextBytes += Buffer.byteLength(s.text, 'utf8');
+    }
     else if (s.type === 'Print') {
       const p = planner.print(s.expr);
       if (!p) return null;
@@ -294,5 +300,6 @@ export function planPushdown(ctx: RequestContext, model: ModelDef, body: readonl
     joins: planner.joinList(),
     line: parts.length ? sql`(${sql.join(parts.map((p) => p.text), sql` || `)})` : sql`''::text`,
     exact: and(parts.map((p) => p.exact)),
+    bodyTextBytes,
   };
 }
