@@ -406,11 +406,7 @@ export async function prepareListRender(db: Kysely<DB>, ctx: RequestContext, req
   // Settled here so a refused render leaves no unhandled rejection behind; awaited below.
   headQuery.catch(() => undefined);
   const total = await countRows(db, from);
-  if (!req.preview && total > cap) {
-    throw badRequest(
-      `${total} ${model.labelPlural} is more than one render can take (${cap.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
-    );
-  }
+  if (!req.preview && total > cap) throw tooManyRows(model, total, cap);
   const idsQuery = () => sql<{ id: string }>`SELECT t.id FROM ${from} ORDER BY ${orderBy} LIMIT ${cap}`.execute(db);
   const allIds = !keys && total > headRows && headRows < cap ? idsQuery() : null;
   allIds?.catch(() => undefined);
@@ -464,11 +460,7 @@ async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderR
   const first = read(null, Math.min(chunkRows, exportLimits.maxRows));
   first.catch(() => undefined);
   const total = await countRows(db, p.rows);
-  if (total > exportLimits.maxRows) {
-    throw badRequest(
-      `${total} ${p.model.labelPlural} is more than one render can take (${exportLimits.maxRows.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
-    );
-  }
+  if (total > exportLimits.maxRows) throw tooManyRows(p.model, total, exportLimits.maxRows);
   const stream = (opts: RenderOptions) =>
     pushdownStream(
       {
@@ -489,6 +481,13 @@ async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderR
       opts,
     );
   return { template: p.template, context: {}, count: total, rendered: total, stream };
+}
+
+/** A render refused for its row count, before anything renders. */
+function tooManyRows(model: ModelDef, total: number, cap: number): ApiError {
+  return badRequest(
+    `${total} ${model.labelPlural} is more than one render can take (${cap.toLocaleString('en-US')}). Narrow the rows with list filters, or use a template on a narrower type.`,
+  );
 }
 
 async function countRows(db: Kysely<DB>, from: RawBuilder<unknown>): Promise<number> {
