@@ -8,8 +8,8 @@
 // (text, integer and boolean columns, None as `None`, an IPv4 host); anything else makes the plan null and the
 // engine renders. Values whose text depends on the data (an IPv6 address, a number or a list in a custom field, an
 // address filter on nothing) are checked per row: each row says whether its text is exact, and a chunk holding one
-// that is not is rendered by the engine instead (see export.ts). test/templating/pushdown.test.ts renders every
-// kind of value both ways.
+// that is not is rendered by the engine instead (see export.ts). pushdown.test.ts renders every kind of value both
+// ways and expects the same text.
 import { sql, type RawBuilder } from 'kysely';
 import type { Expr, Stmt } from './engine/ast.ts';
 import type { RequestContext } from '../core/context.ts';
@@ -287,8 +287,7 @@ export function planPushdown(ctx: RequestContext, model: ModelDef, body: readonl
     if (s.type === 'Data') {
       parts.push({ text: sql`${s.text}::text`, exact: TRUE });
       bodyTextBytes += Buffer.byteLength(s.text, 'utf8');
-    }
-    else if (s.type === 'Print') {
+    } else if (s.type === 'Print') {
       const p = planner.print(s.expr);
       if (!p) return null;
       parts.push(p);
