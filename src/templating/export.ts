@@ -8,7 +8,7 @@ import { callerTenant, requireModelPermission } from '../core/access.ts';
 import { ApiError, badRequest, fieldError } from '../core/errors.ts';
 import { isUuid } from '../core/ids.ts';
 import { listConditions } from '../core/crud/read.ts';
-import { keysetAfter, keysetColumns } from '../core/crud/keyset.ts';
+import { keysetAfter, keysetColumnNames, keysetColumns } from '../core/crud/keyset.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import type { OrderKey, QueryValues } from '../core/crud/list-query.ts';
 import type { Row } from '../core/crud/serialize.ts';
@@ -18,7 +18,7 @@ import { RecordPlan, RenderSession, RowGroup } from './proxies.ts';
 import { checkSubjectType } from './subjects.ts';
 import { RenderBudget } from './render-budget.ts';
 import { planPushdown, type PushdownPlan } from './pushdown.ts';
-import { pushdownStream, type PushdownRow } from './pushdown-stream.ts';
+import { pushdownStream, type PushdownChunk } from './pushdown-stream.ts';
 import { exportTemplateModel } from './models.ts';
 
 /** Tunables; an object so tests can lower the cap without inserting 50,001 rows. */
@@ -449,12 +449,22 @@ async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderR
   // A body with much plain text per row gets fewer rows a chunk: a chunk is held whole before the budget counts
   // it, where the engine writes 16 KB at a time.
   const chunkRows = Math.max(1, Math.min(exportLimits.pushdownChunkRows, Math.floor(PUSHDOWN_CHUNK_BYTES / (plan.bodyTextBytes + 64))));
-  const read = async (after: Row | null, limit: number): Promise<PushdownRow[]> => {
-    // The chunk's rows first, off the ordering's index; then their related rows, for those rows only.
-    const { rows } = await sql<PushdownRow>`SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
-      FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
-      ${plan.joins} ORDER BY ${p.orderBy}`.execute(db);
-    return rows;
+  const keyNames = keysetColumnNames(keys);
+  const read = async (after: Row | null, limit: number): Promise<PushdownChunk> => {
+    // The chunk's rows off the ordering's index, then their related rows (for those rows only), back in list order;
+    // PostgreSQL joins their text into one value, as it aggregates them in that order, and keeps the last row's keys
+    // (the same array_agg, read once) for the next chunk, and the ids only when a row needs the engine.
+    const ids = sql`array_agg(s.id)`;
+    const lastOf = (column: string) => sql`(${column === 'id' ? ids : sql`array_agg(${sql.ref(`s.${column}`)})`})[count(*)] AS ${sql.ref(column)}`;
+    const { rows } = await sql<{ text: string | null; count: number; inexact_ids: string[] | null } & Row>`
+      SELECT coalesce(string_agg(s.line, ''), '') AS text, count(*)::int AS count, ${sql.join(['id', ...keyNames].map(lastOf))},
+        CASE WHEN bool_and(s.exact) THEN NULL ELSE ${ids} END AS inexact_ids
+      FROM (SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
+        FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
+        ${plan.joins} ORDER BY ${p.orderBy}) s`.execute(db);
+    const r = rows[0]!;
+    const last: Row | null = r.count ? Object.fromEntries(['id', ...keyNames].map((k) => [k, r[k]])) : null;
+    return { text: r.text ?? '', count: r.count, last, inexactIds: r.inexact_ids };
   };
   // The first chunk is read beside the count (on PostgreSQL, on another connection); dropped if the count refuses.
   const first = read(null, Math.min(chunkRows, exportLimits.maxRows));

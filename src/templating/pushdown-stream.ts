@@ -4,20 +4,25 @@
 import type { Row } from '../core/crud/serialize.ts';
 import { TemplateError } from './engine/index.ts';
 
-/** One chunk's rows: their keyset columns, their text and whether it is exact. */
-export interface PushdownRow extends Row {
-  id: string;
-  line: string;
-  exact: boolean;
+/** One chunk as the database wrote it: its rows' text, joined, and what the stream needs to go on. */
+export interface PushdownChunk {
+  /** The rows' text in list order. */
+  text: string;
+  /** Rows in the chunk. */
+  count: number;
+  /** The last row's keyset columns, to read the next chunk after it; null for an empty chunk. */
+  last: Row | null;
+  /** The rows' ids in list order when some row's text is not exactly the engine's (null when all are). */
+  inexactIds: string[] | null;
 }
 
 export interface PushdownSource {
   before: string;
   after: string;
   /** Up to `limit` rows after `after` (from the start when null), in list order. */
-  read(after: Row | null, limit: number): Promise<PushdownRow[]>;
+  read(after: Row | null, limit: number): Promise<PushdownChunk>;
   /** The first chunk, when its read was started already (beside the count). */
-  first?: Promise<PushdownRow[]>;
+  first?: Promise<PushdownChunk>;
   /** The engine's text of the loop's body for these rows, in this order. */
   renderByEngine(ids: string[]): Promise<string>;
   chunkRows: number;
@@ -40,27 +45,19 @@ export async function* pushdownStream(source: PushdownSource, limits: PushdownLi
   check();
   if (source.before) yield source.before;
   let taken = 0;
-  let next: Promise<PushdownRow[]> | null = source.first ?? source.read(null, Math.min(source.chunkRows, source.cap));
+  let next: Promise<PushdownChunk> | null = source.first ?? source.read(null, Math.min(source.chunkRows, source.cap));
   while (next) {
-    const rows: PushdownRow[] = await next;
+    const chunk: PushdownChunk = await next;
     check();
-    taken += rows.length;
-    const more: boolean = rows.length === source.chunkRows && taken < source.cap;
-    next = more ? source.read(rows[rows.length - 1]!, Math.min(source.chunkRows, source.cap - taken)) : null;
+    taken += chunk.count;
+    const more: boolean = chunk.count === source.chunkRows && taken < source.cap && chunk.last !== null;
+    next = more ? source.read(chunk.last, Math.min(source.chunkRows, source.cap - taken)) : null;
     // Settled here if this generator stops before awaiting it (a client gone, a budget spent).
     next?.catch(() => undefined);
-    if (rows.length === 0) break;
-    let exact = true;
-    for (let i = 0; i < rows.length && exact; i++) exact = rows[i]!.exact;
-    if (exact) {
-      let text = '';
-      for (let i = 0; i < rows.length; i++) text += rows[i]!.line;
-      if (text) yield text;
-    } else {
-      const text = await source.renderByEngine(rows.map((r) => r.id));
-      check();
-      if (text) yield text;
-    }
+    if (chunk.count === 0) break;
+    const text = chunk.inexactIds ? await source.renderByEngine(chunk.inexactIds) : chunk.text;
+    check();
+    if (text) yield text;
   }
   if (source.after) yield source.after;
 }

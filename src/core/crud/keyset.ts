@@ -23,6 +23,11 @@ export function keysetColumns(keys: readonly OrderKey[], alias: string, carried:
   return parts.length ? sql.join(parts, sql``) : sql``;
 }
 
+/** The names keysetColumns gives its columns (with nothing carried), for a query that reads them back by name. */
+export function keysetColumnNames(keys: readonly OrderKey[]): string[] {
+  return keys.slice(0, -1).map((_k, i) => orderColumn(i));
+}
+
 /** The value of key `i` of `row`, as keysetColumns read it (or the row carried it): text, or null. */
 function keyValue(keys: readonly OrderKey[], row: Row, i: number): string | null {
   const own = orderColumn(i);
