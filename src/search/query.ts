@@ -238,8 +238,7 @@ async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, 
  * hit for the relation ids, one per related model for their displays, within the caller's scope.
  */
 async function searchContexts(db: Kysely<DB>, ctx: RequestContext, hits: Array<{ object_id: string; object_type: string }>): Promise<Map<string, string>> {
-  const byType = new Map<string, string[]>();
-  for (const h of hits) if (getModel(h.object_type)?.searchContext?.length) byType.set(h.object_type, [...(byType.get(h.object_type) ?? []), h.object_id]);
+  const byType = hitIdsByType(hits, (m) => Boolean(m.searchContext?.length));
   // Each hit's context: the first relation set, as (related model, id).
   const contextOf = new Map<string, { target: ModelDef; id: string }>();
   for (const [type, ids] of byType) {
@@ -271,10 +270,22 @@ async function searchContexts(db: Kysely<DB>, ctx: RequestContext, hits: Array<{
  */
 async function parentQualified(db: Kysely<DB>, ctx: RequestContext, hits: Array<{ object_id: string; object_type: string }>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  const byType = new Map<string, string[]>();
-  for (const h of hits) if (getModel(h.object_type)?.displayParent) byType.set(h.object_type, [...(byType.get(h.object_type) ?? []), h.object_id]);
+  const byType = hitIdsByType(hits, (m) => Boolean(m.displayParent));
   for (const [type, ids] of byType) for (const [id, display] of await scopedDisplays(db, ctx, getModel(type)!, ids)) out.set(id, display);
   return out;
+}
+
+/** The ids of the hits whose model `wanted` picks, by model name. */
+function hitIdsByType(hits: Array<{ object_id: string; object_type: string }>, wanted: (model: ModelDef) => boolean): Map<string, string[]> {
+  const byType = new Map<string, string[]>();
+  for (const h of hits) {
+    const model = getModel(h.object_type);
+    if (!model || !wanted(model)) continue;
+    const ids = byType.get(h.object_type);
+    if (ids) ids.push(h.object_id);
+    else byType.set(h.object_type, [h.object_id]);
+  }
+  return byType;
 }
 
 /** The displays (with display parents) of `model`'s rows by id, within the caller's scope. */
