@@ -449,7 +449,8 @@ async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderR
   // A body with much plain text per row gets fewer rows a chunk: a chunk is held whole before the budget counts
   // it, where the engine writes 16 KB at a time.
   const chunkRows = Math.max(1, Math.min(exportLimits.pushdownChunkRows, Math.floor(PUSHDOWN_CHUNK_BYTES / (plan.bodyTextBytes + 64))));
-  const keyNames = keysetColumnNames(keys);
+  // The next chunk starts after the last row's id and ordering keys, read back under these names.
+  const lastKeys = ['id', ...keysetColumnNames(keys)];
   const read = async (after: Row | null, limit: number): Promise<PushdownChunk> => {
     // The chunk's rows off the ordering's index, then their related rows (for those rows only), back in list order;
     // PostgreSQL joins their text into one value, as it aggregates them in that order, and keeps the last row's keys
@@ -457,13 +458,13 @@ async function preparePushdown(db: Kysely<DB>, ctx: RequestContext, req: RenderR
     const ids = sql`array_agg(s.id)`;
     const lastOf = (column: string) => sql`(${column === 'id' ? ids : sql`array_agg(${sql.ref(`s.${column}`)})`})[count(*)] AS ${sql.ref(column)}`;
     const { rows } = await sql<{ text: string | null; count: number; inexact_ids: string[] | null } & Row>`
-      SELECT coalesce(string_agg(s.line, ''), '') AS text, count(*)::int AS count, ${sql.join(['id', ...keyNames].map(lastOf))},
+      SELECT coalesce(string_agg(s.line, ''), '') AS text, count(*)::int AS count, ${sql.join(lastKeys.map(lastOf))},
         CASE WHEN bool_and(s.exact) THEN NULL ELSE ${ids} END AS inexact_ids
       FROM (SELECT t.id${keysetColumns(keys, 't')}, ${plan.line} AS line, ${plan.exact} AS exact
         FROM (SELECT t.* FROM ${p.rows}${after ? sql` AND ${keysetAfter(keys, after, 't')}` : sql``} ORDER BY ${p.orderBy} LIMIT ${limit}) t
         ${plan.joins} ORDER BY ${p.orderBy}) s`.execute(db);
     const r = rows[0]!;
-    const last: Row | null = r.count ? Object.fromEntries(['id', ...keyNames].map((k) => [k, r[k]])) : null;
+    const last: Row | null = r.count ? Object.fromEntries(lastKeys.map((k) => [k, r[k]])) : null;
     return { text: r.text ?? '', count: r.count, last, inexactIds: r.inexact_ids };
   };
   // The first chunk is read beside the count (on PostgreSQL, on another connection); dropped if the count refuses.

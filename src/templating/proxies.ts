@@ -362,7 +362,8 @@ export function relationsOf(model: ModelDef): ReadonlyMap<string, Relation> {
   return out;
 }
 
-const RESERVED_ATTRS = new Set(['id', 'pk', 'numid', 'created', 'last_updated', 'tenant']);
+/** Names a row answers before (or instead of) a relation of that name: its id, numbers, times and tenant. */
+export const RESERVED_ATTRS: ReadonlySet<string> = new Set(['id', 'pk', 'numid', 'created', 'last_updated', 'tenant']);
 const DATETIME: FieldDef = { kind: 'datetime' };
 
 // ------------------------------------------------------------------------------------------ value helpers

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { createDevice, created, inventoryBasics, type Basics } from '../../test/helpers/inventory.ts';
 import { systemContext, type RequestContext } from '../core/context.ts';
-import { allModels } from '../core/registry.ts';
+import { allModels, requireModel } from '../core/registry.ts';
 import { exportLimits, prepareListRender } from './export.ts';
 import { planPushdown } from './pushdown.ts';
 import { templateEnvironment } from './environment.ts';
@@ -86,11 +86,7 @@ async function byEngine(ctx: RequestContext, code: string, query: Record<string,
 }
 
 function planned(ctx: RequestContext, code: string): boolean {
-  return planPushdown(ctx, requireDevice(), templateEnvironment().compile(code, 't').statements()) !== null;
-}
-
-function requireDevice() {
-  return allModels().find((m) => m.name === 'dcim.device')!;
+  return planPushdown(ctx, requireModel('dcim.device'), templateEnvironment().compile(code, 't').statements()) !== null;
 }
 
 const TEMPLATES = [
@@ -149,7 +145,7 @@ describe('pushed-down list renders', () => {
     expect((await h.as('alice').patch(`/api/interfaces/${ifaces[0]!.id}/`, { mtu: 9216, enabled: false })).statusCode).toBe(200);
     expect((await h.as('alice').patch(`/api/interfaces/${ifaces[1]!.id}/`, { mtu: 1500 })).statusCode).toBe(200);
     const code = '{% for i in objects %}{{ i.device.name }} {{ i.name }} {{ i.enabled }} {{ i.mtu }} {{ "E" if i.enabled else "d" }}{{ "M" if i.mtu else "-" }} {{ i.mgmt_only }} {{ i.description }}\n{% endfor %}';
-    const interfaces = allModels().find((m) => m.name === 'dcim.interface')!;
+    const interfaces = requireModel('dcim.interface');
     expect(planPushdown(ctx, interfaces, templateEnvironment().compile(code, 't').statements())).not.toBeNull();
     const query = { device_id: devices } as unknown as Record<string, string>;
     const engine = await byEngine(ctx, code, query, 'dcim.interface');
@@ -161,7 +157,7 @@ describe('pushed-down list renders', () => {
   it('read a relation the caller may not view as None, as the engine does', async () => {
     exportLimits.pushdownChunkRows = 3;
     const base = systemContext(h.tenants.a);
-    const platforms = allModels().find((m) => m.name === 'dcim.platform')!.permission;
+    const platforms = requireModel('dcim.platform').permission;
     const permissions = new Set(allModels().map((m) => `${m.permission}.view`).filter((p) => p !== `${platforms}.view`));
     const ctx: RequestContext = { ...base, user: { ...base.user!, isSuperuser: false }, permissions };
     const code = '{% for d in objects %}{{ d.name }}:{{ d.platform.name }}:{{ "p" if d.platform else "-" }}\n{% endfor %}';

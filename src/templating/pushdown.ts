@@ -17,6 +17,7 @@ import { columnOf, isColumnField, requireModel, type FieldDef, type ModelDef } f
 import { modelAllows, scopeCondition } from '../core/access.ts';
 import { hasBuiltinMethod } from './engine/methods.ts';
 import { isClosedModel, readableComputed } from './subjects.ts';
+import { RESERVED_ATTRS } from './proxies.ts';
 
 /** A list template as PostgreSQL renders it. */
 export interface PushdownPlan {
@@ -35,8 +36,6 @@ export interface PushdownPlan {
 
 /** Printed as PostgreSQL writes them: the kinds whose column text is the value the engine prints. */
 const TEXT_KINDS = new Set(['string', 'text', 'slug', 'url', 'choice', 'color']);
-/** Names a row answers before its fields (resolveAccess in proxies.ts); left to the engine. */
-const RESERVED = new Set(['id', 'pk', 'numid', 'created', 'last_updated', 'tenant']);
 
 /** A value the body reads, as SQL. */
 type Val =
@@ -192,7 +191,8 @@ class Planner {
   }
 
   private attrOfRow(model: ModelDef, alias: string, present: RawBuilder<unknown>, name: string, top: boolean): Val | null {
-    if (name.startsWith('_') || RESERVED.has(name)) return null;
+    // A row's own names (resolveAccess in proxies.ts) are left to the engine.
+    if (name.startsWith('_') || RESERVED_ATTRS.has(name)) return null;
     const field = Object.hasOwn(model.fields, name) ? model.fields[name]! : undefined;
     if (!field) {
       // The primary address, read as the list reads it (dcim/service.ts primaryIpField): the IPv4 one, else the
