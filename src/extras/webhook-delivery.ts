@@ -152,36 +152,39 @@ export async function attemptDelivery(db: Kysely<DB>, outboxId: string, settings
   const durationMs = Math.round(performance.now() - started);
   const delivered = error === '';
   const nextRetry = !delivered && attempt < settings.maxAttempts ? new Date(Date.now() + retryDelayMs(attempt, settings)) : null;
-  await deliveries.append(db, d.tenant, [
-    {
-      webhook_id: d.webhook_id,
-      webhook_name: d.webhook_name,
-      change_id: d.change_id,
-      event: eventOf(d.action),
-      object_type: d.object_type,
-      object_id: d.object_id,
-      attempt,
-      status_code: statusCode,
-      duration_ms: durationMs,
-      succeeded: delivered,
-      error: clipText(error, 1000),
-      next_retry: nextRetry,
-      job_id: jobId,
-    },
-  ]);
-  if (nextRetry) {
-    await sql`UPDATE webhook_outbox SET attempts = ${attempt}, next_attempt_at = ${nextRetry.toISOString()}::timestamptz, claimed_until = NULL WHERE id = ${d.id}`.execute(db);
-  } else {
-    await sql`DELETE FROM webhook_outbox WHERE id = ${d.id}`.execute(db);
-    const where = `${d.webhook_name} for ${d.object_type} ${d.object_id} (${eventOf(d.action)})`;
-    await finishJob(
-      db,
-      jobId,
-      delivered
-        ? { status: 'succeeded', result: `Delivered ${where} on try ${attempt} (HTTP ${statusCode}).` }
-        : { status: 'failed', error: `Gave up on ${where} after ${attempt} tries: ${error}` },
-    );
-  }
+  // One transaction: a reader never sees a recorded success while the outbox row or the job still says otherwise.
+  await db.transaction().execute(async (trx) => {
+    await deliveries.append(trx, d.tenant, [
+      {
+        webhook_id: d.webhook_id,
+        webhook_name: d.webhook_name,
+        change_id: d.change_id,
+        event: eventOf(d.action),
+        object_type: d.object_type,
+        object_id: d.object_id,
+        attempt,
+        status_code: statusCode,
+        duration_ms: durationMs,
+        succeeded: delivered,
+        error: clipText(error, 1000),
+        next_retry: nextRetry,
+        job_id: jobId,
+      },
+    ]);
+    if (nextRetry) {
+      await sql`UPDATE webhook_outbox SET attempts = ${attempt}, next_attempt_at = ${nextRetry.toISOString()}::timestamptz, claimed_until = NULL WHERE id = ${d.id}`.execute(trx);
+    } else {
+      await sql`DELETE FROM webhook_outbox WHERE id = ${d.id}`.execute(trx);
+      const where = `${d.webhook_name} for ${d.object_type} ${d.object_id} (${eventOf(d.action)})`;
+      await finishJob(
+        trx,
+        jobId,
+        delivered
+          ? { status: 'succeeded', result: `Delivered ${where} on try ${attempt} (HTTP ${statusCode}).` }
+          : { status: 'failed', error: `Gave up on ${where} after ${attempt} tries: ${error}` },
+      );
+    }
+  });
   return { delivered, attempt, statusCode, error, nextRetry };
 }
 
