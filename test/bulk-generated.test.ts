@@ -63,6 +63,7 @@ describe.each(models.map((m) => [m.path, m] as const))('bulk endpoints of %s', (
       const foreign = await post('bulk-update/', { ids: [theirs, theirs], fields: {} });
       expect(foreign.statusCode).toBe(400); // empty fields
       expect((await post('bulk-update/', { ids: [mine], fields: { no_such_field: 1 } })).json()).toHaveProperty('no_such_field');
+      expect((await post('bulk-update/', { ids: [mine], fields: { constructor: 1 } })).json()).toHaveProperty('constructor');
       for (const [key, field] of writableFields(model)) {
         const value = wrongType(field);
         if (value === undefined) continue;

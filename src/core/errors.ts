@@ -45,7 +45,8 @@ export function namingItem(err: unknown, index: number): unknown {
 
 /** Collects field errors so a request reports every bad field at once. */
 export class ErrorCollector {
-  readonly errors: FieldErrors = {};
+  /** Keyed by names the client sent (a body's `constructor` is a field to report, not Object's member). */
+  readonly errors: FieldErrors = Object.create(null) as FieldErrors;
   add(field: string, message: string): void {
     (this.errors[field] ??= []).push(message);
   }

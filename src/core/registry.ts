@@ -214,6 +214,11 @@ export type ModelInput = Omit<
 const models = new Map<string, ModelDef>();
 const RESERVED_KEYS = new Set(['id', 'numid', 'url', 'display', 'created', 'last_updated']);
 
+/** A copy of `entries` without a prototype: indexing it with any string finds only its own keys. */
+export function lookupTable<T>(entries: Record<string, T>): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
+}
+
 export function defineModel(input: ModelInput): ModelDef {
   if (models.has(input.name)) throw new Error(`Model ${input.name} is defined twice.`);
   const def: ModelDef = {
@@ -223,12 +228,15 @@ export function defineModel(input: ModelInput): ModelDef {
     defaultOrdering: [],
     listColumnsExclude: [],
     hooks: {},
-    computed: {},
     timestamps: true,
     numbered: true,
     labelPlural: `${input.label}s`,
     displayField: 'name' in input.fields ? 'name' : 'id',
     ...input,
+    // Looked up by names a client sends (filters, ordering, body keys): without a prototype, `__proto__` or
+    // `constructor` is no field rather than Object's own members.
+    fields: lookupTable(input.fields),
+    computed: lookupTable(input.computed ?? {}),
     operations: { list: true, create: true, update: true, delete: true, ...input.operations },
   };
   for (const [key, field] of Object.entries(def.fields)) {

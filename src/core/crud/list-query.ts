@@ -2,7 +2,7 @@
 // Every name and value is checked against the registry; anything unknown is a 400 naming the parameter.
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { columnOf, getModel, isColumnField } from '../registry.ts';
+import { columnOf, getModel, isColumnField, lookupTable } from '../registry.ts';
 import { ErrorCollector } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { checkFieldValue } from './field-values.ts';
@@ -51,12 +51,12 @@ function valuesOf(raw: string | string[] | undefined): string[] {
   return Array.isArray(raw) ? raw : [raw];
 }
 
-const AUDIT_FIELDS: Record<string, FieldDef> = {
+const AUDIT_FIELDS: Record<string, FieldDef> = lookupTable({
   id: { kind: 'uuid' },
   numid: { kind: 'integer' },
   created: { kind: 'datetime' },
   last_updated: { kind: 'datetime' },
-};
+});
 
 function auditField(model: ModelDef, key: string): FieldDef | undefined {
   if (!model.timestamps && (key === 'created' || key === 'last_updated')) return undefined;

@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
-import type { ModelDef } from '../registry.ts';
+import { lookupTable, type ModelDef } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch } from './list-query.ts';
 import { inlineComputedSelect, serializeRows, type ApiObject, type Row } from './serialize.ts';
@@ -17,11 +17,14 @@ const customFilters = new Map<string, Record<string, CustomFilter>>();
 
 /** Filters a domain adds to a model's list beyond its fields. */
 export function addListFilters(modelName: string, filters: Record<string, CustomFilter>): void {
-  customFilters.set(modelName, { ...customFilters.get(modelName), ...filters });
+  customFilters.set(modelName, lookupTable({ ...customFilters.get(modelName), ...filters }));
 }
 
+const NO_FILTERS: Record<string, CustomFilter> = lookupTable({});
+
+/** Indexed by the query's parameter names: a table without a prototype (`?__proto__=` is no filter). */
 export function listFiltersOf(modelName: string): Record<string, CustomFilter> {
-  return customFilters.get(modelName) ?? {};
+  return customFilters.get(modelName) ?? NO_FILTERS;
 }
 
 const quickSearches = new Map<string, QuickSearch>();
