@@ -356,6 +356,20 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     await shot(page, 'f22-range-next-free-address');
   });
 
+  it("a read-only model's edit and add pages say the caller cannot, with nothing to retry", async () => {
+    const { page } = browser;
+    const change = (await server.api<Page<Row>>('GET', '/api/changes/?limit=1')).body.results[0]!;
+    await page.goto(`${server.url}/objects/core.objectchange/${change.id}/edit`);
+    await page.getByText('You cannot edit changes.').waitFor();
+    expect(await page.getByRole('alert').innerText()).toContain('You do not have access to this.');
+    // The form used to load and fail on its first request: the permission's code, and a retry that could not help.
+    expect(await page.getByRole('button', { name: 'Try again' }).count()).toBe(0);
+    expect(await page.locator('main').innerText()).not.toContain('objectchange');
+    await shot(page, 'f23-read-only-edit');
+    await page.goto(`${server.url}/objects/core.objectchange/new`);
+    await page.getByText('You cannot add changes.').waitFor();
+  });
+
   it('keeps the console free of errors', () => {
     // 400s are the template error the first test provokes; the 401 is /api/auth/me/ before signing in.
     expect(browser.errors.filter((e) => !/status of 40[01]/.test(e))).toEqual([]);

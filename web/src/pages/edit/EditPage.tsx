@@ -1,7 +1,7 @@
 // /objects/<model>/new and /objects/<model>/<id>/edit: the generic form pages.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from '@tanstack/react-router';
-import { get, patch, post } from '../../api/client.ts';
+import { ApiError, get, patch, post } from '../../api/client.ts';
 import { useModelInfo } from '../../api/hooks.ts';
 import type { ApiObject } from '../../api/types.ts';
 import { paths } from '../../app/paths.ts';
@@ -19,7 +19,7 @@ export function CreatePage() {
   if (info.isLoading) return <Loading />;
   if (!info.data) return <NotFound />;
   const model = info.data;
-  if (!model.can.add) return <ErrorState error={new Error(`You may not add ${model.label_plural}.`)} />;
+  if (!model.can.add) return <Refused what={`You cannot add ${model.label_plural}.`} />;
   return (
     <div>
       <PageHeader title={`Add ${model.label}`} />
@@ -45,9 +45,12 @@ export function EditPage() {
   const client = useQueryClient();
   const toast = useToast();
   const model = info.data;
-  const object = useQuery({ queryKey: ['object', model?.path ?? '', id], queryFn: () => get<ApiObject>(`${model!.path}${id}/`), enabled: !!model });
+  const object = useQuery({ queryKey: ['object', model?.path ?? '', id], queryFn: () => get<ApiObject>(`${model!.path}${id}/`), enabled: !!model?.can.change });
   if (info.isLoading || (model && object.isLoading)) return <Loading />;
   if (!model) return <NotFound />;
+  // Read-only models (the change log, check results) and callers without the change permission: the form would
+  // only fail on its first request, with the permission's code.
+  if (!model.can.change) return <Refused what={`You cannot edit ${model.label_plural}.`} />;
   if (object.error) return <ErrorState error={object.error} retry={() => void object.refetch()} />;
   return (
     <div>
@@ -68,4 +71,9 @@ export function EditPage() {
       />
     </div>
   );
+}
+
+/** A form the caller may not use, typed or followed by hand: said as a refusal, with nothing to retry. */
+function Refused({ what }: { what: string }) {
+  return <ErrorState error={new ApiError(403, { detail: what })} />;
 }
