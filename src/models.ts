@@ -3,6 +3,7 @@ import './core/models.ts';
 import './extras/models.ts';
 import './extras/custom-fields.ts';
 import './organization/models.ts';
+import './organization/owners.ts';
 import './dcim/models.ts';
 import './dcim/rack-models.ts';
 import './ipam/models.ts';

@@ -1,12 +1,10 @@
 // Organisation: regions (a tree) and the sites in them.
-import { sql } from 'kysely';
 import { defineModel } from '../core/registry.ts';
-import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
-import { callerTenant } from '../core/access.ts';
+import { MAX_TREE_DEPTH, treeParentCheck } from './tree.ts';
 
 /** Deep enough for any real hierarchy; also bounds the ancestor walks that guard against cycles. */
-export const MAX_REGION_DEPTH = 50;
+export const MAX_REGION_DEPTH = MAX_TREE_DEPTH;
 
 export const regionModel = defineModel({
   name: 'organization.region',
@@ -22,18 +20,7 @@ export const regionModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
-  hooks: {
-    async validate({ tx, ctx, input, existing }) {
-      const parent = input.parent;
-      if (typeof parent !== 'string' || !existing) return;
-      // A region may not sit under itself or one of its own descendants.
-      const { rows } = await sql<{ id: string }>`WITH RECURSIVE up(id, parent_id, depth) AS (
-          SELECT id, parent_id, 1 FROM regions WHERE id = ${parent} AND ${callerTenant(ctx)}
-          UNION ALL SELECT r.id, r.parent_id, up.depth + 1 FROM regions r JOIN up ON r.id = up.parent_id WHERE up.depth < ${MAX_REGION_DEPTH}
-        ) SELECT id FROM up`.execute(tx);
-      if (rows.some((r) => r.id === existing.id)) throw fieldError('parent', 'A region cannot be placed under itself or one of its children.');
-    },
-  },
+  hooks: { validate: treeParentCheck('regions', 'region') },
 });
 
 export const siteModel = defineModel({

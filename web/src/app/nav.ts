@@ -6,8 +6,11 @@ import type { ModelInfo } from '../api/types.ts';
 export const APP_GROUPS: Array<{ label: string; apps: string[] }> = [
   { label: 'Organization', apps: ['organization', 'tenancy'] },
   { label: 'Devices', apps: ['dcim'] },
+  { label: 'Circuits', apps: ['circuits'] },
   { label: 'IPAM', apps: ['ipam'] },
   { label: 'Virtualization', apps: ['virtualization'] },
+  { label: 'Wireless', apps: ['wireless'] },
+  { label: 'VPN', apps: ['vpn'] },
   { label: 'Routing', apps: ['routing'] },
   { label: 'Monitoring', apps: ['monitoring'] },
   { label: 'Compliance', apps: ['compliance', 'lifecycle'] },
