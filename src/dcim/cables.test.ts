@@ -38,7 +38,7 @@ describe('cables', () => {
     const after = await interfacesOf('alice', leaf.id);
     expect(after.swp1!.link_peer).toEqual({
       object_type: 'dcim.interface', id: spineIfs.swp2!.id, device: 'spine1', interface: 'swp2', name: 'swp2', display: 'spine1 › swp2', description: 'to leaf1', custom_fields: {},
-      device_id: spine.id, interface_id: spineIfs.swp2!.id, cable_id: cable.id,
+      device_id: spine.id, parent_type: 'dcim.device', interface_id: spineIfs.swp2!.id, cable_id: cable.id,
     });
     expect(after.swp2!.link_peer).toBeNull();
     const cabledList = (await alice.get(`/api/interfaces/?device=${leaf.id}&cabled=true`)).json();

@@ -1,19 +1,28 @@
-// Cable ends: what may be cabled (interfaces, front and rear ports), the cables that go when a port goes, and an
-// interface's link peer (the object across its cable). The ends live in cable_terminations, one row per port,
-// keyed by the port: that key is what keeps a port on one cable (see migration 0027).
+// Cable ends: what may be cabled (the kinds registered in cable-ends.ts), the cables that go when a port goes, and
+// a port's link peer (the object across its cable). The ends live in cable_terminations, one row per port, keyed
+// by the port: that key is what keeps a port on one cable (see migration 0027).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
-import { requireModel } from '../core/registry.ts';
+import { getModel, requireModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
-import { callerTenant, inTenant, tenantColumn, tenantOf } from '../core/access.ts';
+import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
-export const TERMINATION_TYPES = ['dcim.interface', 'dcim.frontport', 'dcim.rearport'] as const;
-export type TerminationType = (typeof TERMINATION_TYPES)[number];
+import { cableablePorts, compatibleEnds, registerCableEnd } from './cable-ends.ts';
+
+export { TERMINATION_TYPES } from './cable-ends.ts';
+
+registerCableEnd({
+  type: 'dcim.interface',
+  table: 'interfaces',
+  parent: { model: 'dcim.device', table: 'devices', column: 'device_id', nameColumn: 'name' },
+  endpoint: true,
+  compatible: ['dcim.interface', 'circuits.circuittermination', 'dcim.frontport', 'dcim.rearport'],
+});
 
 /** A cable end as stored: the port's model and id. */
 export interface Termination {
@@ -21,18 +30,6 @@ export interface Termination {
   id: string;
 }
 
-/**
- * Every port a cable may end on, as one relation with the model name beside each row. Filters on it (id, tenant)
- * are pushed into each branch by the planner, so it costs what the three lookups would.
- */
-export const CABLEABLE_PORTS: RawBuilder<unknown> = sql`(
-  SELECT 'dcim.interface'::text AS object_type, id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
-    NULL::uuid AS rear_port_id, NULL::integer AS rear_port_position, NULL::integer AS positions FROM interfaces
-  UNION ALL SELECT 'dcim.frontport', id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
-    rear_port_id, rear_port_position, NULL FROM front_ports
-  UNION ALL SELECT 'dcim.rearport', id, numid, ${tenantColumn()}, device_id, name, name_natural, type, description, custom_fields,
-    NULL, NULL, positions FROM rear_ports
-)`;
 
 /**
  * Deletes the cables that would be left with an empty end once `gone` ports are deleted (a port or a whole device
@@ -63,7 +60,7 @@ export async function deleteCablesLosingAnEnd(tx: Kysely<DB>, ctx: RequestContex
 
 /** Cables of devices about to be deleted (their ports go by cascade): one lookup for any number of devices. */
 export async function deleteCablesOfDevices(tx: Kysely<DB>, ctx: RequestContext, deviceIds: string[]): Promise<void> {
-  const { rows } = await sql<{ type: string; id: string }>`SELECT p.object_type AS type, p.id FROM ${CABLEABLE_PORTS} p
+  const { rows } = await sql<{ type: string; id: string }>`SELECT p.object_type AS type, p.id FROM ${cableablePorts()} p
     WHERE p.device_id = ANY(${deviceIds}::uuid[])`.execute(tx);
   await deleteCablesLosingAnEnd(tx, ctx, rows);
 }
@@ -72,6 +69,11 @@ export async function deleteCablesOfDevices(tx: Kysely<DB>, ctx: RequestContext,
 export async function deleteCablesOfRearPorts(tx: Kysely<DB>, ctx: RequestContext, rearPortIds: string[]): Promise<void> {
   const { rows } = await sql<{ id: string }>`SELECT id FROM front_ports WHERE rear_port_id = ANY(${rearPortIds}::uuid[])`.execute(tx);
   await deleteCablesLosingAnEnd(tx, ctx, [...rearPortIds.map((id) => ({ type: 'dcim.rearport', id })), ...rows.map((r) => ({ type: 'dcim.frontport', id: r.id }))]);
+}
+
+/** "console port", from the registry's label of a cable end's model. */
+function labelOf(type: string): string {
+  return getModel(type)?.label ?? type;
 }
 
 const VIRTUAL_TYPES = new Set(['virtual', 'bridge', 'lag', 'loopback', 'tunnel']);
@@ -100,23 +102,30 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
   const onA = new Set(ends.a_terminations.map(key));
   for (const [field, refs] of Object.entries(ends)) {
     if (refs.length === 0) errors.add(field, 'A cable needs at least one interface or port on each end.');
-    if (new Set(refs.map((r) => r.object_type)).size > 1) errors.add(field, 'All the objects of one cable end must be of one kind (interfaces, front ports or rear ports).');
+    if (new Set(refs.map((r) => r.object_type)).size > 1) errors.add(field, 'All the objects of one cable end must be of one kind (interfaces, front ports, console ports…).');
+  }
+  // NetBox's pairs: an interface to an interface, a circuit or a panel; a console port to a console server port; a
+  // power port to an outlet or a feed…
+  const kindA = ends.a_terminations[0]?.object_type;
+  const kindB = ends.b_terminations[0]?.object_type;
+  if (kindA && kindB && !compatibleEnds(kindA, kindB)) {
+    errors.add('b_terminations', `A ${labelOf(kindA)} cannot be cabled to a ${labelOf(kindB)}.`);
   }
   const all = [...ends.a_terminations, ...ends.b_terminations];
   if (all.length) {
-    const { rows } = await sql<{ object_type: string; id: string; name: string; type: string; device: string; cabled: boolean }>`
-      SELECT p.object_type, p.id, p.name, p.type, d.name AS device,
+    const { rows } = await sql<{ object_type: string; id: string; name: string; type: string | null; parent: string; cabled: boolean }>`
+      SELECT p.object_type, p.id, p.name, p.type, p.parent_name AS parent,
         EXISTS (SELECT 1 FROM cable_terminations t WHERE t.termination_type = p.object_type AND t.termination_id = p.id
           AND t.cable_id IS DISTINCT FROM ${existing?.id ?? null}::uuid) AS cabled
-      FROM ${CABLEABLE_PORTS} p JOIN devices d ON d.id = p.device_id
+      FROM ${cableablePorts()} p
       WHERE (p.object_type, p.id) IN (SELECT * FROM unnest(${all.map((r) => r.object_type)}::text[], ${all.map((r) => r.object_id)}::uuid[]))
         AND ${callerTenant(ctx, 'p')}`.execute(tx);
     for (const r of rows) {
-      const shown = `${r.device}${DISPLAY_SEPARATOR}${r.name}`;
+      const shown = `${r.parent}${DISPLAY_SEPARATOR}${r.name}`;
       const field = onA.has(`${r.object_type}:${r.id}`) ? 'a_terminations' : 'b_terminations';
       if (onA.has(`${r.object_type}:${r.id}`) && ends.b_terminations.some((b) => key(b) === `${r.object_type}:${r.id}`)) errors.add('b_terminations', `${shown} cannot be on both ends.`);
       if (r.cabled) errors.add(field, `${shown} is already connected by another cable.`);
-      if (r.object_type === 'dcim.interface' && VIRTUAL_TYPES.has(r.type)) errors.add(field, `${shown} is a ${r.type} interface and cannot be cabled.`);
+      if (r.object_type === 'dcim.interface' && r.type && VIRTUAL_TYPES.has(r.type)) errors.add(field, `${shown} is a ${r.type} interface and cannot be cabled.`);
     }
   }
   errors.throwIfAny();
@@ -124,10 +133,12 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
 
 /** What an interface's link peer shows: a plain mapping, so a template cannot reach the peer row itself. */
 export interface LinkPeer {
-  /** The object across the cable (an interface, a front port or a rear port) and its id. */
+  /** The object across the cable (an interface, a port, a power feed, a circuit termination…) and its id. */
   object_type: string;
   id: string;
+  /** What the peer belongs to: its device, or its power panel, circuit… (parent_type says which). */
   device: string;
+  parent_type: string;
   /** The peer's name (kept under this key, which templates read, whatever the peer's kind). */
   interface: string;
   name: string;
@@ -145,17 +156,16 @@ export interface LinkPeer {
 function peerJoins(tenantId: string): RawBuilder<unknown> {
   return sql`FROM cable_terminations me
     JOIN cable_terminations far ON far.cable_id = me.cable_id AND far.cable_end <> me.cable_end
-    JOIN ${CABLEABLE_PORTS} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')}
-    JOIN devices d ON d.id = p.device_id`;
+    JOIN ${cableablePorts()} p ON p.object_type = far.termination_type AND p.id = far.termination_id AND ${inTenant(tenantId, 'p')}`;
 }
 
 /** For each port id, the first object on the far end of its cable, interfaces first (one query for the page). */
-export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[], type: TerminationType = 'dcim.interface'): Promise<Map<string, LinkPeer>> {
+export async function loadLinkPeers(db: Kysely<DB>, tenantId: string | null, interfaceIds: string[], type: string = 'dcim.interface'): Promise<Map<string, LinkPeer>> {
   const out = new Map<string, LinkPeer>();
   if (interfaceIds.length === 0 || !tenantId) return out;
   const { rows } = await sql<PeerRow & { self: string }>`
-    SELECT DISTINCT ON (me.termination_id) me.termination_id AS self, p.object_type, d.name AS device, p.name, p.description, p.custom_fields,
-      d.id AS device_id, p.id, me.cable_id
+    SELECT DISTINCT ON (me.termination_id) me.termination_id AS self, p.object_type, p.parent_name AS device, p.name, p.description, p.custom_fields,
+      p.parent_id AS device_id, p.id, me.cable_id, p.parent_type
     ${peerJoins(tenantId)}
     WHERE me.termination_type = ${type} AND me.termination_id = ANY(${interfaceIds}::uuid[])
     ORDER BY me.termination_id, p.object_type <> 'dcim.interface', p.numid`.execute(db);
@@ -172,6 +182,7 @@ interface PeerRow {
   device_id: string;
   id: string;
   cable_id: string;
+  parent_type: string;
 }
 
 function linkPeer(r: PeerRow): LinkPeer {
@@ -179,6 +190,7 @@ function linkPeer(r: PeerRow): LinkPeer {
     object_type: r.object_type,
     id: r.id,
     device: r.device,
+    parent_type: r.parent_type,
     interface: r.name,
     name: r.name,
     display: `${r.device}${DISPLAY_SEPARATOR}${r.name}`,
@@ -191,25 +203,25 @@ function linkPeer(r: PeerRow): LinkPeer {
 }
 
 /** What loadLinkPeers reads for one port, beside its row (the port at `alias`): a page costs no query of its own. */
-function linkPeerInline(type: TerminationType): NonNullable<ComputedField['inline']> {
+function linkPeerInline(type: string): NonNullable<ComputedField['inline']> {
   return {
     select: (ctx, alias) => {
       if (!ctx.tenantId) return sql`NULL::json`;
-      return sql`(SELECT json_build_array(p.object_type, d.name, p.name, p.description, p.custom_fields, d.id, p.id, me.cable_id)
+      return sql`(SELECT json_build_array(p.object_type, p.parent_name, p.name, p.description, p.custom_fields, p.parent_id, p.id, me.cable_id, p.parent_type)
         ${peerJoins(ctx.tenantId)}
         WHERE me.termination_type = ${type} AND me.termination_id = ${sql.ref(`${alias}.id`)}
         ORDER BY p.object_type <> 'dcim.interface', p.numid LIMIT 1)`;
     },
     value: (selected) => {
       if (!Array.isArray(selected)) return null;
-      const [object_type, device, name, description, custom_fields, device_id, id, cable_id] = selected as [string, string, string, string | null, Record<string, unknown> | null, string, string, string];
-      return linkPeer({ object_type, device, name, description, custom_fields, device_id, id, cable_id });
+      const [object_type, device, name, description, custom_fields, device_id, id, cable_id, parent_type] = selected as [string, string, string, string | null, Record<string, unknown> | null, string, string, string, string];
+      return linkPeer({ object_type, device, name, description, custom_fields, device_id, id, cable_id, parent_type });
     },
   };
 }
 
 /** A port's link peer: the object across its cable. */
-export function linkPeerOf(type: TerminationType): ComputedField {
+export function linkPeerOf(type: string): ComputedField {
   return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type), inline: linkPeerInline(type) };
 }
 
@@ -219,15 +231,16 @@ export const linkPeerField: ComputedField = {
   schema: {
     type: ['object', 'null'],
     properties: {
-      object_type: { type: 'string', enum: [...TERMINATION_TYPES] },
+      object_type: { type: 'string' },
       id: { type: 'string', format: 'uuid' },
-      device: { type: 'string' },
+      device: { type: 'string', description: 'What the peer belongs to: its device, or its power panel, circuit… (see parent_type).' },
+      parent_type: { type: 'string', description: 'The model of what the peer belongs to, e.g. dcim.device.' },
       interface: { type: 'string', description: 'The peer\'s name, whatever its kind.' },
       name: { type: 'string' },
       display: { type: 'string' },
       description: { type: 'string' },
       custom_fields: { type: 'object' },
-      device_id: { type: 'string', format: 'uuid' },
+      device_id: { type: 'string', format: 'uuid', description: 'The id of what the peer belongs to (see parent_type).' },
       interface_id: { type: 'string', format: 'uuid', description: 'The peer\'s id, whatever its kind (see object_type).' },
       cable_id: { type: 'string', format: 'uuid' },
     },

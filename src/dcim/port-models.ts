@@ -7,6 +7,17 @@ import { defineModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { DISPLAY_SEPARATOR } from '../core/crud/serialize.ts';
 import { deleteCablesLosingAnEnd, deleteCablesOfRearPorts, linkPeerOf } from './cabling.ts';
+import { registerCableEnd } from './cable-ends.ts';
+
+const onDevice = { model: 'dcim.device', table: 'devices', column: 'device_id', nameColumn: 'name' };
+// A panel passes whatever it is patched to: NetBox's pairs for front and rear ports.
+const panelCompatible = ['dcim.interface', 'dcim.frontport', 'dcim.rearport', 'dcim.consoleport', 'dcim.consoleserverport', 'circuits.circuittermination'];
+// Traces cross panels by the front/rear mapping (trace.ts), not by a pass-through of their own.
+registerCableEnd({
+  type: 'dcim.frontport', table: 'front_ports', parent: onDevice, endpoint: false, compatible: panelCompatible,
+  columns: { rear_port_id: 'x.rear_port_id', rear_port_position: 'x.rear_port_position' },
+});
+registerCableEnd({ type: 'dcim.rearport', table: 'rear_ports', parent: onDevice, endpoint: false, compatible: panelCompatible, columns: { positions: 'x.positions' } });
 
 const positions = { kind: 'integer', min: 1, max: 1024, default: 1, help: 'How many front-port positions this rear port carries (1 to 1024).' } as const;
 const position = { kind: 'integer', min: 1, max: 1024, default: 1, label: 'Rear port position', help: 'The position of the rear port this front port maps to.' } as const;

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { traceFrom, traceSchema } from './trace.ts';
+import { cableEndKinds } from './cable-ends.ts';
 import { allVocabularies } from '../core/vocabularies.ts';
 import { unauthorized } from '../core/errors.ts';
 import { requireModelPermission, tenantOf } from '../core/access.ts';
@@ -48,13 +49,13 @@ export function registerDcimRoutes(app: FastifyInstance): void {
     },
   });
 
-  // NetBox has the trace on interfaces, front ports and rear ports alike; a walk may start at any of them.
-  for (const name of ['dcim.interface', 'dcim.frontport', 'dcim.rearport']) {
+  // NetBox has the trace on every kind of cable end (interfaces, ports, power feeds…); a walk may start at any.
+  for (const { type: name } of cableEndKinds()) {
     const model = requireModel(name);
     app.get(`${model.path}:id/trace/`, {
       schema: {
         tags: ['dcim'],
-        summary: `The cable path from a ${model.label}: through cables and patch panels (front port › rear port) to the far interface`,
+        summary: `The cable path from a ${model.label}: through cables, patch panels (front port › rear port) and circuits to the far end`,
         params: Type.Object({ id: Type.String() }),
         response: { 200: traceSchema },
       },

@@ -14,6 +14,7 @@ interface Peer {
   object_type: string;
   device: string;
   device_id: string;
+  parent_type: string;
   name: string;
   interface_id: string;
   cable_id: string;
@@ -45,7 +46,7 @@ function PeerCell({ peer }: { peer: Peer | null }) {
         Cable
       </Link>{' '}
       to{' '}
-      <Link to={paths.detail('dcim.device', peer.device_id)} className="text-sky-700 hover:underline">
+      <Link to={paths.detail(peer.parent_type, peer.device_id)} className="text-sky-700 hover:underline">
         {peer.device}
       </Link>
       {' › '}

@@ -15,19 +15,32 @@ interface TraceObject {
   display: string;
   name: string;
   device: { id: string; display: string } | null;
+  /** What it belongs to: its device, or a power panel, a circuit… */
+  parent: { object_type: string; id: string; display: string } | null;
 }
 
 interface Trace {
   origin: TraceObject;
   segments: Array<{ near_end: TraceObject; cable: TraceObject | null; far_end: TraceObject | null }>;
   destination: TraceObject | null;
-  ended: 'interface' | 'no_cable' | 'open_port' | 'ambiguous' | 'loop' | 'too_long';
+  ended: 'interface' | 'endpoint' | 'no_cable' | 'open_port' | 'ambiguous' | 'loop' | 'too_long';
 }
 
-const KIND: Record<string, string> = { 'dcim.interface': 'Interface', 'dcim.frontport': 'Front port', 'dcim.rearport': 'Rear port' };
+const KIND: Record<string, string> = {
+  'dcim.interface': 'Interface',
+  'dcim.frontport': 'Front port',
+  'dcim.rearport': 'Rear port',
+  'dcim.consoleport': 'Console port',
+  'dcim.consoleserverport': 'Console server port',
+  'dcim.powerport': 'Power port',
+  'dcim.poweroutlet': 'Power outlet',
+  'dcim.powerfeed': 'Power feed',
+  'circuits.circuittermination': 'Circuit termination',
+};
 
 const ENDED: Record<Trace['ended'], string> = {
   interface: 'The path ends at the interface above.',
+  endpoint: 'The path ends at the object above.',
   no_cable: 'The path ends here: no cable is connected.',
   open_port: 'The path ends here: the port on the far end leads nowhere (no mapped port or no cable).',
   ambiguous: 'The path ends here: a rear port with several positions, entered without a position, could lead to any of its front ports.',
@@ -39,12 +52,12 @@ function Node({ node, far }: { node: TraceObject; far?: boolean }) {
   return (
     <div className={`w-80 rounded-md border bg-white px-3 py-2 text-sm shadow-sm ${far ? 'border-green-600' : 'border-slate-300'}`} data-trace-node={node.display}>
       <div className="text-xs text-slate-500">{KIND[node.object_type] ?? node.object_type}</div>
-      {node.device ? (
-        <Link to={paths.detail('dcim.device', node.device.id)} className="text-sky-700 hover:underline">
-          {node.device.display}
+      {node.parent ? (
+        <Link to={paths.detail(node.parent.object_type, node.parent.id)} className="text-sky-700 hover:underline">
+          {node.parent.display}
         </Link>
       ) : null}
-      {node.device ? ' › ' : null}
+      {node.parent ? ' › ' : null}
       <Link to={paths.detail(node.object_type, node.id)} className="font-medium text-sky-700 hover:underline">
         {node.name}
       </Link>
@@ -102,7 +115,7 @@ export default function TraceTab({ model, object }: DetailTabProps) {
             {s.cable ? (
               <li className="list-none"><Wire cable={s.cable} /></li>
             ) : null}
-            {s.far_end ? <li className="list-none"><Node node={s.far_end} far={i === t.segments.length - 1 && t.ended === 'interface'} /></li> : null}
+            {s.far_end ? <li className="list-none"><Node node={s.far_end} far={i === t.segments.length - 1 && (t.ended === 'interface' || t.ended === 'endpoint')} /></li> : null}
           </Fragment>
         ))}
       </ol>

@@ -20,10 +20,14 @@ interface LinkPeer {
   device: string;
   interface: string;
   device_id: string;
+  parent_type: string;
   /** The peer's id, whatever its kind (an interface, or a front or rear port of a patch panel). */
   interface_id: string;
   cable_id: string;
 }
+
+/** What a peer other than an interface is, beside its name. */
+const PEER_KIND: Record<string, string> = { 'dcim.frontport': 'patch panel', 'dcim.rearport': 'patch panel', 'circuits.circuittermination': 'circuit' };
 
 /** Where a trace ends: the far interface, through any patch panels. */
 interface Endpoint {
@@ -228,14 +232,14 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                         Cable
                       </Link>{' '}
                       to{' '}
-                      <Link to={paths.detail('dcim.device', i.link_peer.device_id)} className="text-sky-700 hover:underline">
+                      <Link to={paths.detail(i.link_peer.parent_type, i.link_peer.device_id)} className="text-sky-700 hover:underline">
                         {i.link_peer.device}
                       </Link>
                       {' › '}
                       <Link to={paths.detail(i.link_peer.object_type, i.link_peer.interface_id)} className="text-sky-700 hover:underline">
                         {i.link_peer.interface}
                       </Link>
-                      {i.link_peer.object_type !== 'dcim.interface' ? <span className="ml-1 text-xs text-slate-500">(patch panel)</span> : null}
+                      {PEER_KIND[i.link_peer.object_type] ? <span className="ml-1 text-xs text-slate-500">({PEER_KIND[i.link_peer.object_type]})</span> : null}
                     </div>
                   ) : (
                     <span className="text-slate-400">Not connected</span>
