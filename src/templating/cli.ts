@@ -28,8 +28,10 @@ export async function renderTemplateFile(file: string, flags: RenderFlags): Prom
   }
   if (flags.data) {
     try {
-      const parsed: unknown = JSON.parse(await readFile(flags.data, 'utf8'));
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      // Floats as Python's json.load reads them: {"x": 3.0} prints 3.0, as Jinja2 prints it.
+      const { parsePythonJson } = await import('./py-json.ts');
+      const parsed: unknown = parsePythonJson(await readFile(flags.data, 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.getPrototypeOf(parsed) !== Object.prototype) {
         process.stderr.write(`cairn: ${flags.data} must contain a JSON object\n`);
         return 1;
       }
