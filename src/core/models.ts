@@ -59,6 +59,8 @@ export const userModel = defineModel({
     tenants: { kind: 'm2m', target: 'tenancy.tenant', through: { table: 'tenant_memberships', from: 'user_id', to: 'tenant_id' } },
     groups: { kind: 'm2m', target: 'users.group', through: { table: 'user_groups', from: 'user_id', to: 'group_id' } },
     last_login: { kind: 'datetime', readOnly: true, nullable: true },
+    failed_sign_ins: { kind: 'integer', readOnly: true, default: 0, label: 'Failed sign-ins', help: 'Failed sign-ins in a row (reset by a successful one).' },
+    sign_in_blocked_until: { kind: 'datetime', readOnly: true, nullable: true, label: 'Sign-in blocked until', help: 'After too many failed sign-ins, sign-in waits until then; it is never blocked for good.' },
   },
   searchFields: ['username', 'email'],
   defaultOrdering: ['username'],

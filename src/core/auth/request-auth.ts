@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../context.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type ResolvedCredentials } from './credentials.ts';
+import { recordFailedToken } from './throttle.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
@@ -33,7 +34,11 @@ export function registerRequestAuth(app: FastifyInstance): void {
       const m = /^Token\s+(\S+)$/i.exec(header);
       if (!m) throw unauthorized('Use the header "Authorization: Token <key>".');
       creds = await resolveToken(app.database.db, m[1]!);
-      if (!creds) throw unauthorized('Invalid or expired token.');
+      if (!creds) {
+        // Failed checks count against the address (throttle.ts): a guesser gets 429, valid tokens never pay for it.
+        await recordFailedToken(app.database.db, req.ip);
+        throw unauthorized('Invalid or expired token.');
+      }
       via = 'token';
     } else {
       const cookie = req.cookies[SESSION_COOKIE];

@@ -6,6 +6,7 @@ import { badRequest, unauthorized } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { dbOf, originOf, registryValidated } from '../http.ts';
 import { verifyPassword } from './passwords.ts';
+import { clearFailedSignIns, recordFailedSignIn, refuseWhileBlocked } from './throttle.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_DAYS, createSession, newSecret, sha256 } from './credentials.ts';
 import { tokenModel } from '../models.ts';
 import { createObject } from '../crud/write.ts';
@@ -82,15 +83,23 @@ export function registerAuthRoutes(app: FastifyInstance): void {
       summary: 'Sign in (sets the session cookie)',
       security: [],
       body: LoginBody,
-      response: { 200: { type: 'object', properties: { detail: { type: 'string' }, csrf_token: { type: 'string', description: 'Send it back as X-CSRF-Token on writes made with the session cookie.' } } } },
+      response: {
+        200: { type: 'object', properties: { detail: { type: 'string' }, csrf_token: { type: 'string', description: 'Send it back as X-CSRF-Token on writes made with the session cookie.' } } },
+        429: { type: 'object', properties: { detail: { type: 'string' } }, description: 'Too many failed sign-ins for this account or from this address: try again after Retry-After seconds.' },
+      },
     },
     handler: async (req, reply) => {
       const { username, password } = req.body as { username: string; password: string };
       const db = dbOf(req);
+      await refuseWhileBlocked(db, username, req.ip);
       const user = await db.selectFrom('users').select(['id', 'password_hash', 'is_active']).where('username', '=', username).executeTakeFirst();
       // Same work and answer whether the user exists or not, so sign-in does not reveal usernames.
       const valid = await verifyPassword(password, user?.password_hash ?? `scrypt$16384$8$1$${'0'.repeat(32)}$${'0'.repeat(64)}`);
-      if (!user || !valid || !user.is_active) throw unauthorized('Invalid username or password.');
+      if (!user || !valid || !user.is_active) {
+        await recordFailedSignIn(db, username, req.ip, user?.id ?? null);
+        throw unauthorized('Invalid username or password.');
+      }
+      await clearFailedSignIns(db, username, user.id);
       const session = await createSession(db, user.id);
       await db.updateTable('users').set({ last_login: new Date() }).where('id', '=', user.id).execute();
       setSessionCookies(req, reply, session.cookieValue, session.csrfToken);
