@@ -16,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE TABLE asns (
       ${base},
       asn bigint NOT NULL CHECK (asn BETWEEN 1 AND 4294967295),
-      asn_display text GENERATED ALWAYS AS ('AS' || asn::text || CASE WHEN asn > 65535 THEN ' (' || (asn / 65536)::text || '.' || (asn % 65536)::text || ')' ELSE '' END) STORED,
+      asn_display text NOT NULL GENERATED ALWAYS AS ('AS' || asn::text || CASE WHEN asn > 65535 THEN ' (' || (asn / 65536)::text || '.' || (asn % 65536)::text || ')' ELSE '' END) STORED,
       rir_id uuid NOT NULL REFERENCES rirs(id) ON DELETE RESTRICT,
       role_id uuid REFERENCES ipam_roles(id) ON DELETE SET NULL,
       owner_id uuid REFERENCES owners(id) ON DELETE RESTRICT,
@@ -56,7 +56,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       protocol varchar(50) NOT NULL,
       group_id integer NOT NULL CHECK (group_id BETWEEN 0 AND 32767),
       name varchar(100) NOT NULL DEFAULT '',
-      group_display text GENERATED ALWAYS AS (
+      group_display text NOT NULL GENERATED ALWAYS AS (
         CASE WHEN name <> '' THEN name || ' ' ELSE '' END ||
         CASE protocol WHEN 'vrrp2' THEN 'VRRPv2' WHEN 'vrrp3' THEN 'VRRPv3' WHEN 'carp' THEN 'CARP' WHEN 'clusterxl' THEN 'ClusterXL'
           WHEN 'hsrp' THEN 'HSRP' WHEN 'glbp' THEN 'GLBP' WHEN 'other' THEN 'Other' ELSE protocol END || ': ' || group_id::text
