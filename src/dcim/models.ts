@@ -232,6 +232,7 @@ export const interfaceModel = defineModel({
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null', pickerFilters: { available_on_device: '$field:device' } },
     tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' }, pickerFilters: { available_on_device: '$field:device' } },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
+    vlan_translation_policy: { kind: 'fk', target: 'ipam.vlantranslationpolicy', label: 'VLAN translation policy', nullable: true, onDelete: 'protect', help: 'How VIDs are rewritten between this interface and the far side.' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

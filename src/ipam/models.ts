@@ -203,6 +203,15 @@ export const ipAddressModel = defineModel({
       onDelete: 'set_null',
       help: 'A virtual machine interface; leave assigned_interface null.',
     },
+    // NetBox assigns a virtual address to an FHRP group: the third assignment, exclusive with the two above.
+    fhrp_group: {
+      kind: 'fk',
+      target: 'ipam.fhrpgroup',
+      label: 'FHRP group',
+      nullable: true,
+      onDelete: 'set_null',
+      help: 'A first-hop redundancy group this is the virtual address of; leave both interfaces null.',
+    },
     nat_inside: { kind: 'fk', target: 'ipam.ipaddress', label: 'NAT (inside)', nullable: true, onDelete: 'set_null', help: 'The inside address this one is translated to/from.' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
@@ -215,7 +224,7 @@ export const ipAddressModel = defineModel({
     prefix: containingPrefixField,
   },
   // Where an address lives is what its finder wants next (`ams1-leaf1 › Ethernet1`); unassigned, its VRF.
-  searchContext: ['assigned_interface', 'assigned_vm_interface', 'vrf'],
+  searchContext: ['assigned_interface', 'assigned_vm_interface', 'fhrp_group', 'vrf'],
   searchFields: ['dns_name', 'description'],
   defaultOrdering: ['vrf', 'address'],
   // NetBox's generic pair, for API clients: the UI shows the two fields they are read from, each with its parent.
@@ -228,9 +237,12 @@ export const ipAddressModel = defineModel({
       const iface = pick('assigned_interface', 'assigned_interface_id');
       const vmIface = pick('assigned_vm_interface', 'assigned_vm_interface_id');
       if (existing && input.nat_inside === existing.id) throw fieldError('nat_inside', 'An address cannot be its own NAT inside address.');
-      if (iface && vmIface) {
-        const field = 'assigned_vm_interface' in input ? 'assigned_vm_interface' : 'assigned_interface';
-        throw fieldError(field, 'An address is assigned to one interface: set assigned_interface or assigned_vm_interface, and the other to null.');
+      const fhrpGroup = pick('fhrp_group', 'fhrp_group_id');
+      const assigned = (['assigned_interface', 'assigned_vm_interface', 'fhrp_group'] as const).filter((k, i) => [iface, vmIface, fhrpGroup][i]);
+      if (assigned.length > 1) {
+        // The field the caller just set is the one to clear (the later one when both are sent).
+        const field = [...assigned].reverse().find((k) => k in input) ?? assigned[0]!;
+        throw fieldError(field, 'An address is assigned to one object: set one of assigned_interface, assigned_vm_interface or fhrp_group, and the others to null.');
       }
       if (existing) {
         const address = typeof input.address === 'string' ? input.address : String(existing.address);

@@ -1,6 +1,6 @@
 // IPAM routes beyond the generic CRUD, with NetBox's names and shapes so scripts carry over: the free addresses
 // of a prefix or an IP range (available-ips), the free child prefixes of a prefix (available-prefixes), the free
-// VIDs of a VLAN group (available-vlans). GET answers a plain list; POST the created object, or a list of them
+// VIDs of a VLAN group (available-vlans), the free AS numbers of an ASN range (available-asns). GET answers a plain list; POST the created object, or a list of them
 // when it was sent a list.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -14,6 +14,7 @@ import { loadScopedRow } from '../core/crud/write.ts';
 import { familyOf } from './service.ts';
 import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadContainer } from './available.ts';
 import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from './carve.ts';
+import { allocateAsns, freeAsns } from './asn-available.ts';
 
 const idParams = Type.Object({ id: Type.String() });
 const anyObject = Type.Object({}, { additionalProperties: true });
@@ -28,6 +29,7 @@ const nullableBrief = { anyOf: [briefSchema, { type: 'null' }] };
 const family = { type: 'integer', enum: [4, 6] };
 const FreeAddress = { type: 'object', properties: { family, address: { type: 'string', description: 'The address with its prefix length.' }, vrf: nullableBrief }, required: ['family', 'address', 'vrf'] };
 const FreePrefix = { type: 'object', properties: { family, prefix: { type: 'string' }, vrf: nullableBrief }, required: ['family', 'prefix', 'vrf'] };
+const FreeAsn = { type: 'object', properties: { asn: { type: 'integer', minimum: 1, maximum: 4294967295 }, rir: briefSchema }, required: ['asn', 'rir'] };
 const FreeVid = { type: 'object', properties: { vid: { type: 'integer', minimum: 1, maximum: 4094 }, group: briefSchema }, required: ['vid', 'group'] };
 
 /** Permission checks before input (preParsing): a caller who may not act gets 403 whatever it sent. */
@@ -51,6 +53,9 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   const vrfs = requireModel('ipam.vrf');
   const vlans = requireModel('ipam.vlan');
   const groups = requireModel('ipam.vlangroup');
+  const asnRanges = requireModel('ipam.asnrange');
+  const asns = requireModel('ipam.asn');
+  const rirs = requireModel('ipam.rir');
   const limitQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AVAILABLE, default: 50 })) }, { additionalProperties: false });
 
   const vrfBrief = async (req: FastifyRequest, row: Row) =>
@@ -125,6 +130,28 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     handler: async (req, reply) => {
       const rows = await allocateVlans(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
       return answerCreated(req, reply, vlans, rows);
+    },
+  });
+
+  const asnPath = `${asnRanges.path}:id/available-asns/`;
+  app.get(asnPath, {
+    ...answeredAsBuilt,
+    schema: { tags: ['ipam'], summary: 'The first free AS numbers of an ASN range (limit, default 50), with its RIR', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeAsn } } },
+    preParsing: needs([asnRanges, 'view'], [asns, 'view']),
+    handler: async (req) => {
+      const limit = limitOf(req, 50);
+      const range = await loadScopedRow(dbOf(req), req.ctx, asnRanges, parseId((req.params as { id: string }).id));
+      const rir = briefObject(rirs, await loadScopedRow(dbOf(req), req.ctx, rirs, String(range.rir_id)), originOf(req));
+      return (await freeAsns(dbOf(req), range, limit)).map((asn) => ({ asn, rir }));
+    },
+  });
+  app.post(asnPath, {
+    ...answeredAsBuilt,
+    schema: { tags: ['ipam'], summary: 'Create ASNs on the first free numbers of a range: {} or an object for one, a list for several (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(asns) } },
+    preParsing: needs([asnRanges, 'view'], [asns, 'add']),
+    handler: async (req, reply) => {
+      const rows = await allocateAsns(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
+      return answerCreated(req, reply, asns, rows);
     },
   });
 }

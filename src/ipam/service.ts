@@ -225,16 +225,17 @@ export const familyField: ComputedField = {
   },
 };
 
-/** `dcim.interface`, `virtualization.vminterface` or null: which of the two assignment columns is set. */
+/** `dcim.interface`, `virtualization.vminterface`, `ipam.fhrpgroup` or null: which of the assignment columns is set. */
 export const assignedObjectTypeField: ComputedField = {
   label: 'Assigned object type',
   kind: 'string',
-  schema: { type: ['string', 'null'], enum: ['dcim.interface', 'virtualization.vminterface', null] },
+  schema: { type: ['string', 'null'], enum: ['dcim.interface', 'virtualization.vminterface', 'ipam.fhrpgroup', null] },
   async load({ rows }) {
     const out = new Map<string, unknown>();
     for (const r of rows) {
       if (r.assigned_interface_id) out.set(String(r.id), 'dcim.interface');
       else if (r.assigned_vm_interface_id) out.set(String(r.id), 'virtualization.vminterface');
+      else if (r.fhrp_group_id) out.set(String(r.id), 'ipam.fhrpgroup');
     }
     return out;
   },
@@ -319,20 +320,32 @@ export const assignedObjectField: ComputedField = {
     const briefs = new Map<string, unknown>();
     await addInterfaceBriefs(db, ctx, origin, briefs, ifaceIds, DEVICE_INTERFACES);
     await addInterfaceBriefs(db, ctx, origin, briefs, vmIfaceIds, VM_INTERFACES);
+    const groupIds = [...new Set(rows.map((r) => r.fhrp_group_id).filter((v): v is string => typeof v === 'string'))];
+    if (groupIds.length > 0) {
+      const groups = requireModel('ipam.fhrpgroup');
+      const { rows: found } = await sql<Row>`SELECT g.* FROM fhrp_groups g WHERE g.id = ANY(${groupIds}::uuid[]) AND ${scopeCondition(ctx, groups, 'g')}`.execute(db);
+      for (const g of found) briefs.set(String(g.id), briefObject(groups, g, origin));
+    }
     for (const r of rows) {
-      const target = (r.assigned_interface_id ?? r.assigned_vm_interface_id) as string | null;
+      const target = (r.assigned_interface_id ?? r.assigned_vm_interface_id ?? r.fhrp_group_id) as string | null;
       if (target && briefs.has(target)) out.set(String(r.id), briefs.get(target));
     }
     return out;
   },
-  // A device's interface when that column is set, else a VM's (never both: validate refuses it).
+  // A device's interface when that column is set, else a VM's, else an FHRP group (never two: validate refuses it).
   inline: {
     select: (ctx, alias) => {
       const col = (c: string) => sql.ref(`${alias}.${c}`);
+      const groups = requireModel('ipam.fhrpgroup');
       return sql`CASE WHEN ${col('assigned_interface_id')} IS NOT NULL THEN ${interfaceBriefJson(ctx, DEVICE_INTERFACES, col('assigned_interface_id'))}
-        ELSE ${interfaceBriefJson(ctx, VM_INTERFACES, col('assigned_vm_interface_id'))} END`;
+        WHEN ${col('assigned_vm_interface_id')} IS NOT NULL THEN ${interfaceBriefJson(ctx, VM_INTERFACES, col('assigned_vm_interface_id'))}
+        ELSE (SELECT json_build_object('fhrp_group', ${briefJson(groups, 'g')}) FROM fhrp_groups g
+          WHERE g.id = ${col('fhrp_group_id')} AND ${scopeCondition(ctx, groups, 'g')}) END`;
     },
     value: (selected, origin) => {
+      if (selected !== null && typeof selected === 'object' && 'fhrp_group' in selected) {
+        return briefFromJson(requireModel('ipam.fhrpgroup'), (selected as { fhrp_group: unknown }).fhrp_group, origin);
+      }
       if (!Array.isArray(selected)) return null;
       const [id, name, parentId, parentName, kind] = selected as string[];
       const owner = kind === DEVICE_INTERFACES.ifModel ? DEVICE_INTERFACES : VM_INTERFACES;

@@ -54,7 +54,8 @@ describe('demo data', () => {
     // Every demo site has a status (Active, as a new site gets), as every demo cable has (Connected).
     expect(await count('/api/sites/?status__isnull=true')).toBe(0);
     expect(await count('/api/cables/?status__isnull=true')).toBe(0);
-    expect(await count('/api/ip-addresses/')).toBe(DEVICES);
+    // A loopback per device, and a VRRP virtual address per site (its border pair's group).
+    expect(await count('/api/ip-addresses/')).toBe(DEVICES + Math.ceil(DEVICES / SITE_SIZE));
     expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
@@ -95,6 +96,36 @@ describe('demo data', () => {
     const { rows: shown } = await sql<{ object_repr: string }>`SELECT object_repr FROM object_changes WHERE tenant_id = ${h.tenants.a}
       AND object_type = 'dcim.interface' ORDER BY time, id LIMIT 1`.execute(h.database.db);
     expect(shown[0]!.object_repr).toMatch(/^\S+ › \S+/);
+  });
+
+  it('holds the BGP instances\' ASNs in one private range, a VRRP group per border pair with its virtual address, service templates and a VLAN translation policy', async () => {
+    const admin = h.as('admin');
+    const sites = Math.ceil(DEVICES / SITE_SIZE);
+    const routers = plan.devices.filter((d) => d.asn !== null);
+    const asns = await all(admin, '/api/asns/');
+    expect(asns.map((a) => a.asn)).toEqual([...new Set(routers.map((d) => d.asn))].sort((a, b) => a! - b!));
+    expect(asns[0]!.display).toMatch(/^AS42\d{8} \(\d+\.\d+\)$/);
+    expect((asns[0]!.sites as Obj[]).length).toBe(1);
+    const ranges = await all(admin, '/api/asn-ranges/');
+    expect(ranges).toHaveLength(1);
+    expect(ranges[0]).toMatchObject({ start: 4200000000, end: 4294967294, asn_count: asns.length });
+    const groups = await all(admin, '/api/fhrp-groups/');
+    expect(groups).toHaveLength(sites);
+    for (const g of groups) {
+      expect(g).toMatchObject({ protocol: 'vrrp3', group_id: 1 });
+      expect(g.ip_addresses as Obj[]).toHaveLength(1);
+      const members = await all(admin, `/api/fhrp-group-assignments/?group=${g.id}`);
+      expect(members.map((m) => m.priority)).toEqual([200, 100]);
+      expect(members.map((m) => m.display)).toEqual([expect.stringMatching(/-border01 › /), expect.stringMatching(/-border02 › /)]);
+    }
+    const vip = (await admin.get(`/api/ip-addresses/${id((groups[0]!.ip_addresses as Obj[])[0])}/`)).json() as Obj;
+    expect(vip).toMatchObject({ role: 'vrrp', assigned_object_type: 'ipam.fhrpgroup' });
+    const vipRes = await admin.patch(`/api/ip-addresses/${vip.id}/`, { address: vip.address, vrf: id(vip.vrf), fhrp_group: id(vip.fhrp_group), role: vip.role });
+    expect(vipRes.statusCode, vipRes.body).toBe(200);
+    expect((await all(admin, '/api/service-templates/')).map((t) => t.name)).toEqual(['https', 'snmp', 'ssh']);
+    const policies = await all(admin, '/api/vlan-translation-policies/');
+    expect(policies).toHaveLength(1);
+    expect(await all(admin, `/api/vlan-translation-rules/?policy=${policies[0]!.id}`)).toHaveLength(2);
   });
 
   it('gives every device its planned name, flags and a primary IPv4 on its own loopback', async () => {

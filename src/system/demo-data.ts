@@ -26,6 +26,7 @@ import { createTenant } from '../core/accounts.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
+import { writeIpamExtras } from './demo-ipam-extras.ts';
 import { BulkLoad, type LoadColumn } from '../core/crud/bulk-load.ts';
 import { systemContext } from '../core/context.ts';
 import { allModels, type ModelDef } from '../core/registry.ts';
@@ -883,6 +884,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     bfd: sql`true`, bfd_profile_id: sql`${bfd.ids[0]!}::uuid`, ebgp_multihop: sql`2`,
   });
   w.report('BGP (BFD profile, instances, sessions)', 1 + routers.length + sessions.instance.length);
+
+  // --- NetBox's IPAM extras: the BGP instances' ASNs as objects, a VRRP group per border pair, service templates.
+  await writeIpamExtras(tx, w, tenantId);
 
   // --- config contexts: global, per top region, per platform, per role.
   w.begin();

@@ -92,6 +92,7 @@ export const vmInterfaceModel = defineModel({
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null', pickerFilters: { available_on_virtualmachine: '$field:virtual_machine' } },
     tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id', to: 'vlan_id' }, pickerFilters: { available_on_virtualmachine: '$field:virtual_machine' } },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
+    vlan_translation_policy: { kind: 'fk', target: 'ipam.vlantranslationpolicy', label: 'VLAN translation policy', nullable: true, onDelete: 'protect', help: 'How VIDs are rewritten between this interface and the far side.' },
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['virtual_machine', 'name'],

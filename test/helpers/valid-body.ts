@@ -31,6 +31,7 @@ export interface Override {
  * - dcim.interface: a MAC address has its own grammar; a physical type so cables may use it.
  * - dcim.cable: each end needs its own, not yet cabled, physical interface.
  * - dcim.devicetypeservice: protocol_ports maps protocols to port lists.
+ * - ipam.fhrpgroupassignment: exactly one of interface / vm_interface, once per group and interface.
  */
 export const OVERRIDES: Record<string, Override> = {
   'core.journalentry': {
@@ -81,6 +82,13 @@ export const OVERRIDES: Record<string, Override> = {
   'dcim.devicetypeservice': {
     build: async () => ({ protocol_ports: { tcp: [22, 443] } }),
   },
+  // FHRP (src/ipam/fhrp-models.ts): one interface (of the two kinds), not yet in the group.
+  'ipam.fhrpgroupassignment': {
+    build: async (gen, who) => {
+      const group = await gen.ensureRow('ipam.fhrpgroup', who);
+      return { group, interface: await interfaceOutsideGroup(gen, who, group), vm_interface: null };
+    },
+  },
   // Monitoring (src/monitoring): a service runs on exactly one device or VM.
   'monitoring.service': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), protocol_ports: { tcp: [22] } }) },
 };
@@ -110,6 +118,27 @@ async function uncabledInterfaces(gen: BodyGenerator, who: Creator, n: number): 
     }
   }
   return free.slice(0, n);
+}
+
+const fhrpPools = new WeakMap<BodyGenerator, Map<Creator, { ids: string[]; next: number }>>();
+
+/**
+ * An interface of `who`'s tenant not assigned to the FHRP group, taken in turn from a pool built in batches and
+ * reused while free (bodies built between the suites' snapshots normally write nothing; bodies built in a row differ).
+ */
+async function interfaceOutsideGroup(gen: BodyGenerator, who: Creator, group: string): Promise<string> {
+  const pools = fhrpPools.get(gen) ?? new Map<Creator, { ids: string[]; next: number }>();
+  fhrpPools.set(gen, pools);
+  const pool = pools.get(who) ?? { ids: [], next: 0 };
+  pools.set(who, pool);
+  const { rows } = await sql<{ id: string }>`SELECT interface_id AS id FROM fhrp_group_assignments WHERE group_id = ${group} AND interface_id = ANY(${pool.ids}::uuid[])`.execute(gen.h.database.db);
+  const taken = new Set(rows.map((r) => r.id));
+  let free = pool.ids.filter((id) => !taken.has(id));
+  if (free.length === 0) {
+    for (let i = 0; i < 16; i++) pool.ids.push(await gen.create(requireModel('dcim.interface'), who));
+    free = pool.ids.filter((id) => !taken.has(id));
+  }
+  return free[pool.next++ % free.length]!;
 }
 
 /**
