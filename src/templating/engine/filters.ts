@@ -399,33 +399,70 @@ function striptags(s: string): string {
   return t;
 }
 
+/** The characters of Python's `\w` (str.isalnum or _), which Jinja2's patterns use, for a character class. */
+const W = String.raw`\p{L}\p{N}_`;
+// jinja2.utils._http_re and _email_re, as Jinja2 3.1 writes them (the first with re.IGNORECASE).
+const URLIZE_HTTP_RE = new RegExp(
+  String.raw`^((https?://|www\.)(([${W}%-]+\.)+)?([a-z]{2,63}|xn--[${W}%]{2,59})|([${W}%-]{2,63}\.)+(com|net|int|edu|gov|org|info|mil)|(https?://)((\d{1,3}(\.\d{1,3}){3})|(\[([\da-f]{0,4}:){2}([\da-f]{0,4}:?){1,6}\])))(?::\d{1,5})?(?:[/?#]\S*)?$`,
+  'iu',
+);
+const URLIZE_EMAIL_RE = new RegExp(String.raw`^\S+@[${W}][${W}.-]*\.[${W}]+$`, 'u');
+
+/** Count of `needle` in `hay` (Python's str.count). */
+function countOf(hay: string, needle: string): number {
+  return hay.split(needle).length - 1;
+}
+
+/**
+ * Jinja2's urlize, step for step: the text is escaped first and the words are read escaped (so `<` is `&lt;` and
+ * counts as its four characters when trimmed), leading and trailing punctuation is kept out of a link, and brackets
+ * a link opens are taken back from the trailing punctuation (`subj_<desc.h>)`).
+ */
 function urlize(text: string, trimLimit: unknown, nofollow: unknown, target: unknown, rel: unknown, extraSchemes: unknown): string {
-  const schemes = extraSchemes === null || isUndefined(extraSchemes) ? [] : Array.isArray(extraSchemes) ? extraSchemes.map(toStr) : [toStr(extraSchemes)];
+  const schemes = extraSchemes === null || isUndefined(extraSchemes) ? null : Array.isArray(extraSchemes) ? extraSchemes.map(toStr) : [toStr(extraSchemes)];
   const relParts = new Set(toStr(rel ?? 'noopener').split(/\s+/).filter(Boolean));
   if (truthy(nofollow)) relParts.add('nofollow');
   const relAttr = relParts.size ? ` rel="${escape([...relParts].sort().join(' ')).s}"` : '';
   const targetAttr = target ? ` target="${escape(target).s}"` : '';
   const limit = typeof trimLimit === 'number' ? trimLimit : null;
-  const short = (u: string): string => (limit !== null && u.length > limit ? u.slice(0, limit) + (u.length > limit ? '...' : '') : u);
-  return text
-    .split(/(\s+)/)
+  const trim = (u: string): string => (limit !== null && [...u].length > limit ? `${[...u].slice(0, limit).join('')}...` : u);
+  return escape(text)
+    .s.split(/(\s+)/)
     .map((word) => {
-      if (/^\s*$/.test(word)) return word;
-      const m = /^([(<]*)(.*?)([.,)>\n]*)$/s.exec(word);
-      const [head, middle, tail] = m ? [m[1], m[2], m[3]] : ['', word, ''];
-      let link: string | null = null;
-      if (/^https?:\/\//.test(middle)) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
-      else if (/^www\./.test(middle) || (/^[\w.-]+\.(com|net|org)(\/\S*)?$/.test(middle) && !middle.includes('@')))
-        link = `<a href="https://${escape(middle).s}"${relAttr}${targetAttr}>${escape(short(middle)).s}</a>`;
-      else if (middle.startsWith('mailto:') && /^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle.slice(7)))
-        link = `<a href="${escape(middle).s}">${escape(middle.slice(7)).s}</a>`;
-      else if (/^[\w.+-]+@[\w-]+(\.[\w-]+)+$/.test(middle)) link = `<a href="mailto:${escape(middle).s}">${escape(middle).s}</a>`;
-      else {
-        // extra_schemes: a word starting with one (and longer than it) is linked as it stands, untrimmed.
-        const scheme = schemes.find((x) => middle !== x && middle.startsWith(x));
-        if (scheme !== undefined) link = `<a href="${escape(middle).s}"${relAttr}${targetAttr}>${escape(middle).s}</a>`;
+      let head = '';
+      let middle = word;
+      let tail = '';
+      const lead = /^(?:[(<]|&lt;)+/.exec(middle);
+      if (lead) {
+        head = lead[0];
+        middle = middle.slice(head.length);
       }
-      return link ? escape(head).s + link + escape(tail).s : escape(word).s;
+      const trail = /(?:[)>.,\n]|&gt;)+$/.exec(middle);
+      if (trail) {
+        tail = trail[0];
+        middle = middle.slice(0, trail.index);
+      }
+      // Prefer balancing brackets in the URL to leaving a closing one out.
+      for (const [open, close] of [['(', ')'], ['<', '>'], ['&lt;', '&gt;']] as const) {
+        const opened = countOf(middle, open);
+        if (opened <= countOf(middle, close)) continue;
+        for (let n = Math.min(opened, countOf(tail, close)); n > 0; n--) {
+          const end = tail.indexOf(close) + close.length;
+          middle += tail.slice(0, end);
+          tail = tail.slice(end);
+        }
+      }
+      if (URLIZE_HTTP_RE.test(middle)) {
+        const href = middle.startsWith('https://') || middle.startsWith('http://') ? middle : `https://${middle}`;
+        middle = `<a href="${href}"${relAttr}${targetAttr}>${trim(middle)}</a>`;
+      } else if (middle.startsWith('mailto:') && URLIZE_EMAIL_RE.test(middle.slice(7))) {
+        middle = `<a href="${middle}">${middle.slice(7)}</a>`;
+      } else if (middle.includes('@') && !middle.startsWith('www.') && !middle.startsWith('@') && !middle.includes(':') && URLIZE_EMAIL_RE.test(middle)) {
+        middle = `<a href="mailto:${middle}">${middle}</a>`;
+      } else if (schemes !== null) {
+        for (const scheme of schemes) if (middle !== scheme && middle.startsWith(scheme)) middle = `<a href="${middle}"${relAttr}${targetAttr}>${middle}</a>`;
+      }
+      return head + middle + tail;
     })
     .join('');
 }
@@ -473,7 +510,11 @@ export function builtinFilters(): Map<string, FilterImpl> {
   // Attribute only (no item fallback), through the sandbox: a dict's keys are not attributes.
   def('attr', ['name'], (_s, v, name) => {
     const n = toStr(name);
-    if (isUndefined(v)) return new Undefined(`'${n}' is undefined`);
+    // Jinja2 does getattr(undefined, name): a dunder name is no attribute (an undefined), any other raises.
+    if (isUndefined(v)) {
+      if (n.startsWith('__')) return new Undefined(`'${n}' is undefined`);
+      throw undefinedFail(v);
+    }
     if (isDict(v) && !isUndefined(v)) return hasDictMethod(n) ? getAttr(v, n) : new Undefined(`dict object has no attribute '${n}'`);
     return getAttr(v, n);
   });

@@ -38,7 +38,9 @@ const OPERATORS1 = new Set('+-/*%~[](){}<>=.:|,;'.split(''));
 const CLOSERS: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
 const FLOAT_RE = /(?:\d+_)*\d+(?:(?:\.(?:\d+_)*\d+)?[eE][+-]?(?:\d+_)*\d+|\.(?:\d+_)*\d+)/y;
 const INT_RE = /0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0[xX](?:_?[\da-fA-F])+|[1-9](?:_?\d)*|0(?:_?0)*/y;
-const NAME_RE = /[\p{L}_][\p{L}\p{N}_]*/uy;
+// Python's identifiers (str.isidentifier, which Jinja2 checks): XID_Start or _, then XID_Continue, so ℮, ℘ and a· are
+// names as in Jinja2, and x² is not.
+const NAME_RE = /[\p{XID_Start}_][\p{XID_Continue}]*/uy;
 const WS_RE = /[ \t\n\r\f\v]+/y;
 const RAW_BEGIN_RE = /\{%([-+]?)\s*raw\s*(-?)%\}/y;
 const RAW_END_RE = /\{%(-?)\s*endraw\s*([-+]?)%\}/g;
