@@ -18,7 +18,7 @@ export default async function run(): Promise<void> {
     // Reference: what the server itself sustains for the same number of interface-shaped rows with the same
     // indexes but no foreign keys, generated in SQL (no client, no parameters): the floor of any loader.
     const refRows = Math.min(result.totalRows, 500_000);
-    await sql`CREATE TABLE bench_interfaces (LIKE interfaces INCLUDING DEFAULTS INCLUDING INDEXES)`.execute(db);
+    await sql`CREATE TABLE bench_interfaces (LIKE interfaces INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING INDEXES)`.execute(db);
     const t0 = performance.now();
     await sql`INSERT INTO bench_interfaces (id, numid, tenant_id, device_id, name, type, mgmt_only, description)
       SELECT gen_random_uuid(), g, ${result.tenantId}, gen_random_uuid(), 'Ethernet' || g, '25gbase-x-sfp28', false, ''

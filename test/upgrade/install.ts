@@ -8,7 +8,6 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { inject } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/types.ts';
 import { openPGlite, openPostgres } from '../../src/db/database.ts';
@@ -210,10 +209,16 @@ interface SeedPaths {
   database: string | null;
 }
 
-/** Where the seed lives; null when no run template names a PostgreSQL server (nothing would drop the copy). */
-function seedPaths(version: string, devices: number, pg: boolean): SeedPaths | null {
+/**
+ * Where the seed lives; null outside a test run (the benchmarks install with this file too) and when no run template
+ * names a PostgreSQL server (nothing would drop the copy). vitest is imported only inside a test run: importing it
+ * anywhere else fails.
+ */
+async function seedPaths(version: string, devices: number, pg: boolean): Promise<SeedPaths | null> {
+  if (!process.env.VITEST) return null;
   const key = `${version}-${devices}-${pg ? 'pg' : 'embedded'}`;
   const dir = join(tmpdir(), `cairn-install-seed-${key}`);
+  const { inject } = await import('vitest');
   const runTemplate = inject('pgTemplate');
   if (pg && !runTemplate) return null;
   const database = pg ? `${runTemplate.replace(/template$/, '')}seed_${key.replace(/[^a-z0-9]/gi, '_')}` : null;
@@ -279,7 +284,7 @@ export async function installRelease(
   const layout = layoutFor(root);
   const pgBase = opts.postgresUrl ?? process.env.TEST_DATABASE_URL;
   const devices = opts.devices ?? 12;
-  const seedAt = seedPaths(version, devices, Boolean(pgBase));
+  const seedAt = await seedPaths(version, devices, Boolean(pgBase));
   const seed = seedAt ? await takeSeed(seedAt) : null;
   const pgdb = await createPgDatabase(pgBase, seed?.database ?? null);
   await unpackBundle(bundle, join(layout.releases, version));
