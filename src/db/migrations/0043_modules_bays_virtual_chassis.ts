@@ -32,6 +32,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`ALTER TABLE ${sql.table(table)} ADD COLUMN module_type_id uuid REFERENCES module_types(id) ON DELETE CASCADE`.execute(db);
     await sql`ALTER TABLE ${sql.table(table)} ADD CONSTRAINT ${sql.raw(`${table}_one_owner`)} CHECK ((device_type_id IS NULL) <> (module_type_id IS NULL))`.execute(db);
     await sql`ALTER TABLE ${sql.table(table)} ADD CONSTRAINT ${sql.raw(`${table}_module_type_name_key`)} UNIQUE (module_type_id, name)`.execute(db);
+    // A nullable ordering column is ordered NULLS FIRST by the list query: the order index follows it.
+    await sql`DROP INDEX ${sql.raw(`${table}_natural_order_idx`)}`.execute(db);
+    await sql`CREATE INDEX ${sql.raw(`${table}_natural_order_idx`)} ON ${sql.table(table)} (tenant_id, device_type_id NULLS FIRST, name_natural, id)`.execute(db);
   }
 
   await sql`CREATE TABLE module_bay_templates (
