@@ -13,6 +13,7 @@ import { updateRows } from '../core/crud/update-rows.ts';
 import type { DemoRowWriter } from './demo-racks.ts';
 
 const SLOTS = 4;
+const CHASSIS_UNITS = 7;
 const PORTS = 8;
 const CARDS = [
   { model: '7500R3-8CQ-LC', part: 'DCS-7500R3-8CQ-LC', description: '8-port 100GbE QSFP line card', type: '100gbase-x-qsfp28' },
@@ -25,18 +26,31 @@ export async function writeDemoModules(tx: Kysely<DB>, w: DemoRowWriter, tenantI
   const { rows: sites } = await sql<{ id: string; slug: string }>`SELECT id, slug FROM sites WHERE ${inTenant(tenantId)} ORDER BY numid LIMIT 1`.execute(tx);
   const site = sites[0];
   if (!site) return;
-  const { rows: refs } = await sql<{ manufacturer: string | null; role: string | null; status: string | null }>`SELECT
+  const { rows: refs } = await sql<{ manufacturer: string | null; status: string | null; rack: string | null }>`SELECT
       (SELECT id FROM manufacturers WHERE ${inTenant(tenantId)} ORDER BY slug <> 'arista', numid LIMIT 1) AS manufacturer,
-      (SELECT id FROM device_roles WHERE ${inTenant(tenantId)} ORDER BY slug <> 'spine', numid LIMIT 1) AS role,
-      (SELECT id FROM statuses WHERE ${inTenant(tenantId)} AND 'dcim.device' = ANY(default_for) ORDER BY numid LIMIT 1) AS status`.execute(tx);
-  const { manufacturer, role, status } = refs[0]!;
-  if (!manufacturer || !role) return;
+      (SELECT id FROM statuses WHERE ${inTenant(tenantId)} AND 'dcim.device' = ANY(default_for) ORDER BY numid LIMIT 1) AS status,
+      (SELECT d.rack_id FROM devices d JOIN device_roles r ON r.id = d.role_id WHERE ${inTenant(tenantId, 'd')} AND d.site_id = ${site.id}
+        AND r.slug = 'spine' AND d.rack_id IS NOT NULL ORDER BY d.name LIMIT 1) AS rack`.execute(tx);
+  const { manufacturer, status, rack } = refs[0]!;
+  if (!manufacturer) return;
+  // In the spines' rack, in the lowest free span of its height (the patch panels take the bottom units).
+  const { rows: taken } = await sql<{ position: number; u_height: number }>`SELECT d.position, t.u_height FROM devices d
+    JOIN device_types t ON t.id = d.device_type_id WHERE d.rack_id = ${rack} AND d.position IS NOT NULL AND ${inTenant(tenantId, 'd')}`.execute(tx);
+  const used = new Set(taken.flatMap((t) => Array.from({ length: t.u_height }, (_v, i) => t.position + i)));
+  const start = Array.from({ length: 42 - CHASSIS_UNITS + 1 }, (_v, i) => i + 1).find((u) => Array.from({ length: CHASSIS_UNITS }, (_v, i) => u + i).every((x) => !used.has(x)));
+  const position = rack && start !== undefined ? start : null;
   w.begin();
+
+  // Its own role, so the planned devices stay those of the other roles (demo-data.test.ts counts them).
+  const role = await w.identities('device_roles', 1);
+  await w.insert('device_roles', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['color', 'text'], ['description', 'text']], [
+    role.ids, role.numids, ['Core chassis'], ['core-chassis'], ['673ab7'], ['Modular chassis: line cards in slots.'],
+  ]);
 
   // Catalog: the chassis type with its slots, the two line cards with their {module} interface templates.
   const chassisType = await w.identities('device_types', 1);
   await w.insert('device_types', [['id', 'uuid'], ['numid', 'int8'], ['model', 'text'], ['slug', 'text'], ['part_number', 'text'], ['u_height', 'int4']], [
-    chassisType.ids, chassisType.numids, ['DCS-7504R3'], ['arista-dcs-7504r3'], ['DCS-7504R3-BND'], [7],
+    chassisType.ids, chassisType.numids, ['DCS-7504R3'], ['arista-dcs-7504r3'], ['DCS-7504R3-BND'], [CHASSIS_UNITS],
   ], { manufacturer_id: sql`${manufacturer}::uuid` });
   const slots = Array.from({ length: SLOTS }, (_v, i) => i + 1);
   const bayT = await w.identities('module_bay_templates', SLOTS);
@@ -56,9 +70,9 @@ export async function writeDemoModules(tx: Kysely<DB>, w: DemoRowWriter, tenantI
 
   // The chassis, its bays, a card in each of the first two slots, and the cards' interfaces.
   const chassis = await w.identities('devices', 1);
-  await w.insert('devices', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['serial', 'text']], [chassis.ids, chassis.numids, [`${site.slug}-core-chassis1`], ['JPE19440001']], {
-    device_type_id: id(chassisType.ids), role_id: sql`${role}::uuid`, site_id: sql`${site.id}::uuid`, status_id: sql`${status}::uuid`,
-  });
+  await w.insert('devices', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['serial', 'text'], ['rack_id', 'uuid'], ['position', 'int4'], ['face', 'text']], [
+    chassis.ids, chassis.numids, [`${site.slug}-core-chassis1`], ['JPE19440001'], [position === null ? null : rack], [position], [position === null ? null : 'front'],
+  ], { device_type_id: id(chassisType.ids), role_id: id(role.ids), site_id: sql`${site.id}::uuid`, status_id: sql`${status}::uuid` });
   const bays = await w.identities('module_bays', SLOTS);
   await w.insert('module_bays', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['label', 'text'], ['position', 'text']], [
     bays.ids, bays.numids, slots.map((s) => `Linecard${s}`), slots.map((s) => `LC${s}`), slots.map(String),
@@ -87,7 +101,7 @@ export async function writeDemoModules(tx: Kysely<DB>, w: DemoRowWriter, tenantI
     items.ids, items.numids, ['PSU1', 'PSU2', 'Fan 1', 'Fan 2'], ['PWR-3KT-AC-RED', 'PWR-3KT-AC-RED', 'FAN-7500R3', 'FAN-7500R3'],
     [roles.ids[0]!, roles.ids[0]!, roles.ids[1]!, roles.ids[1]!], [null, null, tray.ids[0]!, tray.ids[0]!], ['PSU0001', 'PSU0002', '', ''],
   ], { device_id: id(chassis.ids), manufacturer_id: sql`${manufacturer}::uuid` });
-  w.report('modular chassis (type, bays, line cards and their interfaces, inventory items)', 1 + SLOTS + CARDS.length * (1 + PORTS) + 1 + SLOTS + CARDS.length + CARDS.length * PORTS + 2 + 5);
+  w.report('modular chassis (role, type, bays, line cards and their interfaces, inventory items)', 2 + SLOTS + CARDS.length * (1 + PORTS) + 1 + SLOTS + CARDS.length + CARDS.length * PORTS + 2 + 5);
 
   // The site's first two leaves as one virtual chassis (an MLAG-style pair), the first its master.
   const { rows: leaves } = await sql<{ id: string; name: string }>`SELECT d.id, d.name FROM devices d JOIN device_roles r ON r.id = d.role_id
