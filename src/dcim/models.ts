@@ -13,7 +13,7 @@ import './filters.ts';
 import { MAC_MESSAGE, normalizeMac } from './mac.ts';
 import { checkInterfaceRelations } from './interface-rules.ts';
 import { checkDevicePlacement, checkDevicesPlacedTogether, deviceTypeResized } from './rack-rules.ts';
-import { checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
 import './module-models.ts';
 import { checkSubdeviceRole, moveChildrenWithParents } from './bay-models.ts';
 import './inventory-models.ts';
@@ -262,8 +262,10 @@ export const interfaceModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    async validate({ tx, input, existing }) {
+    async validate(args) {
+      const { tx, input, existing } = args;
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
+      await checkComponentModule(args);
       await checkInterfaceRelations(tx, input, existing);
       if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },

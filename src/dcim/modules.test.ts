@@ -95,6 +95,11 @@ describe('modules', () => {
     expect(retype.json()).toHaveProperty('module_type');
     expect((await alice.get(`/api/modules/?device=${a.id}`)).json().count).toBe(1);
     expect(await names(alice, '/api/interfaces/', `device=${a.id}`)).toEqual(['Ethernet1/1', 'Ethernet1/2', 'Ethernet1/3']);
+    // A component names a module of its own device only.
+    const stray = await alice.post('/api/interfaces/', { device: b.id, module: first.id, name: 'x1', type: '1000base-t' });
+    expect(stray.statusCode).toBe(400);
+    expect(stray.json().module[0]).toContain('installed in mod-rules-a');
+    expect((await alice.get(`/api/interfaces/?device=${b.id}&name=x1`)).json().count).toBe(0);
     expect((await alice.patch(`/api/modules/${first.id}/`, { status: 'failed' })).json().status).toBe('failed');
     expect((await alice.patch(`/api/modules/${first.id}/`, { status: 'broken' })).json()).toHaveProperty('status');
   });
@@ -167,6 +172,15 @@ describe('modules', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toHaveProperty('module_bay');
     expect((await bob.get(`/api/module-bays/${slot1.id}/`)).statusCode).toBe(404);
+  });
+});
+
+describe('choices', () => {
+  it('serves NetBox\'s module statuses, module airflows and subdevice roles', async () => {
+    const body = (await h.as('viewer').get('/api/dcim/choices/')).json();
+    expect(body.module_statuses.map((o: { value: string }) => o.value)).toEqual(['offline', 'active', 'planned', 'staged', 'failed', 'decommissioning']);
+    expect(body.module_airflows).toContainEqual({ value: 'side-to-rear', label: 'Side to rear' });
+    expect(body.subdevice_roles).toEqual([{ value: 'parent', label: 'Parent' }, { value: 'child', label: 'Child' }]);
   });
 });
 

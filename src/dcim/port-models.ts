@@ -7,7 +7,7 @@ import { defineModel } from '../core/registry.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { DISPLAY_SEPARATOR } from '../core/crud/serialize.ts';
 import { deleteCablesLosingAnEnd, deleteCablesOfRearPorts, linkPeerOf } from './cabling.ts';
-import { checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
 
 const positions = { kind: 'integer', min: 1, max: 1024, default: 1, help: 'How many front-port positions this rear port carries (1 to 1024).' } as const;
 const position = { kind: 'integer', min: 1, max: 1024, default: 1, label: 'Rear port position', help: 'The position of the rear port this front port maps to.' } as const;
@@ -130,7 +130,10 @@ export const rearPortModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkRearPortChange(tx, input, existing, 'front_ports', 'device_id'),
+    async validate(args) {
+      await checkRearPortChange(args.tx, args.input, args.existing, 'front_ports', 'device_id');
+      await checkComponentModule(args);
+    },
     beforeDelete: ({ tx, ctx, row }) => deleteCablesOfRearPorts(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesOfRearPorts(tx, ctx, rows.map((r) => String(r.id))),
   },
@@ -158,7 +161,10 @@ export const frontPortModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkFrontPortMapping(tx, input, existing, { front: 'front_ports', rear: 'rear_ports', owner: 'device' }),
+    async validate(args) {
+      await checkFrontPortMapping(args.tx, args.input, args.existing, { front: 'front_ports', rear: 'rear_ports', owner: 'device' });
+      await checkComponentModule(args);
+    },
     beforeDelete: ({ tx, ctx, row }) => deleteCablesLosingAnEnd(tx, ctx, [{ type: 'dcim.frontport', id: String(row.id) }]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => ({ type: 'dcim.frontport', id: String(r.id) }))),
   },

@@ -1,7 +1,9 @@
 // Component templates belong to a device type or, since modules, to a module type: exactly one of the two (NetBox's
 // ModularComponentTemplateModel). Components made for a module carry it and are deleted with it.
+import { sql } from 'kysely';
 import type { FieldDef, HookArgs } from '../core/registry.ts';
-import { ErrorCollector } from '../core/errors.ts';
+import { callerTenant } from '../core/access.ts';
+import { ErrorCollector, fieldError } from '../core/errors.ts';
 
 export const templateDeviceTypeField: FieldDef = { kind: 'fk', target: 'dcim.devicetype', nullable: true, onDelete: 'cascade', help: 'The device type this template belongs to (or set a module type).' };
 export const templateModuleTypeField: FieldDef = {
@@ -24,4 +26,14 @@ export function checkTemplateOwner({ input, existing }: Pick<ValidateArgs, 'inpu
   else if (!deviceType && !moduleType) errors.add('device_type', 'Choose the device type (or the module type) this template belongs to.');
   errors.throwIfAny();
   return moduleType ? 'module_type' : 'device_type';
+}
+
+/** A component's module is installed in the component's own device (components of a module go where it is). */
+export async function checkComponentModule({ tx, ctx, input, existing }: ValidateArgs): Promise<void> {
+  const module = 'module' in input ? input.module : existing?.module_id ?? null;
+  if (typeof module !== 'string' || (!('module' in input) && !('device' in input))) return;
+  const device = 'device' in input ? input.device : existing?.device_id;
+  const { rows } = await sql<{ device_id: string; device: string }>`SELECT m.device_id, d.name AS device FROM modules m JOIN devices d ON d.id = m.device_id
+    WHERE m.id = ${module} AND ${callerTenant(ctx, 'm')}`.execute(tx);
+  if (rows[0] && rows[0].device_id !== device) throw fieldError('module', `That module is installed in ${rows[0].device}: a component's module is one of its own device's.`);
 }
