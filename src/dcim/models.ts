@@ -13,6 +13,11 @@ import './filters.ts';
 import { MAC_MESSAGE, normalizeMac } from './mac.ts';
 import { checkInterfaceRelations } from './interface-rules.ts';
 import { checkDevicePlacement, checkDevicesPlacedTogether, deviceTypeResized } from './rack-rules.ts';
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import './module-models.ts';
+import { checkSubdeviceRole, moveChildrenWithParents } from './bay-models.ts';
+import './inventory-models.ts';
+import { checkChassisMembership, deviceChassisFields } from './virtual-chassis.ts';
 
 
 export const manufacturerModel = defineModel({
@@ -44,6 +49,7 @@ export const deviceTypeModel = defineModel({
     part_number: { kind: 'string', maxLength: 50, default: '' },
     u_height: { kind: 'integer', min: 0, max: 100, default: 1, label: 'Height (U)' },
     is_full_depth: { kind: 'boolean', default: true, label: 'Full depth', help: 'Mounted, it takes the unit on both rack faces.' },
+    subdevice_role: { kind: 'choice', vocabulary: 'subdevice_roles', nullable: true, help: 'Parent: its devices have device bays. Child: its devices are installed in a parent\'s bay (0U).' },
     end_of_sale: { kind: 'date', nullable: true },
     end_of_support: { kind: 'date', nullable: true },
     comments: { kind: 'text', default: '' },
@@ -52,7 +58,7 @@ export const deviceTypeModel = defineModel({
   },
   searchFields: ['model', 'slug', 'part_number'],
   defaultOrdering: ['model'],
-  hooks: deviceTypeResized,
+  hooks: { ...deviceTypeResized, validate: checkSubdeviceRole },
 });
 
 export const interfaceTemplateModel = defineModel({
@@ -61,9 +67,10 @@ export const interfaceTemplateModel = defineModel({
   path: '/api/interface-templates/',
   label: 'interface template',
   tenantScoped: true,
-  displayParent: ['device_type'],
+  displayParent: ['device_type', 'module_type'],
   fields: {
-    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    device_type: templateDeviceTypeField,
+    module_type: templateModuleTypeField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'interface_types' },
     enabled: { kind: 'boolean', default: true },
@@ -74,6 +81,11 @@ export const interfaceTemplateModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  hooks: {
+    async validate(args) {
+      checkTemplateOwner(args);
+    },
+  },
 });
 
 export const deviceTypeServiceModel = defineModel({
@@ -182,6 +194,8 @@ export const deviceModel = defineModel({
     },
     // Written by id; read as the computed `config_template` {own, resolved} (templating/bindings.ts).
     config_template_id: { kind: 'fk', target: 'extras.exporttemplate', label: 'Config template', column: 'config_template_id', nullable: true, onDelete: 'set_null', writeOnly: true },
+    // Columns added by migration 0043. Rules in virtual-chassis.ts checkChassisMembership.
+    ...deviceChassisFields,
     comments: { kind: 'text', default: '' },
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
@@ -194,8 +208,16 @@ export const deviceModel = defineModel({
       await deviceStatus.validate(args);
       await checkPrimaryIps(args.tx, args.ctx, { kind: 'device', id: args.existing ? String(args.existing.id) : null, label: 'device' }, args.input);
       await checkDevicePlacement(args);
+      await checkChassisMembership(args);
     },
-    afterUpdateMany: checkDevicesPlacedTogether,
+    // A parent device moved takes the children in its bays along (bay-models.ts).
+    async afterUpdate({ tx, ctx, before, row, inBulk }) {
+      if (!inBulk) await moveChildrenWithParents(tx, ctx, [{ before, row }]);
+    },
+    async afterUpdateMany(args) {
+      await checkDevicesPlacedTogether(args);
+      await moveChildrenWithParents(args.tx, args.ctx, args.rows);
+    },
     async afterCreate(args) {
       await deviceStatus.afterCreate(args);
       await materializeDeviceComponents(args);
@@ -214,6 +236,7 @@ export const interfaceModel = defineModel({
   displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    module: componentModuleField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'interface_types' },
     enabled: { kind: 'boolean', default: true },
@@ -240,8 +263,10 @@ export const interfaceModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    async validate({ tx, input, existing }) {
+    async validate(args) {
+      const { tx, input, existing } = args;
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
+      await checkComponentModule(args);
       await checkInterfaceRelations(tx, input, existing);
       if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },

@@ -18,6 +18,7 @@ registerCableEnd({
   columns: { rear_port_id: 'x.rear_port_id', rear_port_position: 'x.rear_port_position' },
 });
 registerCableEnd({ type: 'dcim.rearport', table: 'rear_ports', parent: onDevice, endpoint: false, compatible: panelCompatible, columns: { positions: 'x.positions' } });
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
 
 const positions = { kind: 'integer', min: 1, max: 1024, default: 1, help: 'How many front-port positions this rear port carries (1 to 1024).' } as const;
 const position = { kind: 'integer', min: 1, max: 1024, default: 1, label: 'Rear port position', help: 'The position of the rear port this front port maps to.' } as const;
@@ -30,24 +31,24 @@ async function checkFrontPortMapping(
   tx: Kysely<DB>,
   input: Record<string, unknown>,
   existing: Record<string, unknown> | null,
-  tables: { front: string; rear: string; owner: 'device' | 'device_type' },
+  tables: { front: string; rear: string; owner: 'device' | 'device_type' | 'module_type' },
 ): Promise<void> {
   const ownerCol = `${tables.owner}_id`;
   const owner = tables.owner in input ? input[tables.owner] : existing?.[ownerCol];
   const rear = 'rear_port' in input ? input.rear_port : existing?.rear_port_id;
   const pos = 'rear_port_position' in input ? input.rear_port_position : existing?.rear_port_position ?? 1;
   if (typeof rear !== 'string' || typeof owner !== 'string' || typeof pos !== 'number') return;
-  const { rows } = await sql<{ owner_id: string; name: string; positions: number; owner_name: string; taken_by: string | null }>`
+  const { rows } = await sql<{ owner_id: string; name: string; positions: number; owner_name: string | null; taken_by: string | null }>`
     SELECT r.${sql.ref(ownerCol)} AS owner_id, r.name, r.positions, ${sql.ref(tables.owner === 'device' ? 'o.name' : 'o.model')} AS owner_name,
       (SELECT f.name FROM ${sql.table(tables.front)} f WHERE f.rear_port_id = r.id AND f.rear_port_position = ${pos}
         AND f.id IS DISTINCT FROM ${existing?.id ?? null}::uuid LIMIT 1) AS taken_by
-    FROM ${sql.table(tables.rear)} r JOIN ${sql.table(tables.owner === 'device' ? 'devices' : 'device_types')} o ON o.id = r.${sql.ref(ownerCol)}
+    FROM ${sql.table(tables.rear)} r LEFT JOIN ${sql.table(tables.owner === 'device' ? 'devices' : `${tables.owner}s`)} o ON o.id = r.${sql.ref(ownerCol)}
     WHERE r.id = ${rear}`.execute(tx);
   const r = rows[0];
   if (!r) return;
   const errors = new ErrorCollector();
-  const what = tables.owner === 'device' ? 'device' : 'device type';
-  if (r.owner_id !== owner) errors.add('rear_port', `${r.owner_name}${DISPLAY_SEPARATOR}${r.name} is on another ${what}: a front port maps to a rear port of its own ${what}.`);
+  const what = tables.owner === 'device' ? 'device' : tables.owner === 'device_type' ? 'device type' : 'module type';
+  if (r.owner_id !== owner) errors.add('rear_port', `${r.owner_name ?? 'A rear port template'}${DISPLAY_SEPARATOR}${r.name} is on another ${what}: a front port maps to a rear port of its own ${what}.`);
   else if (pos > r.positions) errors.add('rear_port_position', `${r.name} has ${r.positions} position${r.positions === 1 ? '' : 's'}; choose 1 to ${r.positions}.`);
   else if (r.taken_by) errors.add('rear_port_position', `Position ${pos} of ${r.name} is already mapped to front port ${r.taken_by}.`);
   errors.throwIfAny();
@@ -74,9 +75,10 @@ export const rearPortTemplateModel = defineModel({
   path: '/api/rear-port-templates/',
   label: 'rear port template',
   tenantScoped: true,
-  displayParent: ['device_type'],
+  displayParent: ['device_type', 'module_type'],
   fields: {
-    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    device_type: templateDeviceTypeField,
+    module_type: templateModuleTypeField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'port_types' },
     positions,
@@ -85,7 +87,10 @@ export const rearPortTemplateModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkRearPortChange(tx, input, existing, 'front_port_templates', 'device_type_id'),
+    async validate({ tx, input, existing }) {
+      const owner = checkTemplateOwner({ input, existing });
+      await checkRearPortChange(tx, input, existing, 'front_port_templates', `${owner}_id`);
+    },
   },
 });
 
@@ -95,9 +100,10 @@ export const frontPortTemplateModel = defineModel({
   path: '/api/front-port-templates/',
   label: 'front port template',
   tenantScoped: true,
-  displayParent: ['device_type'],
+  displayParent: ['device_type', 'module_type'],
   fields: {
-    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    device_type: templateDeviceTypeField,
+    module_type: templateModuleTypeField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'port_types' },
     rear_port: { kind: 'fk', target: 'dcim.rearporttemplate', onDelete: 'cascade', label: 'Rear port', help: 'A rear port template of the same device type.', pickerFilters: { device_type_of: '$self' } },
@@ -107,7 +113,10 @@ export const frontPortTemplateModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkFrontPortMapping(tx, input, existing, { front: 'front_port_templates', rear: 'rear_port_templates', owner: 'device_type' }),
+    async validate({ tx, input, existing }) {
+      const owner = checkTemplateOwner({ input, existing });
+      await checkFrontPortMapping(tx, input, existing, { front: 'front_port_templates', rear: 'rear_port_templates', owner });
+    },
   },
 });
 
@@ -120,6 +129,7 @@ export const rearPortModel = defineModel({
   displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    module: componentModuleField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'port_types' },
     positions,
@@ -131,7 +141,10 @@ export const rearPortModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkRearPortChange(tx, input, existing, 'front_ports', 'device_id'),
+    async validate(args) {
+      await checkRearPortChange(args.tx, args.input, args.existing, 'front_ports', 'device_id');
+      await checkComponentModule(args);
+    },
     beforeDelete: ({ tx, ctx, row }) => deleteCablesOfRearPorts(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesOfRearPorts(tx, ctx, rows.map((r) => String(r.id))),
   },
@@ -146,6 +159,7 @@ export const frontPortModel = defineModel({
   displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    module: componentModuleField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     type: { kind: 'choice', vocabulary: 'port_types' },
     rear_port: { kind: 'fk', target: 'dcim.rearport', onDelete: 'cascade', label: 'Rear port', help: 'A rear port of the same device.', pickerFilters: { device_of: '$self' } },
@@ -158,7 +172,10 @@ export const frontPortModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
   hooks: {
-    validate: ({ tx, input, existing }) => checkFrontPortMapping(tx, input, existing, { front: 'front_ports', rear: 'rear_ports', owner: 'device' }),
+    async validate(args) {
+      await checkFrontPortMapping(args.tx, args.input, args.existing, { front: 'front_ports', rear: 'rear_ports', owner: 'device' });
+      await checkComponentModule(args);
+    },
     beforeDelete: ({ tx, ctx, row }) => deleteCablesLosingAnEnd(tx, ctx, [{ type: 'dcim.frontport', id: String(row.id) }]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesLosingAnEnd(tx, ctx, rows.map((r) => ({ type: 'dcim.frontport', id: String(r.id) }))),
   },

@@ -47,7 +47,12 @@ describe('demo data', () => {
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
     const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
-    expect(await count('/api/devices/?role__n=patch-panel')).toBe(DEVICES);
+    // Nor is the modular chassis of the first site (demo-modules.ts), a role of its own.
+    expect(await count('/api/devices/?role__n=patch-panel&role__n=core-chassis')).toBe(DEVICES);
+    expect(await count('/api/modules/')).toBe(2);
+    expect(await count('/api/interfaces/?module__isnull=false')).toBe(16);
+    expect(await count('/api/inventory-items/')).toBe(5);
+    expect(await count('/api/devices/?virtual_chassis__isnull=false')).toBe(2);
     expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
     expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
     expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
@@ -348,7 +353,7 @@ describe('demo data', () => {
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
     await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
     await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
-    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel')).json().count).toBe(DEVICES);
+    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=core-chassis')).json().count).toBe(DEVICES);
   });
 
   it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
@@ -356,7 +361,7 @@ describe('demo data', () => {
     const queries = async (client: Client) => {
       await client.get('/api/devices/?limit=1'); // warm the token cache
       const before = h.database.queryCount();
-      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel');
+      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=core-chassis');
       expect(res.statusCode).toBe(200);
       const body = res.json() as { results: Obj[] };
       expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });

@@ -34,6 +34,7 @@ import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
 import { writeDemoRacks } from './demo-racks.ts';
 import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
+import { writeDemoModules } from './demo-modules.ts';
 
 export class DemoDataError extends Error {}
 
@@ -913,6 +914,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('config_context_platforms', [['config_context_id', 'uuid'], ['platform_id', 'uuid']], joins('platforms', new Map([...platformId])));
   await w.insert('config_context_roles', [['config_context_id', 'uuid'], ['role_id', 'uuid']], joins('roles', new Map([...roleId])));
   w.report('config contexts', contexts.length);
+
+  // --- modular hardware: a chassis with line cards and inventory items, a leaf pair as a virtual chassis.
+  await writeDemoModules(tx, w, tenantId);
 }
 
 /** "to ams1-spine02 Ethernet5/1": what an operator writes on a fabric port. */

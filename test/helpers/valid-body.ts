@@ -89,6 +89,19 @@ export const OVERRIDES: Record<string, Override> = {
       return { group, interface: await interfaceOutsideGroup(gen, who, group), vm_interface: null };
     },
   },
+  // Modules and bays (src/dcim/module-models.ts, bay-models.ts): a component template belongs to a device type or a
+  // module type (both nullable, exactly one set); device bays are for parent device types, their devices a child's.
+  'dcim.interfacetemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.rearporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.frontporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.devicebaytemplate': { build: async (gen, who) => ({ device_type: await parentDeviceType(gen, who) }) },
+  'dcim.devicebay': { build: async (gen, who) => ({ device: await parentDevice(gen, who), installed_device: null }) },
+  // A module sits in a free bay of its own device.
+  'dcim.module': { build: async (gen, who) => freeModuleBay(gen, who) },
+  'dcim.modulebay': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), module: null }) },
+  'dcim.inventoryitem': { build: async () => ({ parent: null }) },
+  'dcim.inventoryitemtemplate': { build: async () => ({ parent: null }) },
+  'dcim.virtualchassis': { build: async () => ({ master: null }) },
   // Monitoring (src/monitoring): a service runs on exactly one device or VM.
   'monitoring.service': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), protocol_ports: { tcp: [22] } }) },
 };
@@ -139,6 +152,41 @@ async function interfaceOutsideGroup(gen: BodyGenerator, who: Creator, group: st
     free = pool.ids.filter((id) => !taken.has(id));
   }
   return free[pool.next++ % free.length]!;
+}
+
+/** A device type of the parent subdevice role (device bays need one), created once per generator and tenant. */
+const parentTypes = new WeakMap<BodyGenerator, Map<Creator, string>>();
+async function parentDeviceType(gen: BodyGenerator, who: Creator): Promise<string> {
+  const cache = parentTypes.get(gen) ?? new Map<Creator, string>();
+  parentTypes.set(gen, cache);
+  if (!cache.has(who)) cache.set(who, await gen.create(requireModel('dcim.devicetype'), who, { subdevice_role: 'parent' }));
+  return cache.get(who)!;
+}
+
+const parentDevices = new WeakMap<BodyGenerator, Map<Creator, string>>();
+async function parentDevice(gen: BodyGenerator, who: Creator): Promise<string> {
+  const cache = parentDevices.get(gen) ?? new Map<Creator, string>();
+  parentDevices.set(gen, cache);
+  if (!cache.has(who)) cache.set(who, await gen.create(requireModel('dcim.device'), who, { device_type: await parentDeviceType(gen, who) }));
+  return cache.get(who)!;
+}
+
+/** A module bay of `who`'s device that holds no module, with that device: reused while free, as interfaces are. */
+const bayPools = new WeakMap<BodyGenerator, Map<Creator, string[]>>();
+async function freeModuleBay(gen: BodyGenerator, who: Creator): Promise<Body> {
+  const device = await gen.ensureRow('dcim.device', who);
+  const pools = bayPools.get(gen) ?? new Map<Creator, string[]>();
+  bayPools.set(gen, pools);
+  const pool = pools.get(who) ?? [];
+  pools.set(who, pool);
+  const { rows } = await sql<{ id: string }>`SELECT module_bay_id AS id FROM modules WHERE module_bay_id = ANY(${pool}::uuid[])`.execute(gen.h.database.db);
+  const used = new Set(rows.map((r) => r.id));
+  let free = pool.find((id) => !used.has(id));
+  if (!free) {
+    for (let i = 0; i < 8; i++) pool.push(await gen.create(requireModel('dcim.modulebay'), who, { device, module: null }));
+    free = pool[pool.length - 1]!;
+  }
+  return { device, module_bay: free };
 }
 
 /**
