@@ -1,6 +1,7 @@
 // DCIM: manufacturers, device types with their interface and service templates, roles, platforms, devices,
 // interfaces and cables. The rules live in service.ts; these are the definitions the registry derives from.
 import { defineModel, type FieldDef } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
 import { materializeDeviceComponents, primaryIpField } from './service.ts';
@@ -183,6 +184,7 @@ export const deviceModel = defineModel({
     // Written by id; read as the computed `config_template` {own, resolved} (templating/bindings.ts).
     config_template_id: { kind: 'fk', target: 'extras.exporttemplate', label: 'Config template', column: 'config_template_id', nullable: true, onDelete: 'set_null', writeOnly: true },
     comments: { kind: 'text', default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -285,6 +287,7 @@ export const cableModel = defineModel({
     length: { kind: 'decimal', nullable: true, min: 0, max: 99_999_999 },
     length_unit: { kind: 'choice', vocabulary: 'length_units', nullable: true },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
