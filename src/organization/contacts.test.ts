@@ -153,6 +153,14 @@ describe('contact assignments', () => {
     expect((await alice.get(`/api/contact-assignments/?object_id=${site.id}`)).json().count).toBe(2);
   });
 
+  it('find contacts by name, title and email address, in the global search and in a picker\'s q', async () => {
+    const alice = h.as('alice');
+    const c = await created(alice, '/api/contacts/', { name: 'Linus Searchable', title: 'Peering coordinator', email: 'peering-desk@example.org' });
+    const found = (await alice.get('/api/search/?q=peering-desk')).json().results as Obj[];
+    expect(found.find((r) => r.id === c.id)?.display).toBe('Linus Searchable');
+    expect((await alice.get('/api/contacts/?q=coordinator')).json().results.map((r: Obj) => r.id)).toEqual([c.id]);
+  });
+
   it('refuse a contact with a bad email address', async () => {
     const res = await h.as('alice').post('/api/contacts/', { name: 'No mail', email: 'not-an-address' });
     expect(res.statusCode).toBe(400);
