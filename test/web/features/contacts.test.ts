@@ -65,4 +65,17 @@ describe.skipIf(!ready)('contacts in chromium', () => {
     await page.getByText('This contact already has this role on this site.').waitFor();
     await shot(page, 'c02-site-contacts-refused-twice');
   });
+
+  it('shows a site\'s group and owner on its Overview, linked to their pages', async () => {
+    const { page } = browser;
+    const site = (await server.api<Page<Row>>('GET', '/api/sites/?owner__isnull=false&limit=1&ordering=name')).body.results[0]!;
+    const group = site.group as Row;
+    const owner = site.owner as Row;
+    await page.goto(`${server.url}/objects/organization.site/${site.id}`);
+    const main = page.locator('main');
+    await main.getByRole('link', { name: String(owner.display) }).waitFor();
+    await main.getByRole('link', { name: String(group.display) }).waitFor();
+    expect(await main.innerText()).toMatch(/Site group\s*(Core data centres|Edge sites)/);
+    await shot(page, 'c03-site-overview-group-owner');
+  });
 });
