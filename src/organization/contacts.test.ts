@@ -108,8 +108,10 @@ describe('contact assignments', () => {
     const a = await created(alice, '/api/contact-assignments/', { object_type: 'organization.site', object_id: site.id, contact: contact.id, role: role.id, priority: 'primary' });
     expect(a).toMatchObject({ object_type: 'organization.site', object_id: site.id, priority: 'primary', display: contact.name });
     expect((a.contact as Obj).display).toBe(contact.name);
+    // The object itself, as a brief naming its model (so the UI links it), in the answer and in lists.
+    expect(a.object).toEqual({ object_type: 'organization.site', id: site.id, display: site.name });
     const byObject = (await alice.get(`/api/contact-assignments/?object_type=organization.site&object_id=${site.id}`)).json();
-    expect(byObject.results.map((r: Obj) => r.id)).toEqual([a.id]);
+    expect(byObject.results.map((r: Obj) => [r.id, (r.object as Obj).display])).toEqual([[a.id, site.name]]);
     expect((await alice.get(`/api/contact-assignments/?contact=${contact.id}`)).json().count).toBe(1);
     expect((await alice.get('/api/dcim/choices/')).json().contact_priorities).toEqual([
       { value: 'primary', label: 'Primary' },

@@ -1,8 +1,8 @@
 // Contacts (NetBox's tenancy app): people and teams to call about an object, in groups (a tree), and their
 // assignments to objects of the models NetBox's ContactsMixin marks, each with a role and a priority.
-import { sql } from 'kysely';
-import { defineModel, getModel, type ModelDef } from '../core/registry.ts';
-import { callerTenant } from '../core/access.ts';
+import { sql, type RawBuilder } from 'kysely';
+import { defineModel, displayColumn, getModel, type ComputedField, type ModelDef } from '../core/registry.ts';
+import { callerTenant, sameTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { treeParentCheck } from './tree.ts';
 import './contact-choices.ts';
@@ -44,6 +44,41 @@ export const CONTACT_OBJECT_TYPES: readonly string[] = [
 export function contactObjectModels(): ModelDef[] {
   return CONTACT_OBJECT_TYPES.map((name) => getModel(name)).filter((m): m is ModelDef => m !== undefined && m.tenantScoped);
 }
+
+/**
+ * The assigned object as a brief (`{object_type, id, display}`, so the UI links it to its page), read beside the
+ * assignment: one CASE over the models that can have contacts, each a lookup by primary key in the row's tenant.
+ */
+function assignedObjectSelect(alias: string): RawBuilder<unknown> {
+  const type = sql.ref(`${alias}.object_type`);
+  const id = sql.ref(`${alias}.object_id`);
+  const models = contactObjectModels();
+  if (models.length === 0) return sql`NULL::json`;
+  const displays = models.map(
+    (m) => sql`WHEN ${m.name} THEN (SELECT o.${sql.ref(displayColumn(m))}::text FROM ${sql.table(m.table)} o WHERE o.id = ${id} AND ${sameTenant('o', alias)})`,
+  );
+  return sql`json_build_object('object_type', ${type}, 'id', ${id}, 'display', CASE ${type} ${sql.join(displays, sql` `)} END)`;
+}
+
+const assignedObjectField: ComputedField = {
+  label: 'Object',
+  kind: 'object',
+  schema: {
+    type: ['object', 'null'],
+    properties: {
+      object_type: { type: 'string' },
+      id: { type: 'string', format: 'uuid' },
+      display: { type: ['string', 'null'], description: 'The object\'s name (null when it is gone).' },
+    },
+  },
+  async load({ db, ctx, rows }) {
+    const ids = rows.map((r) => String(r.id));
+    const { rows: found } = await sql<{ id: string; object: unknown }>`SELECT a.id, ${assignedObjectSelect('a')} AS object FROM contact_assignments a
+      WHERE a.id = ANY(${ids}::uuid[]) AND ${callerTenant(ctx, 'a')}`.execute(db);
+    return new Map(found.map((r) => [r.id, r.object]));
+  },
+  inline: { select: (_ctx, alias) => assignedObjectSelect(alias), value: (selected) => selected ?? null },
+};
 
 export const contactGroupModel = defineModel({
   name: 'tenancy.contactgroup',
@@ -122,7 +157,7 @@ export const contactAssignmentModel = defineModel({
   displayParent: ['contact'],
   fields: {
     object_type: { kind: 'string', maxLength: 100, label: 'Object type', help: 'The kind of object, such as organization.site or dcim.device.' },
-    object_id: { kind: 'uuid', label: 'Object' },
+    object_id: { kind: 'uuid', label: 'Object ID' },
     contact: { kind: 'fk', target: 'tenancy.contact', onDelete: 'protect' },
     role: { kind: 'fk', target: 'tenancy.contactrole', onDelete: 'protect' },
     priority: { kind: 'choice', vocabulary: 'contact_priorities', nullable: true },
@@ -130,6 +165,9 @@ export const contactAssignmentModel = defineModel({
     custom_fields: { kind: 'custom_fields' },
   },
   defaultOrdering: ['created'],
+  computed: { object: assignedObjectField },
+  // The object is shown linked (computed `object`); its bare id stays in the API and the form.
+  listColumnsExclude: ['object_id'],
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const type = String('object_type' in input ? input.object_type : existing?.object_type);
