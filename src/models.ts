@@ -4,6 +4,8 @@ import './extras/models.ts';
 import './extras/custom-fields.ts';
 import './organization/models.ts';
 import './organization/owners.ts';
+import './organization/site-groups.ts';
+import './organization/contacts.ts';
 import './dcim/models.ts';
 import './dcim/rack-models.ts';
 import './ipam/models.ts';
@@ -24,6 +26,10 @@ import './templating/bindings.ts';
 import './lifecycle/models.ts';
 import './compliance/models.ts';
 import './monitoring/models.ts';
+// After every model that can have contacts: deletes an object's contact assignments with it.
+import './organization/contact-cleanup.ts';
+// After every model carrying an owner: their ?owner_group= filter.
+import './organization/owner-filters.ts';
 // Keep last: installs the search-index hooks on every model imported above.
 import './search/hooks.ts';
 // Row counts of unfiltered lists: triggers on every tenant-scoped model's table, synced after migrations.

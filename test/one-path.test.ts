@@ -395,6 +395,8 @@ describe('one write path for objects people can create', () => {
     'jobs/service.ts: jobs': "a job record's cancel request",
     'jobs/schedule-claims.ts: schedule_claims': "old claims of scheduled runs pruned",
     'lifecycle/service.ts: eol_products': 'the public end-of-life catalog, the same for every tenant',
+    'organization/contact-cleanup.ts: contact_assignments': "a deleted object's contact assignments, change-logged beside (a cascade)",
+    'organization/contact-cleanup.ts: tagged_items': "the cascaded contact assignments' tags (join rows)",
     'monitoring/runner.ts: check_results': 'results past their retention (records)',
     'monitoring/runner.ts: check_assignments': "each check's schedule and state, kept by the runner",
     'monitoring/service.ts: check_assignments': 'checks a monitored service no longer wants (reconciled in its hooks)',

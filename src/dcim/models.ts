@@ -1,6 +1,7 @@
 // DCIM: manufacturers, device types with their interface and service templates, roles, platforms, devices,
 // interfaces and cables. The rules live in service.ts; these are the definitions the registry derives from.
 import { defineModel, type FieldDef } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { fieldError } from '../core/errors.ts';
 import { statusHooks } from '../extras/statuses.ts';
 import { materializeDeviceComponents, primaryIpField } from './service.ts';
@@ -197,6 +198,7 @@ export const deviceModel = defineModel({
     // Columns added by migration 0043. Rules in virtual-chassis.ts checkChassisMembership.
     ...deviceChassisFields,
     comments: { kind: 'text', default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -311,6 +313,7 @@ export const cableModel = defineModel({
     length: { kind: 'decimal', nullable: true, min: 0, max: 99_999_999 },
     length_unit: { kind: 'choice', vocabulary: 'length_units', nullable: true },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

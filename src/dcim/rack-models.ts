@@ -1,6 +1,7 @@
 // Where devices stand: locations (a tree of halls, rooms and cages inside a site), rack roles and racks. A
 // device's place in a rack (rack, position, face) is a field of the device; its rules are in rack-rules.ts.
 import { defineModel } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { defineVocabulary } from '../core/vocabularies.ts';
 import type { ChoiceOption } from '../core/registry.ts';
 import { checkLocationPlacement, checkRackChange, rackResized } from './rack-rules.ts';
@@ -54,6 +55,7 @@ export const locationModel = defineModel({
     slug: { kind: 'slug', maxLength: 100 },
     status: { kind: 'choice', vocabulary: 'location_statuses', default: 'active' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -101,6 +103,7 @@ export const rackModel = defineModel({
     asset_tag: { kind: 'string', maxLength: 50, nullable: true, unique: true, pattern: /\S/, patternMessage: 'Use null for a rack without an asset tag.' },
     description: { kind: 'string', maxLength: 200, default: '' },
     comments: { kind: 'text', default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

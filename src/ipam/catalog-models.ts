@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import ipaddr from 'ipaddr.js';
 import { defineModel, type ComputedField, type HookArgs } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { scopeCondition } from '../core/access.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
@@ -40,6 +41,7 @@ export const aggregateModel = defineModel({
     rir: { kind: 'fk', target: 'ipam.rir', label: 'RIR', onDelete: 'protect' },
     date_added: { kind: 'date', nullable: true },
     description,
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -112,6 +114,7 @@ export const ipRangeModel = defineModel({
     role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     mark_utilized: { kind: 'boolean', label: 'Marked utilised', help: 'Count the whole range as used in its prefix.' },
     description,
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -157,6 +160,7 @@ export const vlanGroupModel = defineModel({
     min_vid: { kind: 'integer', label: 'Lowest VID', min: 1, max: 4094, default: 1 },
     max_vid: { kind: 'integer', label: 'Highest VID', min: 1, max: 4094, default: 4094 },
     description,
+    owner: ownerField,
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],

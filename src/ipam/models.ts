@@ -1,6 +1,7 @@
 // IPAM: route targets, VRFs, VLANs, prefixes and IP addresses. Containment and overlap are PostgreSQL inet
 // operators over GiST indexes (migration 0003); the rules live in ./service.ts.
 import { defineModel, type ChoiceOption } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { fieldError } from '../core/errors.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { hierarchyHooks } from './hierarchy.ts';
@@ -46,6 +47,7 @@ export const routeTargetModel = defineModel({
   fields: {
     name: { kind: 'string', maxLength: 21, unique: true, help: 'ASN:NN or IPv4:NN, e.g. 65000:100.' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
   },
   searchFields: ['name', 'description'],
@@ -74,6 +76,7 @@ export const vrfModel = defineModel({
     l3vni: { kind: 'integer', label: 'L3 VNI', nullable: true, min: 1, max: 16777214, help: 'The VXLAN network identifier of this VRF in EVPN.' },
     enforce_unique: { kind: 'boolean', label: 'Enforce unique space', default: true, help: 'Refuse duplicate addresses and prefixes in this VRF.' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -103,6 +106,7 @@ export const vlanModel = defineModel({
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -136,6 +140,7 @@ export const prefixModel = defineModel({
     role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     is_pool: { kind: 'boolean', label: 'Is a pool', help: 'Every address in a pool is usable (no network or broadcast address).' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
     depth: { kind: 'integer', readOnly: true, help: 'Prefixes containing this one in its VRF.' },
@@ -213,6 +218,7 @@ export const ipAddressModel = defineModel({
       help: 'A first-hop redundancy group this is the virtual address of; leave both interfaces null.',
     },
     nat_inside: { kind: 'fk', target: 'ipam.ipaddress', label: 'NAT (inside)', nullable: true, onDelete: 'set_null', help: 'The inside address this one is translated to/from.' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

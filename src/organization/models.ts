@@ -2,6 +2,7 @@
 import { defineModel } from '../core/registry.ts';
 import { statusHooks } from '../extras/statuses.ts';
 import { MAX_TREE_DEPTH, treeParentCheck } from './tree.ts';
+import { ownerField } from './owners.ts';
 
 /** Deep enough for any real hierarchy; also bounds the ancestor walks that guard against cycles. */
 export const MAX_REGION_DEPTH = MAX_TREE_DEPTH;
@@ -33,8 +34,11 @@ export const siteModel = defineModel({
     name: { kind: 'string', maxLength: 100, unique: true },
     slug: { kind: 'slug', maxLength: 100, unique: true },
     region: { kind: 'fk', target: 'organization.region', nullable: true, onDelete: 'set_null' },
+    // NetBox's Site.group: deleting a site group leaves its sites ungrouped (site-groups.ts).
+    group: { kind: 'fk', target: 'dcim.sitegroup', label: 'Site group', nullable: true, onDelete: 'set_null' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

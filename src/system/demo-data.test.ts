@@ -133,6 +133,21 @@ describe('demo data', () => {
     expect(await all(admin, `/api/vlan-translation-rules/?policy=${policies[0]!.id}`)).toHaveLength(2);
   });
 
+  it('puts every site in a site group, gives some sites and devices an owner, and every site its NOC contacts', async () => {
+    const admin = h.as('admin');
+    const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
+    const sites = Math.ceil(DEVICES / SITE_SIZE);
+    expect(await count('/api/site-groups/')).toBe(2);
+    expect(await count('/api/sites/?group__isnull=true')).toBe(0);
+    expect(await count('/api/owners/')).toBe(3);
+    expect(await count('/api/sites/?owner__isnull=false')).toBe(sites - Math.floor(sites / 4));
+    expect(await count('/api/devices/?owner_group=internal')).toBe(plan.devices.filter((d) => d.role === 'border' || d.role === 'firewall').length);
+    expect(await count('/api/contact-assignments/?object_type=organization.site')).toBe(sites * 3);
+    const first = (await admin.get('/api/sites/?ordering=name&limit=1')).json().results[0] as { id: string };
+    const assigned = (await admin.get(`/api/contact-assignments/?object_id=${first.id}`)).json().results as Array<{ contact: { display: string }; priority: string }>;
+    expect(assigned.map((a) => a.contact.display).sort()).toEqual(['Facilities desk', 'Maria Jensen', 'NOC on-call']);
+  });
+
   it('gives every device its planned name, flags and a primary IPv4 on its own loopback', async () => {
     const admin = h.as('admin');
     const devices = await all(admin, '/api/devices/');

@@ -35,6 +35,7 @@ import { inTenant } from '../core/access.ts';
 import { writeDemoRacks } from './demo-racks.ts';
 import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
 import { writeDemoModules } from './demo-modules.ts';
+import { writeOrganisation } from './demo-contacts.ts';
 
 export class DemoDataError extends Error {}
 
@@ -584,9 +585,11 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
     children.map((c) => regionId.get(c.parent)!),
   ]);
   const siteIds = await w.identities('sites', plan.sites.length);
-  await w.insert('sites', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['region_id', 'uuid'], ['description', 'text']], [
+  // Site groups, owners and contacts (demo-contacts.ts): before the sites, whose rows carry their group and owner.
+  const org = await writeOrganisation(w, siteIds.ids);
+  await w.insert('sites', [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text'], ['region_id', 'uuid'], ['description', 'text'], ['group_id', 'uuid'], ['owner_id', 'uuid']], [
     siteIds.ids, siteIds.numids, plan.sites.map((s) => s.name), plan.sites.map((s) => s.slug), plan.sites.map((s) => regionId.get(s.regionSlug)!),
-    plan.sites.map((s) => `${s.fabric.platform} fabric, ${s.border.platform} border`),
+    plan.sites.map((s) => `${s.fabric.platform} fabric, ${s.border.platform} border`), plan.sites.map((s) => org.siteGroup(s.index)), plan.sites.map((s) => org.siteOwner(s.index)),
   ], { status_id: sql`${ipamStatus('organization.site', 'active')}::uuid` });
   w.report('regions and sites', regionCount + plan.sites.length);
 
@@ -719,10 +722,12 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('devices', [
     ['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['device_type_id', 'uuid'], ['role_id', 'uuid'], ['platform_id', 'uuid'], ['site_id', 'uuid'],
     ['status_id', 'uuid'], ['serial', 'text'], ['asset_tag', 'text'], ['custom_fields', 'jsonb'], ['primary_ip4_id', 'uuid'], ['rack_id', 'uuid'], ['position', 'int4'],
+    ['owner_id', 'uuid'],
   ], [
     dv.ids, dv.numids, plan.devices.map((d) => d.name), plan.devices.map((d) => typeId.get(d.typeKey)!), plan.devices.map((d) => roleId.get(d.role)!),
     plan.devices.map((d) => platformId.get(d.platform)!), plan.devices.map((d) => siteIds.ids[d.site]!), plan.devices.map((d) => deviceStatus(d.status)),
     plan.devices.map((d) => d.serial), plan.devices.map((d) => d.assetTag), plan.devices.map((d) => JSON.stringify(d.customFields)), ip.ids, placed.rackId, placed.position,
+    plan.devices.map((d) => org.deviceOwner(d)),
   ], { face: sql`'front'` });
   w.report('devices', plan.devices.length);
 

@@ -1,6 +1,7 @@
 // Virtualisation: clusters, virtual machines and their interfaces. A VM is rendered like a device (config
 // template, primary IPs, routing), so its fields follow the device's.
 import { defineModel } from '../core/registry.ts';
+import { ownerField } from '../organization/owners.ts';
 import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import { refuseVlansOutOfScope, virtualMachineHost, vlansToCheck } from '../ipam/vlan-scope.ts';
@@ -20,6 +21,7 @@ export const clusterModel = defineModel({
     type: { kind: 'string', maxLength: 100, default: '', help: 'Hypervisor or platform, e.g. VMware vSphere, Proxmox, KVM.' },
     site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
     description: { kind: 'string', maxLength: 200, default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
   },
   searchFields: ['name', 'type', 'description'],
@@ -59,6 +61,7 @@ export const virtualMachineModel = defineModel({
     },
     config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders this VM\'s configuration (else its role\'s, else its platform\'s).' },
     comments: { kind: 'text', default: '' },
+    owner: ownerField,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },

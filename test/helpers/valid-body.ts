@@ -38,6 +38,11 @@ export const OVERRIDES: Record<string, Override> = {
     build: async (gen, who) => ({ object_type: 'extras.tag', object_id: await gen.ensureRow('extras.tag', who) }),
     references: { object_id: 'extras.tag' },
   },
+  // A contact is assigned to an existing object of a model that can have contacts.
+  'tenancy.contactassignment': {
+    build: async (gen, who) => ({ object_type: 'organization.site', object_id: await gen.ensureRow('organization.site', who) }),
+    references: { object_id: 'organization.site' },
+  },
   'users.permission': {
     build: async (gen) => ({ permission: `generated${gen.next()}.view` }),
   },

@@ -39,6 +39,7 @@ import * as m0036 from './0036_eol_mapping_objects.ts';
 import * as m0037 from './0037_cable_site_statuses.ts';
 import * as m0038 from './0038_vlan_display_vid.ts';
 import * as m0039 from './0039_owners.ts';
+import * as m0040 from './0040_site_groups_contacts_owners.ts';
 import * as m0041 from './0041_cable_end_kinds.ts';
 import * as m0043 from './0043_modules_bays_virtual_chassis.ts';
 import * as m0044 from './0044_asns_fhrp_vlan_translation.ts';
@@ -84,6 +85,7 @@ export const migrations: Record<string, Migration> = {
   '0037_cable_site_statuses': m0037,
   '0038_vlan_display_vid': m0038,
   '0039_owners': m0039,
+  '0040_site_groups_contacts_owners': m0040,
   '0041_cable_end_kinds': m0041,
   '0043_modules_bays_virtual_chassis': m0043,
   '0044_asns_fhrp_vlan_translation': m0044,

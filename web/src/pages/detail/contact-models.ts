@@ -1,0 +1,30 @@
+// The models whose objects can have contacts (NetBox's ContactsMixin): the server's list in
+// src/organization/contacts.ts (CONTACT_OBJECT_TYPES), kept in step by hand. A name of a model the server does
+// not define is harmless: no page of it exists to show the tab on.
+export const CONTACT_MODELS: string[] = [
+  'organization.region',
+  'dcim.sitegroup',
+  'organization.site',
+  'dcim.location',
+  'dcim.rack',
+  'dcim.manufacturer',
+  'dcim.device',
+  'dcim.powerpanel',
+  'circuits.provider',
+  'circuits.provideraccount',
+  'circuits.circuit',
+  'circuits.virtualcircuit',
+  'ipam.asn',
+  'ipam.aggregate',
+  'ipam.prefix',
+  'ipam.iprange',
+  'ipam.ipaddress',
+  'ipam.service',
+  'tenancy.owner',
+  'virtualization.clustergroup',
+  'virtualization.cluster',
+  'virtualization.virtualmachine',
+  'vpn.l2vpn',
+  'vpn.tunnelgroup',
+  'vpn.tunnel',
+];
