@@ -11,6 +11,7 @@ import { checkPrimaryIps, checkVlanMode, clearPrimaryAddresses, primaryAddresses
 import './choices.ts';
 import './filters.ts';
 import { MAC_MESSAGE, normalizeMac } from './mac.ts';
+import { checkInterfaceWireless, fillChannelAttributes, interfaceWirelessFields } from './interface-wireless.ts';
 import { checkInterfaceRelations } from './interface-rules.ts';
 import { checkDevicePlacement, checkDevicesPlacedTogether, deviceTypeResized } from './rack-rules.ts';
 
@@ -232,6 +233,7 @@ export const interfaceModel = defineModel({
     untagged_vlan: { kind: 'fk', target: 'ipam.vlan', label: 'Untagged VLAN', nullable: true, onDelete: 'set_null', pickerFilters: { available_on_device: '$field:device' } },
     tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' }, pickerFilters: { available_on_device: '$field:device' } },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
+    ...interfaceWirelessFields,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -242,8 +244,14 @@ export const interfaceModel = defineModel({
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
       await checkInterfaceRelations(tx, input, existing);
+      checkInterfaceWireless(input, existing);
       if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },
+    afterCreate: (args) => fillChannelAttributes({ ...args, rows: [args.row] }),
+    async afterUpdate(args) {
+      if (!args.inBulk) await fillChannelAttributes({ ...args, rows: [args.row] });
+    },
+    afterUpdateMany: (args) => fillChannelAttributes({ ...args, rows: args.rows.map((r) => r.row) }),
     async beforeDelete({ tx, ctx, row }) {
       await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, [String(row.id)])).map((a) => a.id));
       await deleteCablesLosingAnEnd(tx, ctx, [{ type: 'dcim.interface', id: String(row.id) }]);

@@ -39,6 +39,7 @@ import * as m0036 from './0036_eol_mapping_objects.ts';
 import * as m0037 from './0037_cable_site_statuses.ts';
 import * as m0038 from './0038_vlan_display_vid.ts';
 import * as m0039 from './0039_owners.ts';
+import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -80,4 +81,5 @@ export const migrations: Record<string, Migration> = {
   '0037_cable_site_statuses': m0037,
   '0038_vlan_display_vid': m0038,
   '0039_owners': m0039,
+  '0045_virtualization_wireless_vpn_racks': m0045,
 };
