@@ -2,7 +2,7 @@
 // (units of a rack held for someone, drawn on the rack's elevation). A reservation's units exist in its rack and
 // no unit is held by two reservations of one rack; checked under the rack's lock, as device placements are.
 import { sql } from 'kysely';
-import { defineModel, type HookArgs, type ModelHooks } from '../core/registry.ts';
+import { defineModel, requireModel, type HookArgs, type ModelHooks } from '../core/registry.ts';
 import { callerTenant } from '../core/access.ts';
 import { fieldError } from '../core/errors.ts';
 import { ownerField } from '../organization/owners.ts';
@@ -61,17 +61,21 @@ export const RACK_TYPE_ATTRIBUTES = ['width', 'u_height', 'starting_unit', 'desc
 
 /**
  * Rack validate: a rack with a type takes the type's physical attributes; a value sent that differs from the
- * type's is refused (clear rack_type to set your own), values not sent are copied after the write.
+ * type's is refused (clear rack_type to set your own), values not sent (or, on create, sent as the field's
+ * default) are copied after the write.
  */
 export const checkRackTypeAttributes: NonNullable<ModelHooks['validate']> = async ({ tx, ctx, input, existing }) => {
   const type = 'rack_type' in input ? input.rack_type : existing?.rack_type_id;
+  const rackModel = requireModel('dcim.rack');
   if (typeof type !== 'string') return;
   if (!RACK_TYPE_ATTRIBUTES.some((k) => k in input) && !('rack_type' in input)) return;
   const { rows } = await sql<Row>`SELECT model, width, u_height, starting_unit, desc_units FROM rack_types WHERE id = ${type} AND ${callerTenant(ctx)}`.execute(tx);
   const rackType = rows[0];
   if (!rackType) return;
   for (const key of RACK_TYPE_ATTRIBUTES) {
-    if (key in input && String(input[key]) !== String(rackType[key])) {
+    // A create's input holds the field defaults (42U, 19 inches…) for what was not sent: those read as not given.
+    const given = key in input && (existing !== null || String(input[key]) !== String(rackModel.fields[key]?.default ?? false));
+    if (given && String(input[key]) !== String(rackType[key])) {
       throw fieldError(key, `Rack type ${String(rackType.model)} sets ${key} to ${String(rackType[key])}: send that value, or clear rack_type to set your own.`);
     }
   }
