@@ -11,6 +11,7 @@ afterAll(async () => {
 });
 
 type Obj = Record<string, unknown> & { id: string };
+type Unit = Record<string, unknown> & { id: number };
 
 describe('rack reservations', () => {
   it('hold units of their rack, none twice, made by the caller', async () => {
@@ -56,11 +57,11 @@ describe('rack reservations', () => {
     const rack = await created(alice, '/api/racks/', { site: b.site, name: 'R02', u_height: 6 });
     await createDevice(alice, b, 'sw-1', { rack: rack.id, position: 1, face: 'front' });
     const res = await created(alice, '/api/rack-reservations/', { rack: rack.id, units: [4, 5], description: 'New router' });
-    const front = (await alice.get(`/api/racks/${rack.id}/elevation/?face=front`)).json().results as Obj[];
+    const front = (await alice.get(`/api/racks/${rack.id}/elevation/?face=front`)).json().results as Unit[];
     const u4 = front.find((u) => u.id === 4)!;
     expect(u4).toMatchObject({ occupied: false, device: null, reservation: { id: res.id, description: 'New router', user: 'alice' } });
     expect(front.find((u) => u.id === 1)).toMatchObject({ occupied: true, reservation: null });
-    const rear = (await alice.get(`/api/racks/${rack.id}/elevation/?face=rear`)).json().results as Obj[];
+    const rear = (await alice.get(`/api/racks/${rack.id}/elevation/?face=rear`)).json().results as Unit[];
     expect((rear.find((u) => u.id === 5)!.reservation as Obj).id).toBe(res.id);
   });
 });

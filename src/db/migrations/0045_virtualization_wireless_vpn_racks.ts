@@ -131,6 +131,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       CHECK (num_nonnulls(vlan_id, interface_id, vm_interface_id) = 1)
     )`.execute(db);
   await index(db, 'l2vpn_terminations_order_idx', 'l2vpn_terminations', 'tenant_id, l2vpn_id, numid, id');
+  await index(db, 'l2vpn_terminations_l2vpn_idx', 'l2vpn_terminations', 'l2vpn_id');
 
   // Racks: types and reservations.
   await sql`CREATE TABLE rack_types (
