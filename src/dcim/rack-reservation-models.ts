@@ -2,7 +2,7 @@
 // (units of a rack held for someone, drawn on the rack's elevation). A reservation's units exist in its rack and
 // no unit is held by two reservations of one rack; checked under the rack's lock, as device placements are.
 import { sql } from 'kysely';
-import { defineModel, requireModel, type HookArgs, type ModelHooks } from '../core/registry.ts';
+import { defineModel, requireModel, type ComputedField, type HookArgs, type ModelHooks } from '../core/registry.ts';
 import { callerTenant } from '../core/access.ts';
 import { fieldError } from '../core/errors.ts';
 import { ownerField } from '../organization/owners.ts';
@@ -124,6 +124,29 @@ async function checkReservationUnits({ tx, ctx, input, existing }: HookArgs & { 
   if (t) throw fieldError('units', `U${t.unit} of rack ${r.name} is already reserved (${t.description || `reservation #${t.numid}`}).`);
 }
 
+/** Units as people read them, runs joined: [10, 11, 12, 15] → "U10–U12, U15". */
+export function unitRuns(units: readonly number[]): string {
+  const sorted = [...units].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    runs.push(j > i ? `U${sorted[i]}–U${sorted[j]}` : `U${sorted[i]}`);
+    i = j;
+  }
+  return runs.join(', ');
+}
+
+/** The reserved units as text, for list columns and the Overview (a list of numbers has no column of its own). */
+const reservedUnitsField: ComputedField = {
+  label: 'Reserved units',
+  kind: 'text',
+  schema: { type: 'string' },
+  async load({ rows }) {
+    return new Map(rows.map((r) => [String(r.id), unitRuns(Array.isArray(r.units) ? (r.units as number[]) : [])]));
+  },
+};
+
 export const rackReservationModel = defineModel({
   name: 'dcim.rackreservation',
   table: 'rack_reservations',
@@ -144,6 +167,7 @@ export const rackReservationModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
+  computed: { reserved_units: reservedUnitsField },
   searchFields: ['description', 'comments'],
   defaultOrdering: ['created'],
   createDefaults: (ctx) => ({ user_id: ctx.via === 'system' ? null : ctx.user?.id ?? null }),

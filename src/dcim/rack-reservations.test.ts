@@ -19,7 +19,7 @@ describe('rack reservations', () => {
     const b = await inventoryBasics(alice);
     const rack = await created(alice, '/api/racks/', { site: b.site, name: 'R01', u_height: 10, starting_unit: 5 });
     const r1 = await created(alice, '/api/rack-reservations/', { rack: rack.id, units: [10, 11, 12], description: 'Firewall pair' });
-    expect(r1).toMatchObject({ units: [10, 11, 12], status: 'active', user: { display: 'alice' }, description: 'Firewall pair' });
+    expect(r1).toMatchObject({ units: [10, 11, 12], reserved_units: 'U10–U12', status: 'active', user: { display: 'alice' }, description: 'Firewall pair' });
     expect(String(r1.display)).toMatch(/R01 › Firewall pair$/);
     const outside = await alice.post('/api/rack-reservations/', { rack: rack.id, units: [4, 14, 15], description: 'x' });
     expect(outside.statusCode).toBe(400);
