@@ -157,7 +157,7 @@ export const rackReservationModel = defineModel({
   displayParent: ['rack'],
   fields: {
     rack: { kind: 'fk', target: 'dcim.rack', onDelete: 'cascade' },
-    units: { kind: 'integer_list', min: 1, max: 1100, help: 'Unit numbers of the rack, e.g. [10, 11, 12].' },
+    units: { kind: 'integer_list', min: 1, max: 1100, help: 'Unit numbers of the rack, e.g. 10, 11, 12.' },
     status: { kind: 'choice', vocabulary: 'rack_reservation_statuses', default: 'active' },
     // Who made it: the caller, set by the server (NetBox's reservation user, defaulting to the requester).
     user: { kind: 'fk', target: 'users.user', readOnly: true, nullable: true, onDelete: 'set_null' },

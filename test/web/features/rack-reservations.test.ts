@@ -53,4 +53,25 @@ describe.skipIf(!ready)('rack reservations in chromium', () => {
     expect(await page.locator('main').innerText()).toMatch(/Reserved units\s*U20–U21/);
     await shot(page, 'rr02-rack-reservation-overview');
   });
+
+  it('opens the list, detail, edit and add pages of the new models without an error', async () => {
+    const { page } = browser;
+    const models: Record<string, string> = {
+      'dcim.rackreservation': '/api/rack-reservations/', 'dcim.racktype': '/api/rack-types/', 'virtualization.clustertype': '/api/cluster-types/',
+      'virtualization.clustergroup': '/api/cluster-groups/', 'virtualization.virtualdisk': '/api/virtual-disks/', 'wireless.wirelesslangroup': '/api/wireless-lan-groups/',
+      'wireless.wirelesslan': '/api/wireless-lans/', 'wireless.wirelesslink': '/api/wireless-links/', 'vpn.l2vpn': '/api/l2vpns/', 'vpn.l2vpntermination': '/api/l2vpn-terminations/',
+    };
+    for (const [model, listPath] of Object.entries(models)) {
+      const first = (await server.api<Page<Row>>('GET', `${listPath}?limit=1`)).body.results[0];
+      const urls = [`/objects/${model}`, `/objects/${model}/new`, ...(first ? [`/objects/${model}/${first.id}`, `/objects/${model}/${first.id}/edit`] : [])];
+      for (const url of urls) {
+        await page.goto(`${server.url}${url}`);
+        await page.waitForLoadState('networkidle');
+        expect(await page.locator('main [role="alert"]').count(), `${url}: ${await page.locator('main').innerText()}`).toBe(0);
+      }
+    }
+    await page.goto(`${server.url}/objects/dcim.rackreservation/new`);
+    await page.waitForLoadState('networkidle');
+    await shot(page, 'rr03-rack-reservation-add-form');
+  });
 });
