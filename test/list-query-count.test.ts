@@ -67,7 +67,8 @@ describe('list pages load their relations in one query', () => {
     expect((await admin.post('/api/compliance/rules/', { name: 'ends in 1', object_type: 'dcim.device', check_kind: 'field_regex', settings: { field: 'name', pattern: '1$' } })).statusCode).toBe(201);
     // An address on a VM's interface, and one translated from another (NAT).
     const site = page[0]! as unknown as { site: { id: string } };
-    const cluster = (await admin.post('/api/clusters/', { name: 'c1', type: 'KVM', site: site.site.id })).json();
+    const kvm = (await admin.post('/api/cluster-types/', { name: 'KVM', slug: 'kvm' })).json();
+    const cluster = (await admin.post('/api/clusters/', { name: 'c1', type: kvm.id, site: site.site.id })).json();
     const vm = (await admin.post('/api/virtual-machines/', { name: 'vm1', cluster: cluster.id })).json();
     const vmIf = (await admin.post('/api/vm-interfaces/', { virtual_machine: vm.id, name: 'eth0' })).json();
     const inside = (await admin.post('/api/ip-addresses/', { address: '0.0.0.1/24', assigned_vm_interface: vmIf.id })).json();

@@ -384,6 +384,8 @@ describe('one write path for objects people can create', () => {
     'dcim/cabling.ts: cables': "a port's deletion takes the cables left without an end, change-logged beside (a cascade)",
     'dcim/cabling.ts: cable_terminations': "the deleted ports' cable ends (join rows)",
     'dcim/cabling.ts: tagged_items': "the cascaded cables' tags (join rows)",
+    'dcim/interface-wireless.ts: interfaces': "a radio channel's frequency and width: derived columns, filled in the write's own hooks before the change log",
+    'dcim/rack-reservation-models.ts: racks': "a rack type's attributes copied onto the rack: derived columns, in the write's own hooks before the change log",
     'extras/models.ts: ${': "a custom field renamed, narrowed or deleted moves or drops its stored values (the field's hooks)",
     'extras/statuses.ts: ${': "a new row's default status, in its afterCreate hook before the change log is written",
     'extras/webhook-delivery.ts: webhook_outbox': "the outbox's deliveries: retried, then removed",

@@ -12,6 +12,7 @@ import { checkPrimaryIps, checkVlanMode, clearPrimaryAddresses, primaryAddresses
 import './choices.ts';
 import './filters.ts';
 import { MAC_MESSAGE, normalizeMac } from './mac.ts';
+import { checkInterfaceWireless, fillChannelAttributes, interfaceWirelessFields } from './interface-wireless.ts';
 import { checkInterfaceRelations } from './interface-rules.ts';
 import { checkDevicePlacement, checkDevicesPlacedTogether, deviceTypeResized } from './rack-rules.ts';
 import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
@@ -258,6 +259,7 @@ export const interfaceModel = defineModel({
     tagged_vlans: { kind: 'm2m', target: 'ipam.vlan', label: 'Tagged VLANs', through: { table: 'interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' }, pickerFilters: { available_on_device: '$field:device' } },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'set_null' },
     vlan_translation_policy: { kind: 'fk', target: 'ipam.vlantranslationpolicy', label: 'VLAN translation policy', nullable: true, onDelete: 'protect', help: 'How VIDs are rewritten between this interface and the far side.' },
+    ...interfaceWirelessFields,
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
@@ -270,8 +272,14 @@ export const interfaceModel = defineModel({
       await checkVlanMode(tx, input, existing, { table: 'interface_tagged_vlans', from: 'interface_id' });
       await checkComponentModule(args);
       await checkInterfaceRelations(tx, input, existing);
+      checkInterfaceWireless(input, existing);
       if (existing && typeof input.device === 'string' && input.device !== existing.device_id) await refuseMovingPrimary(tx, existing);
     },
+    afterCreate: (args) => fillChannelAttributes({ ...args, rows: [args.row] }),
+    async afterUpdate(args) {
+      if (!args.inBulk) await fillChannelAttributes({ ...args, rows: [args.row] });
+    },
+    afterUpdateMany: (args) => fillChannelAttributes({ ...args, rows: args.rows.map((r) => r.row) }),
     async beforeDelete({ tx, ctx, row }) {
       await clearPrimaryAddresses(tx, ctx, (await primaryAddressesOn(tx, [String(row.id)])).map((a) => a.id));
       await deleteCablesLosingAnEnd(tx, ctx, [{ type: 'dcim.interface', id: String(row.id) }]);

@@ -1,9 +1,10 @@
 // A rack's elevation: every unit of one face, top to bottom as the rack is drawn, with the device that takes it.
 // A full-depth device mounted on the other face takes this face's units too; a half-depth one leaves them free.
+// A unit held by a rack reservation carries it (on both faces, as NetBox draws it), device or not.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import { scopeCondition } from '../core/access.ts';
+import { modelAllows, scopeCondition } from '../core/access.ts';
 import { requireModel } from '../core/registry.ts';
 import { briefObject, type ApiObject, type Row } from '../core/crud/serialize.ts';
 
@@ -17,6 +18,8 @@ export interface ElevationUnit {
   occupied: boolean;
   /** The device in the unit with where it is mounted, so a drawing can span its height. */
   device: (ApiObject & { face: RackFace; position: number; u_height: number; is_full_depth: boolean }) | null;
+  /** The reservation holding the unit, with what it is for and who made it; null when none does. */
+  reservation: (ApiObject & { description: string; user: string | null }) | null;
 }
 
 export const elevationUnitSchema = {
@@ -39,10 +42,23 @@ export const elevationUnitSchema = {
         is_full_depth: { type: 'boolean' },
       },
     },
+    reservation: {
+      type: ['object', 'null'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        url: { type: 'string' },
+        display: { type: 'string' },
+        description: { type: 'string' },
+        user: { type: ['string', 'null'], description: 'The username of who made the reservation.' },
+      },
+    },
   },
 };
 
-/** The units of `rack` on `face`; devices the caller may not view are left out (their units read as free). */
+/**
+ * The units of `rack` on `face`; devices and reservations the caller may not view are left out (their units read
+ * as free).
+ */
 export async function rackElevation(db: Kysely<DB>, ctx: RequestContext, rack: Row, face: RackFace, origin: string): Promise<ElevationUnit[]> {
   const devices = requireModel('dcim.device');
   const { rows } = await sql<Row & { type_height: number; is_full_depth: boolean }>`
@@ -56,13 +72,29 @@ export async function rackElevation(db: Kysely<DB>, ctx: RequestContext, rack: R
     const device = { ...briefObject(devices, r, origin), face: r.face as RackFace, position: Number(r.position), u_height: r.type_height, is_full_depth: r.is_full_depth };
     for (let u = device.position; u < device.position + device.u_height; u++) if (!byUnit.has(u)) byUnit.set(u, device);
   }
+  const reservations = await reservationsByUnit(db, ctx, rack, origin);
   const bottom = Number(rack.starting_unit);
   const top = bottom + Number(rack.u_height) - 1;
   const units: ElevationUnit[] = [];
   for (let u = top; u >= bottom; u--) {
     const device = byUnit.get(u) ?? null;
-    units.push({ id: u, name: `U${u}`, face, occupied: device !== null, device });
+    units.push({ id: u, name: `U${u}`, face, occupied: device !== null, device, reservation: reservations.get(u) ?? null });
   }
   // Descending units are numbered from the top: U1 is drawn first.
   return rack.desc_units ? units.reverse() : units;
+}
+
+/** Each reserved unit of `rack` with its reservation (none when the caller may not view reservations). */
+async function reservationsByUnit(db: Kysely<DB>, ctx: RequestContext, rack: Row, origin: string): Promise<Map<number, ElevationUnit['reservation']>> {
+  const out = new Map<number, ElevationUnit['reservation']>();
+  const model = requireModel('dcim.rackreservation');
+  if (!modelAllows(ctx, model, 'view')) return out;
+  const { rows } = await sql<Row & { username: string | null }>`
+    SELECT x.id, x.numid, x.description, x.units, u.username FROM rack_reservations x LEFT JOIN users u ON u.id = x.user_id
+    WHERE x.rack_id = ${rack.id} AND ${scopeCondition(ctx, model, 'x')} ORDER BY x.created, x.id`.execute(db);
+  for (const r of rows) {
+    const reservation = { ...briefObject(model, r, origin), description: String(r.description), user: r.username };
+    for (const unit of r.units as number[]) if (!out.has(unit)) out.set(unit, reservation);
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import { ownerField } from '../organization/owners.ts';
 import { defineVocabulary } from '../core/vocabularies.ts';
 import type { ChoiceOption } from '../core/registry.ts';
 import { checkLocationPlacement, checkRackChange, rackResized } from './rack-rules.ts';
+import { checkRackTypeAttributes, copyRackTypeAttributes } from './rack-reservation-models.ts';
 
 const options = (name: string, pairs: ReadonlyArray<readonly [string, string]>): ChoiceOption[] => pairs.map(([value, label]) => ({ value, label, group: name }));
 
@@ -95,6 +96,7 @@ export const rackModel = defineModel({
     facility_id: { kind: 'string', maxLength: 50, nullable: true, label: 'Facility ID', help: 'The identifier the facility gives the rack.' },
     status: { kind: 'choice', vocabulary: 'rack_statuses', default: 'active' },
     role: { kind: 'fk', target: 'dcim.rackrole', nullable: true, onDelete: 'set_null' },
+    rack_type: { kind: 'fk', target: 'dcim.racktype', nullable: true, onDelete: 'protect', help: 'Its make and model: sets the width, height and unit numbering.' },
     u_height: { kind: 'integer', min: 1, max: 100, default: 42, label: 'Height (U)' },
     starting_unit: { kind: 'integer', min: 1, max: 1000, default: 1, help: 'The number of the lowest unit.' },
     desc_units: { kind: 'boolean', label: 'Descending units', help: 'Units numbered from the top down.' },
@@ -109,5 +111,20 @@ export const rackModel = defineModel({
   },
   searchFields: ['name', 'facility_id', 'serial', 'asset_tag', 'description'],
   defaultOrdering: ['site', 'name'],
-  hooks: { validate: checkRackChange, ...rackResized },
+  hooks: {
+    async validate(args) {
+      await checkRackChange(args);
+      await checkRackTypeAttributes(args);
+    },
+    afterCreate: (args) => copyRackTypeAttributes({ ...args, rows: [args.row] }),
+    // The type's attributes first, so the resize check sees the rack as it ends up.
+    async afterUpdate(args) {
+      if (!args.inBulk) await copyRackTypeAttributes({ ...args, rows: [args.row] });
+      await rackResized.afterUpdate(args);
+    },
+    async afterUpdateMany(args) {
+      await copyRackTypeAttributes({ ...args, rows: args.rows.map((r) => r.row) });
+      await rackResized.afterUpdateMany(args);
+    },
+  },
 });

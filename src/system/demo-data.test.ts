@@ -264,6 +264,24 @@ describe('demo data', () => {
     expect(elevation.results.some((u: { occupied: boolean }) => !u.occupied)).toBe(true);
   });
 
+  it('reserves free units of each site\'s first rack, and writes the virtualization, wireless and L2VPN catalogs (demo-virt-wireless.ts)', async () => {
+    const admin = h.as('admin');
+    const reservations = await all(admin, '/api/rack-reservations/');
+    const racks = await all(admin, '/api/racks/?ordering=name');
+    const sites = new Set(racks.map((r) => id(r.site)));
+    expect(reservations).toHaveLength(sites.size);
+    for (const r of reservations) {
+      const units = (await admin.get(`/api/racks/${id(r.rack)}/elevation/?face=front`)).json().results as Array<{ id: number; device: unknown; reservation: { id: string } | null }>;
+      for (const u of units.filter((x) => (r.units as number[]).includes(x.id))) expect(u).toMatchObject({ device: null, reservation: { id: r.id } });
+    }
+    expect((await admin.get('/api/cluster-types/')).json().count).toBe(2);
+    expect((await all(admin, '/api/wireless-lans/')).map((l) => l.ssid).sort()).toEqual(['corp', 'guest']);
+    const vpn = (await admin.get('/api/l2vpns/')).json().results[0];
+    expect(vpn).toMatchObject({ type: 'vxlan-evpn', identifier: 10_000 });
+    expect((await admin.get(`/api/l2vpn-terminations/?l2vpn_id=${vpn.id}`)).json().count).toBe(3);
+    expect((await admin.get('/api/rack-types/')).json().results[0]).toMatchObject({ u_height: 42, form_factor: '4-post-cabinet' });
+  });
+
   it('produces rows the API accepts back unchanged', async () => {
     const admin = h.as('admin');
     const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;

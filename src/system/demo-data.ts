@@ -36,6 +36,7 @@ import { writeDemoRacks } from './demo-racks.ts';
 import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
 import { writeDemoModules } from './demo-modules.ts';
 import { writeOrganisation } from './demo-contacts.ts';
+import { writeVirtWireless } from './demo-virt-wireless.ts';
 
 export class DemoDataError extends Error {}
 
@@ -922,6 +923,7 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
 
   // --- modular hardware: a chassis with line cards and inventory items, a leaf pair as a virtual chassis.
   await writeDemoModules(tx, w, tenantId);
+  await writeVirtWireless(tx, w, tenantId);
 }
 
 /** "to ams1-spine02 Ethernet5/1": what an operator writes on a fabric port. */

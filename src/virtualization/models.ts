@@ -8,6 +8,7 @@ import { refuseVlansOutOfScope, virtualMachineHost, vlansToCheck } from '../ipam
 import { ErrorCollector } from '../core/errors.ts';
 import { primaryIpField } from '../dcim/service.ts';
 import { MAC_MESSAGE, normalizeMac } from '../dcim/mac.ts';
+import { vmDiskField } from './catalog-models.ts';
 
 
 export const clusterModel = defineModel({
@@ -18,13 +19,18 @@ export const clusterModel = defineModel({
   tenantScoped: true,
   fields: {
     name: { kind: 'string', maxLength: 100, unique: true },
-    type: { kind: 'string', maxLength: 100, default: '', help: 'Hypervisor or platform, e.g. VMware vSphere, Proxmox, KVM.' },
+    // NetBox requires a type; Cairn's clusters existed before the catalog (migration 0045 turned their free-text
+    // types into cluster types), so one without stays valid.
+    type: { kind: 'fk', target: 'virtualization.clustertype', nullable: true, onDelete: 'protect', help: 'Hypervisor or platform, e.g. VMware vSphere, Proxmox, KVM.' },
+    group: { kind: 'fk', target: 'virtualization.clustergroup', nullable: true, onDelete: 'protect' },
     site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
-    description: { kind: 'string', maxLength: 200, default: '' },
     owner: ownerField,
+    description: { kind: 'string', maxLength: 200, default: '' },
+    comments: { kind: 'text', default: '' },
     tags: { kind: 'tags' },
+    custom_fields: { kind: 'custom_fields' },
   },
-  searchFields: ['name', 'type', 'description'],
+  searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
 });
 
@@ -65,7 +71,7 @@ export const virtualMachineModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
-  computed: { primary_ip: primaryIpField },
+  computed: { primary_ip: primaryIpField, disk: vmDiskField },
   searchFields: ['name', 'comments'],
   defaultOrdering: ['name'],
   hooks: {

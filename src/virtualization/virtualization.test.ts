@@ -14,7 +14,8 @@ describe('virtual machines', () => {
   it('creates clusters, VMs and interfaces; names are unique per tenant', async () => {
     const alice = h.as('alice');
     const b = await inventoryBasics(alice);
-    const cluster = await created(alice, '/api/clusters/', { name: 'prod', type: 'Proxmox', site: b.site });
+    const proxmox = await created(alice, '/api/cluster-types/', { name: 'Proxmox', slug: 'proxmox' });
+    const cluster = await created(alice, '/api/clusters/', { name: 'prod', type: proxmox.id, site: b.site });
     const vm = await created(alice, '/api/virtual-machines/', { name: 'web-1', cluster: cluster.id, role: b.role, platform: b.platform, comments: 'front end' });
     expect(vm).toMatchObject({ name: 'web-1', cluster: { name: 'prod' }, primary_ip4: null, primary_ip: null, config_template: null });
     const dup = await alice.post('/api/virtual-machines/', { name: 'web-1' });

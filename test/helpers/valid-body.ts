@@ -32,6 +32,7 @@ export interface Override {
  * - dcim.cable: each end needs its own, not yet cabled, physical interface.
  * - dcim.devicetypeservice: protocol_ports maps protocols to port lists.
  * - ipam.fhrpgroupassignment: exactly one of interface / vm_interface, once per group and interface.
+ * - wireless.wirelesslink / vpn.l2vpntermination: ends no other link holds; a VLAN no L2VPN terminates on.
  */
 export const OVERRIDES: Record<string, Override> = {
   'core.journalentry': {
@@ -107,6 +108,15 @@ export const OVERRIDES: Record<string, Override> = {
   'dcim.inventoryitem': { build: async () => ({ parent: null }) },
   'dcim.inventoryitemtemplate': { build: async () => ({ parent: null }) },
   'dcim.virtualchassis': { build: async () => ({ master: null }) },
+  // Wireless and L2VPN (src/wireless, src/vpn): a link joins two radio interfaces no other link holds; a VLAN
+  // terminates on one L2VPN at most.
+  'wireless.wirelesslink': {
+    build: async (gen, who) => {
+      const [a, b] = await freeRows(gen, who, 'radio', 2);
+      return { interface_a: a!, interface_b: b! };
+    },
+  },
+  'vpn.l2vpntermination': { build: async (gen, who) => ({ vlan: (await freeRows(gen, who, 'vlan', 1))[0]! }) },
   // Monitoring (src/monitoring): a service runs on exactly one device or VM.
   'monitoring.service': { build: async (gen, who) => ({ device: await gen.ensureRow('dcim.device', who), protocol_ports: { tcp: [22] } }) },
 };
@@ -192,6 +202,36 @@ async function freeModuleBay(gen: BodyGenerator, who: Creator): Promise<Body> {
     free = pool[pool.length - 1]!;
   }
   return { device, module_bay: free };
+}
+
+const freePools = new WeakMap<BodyGenerator, Map<string, string[]>>();
+
+/**
+ * Radio interfaces no wireless link holds, or VLANs no L2VPN terminates on: built in batches and reused while
+ * free, as uncabledInterfaces does, so bodies built between "before" and "after" snapshots normally write nothing.
+ */
+async function freeRows(gen: BodyGenerator, who: Creator, kind: 'radio' | 'vlan', n: number): Promise<string[]> {
+  const pools = freePools.get(gen) ?? new Map<string, string[]>();
+  freePools.set(gen, pools);
+  const pool = pools.get(`${who}:${kind}`) ?? [];
+  pools.set(`${who}:${kind}`, pool);
+  const db = gen.h.database.db;
+  const { rows } = kind === 'radio'
+    ? await sql<{ id: string }>`SELECT interface_a_id AS id FROM wireless_links WHERE interface_a_id = ANY(${pool}::uuid[])
+        UNION SELECT interface_b_id FROM wireless_links WHERE interface_b_id = ANY(${pool}::uuid[])`.execute(db)
+    : await sql<{ id: string }>`SELECT vlan_id AS id FROM l2vpn_terminations WHERE vlan_id = ANY(${pool}::uuid[])`.execute(db);
+  const used = new Set(rows.map((r) => r.id));
+  const free = pool.filter((id) => !used.has(id));
+  while (free.length < n) {
+    for (let i = 0; i < 8; i++) {
+      const id = kind === 'radio'
+        ? await gen.create(requireModel('dcim.interface'), who, { type: 'ieee802.11ac', mac_address: null })
+        : await gen.create(requireModel('ipam.vlan'), who);
+      pool.push(id);
+      free.push(id);
+    }
+  }
+  return free.slice(0, n);
 }
 
 /**

@@ -43,6 +43,7 @@ import * as m0040 from './0040_site_groups_contacts_owners.ts';
 import * as m0041 from './0041_cable_end_kinds.ts';
 import * as m0043 from './0043_modules_bays_virtual_chassis.ts';
 import * as m0044 from './0044_asns_fhrp_vlan_translation.ts';
+import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
 import * as m0047 from './0047_sign_in_throttle.ts';
 
 export const migrations: Record<string, Migration> = {
@@ -89,5 +90,6 @@ export const migrations: Record<string, Migration> = {
   '0041_cable_end_kinds': m0041,
   '0043_modules_bays_virtual_chassis': m0043,
   '0044_asns_fhrp_vlan_translation': m0044,
+  '0045_virtualization_wireless_vpn_racks': m0045,
   '0047_sign_in_throttle': m0047,
 };

@@ -1,6 +1,7 @@
 // The Elevation tab of a rack: its front and rear drawn side by side as SVG, top unit first (or U1 first for a
 // rack numbered top down). A device fills the units it takes and links to its page; a full-depth device mounted
-// on the other face shows, lighter, on this one too; free units stay visible as empty slots. Reads
+// on the other face shows, lighter, on this one too; free units stay visible as empty slots, and units a rack
+// reservation holds with no device in them are drawn hatched amber with what they are held for and by whom. Reads
 // /api/racks/<id>/elevation/ (one call per face), so the page and a script see the same units.
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
@@ -19,19 +20,26 @@ interface MountedDevice extends ApiObject {
   is_full_depth: boolean;
 }
 
+interface Reservation extends ApiObject {
+  description: string;
+  user: string | null;
+}
+
 interface Unit {
   id: number;
   name: string;
   face: Face;
   occupied: boolean;
   device: MountedDevice | null;
+  reservation?: Reservation | null;
 }
 
-/** A run of units drawn as one block: a device over its height, or a free unit. */
+/** A run of units drawn as one block: a device over its height, a run of one reservation's free units, or a free unit. */
 interface Block {
   top: number;
   units: Unit[];
   device: MountedDevice | null;
+  reservation: Reservation | null;
 }
 
 const UNIT_H = 22;
@@ -39,14 +47,28 @@ const LABEL_W = 44;
 const SLOT_W = 220;
 const FACE_LABEL: Record<Face, string> = { front: 'Front', rear: 'Rear' };
 
+/** Text cut to fit a slot, with an ellipsis; the full text is in the block's title. */
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
 function blocksOf(units: Unit[]): Block[] {
   const out: Block[] = [];
   units.forEach((u, i) => {
     const last = out[out.length - 1];
+    // A device hides the reservation under it; free reserved units of one reservation run together.
+    const reservation = u.device ? null : (u.reservation ?? null);
     if (u.device && last?.device?.id === u.device.id) last.units.push(u);
-    else out.push({ top: i, units: [u], device: u.device });
+    else if (reservation && !last?.device && last?.reservation?.id === reservation.id) last.units.push(u);
+    else out.push({ top: i, units: [u], device: u.device, reservation });
   });
   return out;
+}
+
+/** "U10–U11" or "U10" for a run of units, lowest first. */
+function spanOf(units: Unit[]): string {
+  const ids = units.map((u) => u.id).sort((a, b) => a - b);
+  return ids.length > 1 ? `U${ids[0]}–U${ids[ids.length - 1]}` : `U${ids[0]}`;
 }
 
 function Elevation({ face, units }: { face: Face; units: Unit[] }) {
@@ -61,6 +83,12 @@ function Elevation({ face, units }: { face: Face; units: Unit[] }) {
       </figcaption>
       <svg role="img" aria-label={title} data-face={face} width={LABEL_W + SLOT_W + 2} height={height + 2} viewBox={`-1 -1 ${LABEL_W + SLOT_W + 2} ${height + 2}`} className="font-sans">
         <title>{title}</title>
+        <defs>
+          <pattern id={`reserved-hatch-${face}`} width={8} height={8} patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <rect width={8} height={8} fill="#fef3c7" />
+            <line x1={0} y1={0} x2={0} y2={8} stroke="#fcd34d" strokeWidth={3} />
+          </pattern>
+        </defs>
         <rect x={LABEL_W} y={0} width={SLOT_W} height={height} fill="#f8fafc" stroke="#334155" strokeWidth={2} />
         {units.map((u, i) => (
           <text key={u.id} x={LABEL_W - 6} y={i * UNIT_H + UNIT_H / 2} textAnchor="end" dominantBaseline="central" fontSize={11} fill="#64748b">
@@ -70,6 +98,31 @@ function Elevation({ face, units }: { face: Face; units: Unit[] }) {
         {blocksOf(units).map((b) => {
           const y = b.top * UNIT_H;
           const h = b.units.length * UNIT_H;
+          if (!b.device && b.reservation) {
+            const r = b.reservation;
+            const to = paths.detail('dcim.rackreservation', r.id);
+            const what = `Reserved ${spanOf(b.units)}${r.description ? `: ${r.description}` : ''}${r.user ? ` (${r.user})` : ''}`;
+            return (
+              <a
+                key={`reserved-${b.units[0]!.id}`}
+                href={to}
+                data-reservation={r.id}
+                aria-label={what}
+                onClick={(e) => {
+                  if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+                  e.preventDefault();
+                  void navigate({ to });
+                }}
+                className="cursor-pointer focus:outline-none [&:focus>rect]:stroke-sky-500 [&:focus>rect]:stroke-[3px] [&:hover>rect]:fill-amber-200"
+              >
+                <title>{what}</title>
+                <rect x={LABEL_W + 3} y={y + 2} width={SLOT_W - 6} height={h - 4} rx={2} fill={`url(#reserved-hatch-${face})`} stroke="#b45309" strokeWidth={1.5} strokeDasharray="4 2" />
+                <text x={LABEL_W + SLOT_W / 2} y={y + h / 2} textAnchor="middle" dominantBaseline="central" fontSize={11} fill="#78350f">
+                  {truncate(`Reserved${r.description ? `: ${r.description}` : ''}${r.user ? ` · ${r.user}` : ''}`, 34)}
+                </text>
+              </a>
+            );
+          }
           if (!b.device) {
             return (
               <rect key={`free-${b.units[0]!.id}`} data-unit={b.units[0]!.id} x={LABEL_W + 3} y={y + 2} width={SLOT_W - 6} height={h - 4} rx={2} fill="white" stroke="#cbd5e1" strokeDasharray="3 3">
@@ -148,7 +201,9 @@ export default function RackElevationTab({ object }: DetailTabProps) {
         <Elevation face="front" units={data.front} />
         <Elevation face="rear" units={data.rear} />
       </div>
-      <p className="mt-3 text-xs text-slate-500">Click a device to open it. Lighter blocks are full-depth devices mounted on the other face.</p>
+      <p className="mt-3 text-xs text-slate-500">
+        Click a device or a reservation to open it. Lighter blocks are full-depth devices mounted on the other face; hatched amber units are reserved.
+      </p>
       <Unmounted rackId={object.id} />
     </div>
   );
