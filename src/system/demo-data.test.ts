@@ -47,7 +47,15 @@ describe('demo data', () => {
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
     const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
-    expect(await count('/api/devices/?role__n=patch-panel')).toBe(DEVICES);
+    expect(await count('/api/devices/?role__n=patch-panel&role__n=pdu&role__n=console-server')).toBe(DEVICES);
+    // Console and power (demo-power-console.ts): two PDUs per rack on its A and B feeds, a console server per site;
+    // every device's two PSUs on the PDUs of its rack, its console port on a line.
+    const pdus = await count('/api/devices/?role=pdu');
+    expect(pdus).toBe((await count('/api/power-feeds/')));
+    expect(await count('/api/devices/?role=console-server')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/power-ports/')).toBe(DEVICES * 2 + pdus);
+    expect(await count('/api/cables/?type=power')).toBe(DEVICES * 2 + pdus);
+    expect(await count('/api/cables/?type=cat6')).toBe(DEVICES);
     expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
     expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
     expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
@@ -55,7 +63,7 @@ describe('demo data', () => {
     expect(await count('/api/sites/?status__isnull=true')).toBe(0);
     expect(await count('/api/cables/?status__isnull=true')).toBe(0);
     expect(await count('/api/ip-addresses/')).toBe(DEVICES);
-    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length);
+    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length + DEVICES * 3 + pdus);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
     expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
@@ -127,6 +135,22 @@ describe('demo data', () => {
     if (typeof filtered.count === 'number' && filtered.count !== DEVICES) expect(filtered.count).toBe(ntp);
   });
 
+  it('powers each device from the A and B feeds of its rack through two PDUs, and connects its console', async () => {
+    const admin = h.as('admin');
+    const leaf = (await admin.get('/api/devices/?role=leaf&limit=1')).json().results[0] as Obj;
+    const psus = (await admin.get(`/api/power-ports/?device=${leaf.id}`)).json().results as Obj[];
+    expect(psus.map((p) => p.name)).toEqual(['PSU1', 'PSU2']);
+    const trace = (await admin.get(`/api/power-ports/${psus[0]!.id}/trace/`)).json();
+    expect(trace.segments).toHaveLength(2);
+    expect(trace.destination).toMatchObject({ object_type: 'dcim.powerfeed', parent: { object_type: 'dcim.powerpanel' } });
+    expect(trace.destination.name).toMatch(/-A$/);
+    expect((psus[1]!.connected_endpoint as Obj).name).toMatch(/-B$/);
+    const rack = (await admin.get(`/api/racks/${id(leaf.rack)}/`)).json();
+    expect(rack.power_utilization.allocated_w).toBeGreaterThan(0);
+    const consolePort = (await admin.get(`/api/console-ports/?device=${leaf.id}`)).json().results[0] as Obj;
+    expect((consolePort.connected_endpoint as Obj).object_type).toBe('dcim.consoleserverport');
+  });
+
   it('connects every leaf and border to every spine of its site, some through a pair of patch panels, and nothing else', async () => {
     const admin = h.as('admin');
     const devices = new Map((await all(admin, '/api/devices/')).map((d) => [d.id, d]));
@@ -138,6 +162,8 @@ describe('demo data', () => {
       const [a] = c.a_terminations as Obj[];
       const [b] = c.b_terminations as Obj[];
       const kinds = `${a!.object_type}>${b!.object_type}`;
+      // Power and console cables (demo-power-console.ts) are checked on their own.
+      if (/^dcim\.(power|console)/.test(a!.object_type)) continue;
       expect((c.status as { slug: string } | null)?.slug, 'a demo cable is Connected, as a new one is').toBe('connected');
       expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
       if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
