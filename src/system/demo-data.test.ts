@@ -217,7 +217,8 @@ describe('demo data', () => {
     const racks = await all(admin, '/api/racks/');
     // A core rack per site and a rack per pair of leaves (32 leaves in the full site, 2 in the partial one).
     expect(racks.length).toBe(sites + Math.ceil(plan.devices.filter((d) => d.role === 'leaf').length / 2));
-    const devices = await all(admin, '/api/devices/');
+    // PDUs stand in their racks without a unit (0U) and console servers outside: the racked devices only.
+    const devices = await all(admin, '/api/devices/?role__n=pdu&role__n=console-server');
     const heights = new Map((await all(admin, '/api/device-types/')).map((t) => [t.id, t.u_height as number]));
     const taken = new Map<string, string>();
     for (const d of devices) {
@@ -241,7 +242,7 @@ describe('demo data', () => {
 
   it('produces rows the API accepts back unchanged', async () => {
     const admin = h.as('admin');
-    const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;
+    const device = (await admin.get('/api/devices/?limit=1&ordering=name&role__n=patch-panel&role__n=pdu&role__n=console-server')).json().results[0] as Obj;
     const body = {
       name: device.name, device_type: id(device.device_type), role: id(device.role), platform: id(device.platform), site: id(device.site),
       status: id(device.status), serial: device.serial, asset_tag: device.asset_tag, primary_ip4: id(device.primary_ip4), custom_fields: device.custom_fields,
@@ -343,7 +344,7 @@ describe('demo data', () => {
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
     await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
     await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
-    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel')).json().count).toBe(DEVICES);
+    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=pdu&role__n=console-server')).json().count).toBe(DEVICES);
   });
 
   it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
@@ -351,7 +352,7 @@ describe('demo data', () => {
     const queries = async (client: Client) => {
       await client.get('/api/devices/?limit=1'); // warm the token cache
       const before = h.database.queryCount();
-      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel');
+      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=pdu&role__n=console-server');
       expect(res.statusCode).toBe(200);
       const body = res.json() as { results: Obj[] };
       expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });
