@@ -52,6 +52,7 @@ describe.skipIf(!ready)('console and power in chromium', () => {
     expect(feed.name).toMatch(/-A$/);
     const status = page.getByRole('status').filter({ hasText: 'Connected to' });
     expect(await status.innerText()).toContain(`Connected to ${feed.parent.display} › ${feed.name} through 2 cables.`);
+    expect(await page.getByText('through the PDU (the inlet feeding this outlet)').count()).toBe(1);
     await shot(page, 'p01-power-port-trace-to-panel');
   });
 
@@ -77,6 +78,15 @@ describe.skipIf(!ready)('console and power in chromium', () => {
     await cell.waitFor();
     expect(await cell.innerText()).toMatch(/ %\s*[\d,]+ W of 5,888 W/);
     expect(await page.locator('[data-overview-field="available_power"] dd').innerText()).toBe('5888');
+    await cell.scrollIntoViewIfNeeded();
     await shot(page, 'p03-power-feed-utilisation');
+    // The feed's rack reads the draw of its A and B feeds over both.
+    const rack = feed.parent && (await server.api<Row>('GET', `/api/power-feeds/${feed.id}/`)).body.rack as Row;
+    await page.goto(`${server.url}/objects/dcim.rack/${rack.id}`);
+    const rackCell = page.locator('[data-overview-field="power_utilization"] [data-power-utilization]');
+    await rackCell.waitFor();
+    expect(await rackCell.innerText()).toMatch(/[\d,]+ W of 11,776 W/);
+    await rackCell.scrollIntoViewIfNeeded();
+    await shot(page, 'p04-rack-power-utilisation');
   });
 });
