@@ -1,6 +1,6 @@
 // Demo data, console and power. Every demo device type gets two power supplies (PSU1, PSU2) and a console port as
 // templates, and every demo device those components (as device creation would have materialised them). Each site
-// gets a power panel; each rack with devices gets two feeds from it (A and B) and two 24-outlet PDUs, one on each
+// gets a power panel; each rack with devices gets two feeds from it (A and B) and two 12-outlet PDUs, one on each
 // feed; every device's PSU1 is cabled to an outlet of PDU A and PSU2 to the same outlet of PDU B, and its console
 // port to a line of the site's 48-port console server. So a trace runs server PSU → PDU outlet ⇢ PDU inlet → feed
 // → panel, and racks, feeds and panels show their power utilisation. Written like the rest, through the writer and
@@ -10,7 +10,8 @@ import type { DB } from '../db/types.ts';
 import { inTenant } from '../core/access.ts';
 import type { DemoRowWriter } from './demo-racks.ts';
 
-const OUTLETS = 24;
+// A core rack holds at most ten demo devices, a server row rack two: twelve outlets a PDU cover both.
+const OUTLETS = 12;
 const CONSOLE_LINES = 48;
 /** Each PSU's planned draw and nameplate maximum, in watts. */
 const PSU_ALLOCATED = 180;
@@ -52,7 +53,7 @@ export async function writeConsolePower(tx: Kysely<DB>, w: DemoRowWriter, tenant
   ]);
   const type = await w.identities('device_types', 2);
   await w.insert('device_types', [['id', 'uuid'], ['numid', 'int8'], ['manufacturer_id', 'uuid'], ['model', 'text'], ['slug', 'text'], ['part_number', 'text'], ['u_height', 'int4']], [
-    type.ids, type.numids, mf.ids, ['PX3 24-outlet', 'CM8148'], ['raritan-px3-24', 'opengear-cm8148'], ['PX3-5190R', 'CM8148-10G'], [0, 1],
+    type.ids, type.numids, mf.ids, ['PX3 12-outlet', 'CM8148'], ['raritan-px3-12', 'opengear-cm8148'], ['PX3-5190R', 'CM8148-10G'], [0, 1],
   ]);
   const [pduType, csType] = type.ids as [string, string];
   const inletT = await w.identities('power_port_templates', 1);
