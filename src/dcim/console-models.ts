@@ -10,8 +10,8 @@ import { CONSOLE_PORT_SPEEDS } from './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, onDevice } from './component-rules.ts';
 
 // NetBox's pairs: a console port to a console server port, either through patch panels.
-registerCableEnd({ type: 'dcim.consoleport', table: 'console_ports', parent: onDevice, endpoint: true, compatible: ['dcim.consoleserverport', 'dcim.frontport', 'dcim.rearport'] });
-registerCableEnd({ type: 'dcim.consoleserverport', table: 'console_server_ports', parent: onDevice, endpoint: true, compatible: ['dcim.consoleport', 'dcim.frontport', 'dcim.rearport'] });
+registerCableEnd({ type: 'dcim.consoleport', table: 'console_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.consoleserverport', 'dcim.frontport', 'dcim.rearport'] });
+registerCableEnd({ type: 'dcim.consoleserverport', table: 'console_server_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.consoleport', 'dcim.frontport', 'dcim.rearport'] });
 
 const typeField: FieldDef = { kind: 'choice', vocabulary: 'console_port_types', nullable: true, help: 'The physical connector (RJ-45, DE-9, USB…).' };
 const speedField: FieldDef = {

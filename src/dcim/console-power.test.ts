@@ -152,6 +152,14 @@ describe('console and power components', () => {
     expect(feed.link_peer).toMatchObject({ object_type: 'dcim.powerport', display: 'cab-pdu-a › Inlet' });
     res = await c.patch(`/api/power-ports/${w.psus.PSU1!.id}/`, { mark_connected: true });
     expect(res.json().mark_connected[0]).toMatch(/has a cable/);
+    // …and cabling a port marked connected (NetBox's rule, both ways round).
+    const spare = w.outA['Outlet 5']!;
+    expect((await c.patch(`/api/power-outlets/${spare.id}/`, { mark_connected: true })).statusCode).toBe(200);
+    const srv2 = await createDevice(c, s.b, 'cab-srv2');
+    const psu = (await byName('alice', '/api/power-ports/', srv2.id)).PSU1!;
+    res = await c.post('/api/cables/', { a_terminations: [end('dcim.powerport', psu.id)], b_terminations: [end('dcim.poweroutlet', spare.id)] });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ b_terminations: ['cab-pdu-a › Outlet 5 is marked connected: clear the mark before cabling it.'] });
     // A panel with feeds cannot be deleted; deleting a feed takes its cable.
     expect((await c.delete(`/api/power-panels/${s.panel.id}/`)).statusCode).toBe(409);
     expect((await c.delete(`/api/power-feeds/${s.feedB.id}/`)).statusCode).toBe(204);

@@ -14,13 +14,14 @@ import { powerUtilizationOf } from './power-utilization.ts';
 import './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, merged, onDevice } from './component-rules.ts';
 
-registerCableEnd({ type: 'dcim.powerport', table: 'power_ports', parent: onDevice, endpoint: true, compatible: ['dcim.poweroutlet', 'dcim.powerfeed'] });
+registerCableEnd({ type: 'dcim.powerport', table: 'power_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.poweroutlet', 'dcim.powerfeed'] });
 // A trace reaching an outlet goes on from the PDU's power port that feeds it (and on to that port's own cable).
 registerCableEnd({
   type: 'dcim.poweroutlet',
   table: 'power_outlets',
   parent: onDevice,
   endpoint: true,
+  markConnected: true,
   compatible: ['dcim.powerport'],
   passThrough: { type: 'dcim.powerport', next: (far, mine) => sql`SELECT o.power_port_id FROM power_outlets o WHERE o.id = ${far} AND ${mine('o')}` },
 });
@@ -29,6 +30,7 @@ registerCableEnd({
   table: 'power_feeds',
   parent: { model: 'dcim.powerpanel', table: 'power_panels', column: 'power_panel_id', nameColumn: 'name' },
   endpoint: true,
+  markConnected: true,
   compatible: ['dcim.powerport'],
 });
 

@@ -163,7 +163,7 @@ describe('demo data', () => {
       const [b] = c.b_terminations as Obj[];
       const kinds = `${a!.object_type}>${b!.object_type}`;
       // Power and console cables (demo-power-console.ts) are checked on their own.
-      if (/^dcim\.(power|console)/.test(a!.object_type)) continue;
+      if (/^dcim\.(power|console)/.test(String(a!.object_type))) continue;
       expect((c.status as { slug: string } | null)?.slug, 'a demo cable is Connected, as a new one is').toBe('connected');
       expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
       if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
