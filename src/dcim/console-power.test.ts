@@ -72,7 +72,7 @@ describe('console and power components', () => {
     expect(outlets.count).toBe(8);
     const inlet = (await byName('alice', '/api/power-ports/', s.pduA.id)).Inlet!;
     expect(outlets.results.every((o: Obj) => (o.power_port as Obj).id === inlet.id && o.feed_leg === 'A')).toBe(true);
-    expect(outlets.results[0]).toMatchObject({ display: 'mat-pdu-a › Outlet 1', type: 'iec-60320-c13' });
+    expect(outlets.results[0]).toMatchObject({ display: 'mat-pdu-a › Outlet 1', type: 'iec-60320-c13', status: 'enabled' });
     const psus = await byName('alice', '/api/power-ports/', s.server.id);
     expect(psus.PSU2).toMatchObject({ maximum_draw: 500, allocated_draw: 300, type: 'iec-60320-c14' });
     expect(Object.keys(await byName('alice', '/api/console-ports/', s.server.id))).toEqual(['Console']);
@@ -204,6 +204,16 @@ describe('console and power components', () => {
     expect(panel.power_utilization).toEqual({ allocated_w: 1100, available_w: 5888, percent: 18.7 });
     const rack = (await c.get(`/api/racks/${s.rack.id}/`)).json();
     expect(rack.power_utilization).toEqual({ allocated_w: 1100, available_w: 5888, percent: 18.7 });
+    // A three-phase feed: the draw per leg of the PDU's outlets, each leg a third of the feed.
+    await c.patch(`/api/power-feeds/${s.feedA.id}/`, { phase: 'three-phase', voltage: 400 });
+    await c.patch(`/api/power-outlets/${outA['Outlet 2']!.id}/`, { feed_leg: 'B' });
+    const three = (await c.get(`/api/power-feeds/${s.feedA.id}/`)).json().power_utilization;
+    expect(three.available_w).toBe(Math.round(400 * 16 * 0.8 * 1.732));
+    expect(three.legs).toEqual([
+      { leg: 'A', allocated_w: 300, percent: Math.round((300 * 1000) / (three.available_w / 3)) / 10 },
+      { leg: 'B', allocated_w: 500, percent: Math.round((500 * 1000) / (three.available_w / 3)) / 10 },
+    ]);
+    expect((await c.get(`/api/power-feeds/${s.feedB.id}/`)).json().power_utilization.legs).toBeUndefined();
     const bare = await created(c, '/api/racks/', { site: s.b.site, name: 'utl-empty' });
     expect(bare.power_utilization ?? null).toBeNull();
   });

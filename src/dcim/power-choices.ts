@@ -264,6 +264,11 @@ export const POWER_FEED_PHASES: readonly ChoiceOption[] = [
   { value: "single-phase", label: "Single phase" },
   { value: "three-phase", label: "Three-phase" },
 ];
+export const POWER_OUTLET_STATUSES: readonly ChoiceOption[] = [
+  { value: "enabled", label: "Enabled" },
+  { value: "disabled", label: "Disabled" },
+  { value: "faulty", label: "Faulty" },
+];
 defineVocabulary('console_port_types', CONSOLE_PORT_TYPES);
 defineVocabulary('console_port_speeds', CONSOLE_PORT_SPEEDS);
 defineVocabulary('power_port_types', POWER_PORT_TYPES);
@@ -273,3 +278,4 @@ defineVocabulary('power_feed_statuses', POWER_FEED_STATUSES);
 defineVocabulary('power_feed_types', POWER_FEED_TYPES);
 defineVocabulary('power_feed_supplies', POWER_FEED_SUPPLIES);
 defineVocabulary('power_feed_phases', POWER_FEED_PHASES);
+defineVocabulary('power_outlet_statuses', POWER_OUTLET_STATUSES);

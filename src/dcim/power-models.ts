@@ -165,6 +165,7 @@ export const powerOutletModel = defineModel({
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     label: labelField,
     type: outletType,
+    status: { kind: 'choice', vocabulary: 'power_outlet_statuses', default: 'enabled', help: 'Whether the outlet is switched on (a switched PDU), off, or faulty.' },
     power_port: {
       kind: 'fk',
       target: 'dcim.powerport',

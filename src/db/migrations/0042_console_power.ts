@@ -25,7 +25,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       power_port_id uuid REFERENCES power_port_templates(id) ON DELETE SET NULL, feed_leg varchar(50),
       ${described}, ${audit}, UNIQUE (device_type_id, name))`.execute(db);
   await sql`CREATE TABLE power_ports (${base}, ${onDevice}, ${named}, ${draws}, ${component}, ${audit}, UNIQUE (device_id, name))`.execute(db);
-  await sql`CREATE TABLE power_outlets (${base}, ${onDevice}, ${named},
+  await sql`CREATE TABLE power_outlets (${base}, ${onDevice}, ${named}, status varchar(50) NOT NULL DEFAULT 'enabled',
       power_port_id uuid REFERENCES power_ports(id) ON DELETE SET NULL, feed_leg varchar(50),
       ${component}, ${audit}, UNIQUE (device_id, name))`.execute(db);
   for (const table of ['console_port_templates', 'console_server_port_templates', 'power_port_templates', 'power_outlet_templates']) {

@@ -7,6 +7,7 @@ interface PowerUtilization {
   allocated_w: number;
   available_w: number;
   percent: number;
+  legs?: Array<{ leg: string; allocated_w: number; percent: number }>;
 }
 
 function isUtilization(v: unknown): v is PowerUtilization {
@@ -23,6 +24,11 @@ export function PowerUtilizationCell({ value }: CellRendererProps) {
       <span className="text-slate-600 tabular-nums">
         {watts(value.allocated_w)} of {watts(value.available_w)}
       </span>
+      {value.legs?.length ? (
+        <span className="text-xs text-slate-500 tabular-nums" data-power-legs>
+          {value.legs.map((l) => `leg ${l.leg} ${watts(l.allocated_w)} (${l.percent} %)`).join(' · ')}
+        </span>
+      ) : null}
     </span>
   );
 }
