@@ -27,6 +27,11 @@ export interface CableEndKind {
   passThrough?: { type: string; next(far: RawBuilder<unknown>, mine: (alias: string) => RawBuilder<unknown>): RawBuilder<unknown> };
   /** Kinds an end of this kind may be cabled to (NetBox's COMPATIBLE_TERMINATION_TYPES). */
   compatible: readonly string[];
+  /**
+   * The table has NetBox's `mark_connected` flag (connected outside Cairn): a cable may not end on an object
+   * marked so.
+   */
+  markConnected?: boolean;
 }
 
 /** A patch panel's columns, which only front and rear ports have (NULL for every other kind). */

@@ -12,7 +12,7 @@ import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
-import { cableablePorts, compatibleEnds, registerCableEnd } from './cable-ends.ts';
+import { cableEndKind, cableablePorts, compatibleEnds, registerCableEnd } from './cable-ends.ts';
 
 export { TERMINATION_TYPES } from './cable-ends.ts';
 
@@ -127,8 +127,21 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
       if (r.cabled) errors.add(field, `${shown} is already connected by another cable.`);
       if (r.object_type === 'dcim.interface' && r.type && VIRTUAL_TYPES.has(r.type)) errors.add(field, `${shown} is a ${r.type} interface and cannot be cabled.`);
     }
+    await checkMarkedConnected(tx, ctx, ends, errors);
   }
   errors.throwIfAny();
+}
+
+/** NetBox: no cable to an object marked connected (the mark stands for a cable Cairn does not hold). One query per end. */
+async function checkMarkedConnected(tx: Kysely<DB>, ctx: RequestContext, ends: Record<keyof typeof END_KEYS, GenericRef[]>, errors: ErrorCollector): Promise<void> {
+  for (const [field, refs] of Object.entries(ends)) {
+    const kind = refs[0] ? cableEndKind(refs[0].object_type) : undefined;
+    if (!kind?.markConnected) continue;
+    const { rows } = await sql<{ name: string; parent: string }>`SELECT x.name, (SELECT ${sql.ref(`par.${kind.parent.nameColumn}`)} FROM ${sql.table(kind.parent.table)} par
+        WHERE par.id = ${sql.ref(`x.${kind.parent.column}`)}) AS parent
+      FROM ${sql.table(kind.table)} x WHERE x.id = ANY(${refs.map((r) => r.object_id)}::uuid[]) AND x.mark_connected AND ${callerTenant(ctx, 'x')}`.execute(tx);
+    for (const r of rows) errors.add(field, `${r.parent}${DISPLAY_SEPARATOR}${r.name} is marked connected: clear the mark before cabling it.`);
+  }
 }
 
 /** What an interface's link peer shows: a plain mapping, so a template cannot reach the peer row itself. */

@@ -133,7 +133,7 @@ describe('cables with ports on their ends', () => {
     expect((await alice.get(`/api/cables/?b_terminations=${f.frontsA.F2!.id}`)).json().results.map((c: Obj) => c.label)).toEqual(['shape-leaf-2']);
     expect((await alice.get(`/api/front-ports/?device=${f.panelA.id}&cabled=true`)).json().count).toBe(2);
 
-    const wrongType = await alice.post('/api/cables/', { a_terminations: [end('dcim.powerport', f.leafIfs.eth3!.id)], b_terminations: [f.spineIfs.eth3!.id] });
+    const wrongType = await alice.post('/api/cables/', { a_terminations: [end('dcim.nosuchport', f.leafIfs.eth3!.id)], b_terminations: [f.spineIfs.eth3!.id] });
     expect(wrongType.statusCode).toBe(400);
     expect(wrongType.json().a_terminations[0]).toContain('not a valid object_type');
     const mismatched = await alice.post('/api/cables/', { a_terminations: [end('dcim.frontport', f.leafIfs.eth3!.id)], b_terminations: [f.spineIfs.eth3!.id] });

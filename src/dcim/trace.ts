@@ -253,33 +253,41 @@ export const traceSchema = Type.Object({
   ended: Type.Union(['interface', 'endpoint', 'no_cable', 'open_port', 'ambiguous', 'loop', 'too_long'].map((v) => Type.Literal(v))),
 });
 
+/**
+ * A cable end's far end: the endpoint its trace ends at (an interface, a console server port, a power feed…), through
+ * any patch panels and pass-throughs, or null.
+ */
+export function connectedEndpointOf(type: string): ComputedField {
+  return {
+    label: 'Connected endpoint',
+    kind: 'object',
+    schema: maybe as unknown as Record<string, unknown>,
+    // Read beside each row of a page (one walk per row, within the page's statement): a page is no query more.
+    inline: {
+      select: (ctx, alias) => {
+        if (!ctx.tenantId) return sql`NULL::json`;
+        return sql`(${walkCte((other) => sameTenant(other, alias), sql`(SELECT ${type}::text AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
+          SELECT json_build_array(far_type, far_id, far_name, far_device_id, far_device, far_parent_type) FROM walk WHERE ended IN ('interface', 'endpoint'))`;
+      },
+      value: (selected, origin) => {
+        if (!Array.isArray(selected)) return null;
+        const [object_type, id, name, device_id, device, parent_type] = selected as [string, string, string, string, string, string];
+        return portObject({ object_type, id, name, parent_type, device_id, device }, origin);
+      },
+    },
+    async load({ db, ctx, rows, origin }) {
+      const out = new Map<string, unknown>();
+      if (!ctx.tenantId || rows.length === 0) return out;
+      const walks = await walkPaths(db, ctx.tenantId, rows.map((r) => ({ type, id: String(r.id) })));
+      walks.forEach((w, i) => {
+        // The far end came with the last hop: no query to describe it.
+        const last = w.segments[w.segments.length - 1];
+        if ((w.ended === 'interface' || w.ended === 'endpoint') && last?.farPort) out.set(String(rows[i]!.id), portObject(last.farPort, origin));
+      });
+      return out;
+    },
+  };
+}
+
 /** An interface's far end: the interface its trace ends at, through any patch panels, or null. */
-export const connectedEndpointField: ComputedField = {
-  label: 'Connected endpoint',
-  kind: 'object',
-  schema: maybe as unknown as Record<string, unknown>,
-  // Read beside each row of a page (one walk per row, within the page's statement): a page is no query more.
-  inline: {
-    select: (ctx, alias) => {
-      if (!ctx.tenantId) return sql`NULL::json`;
-      return sql`(${walkCte((other) => sameTenant(other, alias), sql`(SELECT 'dcim.interface' AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
-        SELECT json_build_array(far_type, far_id, far_name, far_device_id, far_device, far_parent_type) FROM walk WHERE ended IN ('interface', 'endpoint'))`;
-    },
-    value: (selected, origin) => {
-      if (!Array.isArray(selected)) return null;
-      const [object_type, id, name, device_id, device, parent_type] = selected as [string, string, string, string, string, string];
-      return portObject({ object_type, id, name, parent_type, device_id, device }, origin);
-    },
-  },
-  async load({ db, ctx, rows, origin }) {
-    const out = new Map<string, unknown>();
-    if (!ctx.tenantId || rows.length === 0) return out;
-    const walks = await walkPaths(db, ctx.tenantId, rows.map((r) => ({ type: 'dcim.interface', id: String(r.id) })));
-    walks.forEach((w, i) => {
-      // The far end came with the last hop: no query to describe it.
-      const last = w.segments[w.segments.length - 1];
-      if ((w.ended === 'interface' || w.ended === 'endpoint') && last?.farPort) out.set(String(rows[i]!.id), portObject(last.farPort, origin));
-    });
-    return out;
-  },
-};
+export const connectedEndpointField: ComputedField = connectedEndpointOf('dcim.interface');

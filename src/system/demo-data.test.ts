@@ -47,12 +47,20 @@ describe('demo data', () => {
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
     const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
-    // Nor is the modular chassis of the first site (demo-modules.ts), a role of its own.
-    expect(await count('/api/devices/?role__n=patch-panel&role__n=core-chassis')).toBe(DEVICES);
+    // Nor are the modular chassis of the first site (demo-modules.ts), the PDUs and console servers: roles of their own.
+    expect(await count('/api/devices/?role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server')).toBe(DEVICES);
     expect(await count('/api/modules/')).toBe(2);
     expect(await count('/api/interfaces/?module__isnull=false')).toBe(16);
     expect(await count('/api/inventory-items/')).toBe(5);
     expect(await count('/api/devices/?virtual_chassis__isnull=false')).toBe(2);
+    // Console and power (demo-power-console.ts): two PDUs per rack on its A and B feeds, a console server per site;
+    // every device's two PSUs on the PDUs of its rack, its console port on a line.
+    const pdus = await count('/api/devices/?role=pdu');
+    expect(pdus).toBe((await count('/api/power-feeds/')));
+    expect(await count('/api/devices/?role=console-server')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/power-ports/')).toBe(DEVICES * 2 + pdus);
+    expect(await count('/api/cables/?type=power')).toBe(DEVICES * 2 + pdus);
+    expect(await count('/api/cables/?type=cat6')).toBe(DEVICES);
     expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
     expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
     expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
@@ -61,7 +69,7 @@ describe('demo data', () => {
     expect(await count('/api/cables/?status__isnull=true')).toBe(0);
     // A loopback per device, and a VRRP virtual address per site (its border pair's group).
     expect(await count('/api/ip-addresses/')).toBe(DEVICES + Math.ceil(DEVICES / SITE_SIZE));
-    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length);
+    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length + DEVICES * 3 + pdus);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
     expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
@@ -178,6 +186,22 @@ describe('demo data', () => {
     if (typeof filtered.count === 'number' && filtered.count !== DEVICES) expect(filtered.count).toBe(ntp);
   });
 
+  it('powers each device from the A and B feeds of its rack through two PDUs, and connects its console', async () => {
+    const admin = h.as('admin');
+    const leaf = (await admin.get('/api/devices/?role=leaf&limit=1')).json().results[0] as Obj;
+    const psus = (await admin.get(`/api/power-ports/?device=${leaf.id}`)).json().results as Obj[];
+    expect(psus.map((p) => p.name)).toEqual(['PSU1', 'PSU2']);
+    const trace = (await admin.get(`/api/power-ports/${psus[0]!.id}/trace/`)).json();
+    expect(trace.segments).toHaveLength(2);
+    expect(trace.destination).toMatchObject({ object_type: 'dcim.powerfeed', parent: { object_type: 'dcim.powerpanel' } });
+    expect(trace.destination.name).toMatch(/-A$/);
+    expect((psus[1]!.connected_endpoint as Obj).name).toMatch(/-B$/);
+    const rack = (await admin.get(`/api/racks/${id(leaf.rack)}/`)).json();
+    expect(rack.power_utilization.allocated_w).toBeGreaterThan(0);
+    const consolePort = (await admin.get(`/api/console-ports/?device=${leaf.id}`)).json().results[0] as Obj;
+    expect((consolePort.connected_endpoint as Obj).object_type).toBe('dcim.consoleserverport');
+  });
+
   it('connects every leaf and border to every spine of its site, some through a pair of patch panels, and nothing else', async () => {
     const admin = h.as('admin');
     const devices = new Map((await all(admin, '/api/devices/')).map((d) => [d.id, d]));
@@ -189,6 +213,8 @@ describe('demo data', () => {
       const [a] = c.a_terminations as Obj[];
       const [b] = c.b_terminations as Obj[];
       const kinds = `${a!.object_type}>${b!.object_type}`;
+      // Power and console cables (demo-power-console.ts) are checked on their own.
+      if (/^dcim\.(power|console)/.test(String(a!.object_type))) continue;
       expect((c.status as { slug: string } | null)?.slug, 'a demo cable is Connected, as a new one is').toBe('connected');
       expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
       if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
@@ -242,7 +268,8 @@ describe('demo data', () => {
     const racks = await all(admin, '/api/racks/');
     // A core rack per site and a rack per pair of leaves (32 leaves in the full site, 2 in the partial one).
     expect(racks.length).toBe(sites + Math.ceil(plan.devices.filter((d) => d.role === 'leaf').length / 2));
-    const devices = await all(admin, '/api/devices/');
+    // PDUs stand in their racks without a unit (0U) and console servers outside: the racked devices only.
+    const devices = await all(admin, '/api/devices/?role__n=pdu&role__n=console-server');
     const heights = new Map((await all(admin, '/api/device-types/')).map((t) => [t.id, t.u_height as number]));
     const taken = new Map<string, string>();
     for (const d of devices) {
@@ -284,7 +311,7 @@ describe('demo data', () => {
 
   it('produces rows the API accepts back unchanged', async () => {
     const admin = h.as('admin');
-    const device = (await admin.get('/api/devices/?limit=1&ordering=name')).json().results[0] as Obj;
+    const device = (await admin.get('/api/devices/?limit=1&ordering=name&role__n=patch-panel&role__n=pdu&role__n=console-server')).json().results[0] as Obj;
     const body = {
       name: device.name, device_type: id(device.device_type), role: id(device.role), platform: id(device.platform), site: id(device.site),
       status: id(device.status), serial: device.serial, asset_tag: device.asset_tag, primary_ip4: id(device.primary_ip4), custom_fields: device.custom_fields,
@@ -386,7 +413,7 @@ describe('demo data', () => {
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
     await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
     await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
-    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=core-chassis')).json().count).toBe(DEVICES);
+    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server')).json().count).toBe(DEVICES);
   });
 
   it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
@@ -394,7 +421,7 @@ describe('demo data', () => {
     const queries = async (client: Client) => {
       await client.get('/api/devices/?limit=1'); // warm the token cache
       const before = h.database.queryCount();
-      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=core-chassis');
+      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server');
       expect(res.statusCode).toBe(200);
       const body = res.json() as { results: Obj[] };
       expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });

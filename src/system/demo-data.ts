@@ -37,6 +37,7 @@ import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
 import { writeDemoModules } from './demo-modules.ts';
 import { writeOrganisation } from './demo-contacts.ts';
 import { writeVirtWireless } from './demo-virt-wireless.ts';
+import { writeConsolePower } from './demo-power-console.ts';
 
 export class DemoDataError extends Error {}
 
@@ -921,6 +922,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('config_context_roles', [['config_context_id', 'uuid'], ['role_id', 'uuid']], joins('roles', new Map([...roleId])));
   w.report('config contexts', contexts.length);
 
+  // --- console and power: PSUs and consoles on every device, panels, feeds, PDUs and console servers.
+  await writeConsolePower(tx, w, tenantId, [...typeId.values()]);
   // --- modular hardware: a chassis with line cards and inventory items, a leaf pair as a virtual chassis.
   await writeDemoModules(tx, w, tenantId);
   await writeVirtWireless(tx, w, tenantId);

@@ -41,6 +41,7 @@ import * as m0038 from './0038_vlan_display_vid.ts';
 import * as m0039 from './0039_owners.ts';
 import * as m0040 from './0040_site_groups_contacts_owners.ts';
 import * as m0041 from './0041_cable_end_kinds.ts';
+import * as m0042 from './0042_console_power.ts';
 import * as m0043 from './0043_modules_bays_virtual_chassis.ts';
 import * as m0044 from './0044_asns_fhrp_vlan_translation.ts';
 import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
@@ -88,6 +89,7 @@ export const migrations: Record<string, Migration> = {
   '0039_owners': m0039,
   '0040_site_groups_contacts_owners': m0040,
   '0041_cable_end_kinds': m0041,
+  '0042_console_power': m0042,
   '0043_modules_bays_virtual_chassis': m0043,
   '0044_asns_fhrp_vlan_translation': m0044,
   '0045_virtualization_wireless_vpn_racks': m0045,

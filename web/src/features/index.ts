@@ -17,6 +17,7 @@ import * as system from './system/index.ts';
 import * as ipam from './ipam/index.ts';
 import * as racks from './racks/index.ts';
 import * as cabling from './cabling/index.ts';
+import * as power from './power/index.ts';
 import * as changes from './changes/index.ts';
 
 const features: Feature[] = [
@@ -30,6 +31,7 @@ const features: Feature[] = [
   ipam,
   racks,
   cabling,
+  power,
   changes,
 ];
 

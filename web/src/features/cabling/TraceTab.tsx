@@ -65,7 +65,13 @@ function Node({ node, far }: { node: TraceObject; far?: boolean }) {
   );
 }
 
-function Wire({ cable }: { cable: TraceObject | null }) {
+/** What a path crosses without a cable, named by where it enters: a PDU from an outlet to its inlet, a panel… */
+const CROSSING: Record<string, string> = {
+  'dcim.poweroutlet': 'through the PDU (the inlet feeding this outlet)',
+  'circuits.circuittermination': 'through the circuit',
+};
+
+function Wire({ cable, from }: { cable: TraceObject | null; from?: string }) {
   return (
     <div className="flex items-stretch" aria-hidden={cable ? undefined : true}>
       <div className="flex w-80 justify-center">
@@ -79,7 +85,7 @@ function Wire({ cable }: { cable: TraceObject | null }) {
           </Link>
         </div>
       ) : (
-        <div className="flex items-center pl-2 text-xs text-slate-500">through the panel</div>
+        <div className="flex items-center pl-2 text-xs text-slate-500">{(from && CROSSING[from]) ?? 'through the panel'}</div>
       )}
     </div>
   );
@@ -110,7 +116,7 @@ export default function TraceTab({ model, object }: DetailTabProps) {
         {t.segments.map((s, i) => (
           <Fragment key={i}>
             {/* The step inside a panel, from the previous far end to this near end. */}
-            {i > 0 ? <li className="list-none"><Wire cable={null} /></li> : null}
+            {i > 0 ? <li className="list-none"><Wire cable={null} from={t.segments[i - 1]!.far_end?.object_type} /></li> : null}
             <li className="list-none"><Node node={s.near_end} /></li>
             {s.cable ? (
               <li className="list-none"><Wire cable={s.cable} /></li>
