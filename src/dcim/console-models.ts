@@ -8,6 +8,8 @@ import { registerCableEnd } from './cable-ends.ts';
 import { connectedEndpointOf } from './trace.ts';
 import { CONSOLE_PORT_SPEEDS } from './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, onDevice } from './component-rules.ts';
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import { registerModuleComponentKind } from './module-materialize.ts';
 
 // NetBox's pairs: a console port to a console server port, either through patch panels.
 registerCableEnd({ type: 'dcim.consoleport', table: 'console_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.consoleserverport', 'dcim.frontport', 'dcim.rearport'] });
@@ -37,9 +39,10 @@ function templateModel(name: string, table: string, path: string, label: string)
     path,
     label,
     tenantScoped: true,
-    displayParent: ['device_type'],
+    displayParent: ['device_type', 'module_type'],
     fields: {
-      device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+      device_type: templateDeviceTypeField,
+      module_type: templateModuleTypeField,
       name: { kind: 'string', maxLength: 64, naturalOrder: true },
       label: labelField,
       type: typeField,
@@ -47,12 +50,14 @@ function templateModel(name: string, table: string, path: string, label: string)
     },
     searchFields: ['name', 'label', 'description'],
     defaultOrdering: ['device_type', 'name'],
+    hooks: { validate: async (args) => void checkTemplateOwner(args) },
   });
 }
 
 function portModel(name: string, table: string, path: string, label: string) {
   const validate = async (args: HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null }) => {
     checkSpeed(args.input);
+    await checkComponentModule(args);
     await checkMarkConnected(name, args);
   };
   return defineModel({
@@ -64,6 +69,7 @@ function portModel(name: string, table: string, path: string, label: string) {
     displayParent: ['device'],
     fields: {
       device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+      module: componentModuleField,
       name: { kind: 'string', maxLength: 64, naturalOrder: true },
       label: labelField,
       type: typeField,
@@ -89,3 +95,7 @@ export const consoleServerPortTemplateModel = templateModel(
 );
 export const consolePortModel = portModel('dcim.consoleport', 'console_ports', '/api/console-ports/', 'console port');
 export const consoleServerPortModel = portModel('dcim.consoleserverport', 'console_server_ports', '/api/console-server-ports/', 'console server port');
+
+// A module type's console templates make the installed module's console lines ({module} in names and labels).
+registerModuleComponentKind({ template: 'dcim.consoleporttemplate', component: 'dcim.consoleport', columns: ['type', 'description'], substituted: ['name', 'label'] });
+registerModuleComponentKind({ template: 'dcim.consoleserverporttemplate', component: 'dcim.consoleserverport', columns: ['type', 'description'], substituted: ['name', 'label'] });

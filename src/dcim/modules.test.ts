@@ -73,6 +73,30 @@ describe('modules', () => {
     expect((await alice.get(`/api/cables/${cable.id}/`)).statusCode).toBe(404);
   });
 
+  it('a module type\'s console and power templates make the module\'s console lines, power ports and outlets fed by them', async () => {
+    const alice = h.as('alice');
+    const kit = await modularKit(alice);
+    const psuCard = await created(alice, '/api/module-types/', { manufacturer: kit.manufacturer, model: `PSU-${kit.deviceType.slice(-6)}` });
+    await created(alice, '/api/console-port-templates/', { module_type: psuCard.id, name: 'con{module}', type: 'rj-45' });
+    await created(alice, '/api/console-server-port-templates/', { module_type: psuCard.id, name: 'line{module}', type: 'rj-45' });
+    const inlet = await created(alice, '/api/power-port-templates/', { module_type: psuCard.id, name: 'PSU{module}', type: 'iec-60320-c14', maximum_draw: 400, allocated_draw: 200 });
+    await created(alice, '/api/power-outlet-templates/', { module_type: psuCard.id, name: 'out{module}', type: 'iec-60320-c13', power_port: inlet.id, feed_leg: 'A' });
+    const chassis = await createDevice(alice, kit, 'mod-chassis-power');
+    const module = await created(alice, '/api/modules/', { device: chassis.id, module_bay: (await bayOf(alice, chassis.id, 'Slot 1')).id, module_type: psuCard.id });
+    expect(await names(alice, '/api/console-ports/', `device=${chassis.id}`)).toEqual(['con1']);
+    expect(await names(alice, '/api/console-server-ports/', `device=${chassis.id}`)).toEqual(['line1']);
+    const ports = (await alice.get(`/api/power-ports/?module=${module.id}`)).json().results as Obj[];
+    expect(ports.map((p) => [p.name, p.allocated_draw])).toEqual([['PSU1', 200]]);
+    const outlets = (await alice.get(`/api/power-outlets/?device=${chassis.id}`)).json().results as Obj[];
+    expect(outlets.map((o) => [o.name, (o.power_port as Obj).id, o.feed_leg])).toEqual([['out1', ports[0]!.id, 'A']]);
+    // A template on a module type and a device type at once is refused, naming the field.
+    const both = await alice.post('/api/power-port-templates/', { module_type: psuCard.id, device_type: kit.deviceType, name: 'x' });
+    expect(both.statusCode).toBe(400);
+    expect(both.json()).toHaveProperty('module_type');
+    expect((await alice.delete(`/api/modules/${module.id}/`)).statusCode).toBe(204);
+    expect((await alice.get(`/api/power-outlets/?device=${chassis.id}`)).json().count).toBe(0);
+  });
+
   it('refuses a bay of another device, a taken bay, a repeated asset tag, a type change: 400 naming the field, nothing written', async () => {
     const alice = h.as('alice');
     const kit = await modularKit(alice);

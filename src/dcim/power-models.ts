@@ -13,6 +13,8 @@ import { connectedEndpointOf } from './trace.ts';
 import { powerUtilizationOf } from './power-utilization.ts';
 import './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, merged, onDevice } from './component-rules.ts';
+import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import { registerModuleComponentKind } from './module-materialize.ts';
 
 registerCableEnd({ type: 'dcim.powerport', table: 'power_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.poweroutlet', 'dcim.powerfeed'] });
 // A trace reaching an outlet goes on from the PDU's power port that feeds it (and on to that port's own cable).
@@ -55,7 +57,7 @@ function checkDraws(input: Record<string, unknown>, existing: Record<string, unk
 }
 
 /** An outlet (or outlet template) is fed by a power port of its own device (or device type). */
-async function checkOutletPowerPort({ tx, ctx, input, existing }: ValidateArgs, owner: 'device' | 'device_type', portTable: string): Promise<void> {
+async function checkOutletPowerPort({ tx, ctx, input, existing }: ValidateArgs, owner: 'device' | 'device_type' | 'module_type', portTable: string): Promise<void> {
   const column = `${owner}_id`;
   const port = merged(input, existing, 'power_port', 'power_port_id');
   const ownerId = merged(input, existing, owner, column);
@@ -65,7 +67,7 @@ async function checkOutletPowerPort({ tx, ctx, input, existing }: ValidateArgs, 
     WHERE id = ${port} AND ${callerTenant(ctx)}`.execute(tx);
   const r = rows[0];
   if (r && r.owner_id !== ownerId) {
-    const what = owner === 'device' ? 'device' : 'device type';
+    const what = owner === 'device' ? 'device' : owner === 'device_type' ? 'device type' : 'module type';
     const errors = new ErrorCollector();
     errors.add('power_port', `Power port ${r.name} is on another ${what}: an outlet is fed by a power port of its own ${what}.`);
     errors.throwIfAny();
@@ -78,9 +80,10 @@ export const powerPortTemplateModel = defineModel({
   path: '/api/power-port-templates/',
   label: 'power port template',
   tenantScoped: true,
-  displayParent: ['device_type'],
+  displayParent: ['device_type', 'module_type'],
   fields: {
-    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    device_type: templateDeviceTypeField,
+    module_type: templateModuleTypeField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     label: labelField,
     type: powerPortType,
@@ -90,7 +93,12 @@ export const powerPortTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device_type', 'name'],
-  hooks: { validate: async ({ input, existing }) => checkDraws(input, existing) },
+  hooks: {
+    async validate(args) {
+      checkTemplateOwner(args);
+      checkDraws(args.input, args.existing);
+    },
+  },
 });
 
 export const powerOutletTemplateModel = defineModel({
@@ -99,9 +107,10 @@ export const powerOutletTemplateModel = defineModel({
   path: '/api/power-outlet-templates/',
   label: 'power outlet template',
   tenantScoped: true,
-  displayParent: ['device_type'],
+  displayParent: ['device_type', 'module_type'],
   fields: {
-    device_type: { kind: 'fk', target: 'dcim.devicetype', onDelete: 'cascade' },
+    device_type: templateDeviceTypeField,
+    module_type: templateModuleTypeField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     label: labelField,
     type: outletType,
@@ -111,7 +120,7 @@ export const powerOutletTemplateModel = defineModel({
       nullable: true,
       onDelete: 'set_null',
       label: 'Power port',
-      help: 'The power port template of the same device type that feeds this outlet.',
+      help: 'The power port template of the same device type (or module type) that feeds this outlet.',
       pickerFilters: { device_type_id: '$field:device_type' },
     },
     feed_leg: feedLeg,
@@ -119,7 +128,12 @@ export const powerOutletTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device_type', 'name'],
-  hooks: { validate: (args) => checkOutletPowerPort(args, 'device_type', 'power_port_templates') },
+  hooks: {
+    async validate(args) {
+      const owner = checkTemplateOwner(args);
+      await checkOutletPowerPort(args, owner, 'power_port_templates');
+    },
+  },
 });
 
 export const powerPortModel = defineModel({
@@ -131,6 +145,7 @@ export const powerPortModel = defineModel({
   displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    module: componentModuleField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     label: labelField,
     type: powerPortType,
@@ -147,6 +162,7 @@ export const powerPortModel = defineModel({
   hooks: {
     async validate(args) {
       checkDraws(args.input, args.existing);
+      await checkComponentModule(args);
       await checkMarkConnected('dcim.powerport', args);
     },
     ...cableEndDeleteHooks('dcim.powerport'),
@@ -162,6 +178,7 @@ export const powerOutletModel = defineModel({
   displayParent: ['device'],
   fields: {
     device: { kind: 'fk', target: 'dcim.device', onDelete: 'cascade' },
+    module: componentModuleField,
     name: { kind: 'string', maxLength: 64, naturalOrder: true },
     label: labelField,
     type: outletType,
@@ -187,6 +204,7 @@ export const powerOutletModel = defineModel({
   hooks: {
     async validate(args) {
       await checkOutletPowerPort(args, 'device', 'power_ports');
+      await checkComponentModule(args);
       await checkMarkConnected('dcim.poweroutlet', args);
     },
     ...cableEndDeleteHooks('dcim.poweroutlet'),
@@ -287,4 +305,14 @@ export const powerFeedModel = defineModel({
   searchFields: ['name', 'description', 'comments'],
   defaultOrdering: ['power_panel', 'name'],
   hooks: { validate: checkPowerFeed, ...cableEndDeleteHooks('dcim.powerfeed') },
+});
+
+// A module type's power templates make the installed module's power ports, then its outlets (fed by those ports).
+registerModuleComponentKind({ template: 'dcim.powerporttemplate', component: 'dcim.powerport', columns: ['type', 'maximum_draw', 'allocated_draw', 'description'], substituted: ['name', 'label'] });
+registerModuleComponentKind({
+  template: 'dcim.poweroutlettemplate',
+  component: 'dcim.poweroutlet',
+  columns: ['type', 'feed_leg', 'description'],
+  substituted: ['name', 'label'],
+  reference: { column: 'power_port_id', template: 'dcim.powerporttemplate' },
 });

@@ -100,6 +100,10 @@ export const OVERRIDES: Record<string, Override> = {
   'dcim.interfacetemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
   'dcim.rearporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
   'dcim.frontporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.consoleporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.consoleserverporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.powerporttemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null }) },
+  'dcim.poweroutlettemplate': { build: async (gen, who) => ({ device_type: await gen.ensureRow('dcim.devicetype', who), module_type: null, power_port: null }) },
   'dcim.devicebaytemplate': { build: async (gen, who) => ({ device_type: await parentDeviceType(gen, who) }) },
   'dcim.devicebay': { build: async (gen, who) => ({ device: await parentDevice(gen, who), installed_device: null }) },
   // A module sits in a free bay of its own device.

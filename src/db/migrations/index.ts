@@ -46,6 +46,7 @@ import * as m0043 from './0043_modules_bays_virtual_chassis.ts';
 import * as m0044 from './0044_asns_fhrp_vlan_translation.ts';
 import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
 import * as m0047 from './0047_sign_in_throttle.ts';
+import * as m0049 from './0049_module_console_power.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -94,4 +95,5 @@ export const migrations: Record<string, Migration> = {
   '0044_asns_fhrp_vlan_translation': m0044,
   '0045_virtualization_wireless_vpn_racks': m0045,
   '0047_sign_in_throttle': m0047,
+  '0049_module_console_power': m0049,
 };
