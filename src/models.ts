@@ -6,6 +6,7 @@ import './organization/models.ts';
 import './organization/owners.ts';
 import './dcim/models.ts';
 import './dcim/rack-models.ts';
+import './circuits/models.ts';
 import './ipam/models.ts';
 import './virtualization/models.ts';
 import './routing/models.ts';

@@ -109,8 +109,8 @@ describe('statuses', () => {
   it('seeds the defaults per tenant and guards availability and defaults', async () => {
     const alice = h.as('alice');
     const list = (await alice.get('/api/statuses/?limit=100')).json();
-    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(8);
+    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'connected', 'container', 'decommissioned', 'decommissioning', 'deprecated', 'deprovisioning', 'offline', 'planned', 'provisioning', 'reserved']);
+    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(11);
     const unknown = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: ['dcim.nothing'] });
     expect(unknown.json()).toHaveProperty('available_to');
     const notAvailable = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: [], default_for: ['dcim.device'] });

@@ -24,14 +24,19 @@ const VLAN = 'ipam.vlan';
 const RANGE = 'ipam.iprange';
 const CABLE = 'dcim.cable';
 const SITE = 'organization.site';
+const CIRCUIT = 'circuits.circuit';
 
 // NetBox's starting statuses: a prefix may be a container (its utilisation counts child prefixes, not addresses); a
 // cable is Connected unless said otherwise, or Planned, or being Decommissioned; a site Active, Planned or being
-// Decommissioned.
+// Decommissioned; a circuit takes NetBox's circuit statuses (Planned, Provisioning, Active, Offline, Deprovisioning,
+// Decommissioned; migration 0046 adds them to the tenants made before).
 export const DEFAULT_STATUSES: readonly StatusSeed[] = [
-  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE] },
-  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE], default_for: [] },
-  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE, CIRCUIT], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE, CIRCUIT] },
+  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE, CIRCUIT], default_for: [] },
+  { name: 'Provisioning', slug: 'provisioning', color: '2196f3', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE, CIRCUIT], default_for: [] },
+  { name: 'Deprovisioning', slug: 'deprovisioning', color: 'ffc107', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Decommissioned', slug: 'decommissioned', color: '9e9e9e', available_to: [CIRCUIT], default_for: [] },
   { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE, CABLE, SITE], default_for: [] },
   { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
   { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },

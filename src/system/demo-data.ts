@@ -33,6 +33,7 @@ import { MAX_DEMO_DEVICES } from './demo-data-limits.ts';
 import { inTenant } from '../core/access.ts';
 import { writeDemoRacks } from './demo-racks.ts';
 import { PANEL_PORTS, writePatchPanels } from './demo-patch-panels.ts';
+import { writeDemoCircuits } from './demo-circuits.ts';
 
 export class DemoDataError extends Error {}
 
@@ -909,6 +910,9 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   await w.insert('config_context_platforms', [['config_context_id', 'uuid'], ['platform_id', 'uuid']], joins('platforms', new Map([...platformId])));
   await w.insert('config_context_roles', [['config_context_id', 'uuid'], ['role_id', 'uuid']], joins('roles', new Map([...roleId])));
   w.report('config contexts', contexts.length);
+
+  // --- circuits: transit from three providers on the border routers' free ports (demo-circuits.ts).
+  await writeDemoCircuits(tx, w, tenantId);
 }
 
 /** "to ams1-spine02 Ethernet5/1": what an operator writes on a fabric port. */

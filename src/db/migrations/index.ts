@@ -40,6 +40,7 @@ import * as m0037 from './0037_cable_site_statuses.ts';
 import * as m0038 from './0038_vlan_display_vid.ts';
 import * as m0039 from './0039_owners.ts';
 import * as m0041 from './0041_cable_end_kinds.ts';
+import * as m0046 from './0046_circuits.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -82,4 +83,5 @@ export const migrations: Record<string, Migration> = {
   '0038_vlan_display_vid': m0038,
   '0039_owners': m0039,
   '0041_cable_end_kinds': m0041,
+  '0046_circuits': m0046,
 };

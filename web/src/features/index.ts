@@ -18,6 +18,7 @@ import * as ipam from './ipam/index.ts';
 import * as racks from './racks/index.ts';
 import * as cabling from './cabling/index.ts';
 import * as changes from './changes/index.ts';
+import * as circuits from './circuits/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -31,6 +32,7 @@ const features: Feature[] = [
   racks,
   cabling,
   changes,
+  circuits,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);
