@@ -208,7 +208,8 @@ describe('demo data', () => {
     const racks = await all(admin, '/api/racks/');
     // A core rack per site and a rack per pair of leaves (32 leaves in the full site, 2 in the partial one).
     expect(racks.length).toBe(sites + Math.ceil(plan.devices.filter((d) => d.role === 'leaf').length / 2));
-    const devices = await all(admin, '/api/devices/');
+    // The providers' edge routers (demo-circuits.ts) stand in the providers' PoPs, not in our racks.
+    const devices = await all(admin, '/api/devices/?role__n=provider-edge');
     const heights = new Map((await all(admin, '/api/device-types/')).map((t) => [t.id, t.u_height as number]));
     const taken = new Map<string, string>();
     for (const d of devices) {

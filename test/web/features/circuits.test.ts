@@ -52,6 +52,7 @@ describe.skipIf(!ready)('circuits in chromium', () => {
     const nodes = await path.locator('[data-trace-node]').evaluateAll((els) => els.map((e) => e.getAttribute('data-trace-node')));
     expect(nodes).toEqual([String(uplink.display), `${peer.device} › Side A`, `${peer.device} › Side Z`, far.display]);
     expect(await path.locator('[data-trace-cable]').count()).toBe(2);
+    expect(await page.getByText('through the circuit').count()).toBe(1);
     const status = page.getByRole('status').filter({ hasText: 'Connected to' });
     expect(await status.innerText()).toContain(`Connected to ${far.display} through 2 cables.`);
     await shot(page, 'ci01-uplink-trace-through-circuit');

@@ -1,6 +1,7 @@
 // The Trace tab of an interface or a front/rear port: its cable path drawn top to bottom, each hop a link:
 // interface › cable › front port ⇢ rear port › cable › rear port ⇢ front port › cable › far interface.
-// Within a panel the step from a front port to its rear port (or back) is drawn dashed: no cable, the panel.
+// Within a panel the step from a front port to its rear port (or back) is drawn dashed: no cable, the panel; so is
+// the step across a circuit from one termination to the other.
 import { Fragment } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -65,7 +66,12 @@ function Node({ node, far }: { node: TraceObject; far?: boolean }) {
   );
 }
 
-function Wire({ cable }: { cable: TraceObject | null }) {
+/** How a path crosses from one end to the next without a cable: a panel's front/rear mapping, or a circuit. */
+function throughWhat(node: TraceObject | undefined): string {
+  return node?.object_type === 'circuits.circuittermination' ? 'through the circuit' : 'through the panel';
+}
+
+function Wire({ cable, via }: { cable: TraceObject | null; via?: TraceObject }) {
   return (
     <div className="flex items-stretch" aria-hidden={cable ? undefined : true}>
       <div className="flex w-80 justify-center">
@@ -79,7 +85,7 @@ function Wire({ cable }: { cable: TraceObject | null }) {
           </Link>
         </div>
       ) : (
-        <div className="flex items-center pl-2 text-xs text-slate-500">through the panel</div>
+        <div className="flex items-center pl-2 text-xs text-slate-500">{throughWhat(via)}</div>
       )}
     </div>
   );
@@ -109,8 +115,8 @@ export default function TraceTab({ model, object }: DetailTabProps) {
       <ol className="flex flex-col" aria-label="Cable path">
         {t.segments.map((s, i) => (
           <Fragment key={i}>
-            {/* The step inside a panel, from the previous far end to this near end. */}
-            {i > 0 ? <li className="list-none"><Wire cable={null} /></li> : null}
+            {/* The step inside a panel (or across a circuit), from the previous far end to this near end. */}
+            {i > 0 ? <li className="list-none"><Wire cable={null} via={s.near_end} /></li> : null}
             <li className="list-none"><Node node={s.near_end} /></li>
             {s.cable ? (
               <li className="list-none"><Wire cable={s.cable} /></li>
