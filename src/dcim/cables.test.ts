@@ -161,7 +161,7 @@ describe('statuses', () => {
     const res = await h.as('admin').post('/api/tenants/', { name: 'Gamma', slug: 'gamma' });
     expect(res.statusCode, res.body).toBe(201);
     const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
-    expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange', 'organization.site']);
+    expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioned', 'decommissioning', 'deprecated', 'deprovisioning', 'offline', 'planned', 'provisioning', 'reserved']);
+    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange', 'organization.site', 'circuits.circuit']);
   });
 });

@@ -24,19 +24,14 @@ const VLAN = 'ipam.vlan';
 const RANGE = 'ipam.iprange';
 const CABLE = 'dcim.cable';
 const SITE = 'organization.site';
-const CIRCUIT = 'circuits.circuit';
 
 // NetBox's starting statuses: a prefix may be a container (its utilisation counts child prefixes, not addresses); a
 // cable is Connected unless said otherwise, or Planned, or being Decommissioned; a site Active, Planned or being
-// Decommissioned; a circuit takes NetBox's circuit statuses (Planned, Provisioning, Active, Offline, Deprovisioning,
-// Decommissioned; migration 0046 adds them to the tenants made before).
+// Decommissioned.
 export const DEFAULT_STATUSES: readonly StatusSeed[] = [
-  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE, CIRCUIT], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE, CIRCUIT] },
-  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE, CIRCUIT], default_for: [] },
-  { name: 'Provisioning', slug: 'provisioning', color: '2196f3', available_to: [CIRCUIT], default_for: [] },
-  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE, CIRCUIT], default_for: [] },
-  { name: 'Deprovisioning', slug: 'deprovisioning', color: 'ffc107', available_to: [CIRCUIT], default_for: [] },
-  { name: 'Decommissioned', slug: 'decommissioned', color: '9e9e9e', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE] },
+  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE], default_for: [] },
+  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
   { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE, CABLE, SITE], default_for: [] },
   { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
   { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
@@ -44,12 +39,28 @@ export const DEFAULT_STATUSES: readonly StatusSeed[] = [
   { name: 'Connected', slug: 'connected', color: '4caf50', available_to: [CABLE], default_for: [CABLE] },
 ];
 
+const CIRCUIT = 'circuits.circuit';
+
+/**
+ * What a tenant made now starts with: DEFAULT_STATUSES (what migration 0002 seeded, kept as it was) and NetBox's
+ * circuit statuses, which migration 0046 gave the tenants made before: Active (circuits' default), Planned and
+ * Offline open to circuits, and Provisioning, Deprovisioning and Decommissioned of their own.
+ */
+export const TENANT_STATUSES: readonly StatusSeed[] = [
+  ...DEFAULT_STATUSES.map((s) => (['active', 'planned', 'offline'].includes(s.slug)
+    ? { ...s, available_to: [...s.available_to, CIRCUIT], default_for: s.slug === 'active' ? [...s.default_for, CIRCUIT] : s.default_for }
+    : s)),
+  { name: 'Provisioning', slug: 'provisioning', color: '2196f3', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Deprovisioning', slug: 'deprovisioning', color: 'ffc107', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Decommissioned', slug: 'decommissioned', color: '9e9e9e', available_to: [CIRCUIT], default_for: [] },
+];
+
 /**
  * Adds the default statuses to a tenant through the core's write path (change log, search index), in one
  * statement; names already taken are left alone.
  */
 export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), DEFAULT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
+  await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), TENANT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
 }
 
 /** Refuses a status that is not available to `modelName`. Call from the model's validate hook. */
