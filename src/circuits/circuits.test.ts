@@ -81,6 +81,10 @@ describe('providers and circuits', () => {
     expect((a.site as Obj).id).toBe(b.site);
     expect((await alice.get(`/api/circuit-terminations/?provider_network=${p.network.id}`)).json().count).toBe(1);
     const k = await cable(alice, ['dcim.interface', eth1.id], ['circuits.circuittermination', a.id]);
+    // NetBox: a termination on a provider network takes no cable.
+    const toNetwork = await alice.post('/api/cables/', { a_terminations: [end('circuits.circuittermination', z.id)], b_terminations: [end('dcim.interface', eth1.id)] });
+    expect(toNetwork.statusCode).toBe(400);
+    expect(toNetwork.json().a_terminations).toContain('DEL-1 › Side Z is on a provider network and takes no cable: the circuit ends in the provider\'s network.');
 
     expect((await alice.delete(`/api/providers/${p.provider.id}/`)).statusCode).toBe(409);
     expect((await alice.delete(`/api/provider-networks/${p.network.id}/`)).statusCode).toBe(409);

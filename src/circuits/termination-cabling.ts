@@ -18,6 +18,8 @@ registerCableEnd({
       JOIN circuit_terminations ct ON ct.circuit_id = cm.circuit_id AND ct.term_side <> cm.term_side AND ${mine('ct')}
       WHERE cm.id = ${far} AND ${mine('cm')} AND ct.provider_network_id IS NULL`,
   },
+  // NetBox: a termination on a provider network takes no cable (the path ends in the network).
+  uncableable: { when: 'x.provider_network_id IS NOT NULL', reason: 'is on a provider network and takes no cable: the circuit ends in the provider\'s network.' },
   // NetBox's COMPATIBLE_TERMINATION_TYPES for circuits.circuittermination.
   compatible: ['dcim.interface', 'dcim.frontport', 'dcim.rearport', 'circuits.circuittermination'],
 });

@@ -27,6 +27,11 @@ export interface CableEndKind {
   passThrough?: { type: string; next(far: RawBuilder<unknown>, mine: (alias: string) => RawBuilder<unknown>): RawBuilder<unknown> };
   /** Kinds an end of this kind may be cabled to (NetBox's COMPATIBLE_TERMINATION_TYPES). */
   compatible: readonly string[];
+  /**
+   * Ends of this kind that take no cable (a circuit termination on a provider network): a condition over the
+   * kind's row (alias `x`), and why, in words that follow the end's name.
+   */
+  uncableable?: { when: string; reason: string };
 }
 
 /** A patch panel's columns, which only front and rear ports have (NULL for every other kind). */
