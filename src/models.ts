@@ -9,6 +9,7 @@ import './organization/contacts.ts';
 import './dcim/models.ts';
 import './dcim/rack-models.ts';
 import './dcim/rack-reservation-models.ts';
+import './circuits/models.ts';
 import './ipam/models.ts';
 import './virtualization/models.ts';
 import './wireless/models.ts';

@@ -88,12 +88,12 @@ it('every natural-order field is ordered by its stored key, indexed behind the t
     GROUP BY i.indexrelid, i.indrelid`.execute(database.db);
   const natural = allModels().flatMap((m) => Object.entries(m.fields).filter(([, f]) => f.naturalOrder).map(([key]) => ({ m, key })));
   expect(natural.map((n) => n.m.name).sort()).toEqual([
-    'dcim.consoleport', 'dcim.consoleporttemplate', 'dcim.consoleserverport', 'dcim.consoleserverporttemplate',
-    'dcim.devicebay', 'dcim.devicebaytemplate', 'dcim.frontport', 'dcim.frontporttemplate', 'dcim.interface',
-    'dcim.interfacetemplate', 'dcim.inventoryitem', 'dcim.inventoryitemtemplate', 'dcim.modulebay',
-    'dcim.modulebaytemplate', 'dcim.powerfeed', 'dcim.poweroutlet', 'dcim.poweroutlettemplate', 'dcim.powerpanel',
-    'dcim.powerport', 'dcim.powerporttemplate', 'dcim.rack', 'dcim.rearport', 'dcim.rearporttemplate',
-    'ipam.asnrange', 'tenancy.contact',
+    'circuits.circuit', 'dcim.consoleport', 'dcim.consoleporttemplate', 'dcim.consoleserverport',
+    'dcim.consoleserverporttemplate', 'dcim.devicebay', 'dcim.devicebaytemplate', 'dcim.frontport',
+    'dcim.frontporttemplate', 'dcim.interface', 'dcim.interfacetemplate', 'dcim.inventoryitem',
+    'dcim.inventoryitemtemplate', 'dcim.modulebay', 'dcim.modulebaytemplate', 'dcim.powerfeed', 'dcim.poweroutlet',
+    'dcim.poweroutlettemplate', 'dcim.powerpanel', 'dcim.powerport', 'dcim.powerporttemplate', 'dcim.rack',
+    'dcim.rearport', 'dcim.rearporttemplate', 'ipam.asnrange', 'tenancy.contact',
   ]);
   for (const { m } of natural) {
     // The default ordering's columns, natural keys in place of their text, then the id that breaks ties.

@@ -449,7 +449,7 @@ describe('one write path for objects people can create', () => {
     const tenant = (await h.as('admin').post('/api/tenants/', { name: 'Derived Co', slug: 'derived-co' })).json().id as string;
     const { rows: statuses } = await sql<{ object_repr: string; username: string }>`SELECT object_repr, username FROM object_changes
       WHERE action = 'create' AND object_type = 'extras.status' AND tenant_id = ${tenant} ORDER BY object_repr`.execute(db);
-    expect(statuses.map((r) => r.object_repr)).toEqual(['Active', 'Connected', 'Container', 'Decommissioning', 'Deprecated', 'Offline', 'Planned', 'Reserved']);
+    expect(statuses.map((r) => r.object_repr)).toEqual(['Active', 'Connected', 'Container', 'Decommissioned', 'Decommissioning', 'Deprecated', 'Deprovisioning', 'Offline', 'Planned', 'Provisioning', 'Reserved']);
     expect(new Set(statuses.map((r) => r.username))).toEqual(new Set(['system']));
 
     const device = await gen.create(requireModel('dcim.device'), 'admin', { name: 'derived-checks' });

@@ -32,6 +32,11 @@ export interface CableEndKind {
    * marked so.
    */
   markConnected?: boolean;
+  /**
+   * Ends of this kind that take no cable (a circuit termination on a provider network): a condition over the
+   * kind's row (alias `x`), and why, in words that follow the end's name.
+   */
+  uncableable?: { when: string; reason: string };
 }
 
 /** A patch panel's columns, which only front and rear ports have (NULL for every other kind). */

@@ -109,8 +109,8 @@ describe('statuses', () => {
   it('seeds the defaults per tenant and guards availability and defaults', async () => {
     const alice = h.as('alice');
     const list = (await alice.get('/api/statuses/?limit=100')).json();
-    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(8);
+    expect(list.results.map((s: { slug: string }) => s.slug).sort()).toEqual(['active', 'connected', 'container', 'decommissioned', 'decommissioning', 'deprecated', 'deprovisioning', 'offline', 'planned', 'provisioning', 'reserved']);
+    expect((await h.as('bob').get('/api/statuses/')).json().count).toBe(11);
     const unknown = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: ['dcim.nothing'] });
     expect(unknown.json()).toHaveProperty('available_to');
     const notAvailable = await alice.post('/api/statuses/', { name: 'Weird', slug: 'weird', available_to: [], default_for: ['dcim.device'] });
@@ -161,7 +161,7 @@ describe('statuses', () => {
     const res = await h.as('admin').post('/api/tenants/', { name: 'Gamma', slug: 'gamma' });
     expect(res.statusCode, res.body).toBe(201);
     const { rows } = await sql<{ slug: string; default_for: string[] }>`SELECT slug, default_for FROM statuses WHERE tenant_id = ${res.json().id} ORDER BY slug`.execute(h.database.db);
-    expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioning', 'deprecated', 'offline', 'planned', 'reserved']);
-    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange', 'organization.site']);
+    expect(rows.map((r) => r.slug)).toEqual(['active', 'connected', 'container', 'decommissioned', 'decommissioning', 'deprecated', 'deprovisioning', 'offline', 'planned', 'provisioning', 'reserved']);
+    expect(rows[0]!.default_for).toEqual(['dcim.device', 'ipam.ipaddress', 'ipam.prefix', 'ipam.vlan', 'ipam.iprange', 'organization.site', 'circuits.circuit']);
   });
 });

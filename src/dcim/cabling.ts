@@ -12,7 +12,7 @@ import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
-import { cableEndKind, cableablePorts, compatibleEnds, registerCableEnd } from './cable-ends.ts';
+import { cableEndKind, cableablePorts, cableEndKinds, compatibleEnds, registerCableEnd } from './cable-ends.ts';
 
 export { TERMINATION_TYPES } from './cable-ends.ts';
 
@@ -128,6 +128,17 @@ export async function checkCableTerminations({ tx, ctx, input, existing }: HookA
       if (r.object_type === 'dcim.interface' && r.type && VIRTUAL_TYPES.has(r.type)) errors.add(field, `${shown} is a ${r.type} interface and cannot be cabled.`);
     }
     await checkMarkedConnected(tx, ctx, ends, errors);
+    // Ends a kind says take no cable (one query per such kind named in the request, none otherwise).
+    for (const kind of cableEndKinds()) {
+      const ids = kind.uncableable ? all.filter((r) => r.object_type === kind.type).map((r) => r.object_id) : [];
+      if (!kind.uncableable || ids.length === 0) continue;
+      const { rows: refused } = await sql<{ id: string; name: string; parent: string }>`SELECT p.id, p.name, p.parent_name AS parent
+        FROM ${cableablePorts()} p JOIN ${sql.table(kind.table)} x ON x.id = p.id
+        WHERE p.object_type = ${kind.type} AND p.id = ANY(${ids}::uuid[]) AND ${callerTenant(ctx, 'p')} AND ${sql.raw(kind.uncableable.when)}`.execute(tx);
+      for (const r of refused) {
+        errors.add(onA.has(`${kind.type}:${r.id}`) ? 'a_terminations' : 'b_terminations', `${r.parent}${DISPLAY_SEPARATOR}${r.name} ${kind.uncableable.reason}`);
+      }
+    }
   }
   errors.throwIfAny();
 }

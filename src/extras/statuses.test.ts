@@ -21,15 +21,18 @@ describe('migration 0002', () => {
       const { rows } = await sql<{ slug: string; available_to: string[]; default_for: string[] }>`SELECT slug, available_to, default_for FROM statuses ORDER BY numid`.execute(database.db);
       // 0002 seeded six; 0017 opened the shared ones to prefixes and VLANs and added Container after them; 0019 to
       // ranges; 0037 opened Planned and Decommissioning to cables and sites, added Connected (the cables' default)
-      // and made Active the sites' default.
-      expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container', 'connected']);
+      // and made Active the sites' default; 0046 opened Active (their default), Planned and Offline to circuits and
+      // added Provisioning, Deprovisioning and Decommissioned.
+      expect(rows.map((r) => r.slug)).toEqual(['active', 'planned', 'offline', 'decommissioning', 'reserved', 'deprecated', 'container', 'connected', 'provisioning', 'deprovisioning', 'decommissioned']);
       expect(rows[0]).toMatchObject({
-        available_to: ['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
-        default_for: ['dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
+        available_to: ['circuits.circuit', 'dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
+        default_for: ['circuits.circuit', 'dcim.device', 'ipam.ipaddress', 'ipam.iprange', 'ipam.prefix', 'ipam.vlan', 'organization.site'],
       });
-      expect(rows[1]!.available_to).toEqual(['dcim.cable', 'dcim.device', 'organization.site']);
+      expect(rows[1]!.available_to).toEqual(['circuits.circuit', 'dcim.cable', 'dcim.device', 'organization.site']);
+      expect(rows[2]!.available_to).toEqual(['circuits.circuit', 'dcim.device']);
       expect(rows[6]!.available_to).toEqual(['ipam.prefix']);
       expect(rows[7]).toMatchObject({ available_to: ['dcim.cable'], default_for: ['dcim.cable'] });
+      for (const r of rows.slice(8)) expect(r).toMatchObject({ available_to: ['circuits.circuit'], default_for: [] });
     } finally {
       await database.close();
       rmSync(dir, { recursive: true, force: true });

@@ -39,12 +39,28 @@ export const DEFAULT_STATUSES: readonly StatusSeed[] = [
   { name: 'Connected', slug: 'connected', color: '4caf50', available_to: [CABLE], default_for: [CABLE] },
 ];
 
+const CIRCUIT = 'circuits.circuit';
+
+/**
+ * What a tenant made now starts with: DEFAULT_STATUSES (what migration 0002 seeded, kept as it was) and NetBox's
+ * circuit statuses, which migration 0046 gave the tenants made before: Active (circuits' default), Planned and
+ * Offline open to circuits, and Provisioning, Deprovisioning and Decommissioned of their own.
+ */
+export const TENANT_STATUSES: readonly StatusSeed[] = [
+  ...DEFAULT_STATUSES.map((s) => (['active', 'planned', 'offline'].includes(s.slug)
+    ? { ...s, available_to: [...s.available_to, CIRCUIT], default_for: s.slug === 'active' ? [...s.default_for, CIRCUIT] : s.default_for }
+    : s)),
+  { name: 'Provisioning', slug: 'provisioning', color: '2196f3', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Deprovisioning', slug: 'deprovisioning', color: 'ffc107', available_to: [CIRCUIT], default_for: [] },
+  { name: 'Decommissioned', slug: 'decommissioned', color: '9e9e9e', available_to: [CIRCUIT], default_for: [] },
+];
+
 /**
  * Adds the default statuses to a tenant through the core's write path (change log, search index), in one
  * statement; names already taken are left alone.
  */
 export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), DEFAULT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
+  await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), TENANT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
 }
 
 /** Refuses a status that is not available to `modelName`. Call from the model's validate hook. */

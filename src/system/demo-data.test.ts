@@ -42,13 +42,18 @@ describe('demo data', () => {
   // spine (one more cable each) and join by one trunk. Not among the planned devices.
   const sitesWithUplinks = plan.sites.filter((s) => plan.devices.some((d) => d.site === s.index && d.role === 'spine' && d.rank === 0)
     && plan.devices.some((d) => d.site === s.index && (d.role === 'leaf' || d.role === 'border')));
+  // Circuits (demo-circuits.ts): two per border router, each cabled at A to the border; the first one's Z end is
+  // cabled to its provider's edge router at one of three PoP sites (not among the planned devices either).
+  const borders = plan.devices.filter((d) => d.role === 'border').length;
+  const circuitCables = borders * 3;
   const rerun = sitesWithUplinks.map((s) => Math.min(24, plan.devices.filter((d) => d.site === s.index && (d.role === 'leaf' || d.role === 'border')).length)).reduce((a, b) => a + b, 0);
 
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
     const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;
-    // Nor are the modular chassis of the first site (demo-modules.ts), the PDUs and console servers: roles of their own.
-    expect(await count('/api/devices/?role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server')).toBe(DEVICES);
+    // Nor are the modular chassis of the first site (demo-modules.ts), the PDUs and console servers, and the
+    // providers' edge routers (demo-circuits.ts): roles of their own.
+    expect(await count('/api/devices/?role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server&role__n=provider-edge')).toBe(DEVICES);
     expect(await count('/api/modules/')).toBe(2);
     expect(await count('/api/interfaces/?module__isnull=false')).toBe(16);
     expect(await count('/api/inventory-items/')).toBe(5);
@@ -63,13 +68,15 @@ describe('demo data', () => {
     expect(await count('/api/cables/?type=cat6')).toBe(DEVICES);
     expect(await count('/api/devices/?role=patch-panel')).toBe(sitesWithUplinks.length * 2);
     expect(await count('/api/front-ports/')).toBe(sitesWithUplinks.length * 2 * 24);
-    expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE));
+    expect(await count('/api/sites/')).toBe(Math.ceil(DEVICES / SITE_SIZE) + 3);
+    expect(await count('/api/circuits/')).toBe(borders * 2);
+    expect(await count('/api/circuit-terminations/?termination_type=circuits.providernetwork')).toBe(borders);
     // Every demo site has a status (Active, as a new site gets), as every demo cable has (Connected).
     expect(await count('/api/sites/?status__isnull=true')).toBe(0);
     expect(await count('/api/cables/?status__isnull=true')).toBe(0);
     // A loopback per device, and a VRRP virtual address per site (its border pair's group).
     expect(await count('/api/ip-addresses/')).toBe(DEVICES + Math.ceil(DEVICES / SITE_SIZE));
-    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length + DEVICES * 3 + pdus);
+    expect(await count('/api/cables/')).toBe(leavesAndBorders * 4 + rerun + sitesWithUplinks.length + DEVICES * 3 + pdus + circuitCables);
     expect(await count('/api/routing/bgp-sessions/')).toBe(leavesAndBorders * 4 * 2);
     expect(await count('/api/routing/bgp-instances/')).toBe(plan.devices.filter((d) => d.role !== 'firewall').length);
     expect(await count('/api/vlans/')).toBe(Math.ceil(DEVICES / SITE_SIZE) * 4);
@@ -216,9 +223,11 @@ describe('demo data', () => {
       // Power and console cables (demo-power-console.ts) are checked on their own.
       if (/^dcim\.(power|console)/.test(String(a!.object_type))) continue;
       expect((c.status as { slug: string } | null)?.slug, 'a demo cable is Connected, as a new one is').toBe('connected');
-      expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport']).toContain(kinds);
+      expect(['dcim.interface>dcim.interface', 'dcim.interface>dcim.frontport', 'dcim.frontport>dcim.interface', 'dcim.rearport>dcim.rearport',
+        'dcim.interface>circuits.circuittermination', 'circuits.circuittermination>dcim.interface']).toContain(kinds);
       if (a!.object_type === 'dcim.interface') expect(['leaf', 'border']).toContain(roleOf(a!.id));
-      if (b!.object_type === 'dcim.interface') expect(roleOf(b!.id)).toBe('spine');
+      if (b!.object_type === 'dcim.interface') expect(roleOf(b!.id)).toBe(a!.object_type === 'circuits.circuittermination' ? 'provider-edge' : 'spine');
+      if (b!.object_type === 'circuits.circuittermination') expect(roleOf(a!.id)).toBe('border');
     }
     // End to end (connected_endpoint, through the panels where the path runs through them): each leaf and border
     // reaches each spine of its site exactly once.
@@ -226,7 +235,7 @@ describe('demo data', () => {
     let ends = 0;
     for (const i of interfaces.values()) {
       const far = i.connected_endpoint as { id: string } | null;
-      if (!far || !['leaf', 'border'].includes(roleOf(i.id))) continue;
+      if (!far || !['leaf', 'border'].includes(roleOf(i.id)) || (i.link_peer as { object_type: string }).object_type === 'circuits.circuittermination') continue;
       ends++;
       expect(roleOf(far.id)).toBe('spine');
       expect(id(deviceOf(far.id).site)).toBe(id(deviceOf(i.id).site));
@@ -241,6 +250,15 @@ describe('demo data', () => {
       expect.stringMatching(/^pp01 › Front\d+$/), 'pp02 › Rear1', expect.stringMatching(/^spine01 › /),
     ]);
     expect(trace.destination.id).toBe((patched.connected_endpoint as Obj).id);
+    // A border's transit uplink: border › cable › circuit A › circuit Z › cable › the provider's edge router.
+    const transit = [...interfaces.values()].find((i) => roleOf(i.id) === 'border' && (i.connected_endpoint as { object_type: string } | null)?.object_type === 'dcim.interface'
+      && (i.link_peer as { object_type: string }).object_type === 'circuits.circuittermination')!;
+    const viaCircuit = (await admin.get(`/api/interfaces/${transit.id}/trace/`)).json();
+    expect(viaCircuit.ended).toBe('interface');
+    expect(viaCircuit.segments.map((s: { near_end: { display: string }; far_end: { display: string } }) => [s.near_end.display, s.far_end.display])).toEqual([
+      [expect.stringMatching(/^\S+-border\d+ › /), expect.stringMatching(/^[A-Z]{3}-\d{6} › Side A$/)],
+      [expect.stringMatching(/^[A-Z]{3}-\d{6} › Side Z$/), expect.stringMatching(/-pop-pe1 › et-0\/0\/\d+$/)],
+    ]);
   });
 
   it('gives every leaf a LAG of two members of the same leaf, trunking its site\'s VLANs', async () => {
@@ -268,8 +286,9 @@ describe('demo data', () => {
     const racks = await all(admin, '/api/racks/');
     // A core rack per site and a rack per pair of leaves (32 leaves in the full site, 2 in the partial one).
     expect(racks.length).toBe(sites + Math.ceil(plan.devices.filter((d) => d.role === 'leaf').length / 2));
-    // PDUs stand in their racks without a unit (0U) and console servers outside: the racked devices only.
-    const devices = await all(admin, '/api/devices/?role__n=pdu&role__n=console-server');
+    // PDUs stand in their racks without a unit (0U), console servers outside, and the providers' edge routers
+    // (demo-circuits.ts) in the providers' PoPs: the racked devices only.
+    const devices = await all(admin, '/api/devices/?role__n=pdu&role__n=console-server&role__n=provider-edge');
     const heights = new Map((await all(admin, '/api/device-types/')).map((t) => [t.id, t.u_height as number]));
     const taken = new Map<string, string>();
     for (const d of devices) {
@@ -413,7 +432,7 @@ describe('demo data', () => {
     await expect(generateDemoData(db, { devices: 5, seed: 1, tenantSlug: 'alpha' })).rejects.toThrow(DemoDataError);
     await expect(generateDemoData(db, { devices: 0, tenantSlug: 'epsilon' })).rejects.toThrow(/1 to 200,000/);
     await expect(generateDemoData(db, { devices: 200_001, tenantSlug: 'epsilon' })).rejects.toThrow(DemoDataError);
-    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server')).json().count).toBe(DEVICES);
+    expect((await h.as('admin').get('/api/devices/?limit=1&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server&role__n=provider-edge')).json().count).toBe(DEVICES);
   });
 
   it('lists devices with nested site, role, platform and primary IP in the same number of queries for 50 and 500 devices', async () => {
@@ -421,7 +440,7 @@ describe('demo data', () => {
     const queries = async (client: Client) => {
       await client.get('/api/devices/?limit=1'); // warm the token cache
       const before = h.database.queryCount();
-      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server');
+      const res = await client.get('/api/devices/?limit=1000&role__n=patch-panel&role__n=core-chassis&role__n=pdu&role__n=console-server&role__n=provider-edge');
       expect(res.statusCode).toBe(200);
       const body = res.json() as { results: Obj[] };
       expect(body.results[0]).toMatchObject({ site: { id: expect.any(String) }, role: { slug: expect.any(String) }, platform: { slug: expect.any(String) }, primary_ip: { address: expect.any(String) } });

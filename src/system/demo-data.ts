@@ -38,6 +38,7 @@ import { writeDemoModules } from './demo-modules.ts';
 import { writeOrganisation } from './demo-contacts.ts';
 import { writeVirtWireless } from './demo-virt-wireless.ts';
 import { writeConsolePower } from './demo-power-console.ts';
+import { writeDemoCircuits } from './demo-circuits.ts';
 
 export class DemoDataError extends Error {}
 
@@ -927,6 +928,8 @@ async function writeAll(tx: Kysely<DB>, w: Writer, tenantId: string, plan: { sit
   // --- modular hardware: a chassis with line cards and inventory items, a leaf pair as a virtual chassis.
   await writeDemoModules(tx, w, tenantId);
   await writeVirtWireless(tx, w, tenantId);
+  // --- circuits: transit from three providers on the border routers' free ports (demo-circuits.ts).
+  await writeDemoCircuits(tx, w, tenantId);
 }
 
 /** "to ams1-spine02 Ethernet5/1": what an operator writes on a fabric port. */

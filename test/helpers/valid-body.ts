@@ -64,6 +64,12 @@ export const OVERRIDES: Record<string, Override> = {
       return { a_terminations: [a!], b_terminations: [b!] };
     },
   },
+  // Circuits (src/circuits): a termination names a site of the tenant by termination_type/termination_id, on a
+  // circuit with no A side yet (each circuit has one), reused until a termination takes it so a refused body creates nothing.
+  'circuits.circuittermination': {
+    build: async (gen, who) => ({ circuit: await circuitWithoutSideA(gen, who), term_side: 'A', termination_type: 'dcim.site', termination_id: await gen.ensureRow('organization.site', who) }),
+    references: { termination_id: 'organization.site' },
+  },
   // IPAM / routing (src/ipam, src/routing): grammars (route targets, communities, IS-IS NETs, OSPF areas), one
   // routing instance per device and VRF (so a fresh device each), and interfaces that must sit on the
   // instance's device.
@@ -289,6 +295,21 @@ export function tenantReferences(model: ModelDef): Array<{ key: string; target: 
     if (target.tenantScoped) out.push({ key, target, many: field.kind === 'm2m' || field.kind === 'tags' });
   }
   return out;
+}
+
+/**
+ * A circuit of `who`'s tenant without an A termination. Spares are made while one or none is free, so a body
+ * built later inside a "nothing changed" check (after a create took one) finds one without a write.
+ */
+async function circuitWithoutSideA(gen: BodyGenerator, who: Creator): Promise<string> {
+  const free = async () => (await sql<{ id: string }>`SELECT c.id FROM circuits c WHERE c.tenant_id = ${gen.tenantOf(who)}
+    AND NOT EXISTS (SELECT 1 FROM circuit_terminations t WHERE t.circuit_id = c.id AND t.term_side = 'A') ORDER BY c.numid`.execute(gen.h.database.db)).rows;
+  let rows = await free();
+  if (rows.length <= 1) {
+    for (let spare = rows.length; spare < 3; spare++) await gen.ensureRow('circuits.circuit', who, true);
+    rows = await free();
+  }
+  return rows[0]!.id;
 }
 
 export class BodyGenerator {

@@ -45,6 +45,7 @@ import * as m0042 from './0042_console_power.ts';
 import * as m0043 from './0043_modules_bays_virtual_chassis.ts';
 import * as m0044 from './0044_asns_fhrp_vlan_translation.ts';
 import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
+import * as m0046 from './0046_circuits.ts';
 import * as m0047 from './0047_sign_in_throttle.ts';
 import * as m0049 from './0049_module_console_power.ts';
 
@@ -94,6 +95,7 @@ export const migrations: Record<string, Migration> = {
   '0043_modules_bays_virtual_chassis': m0043,
   '0044_asns_fhrp_vlan_translation': m0044,
   '0045_virtualization_wireless_vpn_racks': m0045,
+  '0046_circuits': m0046,
   '0047_sign_in_throttle': m0047,
   '0049_module_console_power': m0049,
 };

@@ -19,6 +19,7 @@ import * as racks from './racks/index.ts';
 import * as cabling from './cabling/index.ts';
 import * as power from './power/index.ts';
 import * as changes from './changes/index.ts';
+import * as circuits from './circuits/index.ts';
 
 const features: Feature[] = [
   // exportTemplates,
@@ -33,6 +34,7 @@ const features: Feature[] = [
   cabling,
   power,
   changes,
+  circuits,
 ];
 
 export const featureRoutes: AnyRoute[] = features.flatMap((f) => f.routes ?? []);

@@ -1,6 +1,7 @@
 // The Trace tab of an interface or a front/rear port: its cable path drawn top to bottom, each hop a link:
 // interface › cable › front port ⇢ rear port › cable › rear port ⇢ front port › cable › far interface.
-// Within a panel the step from a front port to its rear port (or back) is drawn dashed: no cable, the panel.
+// Within a panel the step from a front port to its rear port (or back) is drawn dashed: no cable, the panel; so is
+// the step across a circuit from one termination to the other.
 import { Fragment } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
