@@ -66,6 +66,21 @@ describe('providers and circuits', () => {
     expect(p1.account.display).toBe(`${p1.provider.name as string} › ${p1.account.account as string}`);
   });
 
+  it('gives a provider its autonomous systems (NetBox\'s provider ASNs), of the tenant only', async () => {
+    const alice = h.as('alice');
+    const rir = await created(alice, '/api/rirs/', { name: 'ARIN-c', slug: 'arin-c' });
+    const asn = await created(alice, '/api/asns/', { asn: 3356, rir: rir.id });
+    const { provider } = await providerSet(alice);
+    const res = await alice.patch(`/api/providers/${provider.id}/`, { asns: [asn.id] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((res.json().asns as Obj[]).map((a) => a.display)).toEqual(['AS3356']);
+    const bobRir = await created(h.as('bob'), '/api/rirs/', { name: 'RIPE-c', slug: 'ripe-c' });
+    const theirs = await created(h.as('bob'), '/api/asns/', { asn: 174, rir: bobRir.id });
+    const refused = await alice.patch(`/api/providers/${provider.id}/`, { asns: [theirs.id] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toHaveProperty('asns');
+  });
+
   it('protects providers with circuits and networks with terminations; a circuit takes its terminations and their cables', async () => {
     const alice = h.as('alice');
     const p = await providerSet(alice);

@@ -22,6 +22,7 @@ export const providerModel = defineModel({
   fields: {
     name: { kind: 'string', maxLength: 100, unique: true, help: 'The carrier or service provider, e.g. Level 3.' },
     slug: { kind: 'slug', maxLength: 100, unique: true },
+    asns: { kind: 'm2m', target: 'ipam.asn', through: { table: 'provider_asns', from: 'provider_id', to: 'asn_id' }, label: 'ASNs', help: 'The provider\'s autonomous systems.' },
     description,
     comments,
     tags: { kind: 'tags' },

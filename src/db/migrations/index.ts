@@ -48,6 +48,7 @@ import * as m0045 from './0045_virtualization_wireless_vpn_racks.ts';
 import * as m0046 from './0046_circuits.ts';
 import * as m0047 from './0047_sign_in_throttle.ts';
 import * as m0049 from './0049_module_console_power.ts';
+import * as m0050 from './0050_provider_asns.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -98,4 +99,5 @@ export const migrations: Record<string, Migration> = {
   '0046_circuits': m0046,
   '0047_sign_in_throttle': m0047,
   '0049_module_console_power': m0049,
+  '0050_provider_asns': m0050,
 };
