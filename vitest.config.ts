@@ -22,7 +22,14 @@ const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src
 // also runs its database in its own processes): two of those files run in the PostgreSQL pass instead, still once.
 const MOVED_TO_POSTGRESQL = ['test/cli.test.ts', 'src/extras/webhook-serve.test.ts'];
 const moved = process.env.CAIRN_TEST_BOTH_PASSES ? MOVED_TO_POSTGRESQL : [];
-const skippedHere = process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved;
+// Browser tests of pages whose answers do not depend on the database behind them (each starts a server with demo
+// data, 15-45 s): when both passes run, each of these runs in one of them, half in each, instead of twice.
+const ONE_PASS_BROWSER = {
+  embedded: ['test/web/features/contacts.test.ts', 'test/web/features/rack-reservations.test.ts'],
+  postgresql: ['test/web/features/circuits.test.ts', 'test/web/features/console-power.test.ts'],
+};
+const otherPassBrowser = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS_BROWSER.embedded : ONE_PASS_BROWSER.postgresql) : [];
+const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPassBrowser];
 
 export default defineConfig({
   test: {
