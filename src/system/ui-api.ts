@@ -8,6 +8,7 @@ import { modelAllows } from '../core/access.ts';
 import { referencesTo } from '../core/crud/related.ts';
 import { badRequest, unauthorized } from '../core/errors.ts';
 import { dbOf } from '../core/http.ts';
+import { contactObjectModels } from '../organization/contacts.ts';
 
 /** Size cap of one user's preference document: a few hundred list layouts, not a data store. */
 export const PREFERENCES_MAX_BYTES = 64 * 1024;
@@ -31,6 +32,7 @@ const modelIndexSchema = {
           tenant_scoped: { type: 'boolean' },
           has_custom_fields: { type: 'boolean' },
           has_journal: { type: 'boolean' },
+          has_contacts: { type: 'boolean', description: 'Its objects can have contacts assigned (/api/contact-assignments/).' },
           has_related: { type: 'boolean', description: 'Other models point at it: <path>{id}/related/ counts them.' },
           can: {
             type: 'object',
@@ -38,7 +40,7 @@ const modelIndexSchema = {
             required: ['view', 'add', 'change', 'delete'],
           },
         },
-        required: ['model', 'app', 'label', 'label_plural', 'path', 'tenant_scoped', 'has_custom_fields', 'has_journal', 'has_related', 'can'],
+        required: ['model', 'app', 'label', 'label_plural', 'path', 'tenant_scoped', 'has_custom_fields', 'has_journal', 'has_contacts', 'has_related', 'can'],
       },
     },
   },
@@ -61,6 +63,7 @@ export function registerUiApiRoutes(app: FastifyInstance): void {
     },
     handler: async (req) => {
       const ctx = req.ctx;
+      const withContacts = new Set(contactObjectModels().map((m) => m.name));
       const models = allModels()
         .filter((m) => m.operations.list && modelAllows(ctx, m, 'view'))
         .map((m) => ({
@@ -73,6 +76,7 @@ export function registerUiApiRoutes(app: FastifyInstance): void {
           has_custom_fields: Object.values(m.fields).some((f) => f.kind === 'custom_fields'),
           // Journal entries can be written on tenant-scoped objects only (src/core/models.ts).
           has_journal: m.tenantScoped,
+          has_contacts: withContacts.has(m.name),
           has_related: referencesTo(m).length > 0,
           can: {
             view: true,

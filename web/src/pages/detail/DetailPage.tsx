@@ -17,10 +17,9 @@ import { OverviewTab } from './OverviewTab.tsx';
 import { JournalTab } from './JournalTab.tsx';
 import { ChangeLogTab } from './ChangeLogTab.tsx';
 import { ContactsTab } from './ContactsTab.tsx';
-import { CONTACT_MODELS } from './contact-models.ts';
 
 registerDetailTab({ id: 'overview', label: 'Overview', models: '*', order: 0, component: OverviewTab });
-registerDetailTab({ id: 'contacts', label: 'Contacts', models: CONTACT_MODELS, order: 800, component: ContactsTab });
+registerDetailTab({ id: 'contacts', label: 'Contacts', models: '*', order: 800, visible: ({ model }) => model.has_contacts, component: ContactsTab });
 registerDetailTab({ id: 'journal', label: 'Journal', models: '*', order: 900, visible: ({ model }) => model.has_journal, component: JournalTab });
 // A change is not itself logged: its page has no Change log.
 registerDetailTab({ id: 'changelog', label: 'Change log', models: '*', order: 910, visible: ({ model }) => model.model !== 'core.objectchange', component: ChangeLogTab });
