@@ -21,7 +21,6 @@ import { insertRows } from '../core/crud/insert-rows.ts';
 import { updateRows } from '../core/crud/update-rows.ts';
 import { uuidv7 } from '../core/ids.ts';
 import { inTenant } from '../core/access.ts';
-import { createTenant } from '../core/accounts.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
@@ -114,13 +113,12 @@ export async function importNetBox(database: Database, options: ImportOptions): 
   try {
     const tenantSlug = options.tenantSlug ?? 'default';
     const db = database.db;
-    let tenantRow = await db.selectFrom('tenants').select(['id']).where('slug', '=', tenantSlug).executeTakeFirst();
-    if (!tenantRow && !options.dryRun) tenantRow = await createTenant(db, tenantSlug === 'default' ? 'Default' : tenantSlug, tenantSlug);
+    const tenantRow = await db.selectFrom('tenants').select(['id']).where('slug', '=', tenantSlug).executeTakeFirst();
     let report: ImportReport | null = null;
     try {
       await db.transaction().execute(async (tx) => {
-        // A dry run into a tenant that does not exist yet runs in one made inside the rolled-back transaction.
-        const tenantId = tenantRow?.id ?? (await createTenant(tx, tenantSlug, tenantSlug)).id;
+        // A missing tenant is made in the import's transaction (so a dry run or a refusal leaves none behind).
+        const tenantId = tenantRow?.id ?? (await createTenantIn(tx, tenantSlug === 'default' ? 'Default' : tenantSlug, tenantSlug));
         const run = new ImportRun(tx, source, tenantId, options);
         report = await run.execute();
         report.tenant = tenantSlug;
@@ -679,6 +677,15 @@ class ImportRun {
     // Imported rows never fire webhooks: their queued deliveries go with the transaction.
     await sql`DELETE FROM webhook_outbox WHERE change_id IN (SELECT id FROM object_changes WHERE request_id = ${this.requestId})`.execute(this.tx);
   }
+}
+
+/** A tenant made inside the caller's transaction, with what every new tenant starts with (its statuses…). */
+async function createTenantIn(tx: Kysely<DB>, name: string, slug: string): Promise<string> {
+  const model = requireModel('tenancy.tenant');
+  const ctx = systemContext(null);
+  const [row] = await insertRows(tx, ctx, model, [{ name, slug }]);
+  await model.hooks.afterCreate?.({ tx, ctx, model, row: row! });
+  return String(row!.id);
 }
 
 function labelOf(slug: string): string {

@@ -141,7 +141,7 @@ export const TABLE_MAP: readonly TableMapping[] = [
   {
     table: 'extras_customfield',
     model: 'extras.customfield',
-    preload: ['extras_customfieldchoiceset'],
+    preload: ['extras_customfieldchoiceset', 'customfield_object_types'],
     skip: (row) => (CUSTOM_FIELD_TYPES[String(row.type)] === null ? `type ${String(row.type)} (a reference to other objects) has no Cairn equivalent` : null),
     columns: {
       type: (row) => CUSTOM_FIELD_TYPES[String(row.type)] ?? 'text',
