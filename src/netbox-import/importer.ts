@@ -214,6 +214,7 @@ class ImportRun {
       }
     });
     this.total = entries.length + 3;
+    await this.refuseForeignObjects(entries.flatMap((e) => (e.table && e.model ? [e.model] : [])));
     this.taggedItems = this.source.hasTable('extras_taggeditem') ? await this.source.query('SELECT content_type_id, object_id, tag_id FROM extras_taggeditem ORDER BY id') : [];
 
     const accounts = await importAccounts(this.tx, this.source, this.tenantId, this.requestId);
@@ -256,6 +257,23 @@ class ImportRun {
       templates: templates.problems,
       changeLogEntries: changes[0]!.n,
     };
+  }
+
+  /**
+   * Objects are matched by number, so a first import goes into a tenant without objects of the mapped models: a
+   * tenant's own device 17 would otherwise be taken for NetBox's device 17 and overwritten. A tenant an earlier
+   * import wrote to (its change log says so) is a re-run.
+   */
+  private async refuseForeignObjects(models: ModelDef[]): Promise<void> {
+    const { rows: earlier } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM object_changes
+      WHERE ${inTenant(this.tenantId)} AND request_id LIKE 'netbox-import:%' LIMIT 1) x`.execute(this.tx);
+    if (earlier[0]!.n > 0) return;
+    for (const model of [...new Set(models)]) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${sql.table(model.table)} WHERE ${inTenant(this.tenantId)} LIMIT 1) x`.execute(this.tx);
+      if (rows[0]!.n > 0) {
+        throw new NetBoxImportError(`the tenant already has ${model.labelPlural} of its own (not imported from NetBox): import into a new tenant with --tenant NEW-SLUG`);
+      }
+    }
   }
 
   private tableOf(spec: string | string[]): string | null {

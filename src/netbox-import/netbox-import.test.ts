@@ -15,6 +15,10 @@ import { withServer } from '../../test/helpers/pg-test-databases.ts';
 import { importNetBox, type ImportReport } from './importer.ts';
 import { NetBoxImportError } from './source.ts';
 import { TABLE_MAP } from './table-map.ts';
+import { createTenant } from '../core/accounts.ts';
+import { insertRows } from '../core/crud/insert-rows.ts';
+import { systemContext } from '../core/context.ts';
+import { requireModel } from '../core/registry.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const DUMP = '/work/shared/data/netbox/netbox-demo-v4.1.sql.gz';
@@ -83,7 +87,7 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
       const skipped = Object.values(t.skipped).reduce((a, b) => a + b, 0);
       const offset = entry.numidOffset ?? 0;
       const { rows } = await nb.query<{ id: string }>(`SELECT id FROM ${t.table}`);
-      const [{ n }] = await cairnRows<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${sql.table((await import('../core/registry.ts')).requireModel(t.model).table)}
+      const [{ n }] = await cairnRows<{ n: number }>(sql`SELECT count(*)::int AS n FROM ${sql.table(requireModel(t.model).table)}
         WHERE tenant_id = ${tenantId} AND numid = ANY(${rows.map((r) => Number(r.id) + offset)}::int8[])`);
       expect(n, t.table).toBe(t.read - skipped);
     }
@@ -187,6 +191,25 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     expect(await cairnRows(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`)).toEqual(before);
     const [site] = await cairnRows<{ description: string }>(sql`SELECT description FROM sites WHERE tenant_id = ${tenantId} AND numid = 2`);
     expect(site!.description).not.toBe('changed again');
+    await nb.query('DELETE FROM ipam_ipaddress WHERE id = $1', [dup!.id]);
+  });
+
+  it('numbers new objects after the imported ones', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/tags/', headers: { authorization: `Token ${TOKEN}` }, payload: { name: 'after-import', slug: 'after-import' } });
+    expect(res.statusCode).toBe(201);
+    const [{ numid }] = await cairnRows<{ numid: string }>(sql`SELECT numid FROM tags WHERE id = ${res.json().id}`);
+    expect(Number(numid)).toBe(1 + (await nbCount('SELECT max(id) AS n FROM extras_tag')));
+  });
+
+  it('a dry run into a missing tenant leaves none behind; a first import into a tenant with objects of its own is refused', async () => {
+    const dry = await importNetBox(database, { url: urlOf(nbName), tenantSlug: 'netbox-dry', dryRun: true });
+    expect(dry.dryRun).toBe(true);
+    expect(dry.tables.find((t) => t.table === 'dcim_device')!.created).toBe(72);
+    expect(await database.db.selectFrom('tenants').select('id').where('slug', '=', 'netbox-dry').executeTakeFirst()).toBeUndefined();
+    const own = await createTenant(database.db, 'Own', 'own');
+    await insertRows(database.db, systemContext(own.id), requireModel('extras.tag'), [{ name: 'mine', slug: 'mine' }]);
+    const err = await importNetBox(database, { url: urlOf(nbName), tenantSlug: 'own' }).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/^the tenant already has tags of its own \(not imported from NetBox\)/);
   });
 
   it('refuses a database that is not NetBox in one line', async () => {
