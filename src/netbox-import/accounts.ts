@@ -5,7 +5,9 @@
 // keep their keys (NetBox up to 4.4 stores them readable; Cairn stores their SHA-256), so scripts keep working.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { systemContext } from '../core/context.ts';
+import type { RequestContext } from '../core/context.ts';
+import { TENANT_COLUMN } from '../core/access.ts';
+import { BulkLoad } from '../core/crud/bulk-load.ts';
 import { requireModel, getModel } from '../core/registry.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { sha256 } from '../core/auth/credentials.ts';
@@ -25,8 +27,11 @@ export interface AccountsReport {
 /** NetBox's actions → Cairn's (`<model>.<action>`). */
 const ACTIONS: Record<string, string> = { view: 'view', add: 'add', change: 'change', delete: 'delete' };
 
-export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, tenantId: string, requestId: string): Promise<{ report: AccountsReport; userIds: Map<number, string> }> {
-  const global = systemContext(null, requestId);
+export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, ctx: RequestContext): Promise<{ report: AccountsReport; userIds: Map<number, string> }> {
+  const tenantId = ctx.tenantId!;
+  // Users, groups and tokens are deployment-wide: written in no tenant, logged and as quiet as the import.
+  const global: RequestContext = { ...ctx, tenantId: null, tenantIds: [] };
+  const load = new BulkLoad(tx, ctx);
   const report: AccountsReport = {
     users: { read: 0, created: 0, matched: 0, matchedNames: [] },
     groups: { read: 0, created: 0, matched: 0 },
@@ -79,12 +84,12 @@ export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, tenan
     report.users.matched = nbUsers.length - missing.length;
     report.users.matchedNames = nbUsers.filter((u) => !missing.includes(u)).map((u) => String(u.username));
     for (const u of nbUsers) userIds.set(Number(u.id), byName.get(String(u.username))!);
-    await sql`INSERT INTO tenant_memberships (user_id, tenant_id) SELECT u, ${tenantId}::uuid FROM unnest(${[...userIds.values()]}::uuid[]) AS u ON CONFLICT DO NOTHING`.execute(tx);
+    await load.link('tenant_memberships', [['user_id', 'uuid']], [[...userIds.values()]], {}, { skipExisting: true, inTenant: true });
   }
   if (source.hasTable(memberTable)) {
     const links = (await source.rows(memberTable)).map((l) => [userIds.get(Number(l.user_id)), groupIds.get(Number(l.group_id))]).filter((l): l is [string, string] => Boolean(l[0] && l[1]));
     if (links.length) {
-      await sql`INSERT INTO user_groups (user_id, group_id) SELECT u.a, u.b FROM unnest(${links.map((l) => l[0])}::uuid[], ${links.map((l) => l[1])}::uuid[]) AS u(a, b) ON CONFLICT DO NOTHING`.execute(tx);
+      await load.link('user_groups', [['user_id', 'uuid'], ['group_id', 'uuid']], [links.map((l) => l[0]), links.map((l) => l[1])], {}, { skipExisting: true });
     }
   }
 
@@ -102,7 +107,7 @@ export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, tenan
     if (fresh.length) {
       await insertRows(tx, global, requireModel('users.token'), fresh.map((t) => ({
         user_id: userIds.get(Number(t.user_id))!,
-        tenant_id: tenantId,
+        [TENANT_COLUMN]: tenantId,
         key_hash: sha256(String(t.key)),
         key_prefix: String(t.key).slice(0, 8),
         description: String(t.description ?? '').slice(0, 200),
@@ -114,7 +119,7 @@ export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, tenan
     report.tokens.unchanged = withKey.length - fresh.length;
   }
 
-  await importPermissions(tx, source, groupIds, report, requestId);
+  await importPermissions(tx, source, groupIds, report, global);
   return { report, userIds };
 }
 
@@ -122,7 +127,7 @@ export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, tenan
  * NetBox object permissions (actions on object types, optionally constrained, granted to groups and users) →
  * Cairn group grants `<model>.<action>` for the unconstrained ones granted to groups; the rest is reported.
  */
-async function importPermissions(tx: Kysely<DB>, source: NetBoxSource, groupIds: Map<number, string>, report: AccountsReport, requestId: string): Promise<void> {
+async function importPermissions(tx: Kysely<DB>, source: NetBoxSource, groupIds: Map<number, string>, report: AccountsReport, global: RequestContext): Promise<void> {
   if (!source.hasTable('users_objectpermission')) return;
   const perms = await source.rows('users_objectpermission');
   if (perms.length === 0) return;
@@ -162,7 +167,7 @@ async function importPermissions(tx: Kysely<DB>, source: NetBoxSource, groupIds:
   const { rows: have } = await sql<{ group_id: string; permission: string }>`SELECT group_id, permission FROM group_permissions WHERE group_id = ANY(${[...new Set(grants.map((g) => g.group_id))]}::uuid[])`.execute(tx);
   const known = new Set(have.map((h) => `${h.group_id}:${h.permission}`));
   const fresh = [...new Map(grants.map((g) => [`${g.group_id}:${g.permission}`, g])).values()].filter((g) => !known.has(`${g.group_id}:${g.permission}`));
-  if (fresh.length) await insertRows(tx, systemContext(null, requestId), requireModel('users.permission'), fresh);
+  if (fresh.length) await insertRows(tx, global, requireModel('users.permission'), fresh);
   report.permissionsGranted = fresh.length;
 }
 

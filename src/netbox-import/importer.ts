@@ -20,7 +20,8 @@ import { BulkLoad, type LoadColumn } from '../core/crud/bulk-load.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { updateRows } from '../core/crud/update-rows.ts';
 import { uuidv7 } from '../core/ids.ts';
-import { inTenant } from '../core/access.ts';
+import { inTenant, sameTenant, TENANT_COLUMN } from '../core/access.ts';
+import { raiseNumidCounter } from '../core/numids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
@@ -164,7 +165,8 @@ class ImportRun {
     private readonly tenantId: string,
     private readonly options: ImportOptions,
   ) {
-    this.ctx = systemContext(tenantId, this.requestId);
+    // Imported rows are logged as the system's, and no webhook hears of them.
+    this.ctx = { ...systemContext(tenantId, this.requestId), notify: false };
     const self = this;
     this.cx = {
       version: source.version,
@@ -217,7 +219,7 @@ class ImportRun {
     await this.refuseForeignObjects(entries.flatMap((e) => (e.table && e.model ? [e.model] : [])));
     this.taggedItems = this.source.hasTable('extras_taggeditem') ? await this.source.query('SELECT content_type_id, object_id, tag_id FROM extras_taggeditem ORDER BY id') : [];
 
-    const accounts = await importAccounts(this.tx, this.source, this.tenantId, this.requestId);
+    const accounts = await importAccounts(this.tx, this.source, this.ctx);
     this.userIds = accounts.userIds;
     this.progress(`users and groups: ${accounts.report.users.created} users created, ${accounts.report.users.matched} matched; ${accounts.report.tokens.created} tokens`);
 
@@ -347,7 +349,8 @@ class ImportRun {
 
     // NetBox columns with values that no Cairn field takes (reported, so nothing is dropped silently).
     const consumed = new Set<string>([...(entry.reads ?? []), ...fields.map((f) => f.key), ...fields.map((f) => `${f.key}_id`), ...Object.keys(entry.columns ?? {}).flatMap((k) => [k, `${k}_id`])]);
-    if (model.fields.owner) consumed.add('tenant_id');
+    const ownerColumn = this.source.columnReferencing(table, 'tenancy_tenant');
+    if (model.fields.owner && ownerColumn) consumed.add(ownerColumn);
     if (model.fields.status?.kind === 'fk') consumed.add('status');
     for (const c of columns) {
       if (BOOKKEEPING.has(c) || consumed.has(c) || /_count$/.test(c) || /^(scope|assigned_object|interface|termination)_(type_)?id$/.test(c)) continue;
@@ -414,7 +417,7 @@ class ImportRun {
         continue;
       }
       if (def.kind === 'fk') {
-        const nbCol = typeof given === 'string' ? given : def.target === 'tenancy.owner' && nbColumns.has('tenant_id') ? 'tenant_id' : [`${key}_id`, key].find((c) => nbColumns.has(c) && c.endsWith('_id'));
+        const nbCol = typeof given === 'string' ? given : def.target === 'tenancy.owner' ? this.source.columnReferencing(table, 'tenancy_tenant') : [`${key}_id`, key].find((c) => nbColumns.has(c) && c.endsWith('_id'));
         if (!nbCol || !nbColumns.has(nbCol)) continue;
         const refTable = this.source.fkTarget(table, nbCol);
         if (!refTable) continue;
@@ -503,7 +506,7 @@ class ImportRun {
       const e = err as { code?: string; detail?: string; constraint?: string; message?: string };
       if (e.code === '23505' || e.code === '23503' || e.code === '23514' || e.code === '23502') {
         const m = /Key \(([^)]*)\)=\((.*)\) (already exists|is not present)/.exec(e.detail ?? '');
-        const keyCols = m ? m[1]!.split(', ').filter((c) => c !== 'tenant_id') : [];
+        const keyCols = m ? m[1]!.split(', ').filter((c) => c !== TENANT_COLUMN) : [];
         const keyVals = m ? m[2]!.split(', ') : [];
         const field = fields.find((f) => keyCols.includes(f.col.name))?.key ?? keyCols[keyCols.length - 1] ?? e.constraint ?? 'unknown';
         // The NetBox row: the one whose values are the key's (the last column's value is the telling one).
@@ -585,9 +588,8 @@ class ImportRun {
       }
       if (from.length === 0) continue;
       const through = def.through;
-      const tenantCol = (await cairnColumns(this.tx, through.table)).has('tenant_id');
-      await sql`INSERT INTO ${sql.table(through.table)} (${sql.ref(through.from)}, ${sql.ref(through.to)}${tenantCol ? sql`, tenant_id` : sql``})
-        SELECT u.a, u.b${tenantCol ? sql`, ${this.tenantId}::uuid` : sql``} FROM unnest(${from}::uuid[], ${to}::uuid[]) AS u(a, b) ON CONFLICT DO NOTHING`.execute(this.tx);
+      const inTenantTable = (await cairnColumns(this.tx, through.table)).has(TENANT_COLUMN);
+      await new BulkLoad(this.tx, this.ctx).link(through.table, [[through.from, 'uuid'], [through.to, 'uuid']], [from, to], {}, { skipExisting: true, inTenant: inTenantTable });
     }
   }
 
@@ -607,9 +609,7 @@ class ImportRun {
       }
     }
     if (objectIds.length === 0) return;
-    await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
-      SELECT ${this.tenantId}::uuid, u.tag, ${model.name}, u.obj FROM unnest(${tagIds}::uuid[], ${objectIds}::uuid[]) AS u(tag, obj)
-      ON CONFLICT DO NOTHING`.execute(this.tx);
+    await new BulkLoad(this.tx, this.ctx).tag(model, objectIds, tagIds);
   }
 
   /** Both ends of each cable (cables with an end Cairn does not take were left out by the entry's skip). */
@@ -630,9 +630,7 @@ class ImportRun {
       }
     }
     if (cable.length === 0) return;
-    await sql`INSERT INTO cable_terminations (cable_id, cable_end, termination_type, termination_id)
-      SELECT u.c, u.e, u.t, u.i FROM unnest(${cable}::uuid[], ${end}::text[], ${type}::text[], ${term}::uuid[]) AS u(c, e, t, i)
-      ON CONFLICT DO NOTHING`.execute(this.tx);
+    await new BulkLoad(this.tx, this.ctx).link('cable_terminations', [['cable_id', 'uuid'], ['cable_end', 'text'], ['termination_type', 'text'], ['termination_id', 'uuid']], [cable, end, type, term], {}, { skipExisting: true });
   }
 
   // ------------------------------------------------------------------ statuses
@@ -667,7 +665,7 @@ class ImportRun {
     for (const c of checks) {
       if (!this.ids.has(c.nb)) continue;
       const { rows } = await sql<{ numid: string; value: string; vrf_name: string | null }>`SELECT b.numid, b.${sql.raw(c.field)}::text AS value, v.name AS vrf_name
-        FROM ${sql.table(c.table)} a JOIN ${sql.table(c.table)} b ON b.tenant_id = a.tenant_id AND b.vrf_id IS NOT DISTINCT FROM a.vrf_id AND ${c.same} AND b.numid > a.numid
+        FROM ${sql.table(c.table)} a JOIN ${sql.table(c.table)} b ON ${sameTenant('b', 'a')} AND b.vrf_id IS NOT DISTINCT FROM a.vrf_id AND ${c.same} AND b.numid > a.numid
         LEFT JOIN vrfs v ON v.id = a.vrf_id
         WHERE ${inTenant(this.tenantId, 'a')} AND (CASE WHEN a.vrf_id IS NULL THEN ${global} ELSE v.enforce_unique END)
         ORDER BY b.numid LIMIT 1`.execute(this.tx);
@@ -681,19 +679,13 @@ class ImportRun {
     for (const state of this.states) {
       const { rows } = await sql<{ n: string | null }>`SELECT max(numid) AS n FROM ${sql.table(state.model.table)} WHERE ${inTenant(this.tenantId)}`.execute(this.tx);
       const max = Number(rows[0]?.n ?? 0);
-      if (max > 0) {
-        await sql`INSERT INTO numid_counters (scope, table_name, last) VALUES (${this.tenantId}, ${state.model.table}, ${max})
-          ON CONFLICT (scope, table_name) DO UPDATE SET last = GREATEST(numid_counters.last, EXCLUDED.last)
-          WHERE numid_counters.last < EXCLUDED.last`.execute(this.tx);
-      }
+      if (max > 0) await raiseNumidCounter(this.tx, this.tenantId, state.model.table, max);
     }
     const touched = (t: string) => this.states.some((s) => s.table === t && (s.report.created || s.report.updated));
     if (touched('ipam_prefix') || touched('ipam_ipaddress') || touched('ipam_iprange')) {
       await refreshTenantHierarchy(this.tx, this.tenantId);
       await refreshTenantUtilization(this.tx, this.tenantId);
     }
-    // Imported rows never fire webhooks: their queued deliveries go with the transaction.
-    await sql`DELETE FROM webhook_outbox WHERE change_id IN (SELECT id FROM object_changes WHERE request_id = ${this.requestId})`.execute(this.tx);
   }
 }
 

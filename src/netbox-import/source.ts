@@ -108,6 +108,12 @@ export class NetBoxSource {
     return this.fkTargets.get(`${table}.${column}`) ?? null;
   }
 
+  /** The column of `table` that points at `target` (NetBox's object tenant column points at tenancy_tenant), or null. */
+  columnReferencing(table: string, target: string): string | null {
+    for (const column of this.columns(table)) if (this.fkTarget(table, column) === target) return column;
+    return null;
+  }
+
   /** Content type id → `app_label.model` as NetBox names the model. */
   objectTypeName(contentTypeId: unknown): string | null {
     const t = this.contentTypes.get(Number(contentTypeId));

@@ -1,7 +1,7 @@
 // Which NetBox table becomes which Cairn model, in the order they are written (a table after the tables its
 // required references point at). A field the entry does not name is mapped by convention: a NetBox column of the
 // same name; for a reference `<field>_id` (the NetBox table it points at comes from NetBox's own foreign keys); a
-// `status` reference from NetBox's status string; `owner` from NetBox's `tenant_id`; tags from extras_taggeditem;
+// `status` reference from NetBox's status string; `owner` from NetBox's object tenant; tags from extras_taggeditem;
 // custom_fields from custom_field_data. So a model added to Cairn later needs one line here, plus entries in
 // `columns` only where NetBox names or shapes a value differently.
 import type { NetBoxRow } from './source.ts';

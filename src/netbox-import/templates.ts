@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { createEnvironment, TemplateError } from '../templating/engine/index.ts';
+import { inTenant } from '../core/access.ts';
 
 export interface TemplateProblem {
   table: string;
@@ -20,7 +21,7 @@ export async function checkTemplates(tx: Kysely<DB>, tenantId: string, exportIds
   }
   if (wanted.length === 0) return { checked: 0, problems: [] };
   const { rows } = await sql<{ id: string; name: string; template_code: string }>`SELECT id, name, template_code FROM export_templates
-    WHERE tenant_id = ${tenantId} AND id = ANY(${wanted.map((w) => w.id)}::uuid[])`.execute(tx);
+    WHERE ${inTenant(tenantId)} AND id = ANY(${wanted.map((w) => w.id)}::uuid[])`.execute(tx);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const env = createEnvironment();
   const problems: TemplateProblem[] = [];
