@@ -359,10 +359,27 @@ class ImportRun {
     }
 
     const live = fields.map((f, i) => ({ f, i })).filter(({ f }) => !f.deferred);
+    // Fields the write path transforms (secrets encrypted at rest): transformed here for new rows; an existing
+    // object keeps its stored secret (an encryption differs every time, so a comparison would always see a change).
+    const transformed = live.filter(({ f }) => f.def.transform);
     const newIdx: number[] = [];
     const oldIdx: number[] = [];
     kept.forEach((row, k) => (existingByNumid.has(Number(row.id) + offset) ? oldIdx : newIdx).push(k));
 
+    for (const { f, i } of transformed) {
+      for (const k of newIdx) {
+        const v = values[i]![k];
+        if (v === null || v === undefined || v === '') {
+          values[i]![k] = f.col.nullable ? null : v;
+          continue;
+        }
+        try {
+          values[i]![k] = await f.def.transform!(v);
+        } catch (err) {
+          throw new NetBoxImportError(`${table} id ${String(kept[k]!.id)}, field ${f.key}: ${messageOf(err)}`);
+        }
+      }
+    }
     if (newIdx.length) {
       const loadCols: LoadColumn[] = [['id', 'uuid'], ['numid', 'int8']];
       const data: unknown[][] = [newIdx.map((k) => idsOfTable.get(Number(kept[k]!.id))!), newIdx.map((k) => Number(kept[k]!.id) + offset)];
@@ -379,7 +396,7 @@ class ImportRun {
       report.created = newIdx.length;
     }
     if (oldIdx.length) {
-      const setCols = live.map(({ f, i }) => ({ col: f.col, values: values[i]! }));
+      const setCols = live.filter(({ f }) => !f.def.transform).map(({ f, i }) => ({ col: f.col, values: values[i]! }));
       if (customFields && cfCol) setCols.push({ col: cfCol, values: customFields });
       const changed = await this.applyChanges(table, model, kept, oldIdx, setCols, fields);
       report.updated = changed;
@@ -401,7 +418,8 @@ class ImportRun {
     const out: PlannedField[] = [];
     const myOrder = this.order.get(table) ?? 0;
     for (const [key, def] of Object.entries(model.fields)) {
-      if (def.readOnly || ['tags', 'custom_fields', 'm2m', 'generic_m2m'].includes(def.kind)) continue;
+      // A field only the server sets (a journal entry's author) is the import's to set where the entry says how.
+      if ((def.readOnly && !(entry.columns && key in entry.columns)) || ['tags', 'custom_fields', 'm2m', 'generic_m2m'].includes(def.kind)) continue;
       const colName = def.column ?? (def.kind === 'fk' && !key.endsWith('_id') ? `${key}_id` : key);
       const col = cols.get(colName);
       if (!col || col.generated) continue;
@@ -696,6 +714,17 @@ async function createTenantIn(tx: Kysely<DB>, name: string, slug: string): Promi
   const [row] = await insertRows(tx, ctx, model, [{ name, slug }]);
   await model.hooks.afterCreate?.({ tx, ctx, model, row: row! });
   return String(row!.id);
+}
+
+/** An error's message, or the first field message of a 400 (`{ field: [message] }`). */
+function messageOf(err: unknown): string {
+  const e = err as { message?: string; body?: unknown; details?: unknown };
+  const body = (e.body ?? e.details) as Record<string, unknown> | undefined;
+  if (body && typeof body === 'object') {
+    const first = Object.values(body).find((v) => Array.isArray(v)) as string[] | undefined;
+    if (first?.[0]) return first[0];
+  }
+  return e.message ?? String(err);
 }
 
 function labelOf(slug: string): string {

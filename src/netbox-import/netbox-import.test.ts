@@ -19,6 +19,7 @@ import { createTenant } from '../core/accounts.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
+import { decryptSecret } from '../core/secrets.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const DUMP = '/work/shared/data/netbox/netbox-demo-v4.1.sql.gz';
@@ -30,6 +31,30 @@ function urlOf(name: string): string {
   const u = new URL(serverUrl!);
   u.pathname = `/${name}`;
   return u.toString();
+}
+
+/** What the demo lacks: export and config templates (one that Cairn's engine cannot compile), a config context
+ * for a site, a journal entry on a device, a webhook with its 4.x event rule. */
+async function addExtras(nb: pg.Client): Promise<void> {
+  const ct = async (app: string, model: string) => Number((await nb.query<{ id: number }>('SELECT id FROM django_content_type WHERE app_label = $1 AND model = $2', [app, model])).rows[0]!.id);
+  const device = await ct('dcim', 'device');
+  await nb.query(`INSERT INTO extras_exporttemplate (name, description, template_code, mime_type, file_extension, as_attachment, created, last_updated, data_path, auto_sync_enabled)
+    VALUES ('device-list', '', '{% for d in queryset %}{{ d.name }}\n{% endfor %}', '', 'txt', false, now(), now(), '', false),
+           ('broken', '', '{% for d in queryset %}{{ d.name }', '', 'txt', false, now(), now(), '', false)`);
+  await nb.query('INSERT INTO extras_exporttemplate_object_types (exporttemplate_id, objecttype_id) SELECT id, $1 FROM extras_exporttemplate', [device]);
+  await nb.query(`INSERT INTO extras_configtemplate (name, description, template_code, environment_params, data_path, auto_sync_enabled, created, last_updated)
+    VALUES ('leaf', '', 'hostname {{ device.name }}', '{}', '', false, now(), now())`);
+  await nb.query('UPDATE dcim_devicerole SET config_template_id = (SELECT min(id) FROM extras_configtemplate) WHERE id = 1');
+  await nb.query(`INSERT INTO extras_configcontext (name, weight, description, is_active, data, created, last_updated, data_path, auto_sync_enabled)
+    VALUES ('ntp', 1000, '', true, '{"ntp": ["10.0.0.1"]}', now(), now(), '', false)`);
+  await nb.query('INSERT INTO extras_configcontext_sites (configcontext_id, site_id) SELECT id, 1 FROM extras_configcontext');
+  await nb.query(`INSERT INTO extras_journalentry (assigned_object_id, assigned_object_type_id, kind, comments, created_by_id, custom_field_data, created, last_updated)
+    VALUES (1, $1, 'warning', 'fan tray replaced', 1, '{}', now(), now())`, [device]);
+  const { rows: [hook] } = await nb.query<{ id: string }>(`INSERT INTO extras_webhook (name, payload_url, http_method, http_content_type, additional_headers, body_template, secret, ssl_verification, custom_field_data, description, created, last_updated)
+    VALUES ('chatops', 'https://chat.example.com/hook', 'POST', 'application/json', 'X-Team: neteng', '', 's3cret', true, '{}', '', now(), now()) RETURNING id`);
+  const { rows: [rule] } = await nb.query<{ id: string }>(`INSERT INTO extras_eventrule (name, description, enabled, action_type, action_object_id, action_object_type_id, event_types, custom_field_data, comments, created, last_updated)
+    VALUES ('devices', '', true, 'webhook', $1, $2, '{object_created,object_updated}', '{}', '', now(), now()) RETURNING id`, [hook!.id, await ct('extras', 'webhook')]);
+  await nb.query('INSERT INTO extras_eventrule_object_types (eventrule_id, objecttype_id) VALUES ($1, $2)', [rule!.id, device]);
 }
 
 describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.1 demo)', () => {
@@ -63,6 +88,7 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     await nb.query('UPDATE ipam_asn SET tenant_id = 3 WHERE id = 1');
     await nb.query(`UPDATE ipam_ipaddress SET assigned_object_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'interface'),
       assigned_object_id = (SELECT min(id) FROM dcim_interface) WHERE id = (SELECT min(id) FROM ipam_ipaddress WHERE vrf_id IS NOT NULL)`);
+    await addExtras(nb);
     database = await openTestDatabase();
     app = await buildApp({ database });
     const started = Date.now();
@@ -149,6 +175,27 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     // NetBox's statuses are Cairn's statuses, available to the models that use them.
     const [active] = await cairnRows<{ available_to: string[] }>(sql`SELECT available_to FROM statuses WHERE tenant_id = ${tenantId} AND slug = 'active'`);
     expect(active!.available_to).toEqual(expect.arrayContaining(['dcim.device', 'ipam.prefix', 'organization.site', 'ipam.vlan']));
+  });
+
+  it('brings templates (listing what does not compile), config contexts, journal entries and webhooks (disabled)', async () => {
+    const templates = await cairnRows<{ name: string; object_type: string; numid: string }>(sql`SELECT name, object_type, numid FROM export_templates WHERE tenant_id = ${tenantId} ORDER BY name`);
+    expect(templates.map((t) => [t.name, t.object_type])).toEqual([['broken', 'dcim.device'], ['device-list', 'dcim.device'], ['leaf', 'dcim.device']]);
+    expect(Number(templates.find((t) => t.name === 'leaf')!.numid)).toBeGreaterThan(1_000_000);
+    expect(report.templates.map((t) => [t.name, t.stage])).toEqual([['broken', 'compile']]);
+    const [role] = await cairnRows<{ template: string }>(sql`SELECT t.name AS template FROM device_roles r JOIN export_templates t ON t.id = r.config_template_id WHERE r.tenant_id = ${tenantId} AND r.numid = 1`);
+    expect(role).toEqual({ template: 'leaf' });
+    const [cc] = await cairnRows<{ name: string; data: unknown; sites: string[] }>(sql`SELECT c.name, c.data, ARRAY(SELECT s.numid::text FROM config_context_sites x JOIN sites s ON s.id = x.site_id WHERE x.config_context_id = c.id) AS sites
+      FROM config_contexts c WHERE c.tenant_id = ${tenantId}`);
+    expect(cc).toEqual({ name: 'ntp', data: { ntp: ['10.0.0.1'] }, sites: ['1'] });
+    const [j] = await cairnRows<{ object_type: string; device: string; kind: string; comments: string; author: string }>(sql`SELECT j.object_type, d.numid::text AS device, j.kind, j.comments, u.username AS author
+      FROM journal_entries j JOIN devices d ON d.id = j.object_id JOIN users u ON u.id = j.author_id WHERE j.tenant_id = ${tenantId}`);
+    expect(j).toEqual({ object_type: 'dcim.device', device: '1', kind: 'warning', comments: 'fan tray replaced', author: 'admin' });
+    const [w] = await cairnRows<Record<string, unknown>>(sql`SELECT name, url, enabled, events, object_types, additional_headers FROM webhooks WHERE tenant_id = ${tenantId}`);
+    expect(w).toMatchObject({ name: 'chatops', url: 'https://chat.example.com/hook', enabled: false, events: ['created', 'updated'], object_types: ['dcim.device'] });
+    // The secret and headers are stored encrypted, as the write path stores them.
+    const [sec] = await cairnRows<{ secret: string; additional_headers: string }>(sql`SELECT secret, additional_headers FROM webhooks WHERE tenant_id = ${tenantId} AND name = 'chatops'`);
+    expect(decryptSecret(sec!.secret)).toBe('s3cret');
+    expect(JSON.parse(decryptSecret(sec!.additional_headers))).toEqual({ 'X-Team': 'neteng' });
   });
 
   it("signs NetBox's admin in with its NetBox password (re-hashed then), and the imported token lists devices", async () => {
