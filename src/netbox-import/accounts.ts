@@ -132,8 +132,11 @@ async function importPermissions(tx: Kysely<DB>, source: NetBoxSource, groupIds:
   const perms = await source.rows('users_objectpermission');
   if (perms.length === 0) return;
   const types = source.hasTable('users_objectpermission_object_types') ? await source.rows('users_objectpermission_object_types') : [];
-  const groups = source.hasTable('users_objectpermission_groups') ? await source.rows('users_objectpermission_groups') : [];
-  const users = source.hasTable('users_objectpermission_users') ? await source.rows('users_objectpermission_users') : [];
+  // 3.7 keeps the grants on the permission (…_groups, …_users), 4.x on the group and the user.
+  const groupTable = ['users_group_object_permissions', 'users_objectpermission_groups'].find((t) => source.hasTable(t));
+  const userTable = ['users_user_object_permissions', 'users_objectpermission_users'].find((t) => source.hasTable(t));
+  const groups = groupTable ? await source.rows(groupTable) : [];
+  const users = userTable ? await source.rows(userTable) : [];
   const grants: Array<{ group_id: string; permission: string }> = [];
   for (const p of perms) {
     const name = String(p.name);

@@ -55,6 +55,12 @@ async function addExtras(nb: pg.Client): Promise<void> {
   const { rows: [rule] } = await nb.query<{ id: string }>(`INSERT INTO extras_eventrule (name, description, enabled, action_type, action_object_id, action_object_type_id, event_types, custom_field_data, comments, created, last_updated)
     VALUES ('devices', '', true, 'webhook', $1, $2, '{object_created,object_updated}', '{}', '', now(), now()) RETURNING id`, [hook!.id, await ct('extras', 'webhook')]);
   await nb.query('INSERT INTO extras_eventrule_object_types (eventrule_id, objecttype_id) VALUES ($1, $2)', [rule!.id, device]);
+  // Staff may view and change devices (Cairn says the same); one user may view the devices of one site (it cannot).
+  const { rows: perms } = await nb.query<{ id: string }>(`INSERT INTO users_objectpermission (name, description, enabled, actions, constraints)
+    VALUES ('staff devices', '', true, '{view,change}', NULL), ('site 1 only', '', true, '{view}', '{"site_id": 1}') RETURNING id`);
+  await nb.query('INSERT INTO users_objectpermission_object_types (objectpermission_id, objecttype_id) VALUES ($1, $3), ($2, $3)', [perms[0]!.id, perms[1]!.id, device]);
+  await nb.query('INSERT INTO users_group_object_permissions (objectpermission_id, group_id) VALUES ($1, 1)', [perms[0]!.id]);
+  await nb.query('INSERT INTO users_user_object_permissions (objectpermission_id, user_id) VALUES ($1, 2)', [perms[1]!.id]);
 }
 
 describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.1 demo)', () => {
@@ -196,6 +202,17 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     const [sec] = await cairnRows<{ secret: string; additional_headers: string }>(sql`SELECT secret, additional_headers FROM webhooks WHERE tenant_id = ${tenantId} AND name = 'chatops'`);
     expect(decryptSecret(sec!.secret)).toBe('s3cret');
     expect(JSON.parse(decryptSecret(sec!.additional_headers))).toEqual({ 'X-Team': 'neteng' });
+  });
+
+  it('grants what NetBox permissions say in Cairn terms, and lists the rest', async () => {
+    const grants = await cairnRows<{ permission: string }>(sql`SELECT p.permission FROM group_permissions p JOIN groups g ON g.id = p.group_id WHERE g.name = 'Staff' ORDER BY 1`);
+    expect(grants.map((g) => g.permission)).toEqual(['device.change', 'device.view']);
+    expect(report.accounts.permissionsNotMapped).toEqual([
+      'site 1 only: constraints {"site_id":1} have no Cairn equivalent; not granted',
+      'site 1 only: granted to 1 users directly; Cairn grants to groups only',
+    ]);
+    const staff = await cairnRows<{ username: string }>(sql`SELECT u.username FROM users u JOIN user_groups ug ON ug.user_id = u.id JOIN groups g ON g.id = ug.group_id WHERE g.name = 'Staff' ORDER BY 1`);
+    expect(staff.map((s) => s.username)).toEqual(['alice', 'bob', 'charlie', 'danielle', 'edward']);
   });
 
   it("signs NetBox's admin in with its NetBox password (re-hashed then), and the imported token lists devices", async () => {
