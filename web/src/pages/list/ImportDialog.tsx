@@ -29,12 +29,11 @@ function formatOf(fileName: string): Format {
   return 'csv';
 }
 
-/** The first lines of a CSV as cells, for the preview (quoted commas kept together). */
+/** The lines of a CSV as cells, for the preview (quoted commas kept together; one line per row). */
 function previewCsv(text: string): string[][] {
   return text
     .split(/\r?\n/)
     .filter((l) => l.trim() !== '')
-    .slice(0, PREVIEW_ROWS + 1)
     .map((line) => (line.match(/("([^"]|"")*"|[^,]*)(,|$)/g) ?? []).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')).slice(0, -1));
 }
 
@@ -118,8 +117,9 @@ export function ImportDialog({ model, open, onClose }: { model: ModelInfo; open:
                 </tr>
               </thead>
               <tbody>
-                {preview.slice(1).map((cells, r) => (
-                  <tr key={r} className={rowErrors.some((e) => e.row === r + 1) ? 'bg-red-50' : ''}>
+                {/* The first rows, and every refused one wherever it is. */}
+                {preview.slice(1).map((cells, r) => (r < PREVIEW_ROWS || rowErrors.some((e) => e.row === r + 1) ? (
+                  <tr key={r} className={rowErrors.some((e) => e.row === r + 1) ? 'bg-red-50 text-red-800' : ''}>
                     <td className="px-2 text-slate-500">{r + 1}</td>
                     {cells.map((c, i) => (
                       <td key={i} className="px-2">
@@ -127,7 +127,7 @@ export function ImportDialog({ model, open, onClose }: { model: ModelInfo; open:
                       </td>
                     ))}
                   </tr>
-                ))}
+                ) : null))}
               </tbody>
             </table>
           </div>
