@@ -72,6 +72,9 @@ export interface ImportReport {
   changeLogEntries: number;
 }
 
+/** Rows the bulk load writes in one statement (its chunk), within which rows may point at each other. */
+const SELF_REFERENCES_IN_ONE_STATEMENT = 20_000;
+
 /** Thrown to roll a dry run back once everything is checked. */
 class DryRunDone extends Error {}
 
@@ -323,7 +326,7 @@ class ImportRun {
     if (model.fields.status?.kind === 'fk' && model.fields.status.target === 'extras.status' && columns.has('status') && !(entry.columns && 'status' in entry.columns)) {
       await this.ensureStatuses(model, rows.map((r) => String(r.status)));
     }
-    const fields = this.planFields(entry, table, model, cols, columns);
+    const fields = this.planFields(entry, table, model, cols, columns, rows.length);
     const used = new Set<string>(fields.map((f) => f.key));
 
     // Which rows are kept, and their values (deferred references are set in the second pass).
@@ -414,7 +417,7 @@ class ImportRun {
   }
 
   /** Which Cairn field takes which NetBox column (by the entry, else by convention), and how. */
-  private planFields(entry: TableMapping, table: string, model: ModelDef, cols: Map<string, CairnColumn>, nbColumns: Set<string>): PlannedField[] {
+  private planFields(entry: TableMapping, table: string, model: ModelDef, cols: Map<string, CairnColumn>, nbColumns: Set<string>, rowCount: number): PlannedField[] {
     const out: PlannedField[] = [];
     const myOrder = this.order.get(table) ?? 0;
     for (const [key, def] of Object.entries(model.fields)) {
@@ -440,7 +443,10 @@ class ImportRun {
         const refTable = this.source.fkTarget(table, nbCol);
         if (!refTable) continue;
         const targetOrder = this.order.get(refTable);
-        out.push({ key, def, col, refTable, read: (row) => row[nbCol], deferred: targetOrder !== undefined && targetOrder > myOrder });
+        // A reference to a table written later is set in the second pass; so is one to the row's own table when the
+        // rows span several insert statements (a parent in a later statement would not exist yet).
+        const later = targetOrder !== undefined && (targetOrder > myOrder || (targetOrder === myOrder && rowCount > SELF_REFERENCES_IN_ONE_STATEMENT));
+        out.push({ key, def, col, refTable, read: (row) => row[nbCol], deferred: later });
         continue;
       }
       const nbCol = typeof given === 'string' ? given : key;
@@ -533,6 +539,8 @@ class ImportRun {
         const culprit = f && last !== undefined ? idx.map((k) => kept[k]!).filter((r) => String(this.checkedQuiet(table, r, f)) === last).pop() : undefined;
         throw new NetBoxImportError(`${table} id ${culprit ? String(culprit.id) : '?'}, field ${field}: ${e.code === '23505' ? `${last ?? 'the value'} already exists (unique in Cairn: ${keyCols.join(', ')})` : (e.message ?? 'refused')}`);
       }
+      // A value the column's type refuses (class 22: data exceptions), with the database's own words.
+      if (e.code?.startsWith('22')) throw new NetBoxImportError(`${table}: ${String(e.message).split('\n')[0]}`);
       throw err;
     }
     void model;
