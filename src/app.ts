@@ -18,6 +18,7 @@ import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts
 import { allModels } from './core/registry.ts';
 import { registerHealthRoutes, healthSchema, isHealthUrl, stoppingHealth } from './system/health.ts';
 import { bulkDeleteResultSchema } from './core/crud/bulk.ts';
+import { spreadsheetImportSchemas } from './core/crud/spreadsheet-import.ts';
 import { readMaintenance, retryAfterSeconds } from './system/maintenance.ts';
 import { registerDocsRoutes } from './core/docs.ts';
 import { applyOperationContract } from './core/openapi-contract.ts';
@@ -213,6 +214,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   app.addSchema(healthSchema);
   app.addSchema(bulkDeleteResultSchema);
+  for (const schema of spreadsheetImportSchemas) app.addSchema(schema);
   for (const model of allModels()) registerModelSchemas(app, model);
 
   registerHealthRoutes(app);

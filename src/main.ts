@@ -5,6 +5,7 @@ import { loadConfig, type Config, type ConfigOverrides } from './config.ts';
 import type { Database } from './db/database.ts';
 import { MAX_DEMO_DEVICES } from './system/demo-data-limits.ts';
 import { registerTemplateCommands } from './templating/cli.ts';
+import { registerNetBoxImportCommands } from './netbox-import/cli.ts';
 import { registerUpgradeCommands } from './upgrade/engine/cli.ts';
 import { registerBackupCommands, registerStepNotesCommands } from './system/system-cli.ts';
 import { VERSION } from './version.ts';
@@ -259,6 +260,7 @@ program
   });
 
 registerTemplateCommands(program);
+registerNetBoxImportCommands(program, withDatabase);
 registerUpgradeCommands(program);
 registerBackupCommands(program);
 registerStepNotesCommands(program);

@@ -97,7 +97,7 @@ export async function recordChanges(tx: Kysely<DB>, ctx: RequestContext, entries
       u.action, u.object_type, u.object_id, u.repr, u.before, u.after
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
       AS u(id uuid, tenant_id uuid, action text, object_type text, object_id uuid, repr text, before jsonb, after jsonb)`.execute(tx);
-  if (changeListeners.length === 0) return;
+  if (changeListeners.length === 0 || ctx.notify === false) return;
   const recorded = rows.map((r): RecordedChange => ({ id: r.id, tenant: r.tenant_id, action: r.action, object_type: r.object_type }));
   for (const listener of changeListeners) await listener(tx, recorded);
 }

@@ -17,6 +17,11 @@ export interface RequestContext {
   readOnly: boolean;
   requestId: string;
   via: 'session' | 'token' | 'system' | 'anonymous';
+  /**
+   * false: changes are logged, but the change listeners (the webhook outbox) do not hear of them. An import of
+   * another system's objects (`cairn import netbox`) is not news to anyone's webhooks.
+   */
+  notify?: boolean;
 }
 
 export function can(ctx: RequestContext, permission: string): boolean {

@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { badRequest, unauthorized } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { dbOf, originOf, registryValidated } from '../http.ts';
-import { verifyPassword } from './passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from './passwords.ts';
 import { clearFailedSignIns, recordFailedSignIn, refuseWhileBlocked } from './throttle.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, SESSION_DAYS, createSession, newSecret, sha256 } from './credentials.ts';
 import { tokenModel } from '../models.ts';
@@ -101,7 +101,9 @@ export function registerAuthRoutes(app: FastifyInstance): void {
       }
       await clearFailedSignIns(db, username, user.id);
       const session = await createSession(db, user.id);
-      await db.updateTable('users').set({ last_login: new Date() }).where('id', '=', user.id).execute();
+      // A password hash imported from NetBox (Django's pbkdf2_sha256) becomes Cairn's own now that the password is known.
+      const rehashed = needsRehash(user.password_hash) ? { password_hash: await hashPassword(password) } : {};
+      await db.updateTable('users').set({ last_login: new Date(), ...rehashed }).where('id', '=', user.id).execute();
       setSessionCookies(req, reply, session.cookieValue, session.csrfToken);
       return { detail: 'Signed in.', csrf_token: session.csrfToken };
     },

@@ -10,6 +10,7 @@ import type { RequestContext } from '../context.ts';
 import { allModels, type ModelDef } from '../registry.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
+import { TENANT_COLUMN } from '../access.ts';
 import type { Row } from './serialize.ts';
 import { customFieldDefaultsFor, logCreated } from './insert-rows.ts';
 
@@ -66,11 +67,20 @@ export class BulkLoad {
 
   /**
    * Writes rows of a table that holds no objects of its own: many-to-many links and cable ends, which belong to
-   * the objects they join. Refuses a model's table, whose rows must go through insert().
+   * the objects they join. Refuses a model's table, whose rows must go through insert(). `skipExisting`: rows that
+   * repeat an existing key are left as they are (a load run again); `inTenant`: the table has a tenant column, set
+   * to the load's tenant.
    */
-  async link(table: string, columns: LoadColumn[], data: unknown[][], consts: Record<string, RawBuilder<unknown>> = {}): Promise<void> {
+  async link(table: string, columns: LoadColumn[], data: unknown[][], consts: Record<string, RawBuilder<unknown>> = {}, opts: { skipExisting?: boolean; inTenant?: boolean } = {}): Promise<void> {
     if (allModels().some((m) => m.table === table)) throw new Error(`${table} holds objects: write them with insert(), which logs them.`);
-    await this.write(table, columns, data, consts, null);
+    if (columns.some(([n]) => n === TENANT_COLUMN) || TENANT_COLUMN in consts) throw new Error(`${table}: a bulk load sets the tenant itself (inTenant).`);
+    const extra = opts.inTenant ? { ...consts, [TENANT_COLUMN]: sql`${this.tenantId}::uuid` } : consts;
+    await this.write(table, columns, data, extra, null, Boolean(opts.skipExisting));
+  }
+
+  /** Tags `objectIds[i]` (objects of `model` in the load's tenant) with `tagIds[i]`; existing tags stay. */
+  async tag(model: ModelDef, objectIds: string[], tagIds: string[]): Promise<void> {
+    await this.link('tagged_items', [['tag_id', 'uuid'], ['object_id', 'uuid']], [tagIds, objectIds], { object_type: sql`${model.name}` }, { skipExisting: true, inTenant: true });
   }
 
   private async write(
@@ -79,6 +89,7 @@ export class BulkLoad {
     data: unknown[][],
     consts: Record<string, RawBuilder<unknown>>,
     created: ((rows: Row[]) => Promise<void>) | null,
+    skipExisting = false,
   ): Promise<void> {
     const count = data[0]?.length ?? 0;
     const constNames = Object.keys(consts);
@@ -90,6 +101,7 @@ export class BulkLoad {
       const { rows } = await sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
         SELECT ${sql.join([...selected, ...constNames.map((n) => consts[n]!)])}
         FROM unnest(${sql.join(arrays)}) AS u(${sql.join(columns.map((_c, i) => sql.ref(`c${i}`)))})
+        ${skipExisting ? sql`ON CONFLICT DO NOTHING` : sql``}
         ${created ? sql`RETURNING *` : sql``}`.execute(this.tx);
       if (created) await created(rows);
       // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.

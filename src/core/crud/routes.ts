@@ -8,6 +8,7 @@ import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
 import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
 import { serializeRows } from './serialize.ts';
+import { importSpreadsheet, type ImportBody } from './spreadsheet-import.ts';
 import type { QueryValues } from './list-query.ts';
 import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
 import { referencesTo, relatedCounts, RelatedCount } from './related.ts';
@@ -110,6 +111,28 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         reply.code(201);
         return serializeOne(dbOf(req), req.ctx, model, row, originOf(req));
       },
+    });
+  }
+  if (model.operations.create) {
+    app.post(`${model.path}import/`, {
+      ...registryValidated,
+      schema: {
+        tags,
+        summary: `Import ${model.labelPlural} from a spreadsheet (CSV, JSON or YAML): all rows or none`,
+        description: 'CSV: a header row of field names. Related objects by id, number, slug or unique name; a row with an `id` (id or number) updates that object. Every row is checked, then all are written in one transaction, or none: a 400 lists each refused row (1-based, header not counted), field and message. dry_run checks and writes nothing.',
+        body: {
+          type: 'object',
+          properties: { format: { type: 'string', enum: ['csv', 'json', 'yaml'] }, data: { type: 'string', maxLength: 10_000_000 }, dry_run: { type: 'boolean' } },
+          required: ['format', 'data'],
+          additionalProperties: false,
+        },
+        response: {
+          200: { $ref: 'SpreadsheetImportResult#' },
+          400: { $ref: 'SpreadsheetImportErrors#' },
+        },
+      },
+      preParsing: permitted(model, 'add'),
+      handler: async (req) => importSpreadsheet(dbOf(req), req.ctx, model, req.body as ImportBody),
     });
   }
   if (model.operations.update) {

@@ -1,4 +1,5 @@
 // /objects/<model>: the generic list page for every model with a list endpoint.
+import { useState } from 'react';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useModelInfo } from '../../api/hooks.ts';
 import { listRoute } from '../../app/routes.ts';
@@ -6,12 +7,14 @@ import { paths } from '../../app/paths.ts';
 import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
 import { PageHeader } from '../../components/ui.tsx';
 import { ModelList, type ListState } from './ModelList.tsx';
+import { ImportDialog } from './ImportDialog.tsx';
 
 export default function ListPage() {
   const { model: name } = listRoute.useParams();
   const search = listRoute.useSearch();
   const navigate = useNavigate();
   const info = useModelInfo(name);
+  const [importing, setImporting] = useState(false);
   if (info.isLoading) return <Loading />;
   if (info.error) return <ErrorState error={info.error} retry={() => void info.refetch()} />;
   if (!info.data) return <NotFound />;
@@ -26,12 +29,18 @@ export default function ListPage() {
         title={model.label_plural.charAt(0).toUpperCase() + model.label_plural.slice(1)}
         actions={
           model.can.add ? (
-            <Link to={paths.create(model.model)} className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
-              Add {model.label}
-            </Link>
+            <div className="flex gap-2">
+              <button type="button" onClick={() => setImporting(true)} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm font-medium hover:bg-slate-50">
+                Import
+              </button>
+              <Link to={paths.create(model.model)} className="rounded-md bg-sky-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-sky-800">
+                Add {model.label}
+              </Link>
+            </div>
           ) : null
         }
       />
+      {model.can.add ? <ImportDialog model={model} open={importing} onClose={() => setImporting(false)} /> : null}
       <ModelList key={model.model} model={model} state={search} onState={onState} />
     </div>
   );
