@@ -26,7 +26,7 @@ import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
 import { NetBoxImportError, NetBoxSource, quoteIdent, type NetBoxRow } from './source.ts';
-import { CABLE_END_MODELS, endsOf, RENAMED_MODELS, TABLE_MAP, type MapContext, type TableMapping } from './table-map.ts';
+import { cableEndModels, endsOf, RENAMED_MODELS, TABLE_MAP, type MapContext, type TableMapping } from './table-map.ts';
 import { bindType, cairnColumns, defaultValue, encodeForArray, type CairnColumn } from './cairn-columns.ts';
 import { importAccounts, type AccountsReport } from './accounts.ts';
 import { checkTemplates, type TemplateProblem } from './templates.ts';
@@ -476,6 +476,8 @@ class ImportRun {
     };
     let v = f.read(row);
     if (f.refTable) v = v === null || v === undefined ? null : this.ref(f.refTable, v);
+    // NetBox's blank colour (a circuit type without one) is Cairn's none, or the column's default.
+    if (v === '' && f.def.kind === 'color') v = null;
     if (v === '' && f.col.nullable && (f.def.kind === 'choice' || f.def.kind === 'fk' || f.def.kind === 'date' || f.def.kind === 'integer' || f.def.kind === 'decimal')) v = null;
     if (v === null || v === undefined) {
       if (f.col.nullable) return null;
@@ -645,10 +647,11 @@ class ImportRun {
     const end: string[] = [];
     const type: string[] = [];
     const term: string[] = [];
+    const kinds = cableEndModels();
     for (const row of kept) {
       for (const e of byCable.get(Number(row.id)) ?? []) {
         const target = this.cx.object(e.termination_type_id, e.termination_id);
-        if (!target || !CABLE_END_MODELS.has(target.model)) continue;
+        if (!target || !kinds.has(target.model)) continue;
         cable.push(this.ref(table, row.id)!);
         end.push(String(e.cable_end));
         type.push(target.model);

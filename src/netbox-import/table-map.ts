@@ -5,6 +5,7 @@
 // custom_fields from custom_field_data. So a model added to Cairn later needs one line here, plus entries in
 // `columns` only where NetBox names or shapes a value differently.
 import type { NetBoxRow } from './source.ts';
+import { TERMINATION_TYPES } from '../dcim/cable-ends.ts';
 
 /** What a column function can ask about the import so far. */
 export interface MapContext {
@@ -77,6 +78,21 @@ const scopeAs = (model: string) => (row: NetBoxRow, cx: MapContext) => {
   return genericAs('scope', model)(row, cx);
 };
 
+/** NetBox's circuit termination point: 4.2's termination_type/termination_id, or 4.1's site_id/provider_network_id. */
+function circuitTerminationPoint(row: NetBoxRow, cx: MapContext): { type: string; id: string | null } | null {
+  if (row.termination_type_id !== undefined) {
+    if (row.termination_type_id === null) return null;
+    const type = cx.netboxTypeName(row.termination_type_id);
+    return { type, id: cx.object(row.termination_type_id, row.termination_id)?.id ?? null };
+  }
+  if (row.site_id !== null && row.site_id !== undefined) return { type: 'dcim.site', id: cx.ref('dcim_site', row.site_id) };
+  if (row.provider_network_id !== null && row.provider_network_id !== undefined) return { type: 'circuits.providernetwork', id: cx.ref('circuits_providernetwork', row.provider_network_id) };
+  return null;
+}
+
+/** The object a contact assignment names (its content type column is object_type_id in 4.x, content_type_id in 3.7). */
+const assignedObject = (row: NetBoxRow, cx: MapContext) => cx.object(row.object_type_id ?? row.content_type_id, row.object_id);
+
 /** An int4range[] as text ('{"[1,4095)"}'): the lowest and highest VLAN id of the ranges. */
 function vidBound(row: NetBoxRow, which: 'min' | 'max'): number | null {
   if (row.min_vid !== undefined) return (which === 'min' ? row.min_vid : row.max_vid) as number;
@@ -86,8 +102,10 @@ function vidBound(row: NetBoxRow, which: 'min' | 'max'): number | null {
   return which === 'min' ? Math.min(...bounds.map((b) => b[0])) : Math.max(...bounds.map((b) => b[1]));
 }
 
-/** What a Cairn cable end can be (the cable_terminations kinds the cable write path accepts). */
-export const CABLE_END_MODELS = new Set(['dcim.interface', 'dcim.frontport', 'dcim.rearport']);
+/** What a Cairn cable end can be: every kind registered with the cable write path (dcim/cable-ends.ts). */
+export function cableEndModels(): Set<string> {
+  return new Set(TERMINATION_TYPES);
+}
 
 const endsByCable = new WeakMap<NetBoxRow[], Map<number, NetBoxRow[]>>();
 
@@ -158,11 +176,19 @@ export const TABLE_MAP: readonly TableMapping[] = [
   { table: 'tenancy_tenant', model: 'tenancy.owner' },
   { table: 'extras_tag', model: 'extras.tag' },
   { table: 'dcim_region', model: 'organization.region' },
+  { table: 'dcim_sitegroup', model: 'dcim.sitegroup' },
   { table: 'dcim_site', model: 'organization.site' },
   { table: 'dcim_location', model: 'dcim.location' },
   { table: 'dcim_rackrole', model: 'dcim.rackrole' },
-  { table: 'dcim_rack', model: 'dcim.rack', columns: { width: (row) => (row.width === null ? null : String(row.width)) } },
   { table: 'dcim_manufacturer', model: 'dcim.manufacturer' },
+  {
+    table: 'dcim_racktype',
+    model: 'dcim.racktype',
+    columns: { width: (row) => (row.width === null ? null : String(row.width)), outer_unit: blankAsNull('outer_unit'), weight_unit: blankAsNull('weight_unit') },
+  },
+  { table: 'dcim_rack', model: 'dcim.rack', columns: { width: (row) => (row.width === null ? null : String(row.width)) } },
+  // The reservation's user is the Cairn user NetBox's user became.
+  { table: 'dcim_rackreservation', model: 'dcim.rackreservation', reads: ['user_id'], columns: { user: (row, cx) => cx.user(row.user_id) } },
   {
     table: 'extras_configtemplate',
     model: 'extras.exporttemplate',
@@ -187,9 +213,20 @@ export const TABLE_MAP: readonly TableMapping[] = [
   { table: 'dcim_platform', model: 'dcim.platform' },
   { table: 'dcim_devicerole', model: 'dcim.devicerole' },
   { table: 'dcim_devicetype', model: 'dcim.devicetype' },
-  { table: 'dcim_interfacetemplate', model: 'dcim.interfacetemplate', skip: (row) => (row.device_type_id === null ? 'a module type template (module types have no home yet)' : null), columns: { poe_mode: blankAsNull('poe_mode'), poe_type: blankAsNull('poe_type') } },
-  { table: 'dcim_rearporttemplate', model: 'dcim.rearporttemplate', skip: (row) => (row.device_type_id === null ? 'a module type template (module types have no home yet)' : null) },
-  { table: 'dcim_frontporttemplate', model: 'dcim.frontporttemplate', skip: (row) => (row.device_type_id === null ? 'a module type template (module types have no home yet)' : null) },
+  { table: 'dcim_moduletype', model: 'dcim.moduletype', columns: { airflow: blankAsNull('airflow') } },
+  // Component templates belong to a device type or a module type (module_type_id).
+  { table: 'dcim_interfacetemplate', model: 'dcim.interfacetemplate', columns: { poe_mode: blankAsNull('poe_mode'), poe_type: blankAsNull('poe_type') } },
+  { table: 'dcim_rearporttemplate', model: 'dcim.rearporttemplate' },
+  { table: 'dcim_frontporttemplate', model: 'dcim.frontporttemplate' },
+  { table: 'dcim_consoleporttemplate', model: 'dcim.consoleporttemplate', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_consoleserverporttemplate', model: 'dcim.consoleserverporttemplate', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_powerporttemplate', model: 'dcim.powerporttemplate', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_poweroutlettemplate', model: 'dcim.poweroutlettemplate', columns: { type: blankAsNull('type'), feed_leg: blankAsNull('feed_leg') } },
+  // Cairn's module bay templates belong to device types only (a module type's own bays are not modelled).
+  { table: 'dcim_modulebaytemplate', model: 'dcim.modulebaytemplate', skip: (row) => (row.device_type_id === null ? 'a module bay template of a module type (Cairn keeps module bay templates on device types)' : null) },
+  { table: 'dcim_devicebaytemplate', model: 'dcim.devicebaytemplate' },
+  { table: 'dcim_inventoryitemrole', model: 'dcim.inventoryitemrole' },
+  { table: 'dcim_inventoryitemtemplate', model: 'dcim.inventoryitemtemplate' },
   { table: 'ipam_rir', model: 'ipam.rir' },
   { table: 'ipam_role', model: 'ipam.role' },
   { table: 'ipam_aggregate', model: 'ipam.aggregate' },
@@ -209,13 +246,13 @@ export const TABLE_MAP: readonly TableMapping[] = [
     columns: { site: scopeAs('organization.site'), region: scopeAs('organization.region'), min_vid: (row) => vidBound(row, 'min'), max_vid: (row) => vidBound(row, 'max') },
   },
   { table: 'ipam_vlan', model: 'ipam.vlan' },
-  {
-    table: 'virtualization_cluster',
-    model: 'virtualization.cluster',
-    preload: ['virtualization_clustertype'],
-    reads: ['type_id'],
-    columns: { type: (row, cx) => cx.lookup('virtualization_clustertype', row.type_id)?.name ?? '', site: scopeAs('organization.site') },
-  },
+  { table: 'wireless_wirelesslangroup', model: 'wireless.wirelesslangroup' },
+  { table: 'wireless_wirelesslan', model: 'wireless.wirelesslan', columns: { auth_type: blankAsNull('auth_type'), auth_cipher: blankAsNull('auth_cipher') } },
+  { table: 'virtualization_clustertype', model: 'virtualization.clustertype' },
+  { table: 'virtualization_clustergroup', model: 'virtualization.clustergroup' },
+  { table: 'virtualization_cluster', model: 'virtualization.cluster', columns: { site: scopeAs('organization.site') } },
+  // Before the devices (their virtual_chassis); the master device is set in the second pass.
+  { table: 'dcim_virtualchassis', model: 'dcim.virtualchassis' },
   {
     table: 'dcim_device',
     model: 'dcim.device',
@@ -241,23 +278,42 @@ export const TABLE_MAP: readonly TableMapping[] = [
       face: blankAsNull('face'),
     },
   },
+  // Bays before modules (a module sits in one); a bay on a module gets its module in the second pass. Modules are
+  // written as rows, not through the install hook: their components come from NetBox's own rows (module_id).
+  { table: 'dcim_modulebay', model: 'dcim.modulebay' },
+  { table: 'dcim_module', model: 'dcim.module', reads: ['local_context_data'] },
   { table: 'virtualization_virtualmachine', model: 'virtualization.virtualmachine' },
+  { table: 'virtualization_virtualdisk', model: 'virtualization.virtualdisk' },
   {
     table: 'dcim_interface',
     model: 'dcim.interface',
-    m2m: { tagged_vlans: { table: 'dcim_interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' } },
+    m2m: {
+      tagged_vlans: { table: 'dcim_interface_tagged_vlans', from: 'interface_id', to: 'vlan_id' },
+      wireless_lans: { table: 'dcim_interface_wireless_lans', from: 'interface_id', to: 'wirelesslan_id' },
+    },
     // NetBox 4.2 keeps MAC addresses in a table of their own; the interface's primary one is Cairn's mac_address.
     select: (_v, cols) => (cols.has('primary_mac_address_id') ? '(SELECT m.mac_address::text FROM dcim_macaddress m WHERE m.id = t.primary_mac_address_id) AS mac_address' : ''),
     columns: { mode: blankAsNull('mode'), duplex: blankAsNull('duplex'), poe_mode: blankAsNull('poe_mode'), poe_type: blankAsNull('poe_type'), mac_address: (row) => (row.mac_address == null ? null : String(row.mac_address).toUpperCase()) },
   },
   { table: 'dcim_rearport', model: 'dcim.rearport' },
   { table: 'dcim_frontport', model: 'dcim.frontport' },
+  { table: 'dcim_consoleport', model: 'dcim.consoleport', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_consoleserverport', model: 'dcim.consoleserverport', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_powerport', model: 'dcim.powerport', columns: { type: blankAsNull('type') } },
+  { table: 'dcim_poweroutlet', model: 'dcim.poweroutlet', columns: { type: blankAsNull('type'), feed_leg: blankAsNull('feed_leg') } },
+  { table: 'dcim_devicebay', model: 'dcim.devicebay' },
+  { table: 'dcim_inventoryitem', model: 'dcim.inventoryitem' },
   {
     table: 'virtualization_vminterface',
     model: 'virtualization.vminterface',
     m2m: { tagged_vlans: { table: 'virtualization_vminterface_tagged_vlans', from: 'vminterface_id', to: 'vlan_id' } },
     select: (_v, cols) => (cols.has('primary_mac_address_id') ? '(SELECT m.mac_address::text FROM dcim_macaddress m WHERE m.id = t.primary_mac_address_id) AS mac_address' : ''),
     columns: { mode: blankAsNull('mode'), mac_address: (row) => (row.mac_address == null ? null : String(row.mac_address).toUpperCase()) },
+  },
+  {
+    table: 'wireless_wirelesslink',
+    model: 'wireless.wirelesslink',
+    columns: { auth_type: blankAsNull('auth_type'), auth_cipher: blankAsNull('auth_cipher'), distance_unit: blankAsNull('distance_unit') },
   },
   { table: 'ipam_fhrpgroup', model: 'ipam.fhrpgroup', columns: { auth_type: blankAsNull('auth_type') } },
   {
@@ -283,13 +339,56 @@ export const TABLE_MAP: readonly TableMapping[] = [
   { table: 'ipam_vlantranslationpolicy', model: 'ipam.vlantranslationpolicy' },
   { table: 'ipam_vlantranslationrule', model: 'ipam.vlantranslationrule' },
   {
+    table: ['vpn_l2vpn', 'ipam_l2vpn'],
+    model: 'vpn.l2vpn',
+    m2m: {
+      import_targets: { table: ['vpn_l2vpn_import_targets', 'ipam_l2vpn_import_targets'], from: 'l2vpn_id', to: 'routetarget_id' },
+      export_targets: { table: ['vpn_l2vpn_export_targets', 'ipam_l2vpn_export_targets'], from: 'l2vpn_id', to: 'routetarget_id' },
+    },
+  },
+  {
+    table: ['vpn_l2vpntermination', 'ipam_l2vpntermination'],
+    model: 'vpn.l2vpntermination',
+    skip: (row, cx) => (cx.object(row.assigned_object_type_id, row.assigned_object_id) ? null : 'terminates on an object that was not imported'),
+    columns: {
+      vlan: genericAs('assigned_object', 'ipam.vlan'),
+      interface: genericAs('assigned_object', 'dcim.interface'),
+      vm_interface: genericAs('assigned_object', 'virtualization.vminterface'),
+    },
+  },
+  // Circuits after the ASNs (a provider's asns) and the sites, locations and provider networks they end at.
+  { table: 'circuits_provider', model: 'circuits.provider', m2m: { asns: { table: 'circuits_provider_asns', from: 'provider_id', to: 'asn_id' } } },
+  { table: 'circuits_provideraccount', model: 'circuits.provideraccount' },
+  { table: 'circuits_providernetwork', model: 'circuits.providernetwork' },
+  { table: 'circuits_circuittype', model: 'circuits.circuittype' },
+  // A circuit's A and Z terminations are its termination rows (term_side), which Cairn reads from them.
+  { table: 'circuits_circuit', model: 'circuits.circuit', reads: ['termination_a_id', 'termination_z_id'] },
+  {
+    table: 'circuits_circuittermination',
+    model: 'circuits.circuittermination',
+    reads: ['site_id', 'provider_network_id', 'location_id', 'termination_type_id', '_provider_network_id', '_site_id', '_location_id', '_region_id', '_sitegroup_id'],
+    skip: (row, cx) => {
+      const point = circuitTerminationPoint(row, cx);
+      if (!point) return 'terminates nowhere (no site, location or provider network)';
+      return point.id ? null : `terminates at a ${point.type} that was not imported`;
+    },
+    columns: {
+      termination_type: (row, cx) => circuitTerminationPoint(row, cx)?.type ?? null,
+      termination_id: (row, cx) => circuitTerminationPoint(row, cx)?.id ?? null,
+    },
+  },
+  { table: 'dcim_powerpanel', model: 'dcim.powerpanel' },
+  // Cairn computes a feed's available power from its voltage, amperage and utilisation.
+  { table: 'dcim_powerfeed', model: 'dcim.powerfeed', reads: ['available_power'] },
+  {
     table: 'dcim_cable',
     model: 'dcim.cable',
     special: 'cable_terminations',
     preload: ['dcim_cabletermination'],
-    // Cairn's cables join interfaces, front ports and rear ports; a cable with an end elsewhere waits for its model.
+    // A cable with an end on a kind Cairn's cables do not take (none in NetBox 4.1/4.2 today) is left out, reported.
     skip: (row, cx) => {
-      const other = endsOf(cx.rowsOf('dcim_cabletermination')).get(Number(row.id))?.map((e) => cx.modelOfContentType(e.termination_type_id) ?? cx.netboxTypeName(e.termination_type_id)).find((m) => !CABLE_END_MODELS.has(m));
+      const kinds = cableEndModels();
+      const other = endsOf(cx.rowsOf('dcim_cabletermination')).get(Number(row.id))?.map((e) => cx.modelOfContentType(e.termination_type_id) ?? cx.netboxTypeName(e.termination_type_id)).find((m) => !kinds.has(m));
       return other ? `an end on ${other}, which Cairn cables do not take yet` : null;
     },
     columns: { type: blankAsNull('type'), length_unit: blankAsNull('length_unit') },
@@ -312,6 +411,21 @@ export const TABLE_MAP: readonly TableMapping[] = [
       object_type: (row, cx) => cx.object(row.assigned_object_type_id, row.assigned_object_id)?.model ?? null,
       object_id: (row, cx) => cx.object(row.assigned_object_type_id, row.assigned_object_id)?.id ?? null,
       author: (row, cx) => cx.user(row.created_by_id),
+    },
+  },
+  // Contacts last: an assignment names any object that can have contacts, so every such table is written before.
+  { table: 'tenancy_contactgroup', model: 'tenancy.contactgroup' },
+  { table: 'tenancy_contactrole', model: 'tenancy.contactrole' },
+  { table: 'tenancy_contact', model: 'tenancy.contact' },
+  {
+    table: 'tenancy_contactassignment',
+    model: 'tenancy.contactassignment',
+    reads: ['content_type_id', 'object_type_id'],
+    skip: (row, cx) => (assignedObject(row, cx) ? null : `assigned to a ${cx.netboxTypeName(row.object_type_id ?? row.content_type_id)} that was not imported`),
+    columns: {
+      object_type: (row, cx) => assignedObject(row, cx)?.model ?? null,
+      object_id: (row, cx) => assignedObject(row, cx)?.id ?? null,
+      priority: blankAsNull('priority'),
     },
   },
   {
