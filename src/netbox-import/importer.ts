@@ -244,7 +244,7 @@ class ImportRun {
     const templates = await checkTemplates(this.tx, this.tenantId, this.ids.get('extras_exporttemplate'), this.ids.get('extras_configtemplate'));
     const tablesWithoutHome: Array<{ table: string; rows: number }> = [];
     const mappedTables = new Set([...this.order.keys()]);
-    const readAsPart = new Set([...Object.values(PRELOAD_ALIASES).flat(), ...TABLE_MAP.flatMap((e) => Object.values(e.m2m ?? {}).flatMap((j) => (Array.isArray(j.table) ? j.table : [j.table]))), ...TABLE_MAP.flatMap((e) => e.preload ?? []), 'users_user', 'auth_user', 'users_group', 'auth_group', 'users_token', 'users_objectpermission', 'users_objectpermission_groups', 'users_objectpermission_users', 'users_objectpermission_object_types', 'users_group_object_permissions', 'users_user_object_permissions']);
+    const readAsPart = new Set([...Object.values(PRELOAD_ALIASES).flat(), ...TABLE_MAP.flatMap((e) => Object.values(e.m2m ?? {}).flatMap((j) => (Array.isArray(j.table) ? j.table : [j.table]))), ...TABLE_MAP.flatMap((e) => e.preload ?? []), 'extras_eventrule_object_types', 'users_user', 'auth_user', 'users_group', 'auth_group', 'users_token', 'users_objectpermission', 'users_objectpermission_groups', 'users_objectpermission_users', 'users_objectpermission_object_types', 'users_group_object_permissions', 'users_user_object_permissions']);
     for (const [table, rows] of await this.source.tablesWithRows()) {
       if (mappedTables.has(table) || readAsPart.has(table) || INTERNAL_TABLES.test(table)) continue;
       tablesWithoutHome.push({ table, rows });
