@@ -82,6 +82,42 @@ async function addCables(nb: pg.Client): Promise<void> {
   await cable(['powerfeed', '1'], ['powerport', pp!.id]);
 }
 
+/** One row of each family the demo has none of (wireless, L2VPN, inventory, virtual disks, FHRP, ASN ranges…). */
+async function addFamilies(nb: pg.Client): Promise<void> {
+  const ct = async (app: string, model: string) => Number((await nb.query<{ id: number }>('SELECT id FROM django_content_type WHERE app_label = $1 AND model = $2', [app, model])).rows[0]!.id);
+  const one = async (q: string, params: unknown[] = []) => (await nb.query<{ id: string }>(q, params)).rows[0]!.id;
+  const vlan = await one('SELECT min(id) AS id FROM ipam_vlan');
+  const [ifA, ifB, ifC] = (await nb.query<{ id: string }>('SELECT id FROM dcim_interface WHERE cable_id IS NULL ORDER BY id LIMIT 3')).rows.map((r) => r.id);
+  const group = await one(`INSERT INTO wireless_wirelesslangroup (created, last_updated, custom_field_data, name, slug, description, lft, rght, tree_id, level)
+    VALUES (now(), now(), '{}', 'Campus', 'campus', '', 1, 2, 1, 0) RETURNING id`);
+  const wlan = await one(`INSERT INTO wireless_wirelesslan (created, last_updated, custom_field_data, ssid, group_id, description, auth_cipher, auth_psk, auth_type, vlan_id, tenant_id, comments, status)
+    VALUES (now(), now(), '{}', 'corp', $1, '', 'aes', 'correct horse', 'wpa-personal', $2, 5, '', 'active') RETURNING id`, [group, vlan]);
+  await nb.query('INSERT INTO dcim_interface_wireless_lans (interface_id, wirelesslan_id) VALUES ($1, $2)', [ifA, wlan]);
+  await nb.query(`INSERT INTO wireless_wirelesslink (created, last_updated, custom_field_data, ssid, status, description, auth_cipher, auth_psk, auth_type, interface_a_id, interface_b_id, comments, distance, distance_unit)
+    VALUES (now(), now(), '{}', 'bridge', 'connected', '', '', '', '', $1, $2, '', 1.5, 'km')`, [ifB, ifC]);
+  const l2vpn = await one(`INSERT INTO vpn_l2vpn (created, last_updated, custom_field_data, name, slug, type, identifier, description, tenant_id, comments)
+    VALUES (now(), now(), '{}', 'evpn-100', 'evpn-100', 'vxlan-evpn', 100, '', 5, '') RETURNING id`);
+  await nb.query('INSERT INTO vpn_l2vpn_import_targets (l2vpn_id, routetarget_id) VALUES ($1, 1)', [l2vpn]);
+  await nb.query(`INSERT INTO vpn_l2vpntermination (created, last_updated, custom_field_data, assigned_object_id, assigned_object_type_id, l2vpn_id)
+    VALUES (now(), now(), '{}', $1, $2, $3), (now(), now(), '{}', $4, $5, $3)`, [vlan, await ct('ipam', 'vlan'), l2vpn, ifA, await ct('dcim', 'interface')]);
+  const role = await one(`INSERT INTO dcim_inventoryitemrole (created, last_updated, custom_field_data, name, slug, color, description) VALUES (now(), now(), '{}', 'Optic', 'optic', 'aa1409', '') RETURNING id`);
+  await nb.query(`INSERT INTO dcim_inventoryitem (created, last_updated, custom_field_data, name, _name, label, description, part_id, serial, discovered, lft, rght, tree_id, level, device_id, manufacturer_id, role_id)
+    VALUES (now(), now(), '{}', 'SFP 1', 'SFP 1', '', '', 'SFP-10G-LR', 'X1', false, 1, 2, 1, 0, 1, 1, $1)`, [role]);
+  await nb.query(`INSERT INTO dcim_inventoryitemtemplate (created, last_updated, name, _name, label, description, part_id, lft, rght, tree_id, level, device_type_id, role_id)
+    VALUES (now(), now(), 'SFP', 'SFP', '', '', '', 1, 2, 1, 0, 1, $1)`, [role]);
+  await nb.query(`INSERT INTO virtualization_virtualdisk (created, last_updated, custom_field_data, name, _name, description, size, virtual_machine_id) SELECT now(), now(), '{}', 'disk0', 'disk0', '', 100, min(id) FROM virtualization_virtualmachine`);
+  const fhrp = await one(`INSERT INTO ipam_fhrpgroup (created, last_updated, custom_field_data, group_id, protocol, auth_type, auth_key, description, name, comments)
+    VALUES (now(), now(), '{}', 10, 'vrrp2', '', '', '', '', '') RETURNING id`);
+  await nb.query('INSERT INTO ipam_fhrpgroupassignment (created, last_updated, interface_id, priority, group_id, interface_type_id) VALUES (now(), now(), $1, 100, $2, $3)', [ifA, fhrp, await ct('dcim', 'interface')]);
+  await nb.query(`INSERT INTO ipam_asnrange (created, last_updated, custom_field_data, description, name, slug, start, "end", rir_id) VALUES (now(), now(), '{}', '', 'private', 'private', 64512, 65534, 1)`);
+  await nb.query(`INSERT INTO ipam_servicetemplate (created, last_updated, custom_field_data, protocol, ports, description, name, comments) VALUES (now(), now(), '{}', 'tcp', '{22}', '', 'ssh', '')`);
+  await nb.query(`INSERT INTO circuits_provideraccount (created, last_updated, custom_field_data, description, comments, account, name, provider_id) VALUES (now(), now(), '{}', '', '', 'acct-1', 'main', 1)`);
+  await nb.query(`INSERT INTO dcim_consoleserverporttemplate (created, last_updated, name, _name, label, description, type, device_type_id) VALUES (now(), now(), 'con-srv', 'con-srv', '', '', 'rj-45', 1)`);
+  const rackType = await one(`INSERT INTO dcim_racktype (created, last_updated, custom_field_data, description, comments, weight_unit, manufacturer_id, model, slug, form_factor, width, u_height, starting_unit, desc_units, outer_unit)
+    VALUES (now(), now(), '{}', '', '', '', 1, 'Rack 42', 'rack-42', '4-post-cabinet', 19, 42, 1, false, '') RETURNING id`);
+  await nb.query('UPDATE dcim_rack SET rack_type_id = $1 WHERE id = 1', [rackType]);
+}
+
 describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.1 demo)', () => {
   let nb: pg.Client;
   let database: TestDatabase;
@@ -115,6 +151,7 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
       assigned_object_id = (SELECT min(id) FROM dcim_interface) WHERE id = (SELECT min(id) FROM ipam_ipaddress WHERE vrf_id IS NOT NULL)`);
     await addExtras(nb);
     await addCables(nb);
+    await addFamilies(nb);
     database = await openTestDatabase();
     app = await buildApp({ database });
     const started = Date.now();
@@ -151,7 +188,8 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     expect(report.tables.flatMap((t) => Object.keys(t.skipped).map((why) => `${t.table}: ${why}`))).toEqual([]);
     // What the 4.1 demo has rows of, Cairn has a home for.
     expect(report.tablesWithoutHome).toEqual([]);
-    for (const table of ['circuits_circuit', 'circuits_circuittermination', 'dcim_powerfeed', 'dcim_consoleport', 'dcim_module', 'dcim_virtualchassis', 'tenancy_contactassignment', 'dcim_rackreservation', 'virtualization_clustertype']) {
+    for (const table of ['circuits_circuit', 'circuits_circuittermination', 'dcim_powerfeed', 'dcim_consoleport', 'dcim_module', 'dcim_virtualchassis', 'tenancy_contactassignment', 'dcim_rackreservation', 'virtualization_clustertype',
+      'wireless_wirelesslan', 'wireless_wirelesslink', 'vpn_l2vpn', 'vpn_l2vpntermination', 'dcim_inventoryitem', 'dcim_inventoryitemtemplate', 'virtualization_virtualdisk', 'ipam_fhrpgroupassignment', 'ipam_asnrange', 'ipam_servicetemplate', 'circuits_provideraccount', 'dcim_racktype']) {
       expect(byTable[table]?.created, table).toBe(await nbCount(`SELECT count(*) AS n FROM ${table}`));
     }
   });
@@ -225,6 +263,22 @@ describe.skipIf(!serverUrl || !existsSync(DUMP))('cairn import netbox (NetBox 4.
     const members = await cairnRows<Record<string, unknown>>(sql`SELECT v.name AS chassis, m.numid::text AS master, d.numid::text AS member, d.vc_position, d.vc_priority
       FROM virtual_chassis v JOIN devices m ON m.id = v.master_id JOIN devices d ON d.virtual_chassis_id = v.id WHERE v.tenant_id = ${tenantId} ORDER BY v.numid, d.vc_position`);
     expect(members).toEqual(nbMembers);
+  });
+
+  it("keeps an L2VPN's terminations (a VLAN, an interface), a wireless LAN's VLAN, owner and interface, a rack's type", async () => {
+    const terms = await cairnRows<{ vlan: string | null; iface: string | null }>(sql`SELECT v.numid::text AS vlan, i.numid::text AS iface FROM l2vpn_terminations t JOIN l2vpns l ON l.id = t.l2vpn_id
+      LEFT JOIN vlans v ON v.id = t.vlan_id LEFT JOIN interfaces i ON i.id = t.interface_id WHERE l.tenant_id = ${tenantId} AND l.name = 'evpn-100' ORDER BY t.numid`);
+    const { rows: nbTerms } = await nb.query<{ id: string }>('SELECT assigned_object_id::text AS id FROM vpn_l2vpntermination ORDER BY id');
+    expect(terms).toEqual([{ vlan: nbTerms[0]!.id, iface: null }, { vlan: null, iface: nbTerms[1]!.id }]);
+    const [wlan] = await cairnRows<Record<string, unknown>>(sql`SELECT w.ssid, g.name AS "group", v.numid::text AS vlan, o.name AS owner,
+        ARRAY(SELECT i.numid::text FROM interfaces i JOIN interface_wireless_lans x ON x.interface_id = i.id WHERE x.wireless_lan_id = w.id) AS interfaces
+      FROM wireless_lans w JOIN wireless_lan_groups g ON g.id = w.group_id JOIN vlans v ON v.id = w.vlan_id JOIN owners o ON o.id = w.owner_id WHERE w.tenant_id = ${tenantId}`);
+    const { rows: [nbWlan] } = await nb.query<Record<string, unknown>>(`SELECT w.ssid, g.name AS "group", w.vlan_id::text AS vlan, t.name AS owner,
+        ARRAY(SELECT x.interface_id::text FROM dcim_interface_wireless_lans x WHERE x.wirelesslan_id = w.id) AS interfaces
+      FROM wireless_wirelesslan w JOIN wireless_wirelesslangroup g ON g.id = w.group_id JOIN tenancy_tenant t ON t.id = w.tenant_id`);
+    expect(wlan).toEqual(nbWlan);
+    const [rack] = await cairnRows<{ model: string }>(sql`SELECT t.model FROM racks r JOIN rack_types t ON t.id = r.rack_type_id WHERE r.tenant_id = ${tenantId} AND r.numid = 1`);
+    expect(rack).toEqual({ model: 'Rack 42' });
   });
 
   it("keeps a contact assignment's object, contact and role, and a device's owner", async () => {

@@ -78,6 +78,9 @@ const scopeAs = (model: string) => (row: NetBoxRow, cx: MapContext) => {
   return genericAs('scope', model)(row, cx);
 };
 
+/** What a Cairn circuit termination may end at (its termination_type). */
+const CIRCUIT_TERMINATION_POINTS = new Set(['dcim.site', 'dcim.location', 'circuits.providernetwork']);
+
 /** NetBox's circuit termination point: 4.2's termination_type/termination_id, or 4.1's site_id/provider_network_id. */
 function circuitTerminationPoint(row: NetBoxRow, cx: MapContext): { type: string; id: string | null } | null {
   if (row.termination_type_id !== undefined) {
@@ -370,6 +373,8 @@ export const TABLE_MAP: readonly TableMapping[] = [
     skip: (row, cx) => {
       const point = circuitTerminationPoint(row, cx);
       if (!point) return 'terminates nowhere (no site, location or provider network)';
+      // NetBox 4.2 also ends circuits at regions and site groups; Cairn at sites, locations and provider networks.
+      if (!CIRCUIT_TERMINATION_POINTS.has(point.type)) return `terminates at a ${point.type}, which Cairn circuit terminations do not take`;
       return point.id ? null : `terminates at a ${point.type} that was not imported`;
     },
     columns: {
