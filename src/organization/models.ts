@@ -10,6 +10,7 @@ export const regionModel = defineModel({
   name: 'organization.region',
   table: 'regions',
   path: '/api/regions/',
+  netbox: { name: 'dcim.region' },
   label: 'region',
   tenantScoped: true,
   fields: {
@@ -27,6 +28,7 @@ export const siteModel = defineModel({
   name: 'organization.site',
   table: 'sites',
   path: '/api/sites/',
+  netbox: { name: 'dcim.site' },
   label: 'site',
   tenantScoped: true,
   fields: {

@@ -8,7 +8,9 @@ import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type Resolve
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
 // The upgrade engine's calls carry its own secret (src/upgrade/routes.ts) instead of credentials.
-const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/']);
+// `/api/` answers API clients NetBox's API root (its version header is how pynetbox learns the version) and sends
+// browsers to the reference, which asks for credentials itself.
+const PUBLIC_PATHS = new Set(['/api/', '/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/']);
 
 function pathOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0]!;

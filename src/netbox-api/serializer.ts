@@ -1,0 +1,149 @@
+// Cairn's API objects → NetBox's. The objects are Cairn's own serializer's (the same reads, fence and computed
+// values); this turns them into NetBox's shapes: the integer id (the object's numid) in every id, NetBox's urls,
+// choices and statuses as {value, label}, renamed fields, NetBox's generic relations, and brief/fields/omit.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { FieldDef, ModelDef } from '../core/registry.ts';
+import { allModels, requireModel } from '../core/registry.ts';
+import { vocabularyOptions } from '../core/vocabularies.ts';
+import { isUuid } from '../core/ids.ts';
+import type { ApiObject } from '../core/crud/serialize.ts';
+import { dialectOf, type DialectModel } from './dialect.ts';
+
+type Json = Record<string, unknown>;
+
+/** The options of a choice field, inline or from its vocabulary. */
+export function choiceOptions(field: FieldDef): ReadonlyArray<{ value: string; label: string }> {
+  if (field.choices) return field.choices;
+  if (field.vocabulary) return vocabularyOptions(field.vocabulary);
+  return [];
+}
+
+const labelCache = new WeakMap<FieldDef, Map<string, string>>();
+function choiceValue(field: FieldDef, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  let labels = labelCache.get(field);
+  if (!labels) labelCache.set(field, (labels = new Map(choiceOptions(field).map((o) => [o.value, o.label]))));
+  return { value, label: labels.get(String(value)) ?? String(value) };
+}
+
+let modelsByPath: Map<string, ModelDef> | null = null;
+/** The Cairn model an object's url points into (`…/api/sites/<uuid>/`). */
+function modelOfUrl(url: string): ModelDef | undefined {
+  if (!modelsByPath) modelsByPath = new Map(allModels().map((m) => [m.path, m]));
+  const m = /^(?:[a-z]+:\/\/[^/]+)?(\/api\/.*\/)([0-9a-f-]{36})\/$/i.exec(url);
+  return m ? modelsByPath.get(m[1]!) : undefined;
+}
+
+export function netboxUrl(entry: DialectModel, numid: unknown, origin: string): string {
+  return `${origin}${entry.path}${String(numid)}/`;
+}
+
+/** Every nested object of a Cairn answer: a related object `{id: <uuid>, url, …}` with the model its url names. */
+function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, depth = 0): void {
+  if (depth > 6 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectRefs(v, out, depth + 1);
+    return;
+  }
+  const obj = value as Json;
+  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id) && !('numid' in obj)) {
+    const model = modelOfUrl(obj.url);
+    if (model?.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id));
+  }
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, depth + 1);
+}
+
+/** uuid → numid of related objects, one statement for all models (the ids came from fenced reads). */
+async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>): Promise<Map<string, number>> {
+  const parts = [...refs].map(([model, ids]) => sql`SELECT id::text AS id, numid FROM ${sql.table(model.table)} WHERE id = ANY(${[...ids]}::uuid[])`);
+  const out = new Map<string, number>();
+  if (!parts.length) return out;
+  const { rows } = await sql<{ id: string; numid: string | number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  for (const r of rows) out.set(r.id, Number(r.numid));
+  return out;
+}
+
+export interface ShapeOptions {
+  origin: string;
+  brief?: boolean;
+  fields?: ReadonlySet<string> | null;
+  omit?: ReadonlySet<string>;
+}
+
+/** A nested Cairn object in NetBox's brief form: integer id, NetBox url, NetBox's keys. */
+function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
+  const model = typeof obj.url === 'string' ? modelOfUrl(obj.url) : undefined;
+  if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
+  const uuid = String(obj.id);
+  const numid = 'numid' in obj ? Number(obj.numid) : numids.get(uuid);
+  const entry = model ? dialectOf(model.name) : undefined;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'numid') continue;
+    if (k === 'id') out.id = numid ?? v;
+    else if (k === 'url') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : v;
+    else if (k === 'object_id' && typeof v === 'string') out.object_id = numids.get(v) ?? v;
+    else out[k] = convertNested(v, numids, origin);
+  }
+  if (entry && numid !== undefined) out.display_url = `${origin}/objects/${model!.name}/${uuid}`;
+  return out;
+}
+
+function convertNested(value: unknown, numids: Map<string, number>, origin: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => convertNested(v, numids, origin));
+  const obj = value as Json;
+  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id)) return briefOf(obj, numids, origin);
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, numids, origin);
+  return out;
+}
+
+/** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
+const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vid', 'address', 'prefix', 'description', 'color', 'manufacturer', 'device', 'virtual_machine', 'cable', '_occupied', 'family']);
+
+/** Cairn objects of `entry`'s model → NetBox objects. */
+export async function toNetbox(db: Kysely<DB>, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
+  const refs = new Map<ModelDef, Set<string>>();
+  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs);
+  const numids = await numidsOf(db, refs);
+  const { model } = entry;
+  const statusTarget = requireModel('extras.status');
+  return objects.map((o) => {
+    const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
+    for (const [key, nbKey] of entry.out) {
+      if (!(key in o)) continue;
+      const field = model.fields[key]!;
+      const v = o[key];
+      if (field.kind === 'choice') out[nbKey] = choiceValue(field, v);
+      else if (field.kind === 'fk' && field.target === statusTarget.name) out[nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
+      else out[nbKey] = convertNested(v, numids, opts.origin);
+    }
+    for (const [relation, types] of entry.generic) {
+      let set: [string, Json] | null = null;
+      for (const [type, key] of types) {
+        const v = o[key];
+        if (v && typeof v === 'object') set = [type, v as Json];
+      }
+      out[`${relation}_type`] = set ? set[0] : null;
+      const brief = set ? (convertNested(set[1], numids, opts.origin) as Json) : null;
+      out[`${relation}_id`] = brief ? brief.id : null;
+      out[relation] = brief;
+    }
+    for (const key of Object.keys(model.computed)) {
+      if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
+      if (key in o) out[key] = convertNested(o[key], numids, opts.origin);
+    }
+    if ('created' in o) out.created = o.created;
+    if ('last_updated' in o) out.last_updated = o.last_updated;
+    return narrowed(out, opts);
+  });
+}
+
+function narrowed(obj: Json, opts: ShapeOptions): Json {
+  if (opts.fields?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => opts.fields!.has(k)));
+  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k) && (k !== 'description' || true)));
+  if (opts.omit?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => !opts.omit!.has(k)));
+  return obj;
+}
