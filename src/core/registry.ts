@@ -164,6 +164,8 @@ export interface NetboxDeclaration {
   generic?: Record<string, Record<string, string>>;
   /** NetBox's list filter name → the Cairn filter it means, where they differ (`assigned_to_interface` → `assigned`). */
   filters?: Record<string, string>;
+  /** NetBox's counts of related objects: count name → `<model>.<fk field>` (`prefix_count` → `ipam.prefix.site`). */
+  counts?: Record<string, string>;
 }
 
 export interface ModelDef {

@@ -13,7 +13,8 @@ import { createObject, deleteObject, updateObject } from '../core/crud/write.ts'
 import { createList, deleteList, patchList } from '../core/crud/bulk.ts';
 import { serializeRows, type ApiObject, type Row } from '../core/crud/serialize.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
-import { badRequest, notFound, type FieldErrors } from '../core/errors.ts';
+import { badRequest, notFound, unauthorized, type FieldErrors } from '../core/errors.ts';
+import { NETBOX_ENDPOINTS } from './endpoints.ts';
 import { allModels, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
@@ -27,7 +28,7 @@ type Json = Record<string, unknown>;
 
 export async function shaped(req: FastifyRequest, entry: DialectModel, objects: ApiObject[]): Promise<Json[]> {
   const shape = shapeOf(req.query as QueryValues);
-  return toNetbox(dbOf(req), entry, objects, { origin: originOf(req), ...shape });
+  return toNetbox(dbOf(req), req.ctx, entry, objects, { origin: originOf(req), ...shape });
 }
 
 /** Runs `work`, answering Cairn's field errors with NetBox's field names. */
@@ -196,7 +197,32 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
   }
 }
 
+/**
+ * NetBox's lists of kinds of objects Cairn does not hold (yet): an empty list, which is what this server holds of
+ * them, so a client that reads every grouping it knows (nb_inventory reads site groups, rack groups…) goes on.
+ * Writes to them are 404: nothing here can keep them. A model added under that NetBox name takes its place.
+ */
+function registerStandIn(app: FastifyInstance, path: string): void {
+  app.get(path, {
+    ...dialectRoute,
+    preParsing: async (req, _reply, payload) => {
+      if (!req.ctx.user) throw unauthorized();
+      return payload;
+    },
+    handler: async () => ({ count: 0, next: null, previous: null, results: [] }),
+  });
+}
+
 export function registerNetboxApi(app: FastifyInstance): void {
-  for (const entry of dialectModels()) registerModel(app, entry);
+  const served = new Set<string>();
+  for (const entry of dialectModels()) {
+    registerModel(app, entry);
+    served.add(entry.path);
+  }
+  const cairnPaths = new Set(allModels().map((m) => m.path));
+  for (const endpoint of NETBOX_ENDPOINTS.values()) {
+    const path = `/api/${endpoint}/`;
+    if (!served.has(path) && !cairnPaths.has(path)) registerStandIn(app, path);
+  }
   registerNetboxSpecialRoutes(app);
 }

@@ -4,7 +4,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, getModel, requireModel } from '../core/registry.ts';
+import type { RequestContext } from '../core/context.ts';
+import { scopeCondition } from '../core/access.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
 import { isUuid } from '../core/ids.ts';
 import type { ApiObject } from '../core/crud/serialize.ts';
@@ -104,10 +106,11 @@ function convertNested(value: unknown, numids: Map<string, number>, origin: stri
 const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vid', 'address', 'prefix', 'description', 'color', 'manufacturer', 'device', 'virtual_machine', 'cable', '_occupied', 'family']);
 
 /** Cairn objects of `entry`'s model → NetBox objects. */
-export async function toNetbox(db: Kysely<DB>, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
+export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
   const refs = new Map<ModelDef, Set<string>>();
   for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs);
   const numids = await numidsOf(db, refs);
+  const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const statusTarget = requireModel('extras.status');
   return objects.map((o) => {
@@ -135,15 +138,35 @@ export async function toNetbox(db: Kysely<DB>, entry: DialectModel, objects: Api
       if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
       if (key in o) out[key] = convertNested(o[key], numids, opts.origin);
     }
+    for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
     if ('created' in o) out.created = o.created;
     if ('last_updated' in o) out.last_updated = o.last_updated;
     return narrowed(out, opts);
   });
 }
 
+/** NetBox's `<model>_count` values of a page's objects (the declaration's counts): one statement, in the fence. */
+async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, ids: string[]): Promise<Map<string, Map<string, number>>> {
+  const declared = Object.entries((entry.model.netbox && entry.model.netbox.counts) || {});
+  const out = new Map(declared.map(([name]) => [name, new Map<string, number>()]));
+  const parts = declared.flatMap(([name, ref]) => {
+    const dot = ref.lastIndexOf('.');
+    const model = getModel(ref.slice(0, dot));
+    const field = model?.fields[ref.slice(dot + 1)];
+    if (!model || !field) return [];
+    const column = sql.ref(`c.${columnOf(ref.slice(dot + 1), field)}`);
+    return [sql`SELECT ${name}::text AS name, ${column}::text AS id, count(*)::int AS n FROM ${sql.table(model.table)} c
+      WHERE ${column} = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'c')} GROUP BY ${column}`];
+  });
+  if (!parts.length) return out;
+  const { rows } = await sql<{ name: string; id: string; n: number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  for (const r of rows) out.get(r.name)!.set(r.id, r.n);
+  return out;
+}
+
 function narrowed(obj: Json, opts: ShapeOptions): Json {
   if (opts.fields?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => opts.fields!.has(k)));
-  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k) && (k !== 'description' || true)));
+  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k)));
   if (opts.omit?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => !opts.omit!.has(k)));
   return obj;
 }

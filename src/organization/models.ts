@@ -28,7 +28,7 @@ export const siteModel = defineModel({
   name: 'organization.site',
   table: 'sites',
   path: '/api/sites/',
-  netbox: { name: 'dcim.site' },
+  netbox: { name: 'dcim.site', counts: { device_count: 'dcim.device.site', prefix_count: 'ipam.prefix.site', rack_count: 'dcim.rack.site', vlan_count: 'ipam.vlan.site', virtualmachine_count: 'virtualization.virtualmachine.site' } },
   label: 'site',
   tenantScoped: true,
   fields: {
