@@ -16,6 +16,8 @@ const COLLECTION = '/usr/lib/python3/dist-packages/ansible_collections/netbox/ne
 let h: Harness;
 let baseUrl = '';
 let workDir = '';
+/** Every request the clients sent: `METHOD path status` (query left out), for the report of what they call. */
+const calls: string[] = [];
 type Obj = Record<string, unknown> & { id: string };
 
 async function made(path: string, body: Record<string, unknown>): Promise<Obj> {
@@ -45,11 +47,14 @@ beforeAll(async () => {
   const address = await made('/api/ip-addresses/', { address: '192.0.2.11/24', assigned_interface: mgmt.id });
   expect((await h.as('alice').patch(`/api/devices/${devices[0]!.id}/`, { primary_ip4: address.id })).statusCode).toBe(200);
   await made('/api/prefixes/', { prefix: '10.9.0.0/29' });
+  await made('/api/services/', { device: devices[0]!.id, name: 'ssh', protocol: 'tcp', ports: [22] });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
+  h.app.server.on('request', (req, res) => res.on('finish', () => calls.push(`${req.method} ${String(req.url).split('?')[0]} ${res.statusCode}`)));
   const addr = h.app.server.address();
   baseUrl = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
 });
 afterAll(async () => {
+  if (process.env.CAIRN_NETBOX_CALLS) console.log([...new Set(calls)].sort().join('\n'));
   await h?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
@@ -86,6 +91,7 @@ describe('pynetbox', () => {
     expect(out.choices_status).toEqual(['active', 'decommissioning', 'offline', 'planned']);
     expect(out.choices_face).toEqual(['front', 'rear']);
     expect(out.ip_roles).toContain('loopback');
+    expect(calls.filter((c) => / (404|5\d\d)$/.test(c))).toEqual([]);
   });
 });
 
@@ -101,8 +107,8 @@ describe('nb_inventory', () => {
         `token: ${h.tokens.alice}`,
         'validate_certs: false',
         'config_context: false',
-        'interfaces: false',
-        'services: false',
+        'interfaces: true',
+        'services: true',
         'group_by: [sites, device_roles, platforms]',
         'compose:',
         '  note: custom_fields.rack_unit_note',
@@ -116,7 +122,11 @@ describe('nb_inventory', () => {
     expect(Object.keys(hosts).sort()).toEqual(['leaf-01', 'leaf-02', 'leaf-03', 'spine-01']);
     expect(hosts['leaf-01']).toMatchObject({ ansible_host: '192.0.2.11', primary_ip4: '192.0.2.11', note: 'bottom' });
     expect(inv.sites_ams1?.hosts?.sort()).toEqual(['leaf-01', 'leaf-02', 'leaf-03']);
+    const interfaces = hosts['leaf-01']!.interfaces as Array<{ name: string; ip_addresses: Array<{ address: string }> }>;
+    expect(interfaces.find((i) => i.name === 'Management1')?.ip_addresses.map((a) => a.address)).toEqual(['192.0.2.11/24']);
+    expect((hosts['leaf-01']!.services as Array<{ name: string; ports: number[] }>).map((s) => [s.name, s.ports])).toEqual([['ssh', [22]]]);
     expect(inv.device_roles_spine?.hosts).toEqual(['spine-01']);
     expect(inv.platforms_eos?.hosts?.length).toBe(4);
+    expect(calls.filter((c) => / (40\d|5\d\d)$/.test(c))).toEqual([]);
   });
 });

@@ -209,6 +209,7 @@ export const interfaceModel = defineModel({
   name: 'dcim.interface',
   table: 'interfaces',
   path: '/api/interfaces/',
+  netbox: { counts: { count_ipaddresses: 'ipam.ipaddress.assigned_interface' } },
   label: 'interface',
   tenantScoped: true,
   displayParent: ['device'],
