@@ -35,12 +35,14 @@ function defaultKey(key: string, field: FieldDef): string {
 function build(): void {
   byName = new Map();
   byCairn = new Map();
+  // A NetBox path that is one of Cairn's own (`/api/users/tokens/`) keeps Cairn's meaning: that model is left out.
+  const cairnPaths = new Set(allModels().map((m) => m.path));
   for (const model of allModels()) {
     if (model.netbox === false || !model.numbered) continue;
     const declared = model.netbox ?? {};
     const name = declared.name ?? model.name;
     const endpoint = NETBOX_ENDPOINTS.get(name);
-    if (!endpoint) continue;
+    if (!endpoint || cairnPaths.has(`/api/${endpoint}/`)) continue;
     const generic = new Map(Object.entries(declared.generic ?? {}).map(([k, v]) => [k, new Map(Object.entries(v))] as const));
     const genericFields = new Set([...generic.values()].flatMap((m) => [...m.values()]));
     const out = new Map<string, string>();

@@ -125,7 +125,7 @@ describe('NetBox dialect: writes', () => {
     expect(Object.keys(badChoice.json())).toEqual(['face']);
     expect((await alice.post('/api/dcim/devices/', { device_type: { slug: '7050' } })).json()).toHaveProperty('role');
     // Changes are Cairn's: logged with the request's user.
-    const changes = await ok(await alice.get(`/api/changes/?object_type=dcim.device&object_id=${String((await ok(await alice.get('/api/devices/?name=ams1-leaf1'))).results[0].id)}`));
+    const changes = await ok(await alice.get(`/api/changes/?object_type=dcim.device&object_id=${String(((await ok(await alice.get('/api/devices/?name=ams1-leaf1'))).results as Obj[])[0]!.id)}`));
     expect((changes.count as number) >= 2).toBe(true);
   });
 

@@ -108,8 +108,6 @@ async function listMetadata(req: FastifyRequest, entry: DialectModel): Promise<J
 function registerModel(app: FastifyInstance, entry: DialectModel): void {
   const { model, path } = entry;
   const detail = `${path}:id/`;
-  // A path Cairn already answers (its own token list at /api/users/tokens/) keeps Cairn's meaning.
-  if (allModels().some((m) => m.path === path)) return;
 
   app.get(path, {
     ...dialectRoute,

@@ -3,8 +3,11 @@
 // query_filters against them) and the methods served. Object schemas are left open: NetBox's clients read paths.
 import { listFiltersOf } from '../core/crud/read.ts';
 import { filterableField } from '../core/crud/list-query.ts';
-import { dialectModels, type DialectModel } from './dialect.ts';
-import { NETBOX_API_VERSION } from './endpoints.ts';
+import { allModels } from '../core/registry.ts';
+import { dialectModels, dialectOf, type DialectModel } from './dialect.ts';
+import { NETBOX_API_VERSION, NETBOX_ENDPOINTS } from './endpoints.ts';
+
+const cairnPaths = () => new Set(allModels().map((m) => m.path));
 
 type Json = Record<string, unknown>;
 
@@ -60,6 +63,18 @@ export function netboxOpenapi(): Json {
     }
     paths[entry.path] = list;
     paths[`${entry.path}{id}/`] = detail;
+  }
+  // The lists of kinds Cairn has no model for (answered empty), the status, and a prefix's or range's free addresses.
+  for (const endpoint of NETBOX_ENDPOINTS.values()) {
+    const path = `/api/${endpoint}/`;
+    if (!(path in paths) && !cairnPaths().has(path)) paths[path] = { get: { operationId: `${endpoint.replace(/[/-]/g, '_')}_list`, tags: [endpoint.split('/')[0]], responses: { '200': { description: 'Always empty: Cairn holds none of these.' } } } };
+  }
+  paths['/api/status/'] = { get: { operationId: 'status_retrieve', tags: ['status'], responses: { '200': { description: '', content: { 'application/json': { schema: open } } } } } };
+  for (const name of ['ipam.prefix', 'ipam.iprange']) {
+    const entry = dialectOf(name);
+    if (!entry) continue;
+    const base = entry.path.slice(5, -1).replace(/[/-]/g, '_');
+    paths[`${entry.path}{id}/available-ips/`] = { get: operation(entry, `${base}_available_ips_list`), post: operation(entry, `${base}_available_ips_create`) };
   }
   document = {
     openapi: '3.0.3',
