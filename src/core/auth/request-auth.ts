@@ -8,9 +8,7 @@ import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type Resolve
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
 // The upgrade engine's calls carry its own secret (src/upgrade/routes.ts) instead of credentials.
-// `/api/` answers API clients NetBox's API root (its version header is how pynetbox learns the version) and sends
-// browsers to the reference, which asks for credentials itself.
-const PUBLIC_PATHS = new Set(['/api/', '/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/']);
+const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/']);
 
 function pathOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0]!;
@@ -27,6 +25,9 @@ export function registerRequestAuth(app: FastifyInstance): void {
     req.ctx = anonymousContext(String(req.id));
     const path = pathOf(req);
     if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
+    // `/api/` answers API clients without credentials NetBox's API root (pynetbox reads NetBox's version there, sending
+    // none) and sends browsers to the reference, which asks for them. Credentials sent are checked as anywhere.
+    if (path === '/api/' && req.headers.authorization === undefined && !req.cookies[SESSION_COOKIE]) return;
 
     let creds: ResolvedCredentials | null = null;
     let via: RequestContext['via'] = 'anonymous';
