@@ -130,3 +130,47 @@ describe('nb_inventory', () => {
     expect(calls.filter((c) => / (40\d|5\d\d)$/.test(c))).toEqual([]);
   });
 });
+
+describe('netbox.netbox modules', () => {
+  it('netbox_device and netbox_ip_address create, then change nothing on a re-run, update and delete', async () => {
+    expect(existsSync(COLLECTION), 'the netbox.netbox collection (apt-get install ansible)').toBe(true);
+    const play = join(workDir, 'play.yml');
+    const task = (module: string, name: string, data: Record<string, unknown>, state = 'present') =>
+      `    - name: ${name}\n      ${module}:\n        netbox_url: "${baseUrl}"\n        netbox_token: "${h.tokens.alice}"\n        state: ${state}\n        data: ${JSON.stringify(data)}`;
+    const device = { name: 'leaf-50', device_type: '7050sx3', device_role: 'leaf', site: 'ams1', status: 'active' };
+    const address = { address: '192.0.2.50/24', status: 'active', description: 'loopback of leaf-50' };
+    writeFileSync(
+      play,
+      [
+        '- hosts: localhost',
+        '  gather_facts: false',
+        '  connection: local',
+        '  tasks:',
+        task('netbox.netbox.netbox_device', 'create device', device),
+        task('netbox.netbox.netbox_device', 'device again', device),
+        task('netbox.netbox.netbox_device', 'update device', { ...device, serial: 'SN-50' }),
+        task('netbox.netbox.netbox_ip_address', 'create address', address),
+        task('netbox.netbox.netbox_ip_address', 'address again', address),
+        task('netbox.netbox.netbox_ip_address', 'update address', { ...address, description: 'changed' }),
+        task('netbox.netbox.netbox_ip_address', 'delete address', { address: address.address }, 'absent'),
+        task('netbox.netbox.netbox_device', 'delete device', { name: device.name }, 'absent'),
+        '',
+      ].join('\n'),
+    );
+    const env = { ...process.env, ANSIBLE_NOCOLOR: '1', ANSIBLE_LOCAL_TEMP: join(workDir, 'tmp'), ANSIBLE_HOME: join(workDir, 'home'), ANSIBLE_STDOUT_CALLBACK: 'json', ANSIBLE_LOCALHOST_WARNING: 'False', ANSIBLE_INVENTORY_UNPARSED_WARNING: 'False' };
+    const res = await run('ansible-playbook', [play], { env, cwd: workDir, timeout: 120_000 }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
+    const report = JSON.parse(res.stdout) as { plays: Array<{ tasks: Array<{ task: { name: string }; hosts: { localhost: { changed?: boolean; failed?: boolean; msg?: string } } }> }> };
+    const outcome = report.plays[0]!.tasks.map((t) => [t.task.name, t.hosts.localhost.failed ? `failed: ${t.hosts.localhost.msg}` : t.hosts.localhost.changed]);
+    expect(outcome).toEqual([
+      ['create device', true],
+      ['device again', false],
+      ['update device', true],
+      ['create address', true],
+      ['address again', false],
+      ['update address', true],
+      ['delete address', true],
+      ['delete device', true],
+    ]);
+    expect((await h.as('alice').get('/api/devices/?name=leaf-50')).json()).toMatchObject({ count: 0 });
+  });
+});

@@ -164,6 +164,11 @@ export interface NetboxDeclaration {
   generic?: Record<string, Record<string, string>>;
   /** NetBox's list filter name → the Cairn filter it means, where they differ (`assigned_to_interface` → `assigned`). */
   filters?: Record<string, string>;
+  /**
+   * Older NetBox names of a field, still answered and accepted beside the current one (NetBox 3.6–3.7 wrote a
+   * device's `role` as `device_role` too; the netbox.netbox collection 3.x still sends it): alias → Cairn field key.
+   */
+  aliases?: Record<string, string>;
   /** NetBox's counts of related objects: count name → `<model>.<fk field>` (`prefix_count` → `ipam.prefix.site`). */
   counts?: Record<string, string>;
 }

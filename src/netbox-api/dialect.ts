@@ -19,6 +19,8 @@ export interface DialectModel {
   in: ReadonlyMap<string, string>;
   /** NetBox generic relation name → (NetBox object type → Cairn fk key). */
   generic: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Older NetBox names answered and accepted beside the current ones: alias → Cairn field key. */
+  aliases: ReadonlyMap<string, string>;
   /** Cairn keys of the fks a generic relation is written over (not served under their own names). */
   genericFields: ReadonlySet<string>;
 }
@@ -56,7 +58,8 @@ function build(): void {
       path: `/api/${endpoint}/`,
       app: endpoint.split('/')[0]!,
       out,
-      in: new Map([...out].map(([k, v]) => [v, k])),
+      in: new Map([...Object.entries(declared.aliases ?? {}), ...[...out].map(([k, v]) => [v, k] as [string, string])]),
+      aliases: new Map(Object.entries(declared.aliases ?? {})),
       generic,
       genericFields,
     };

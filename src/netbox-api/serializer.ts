@@ -123,6 +123,7 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
       else if (field.kind === 'fk' && field.target === statusTarget.name) out[nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
       else out[nbKey] = convertNested(v, numids, opts.origin);
     }
+    for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
     for (const [relation, types] of entry.generic) {
       let set: [string, Json] | null = null;
       for (const [type, key] of types) {
