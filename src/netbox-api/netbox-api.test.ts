@@ -57,6 +57,17 @@ describe('NetBox dialect: shapes', () => {
     expect((await h.as('alice').get('/api/dcim/devices/abc/')).statusCode).toBe(404);
   });
 
+  it('costs the same queries as Cairn\'s own page (related objects carry their numbers)', async () => {
+    const queries = async (url: string) => {
+      const before = h.database.queryCount();
+      await ok(await h.as('alice').get(url));
+      return h.database.queryCount() - before;
+    };
+    await queries('/api/devices/?limit=1');
+    expect(await queries('/api/dcim/devices/?limit=50')).toBe(await queries('/api/devices/?limit=50'));
+    expect(await queries(`/api/dcim/devices/${device.id}/`)).toBeLessThanOrEqual((await queries('/api/devices/?limit=1')) + 1);
+  });
+
   it('narrows answers: brief, fields, omit, exclude=config_context', async () => {
     const brief = (await list('alice', '/api/dcim/devices/?brief=1')).results[0]!;
     expect(Object.keys(brief).sort()).toEqual(['description', 'display', 'id', 'name', 'url'].filter((k) => k in brief).sort());

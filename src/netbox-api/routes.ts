@@ -114,7 +114,7 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
     preParsing: permitted(model, 'view'),
     handler: async (req) => {
       const query = await cairnQuery(dbOf(req), req.ctx, entry, req.query as QueryValues);
-      const page = await listPage(dbOf(req), req.ctx, model, query, requestUrl(req));
+      const page = await listPage(dbOf(req), req.ctx, model, query, requestUrl(req), true);
       return { ...page, results: await shaped(req, entry, page.results) };
     },
   });
@@ -122,9 +122,9 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
   app.get(detail, {
     ...dialectRoute,
     preParsing: permitted(model, 'view'),
-    handler: async (req) => (await shaped(req, entry, [await readObject(dbOf(req), req.ctx, model, await uuidOf(req, entry), originOf(req))]))[0],
+    handler: async (req) => (await shaped(req, entry, [await readObject(dbOf(req), req.ctx, model, await uuidOf(req, entry), originOf(req), true)]))[0],
   });
-  const answer = async (req: FastifyRequest, rows: Row[]) => shaped(req, entry, await serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req) }));
+  const answer = async (req: FastifyRequest, rows: Row[]) => shaped(req, entry, await serializeRows(dbOf(req), req.ctx, model, rows, { origin: originOf(req), briefNumids: true }));
 
   if (model.operations.create) {
     app.post(path, {

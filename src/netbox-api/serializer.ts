@@ -41,25 +41,34 @@ export function netboxUrl(entry: DialectModel, numid: unknown, origin: string): 
   return `${origin}${entry.path}${String(numid)}/`;
 }
 
-/** Every nested object of a Cairn answer: a related object `{id: <uuid>, url, …}` with the model its url names. */
-function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, depth = 0): void {
+/**
+ * Every nested object of a Cairn answer: a related object `{id: <uuid>, url, …}`. Briefs read with their numbers
+ * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
+ * by the model their url names, to be looked up unless a brief of the same object had its number.
+ */
+function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, depth = 0): void {
   if (depth > 6 || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const v of value) collectRefs(v, out, depth + 1);
+    for (const v of value) collectRefs(v, out, known, depth + 1);
     return;
   }
   const obj = value as Json;
-  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id) && !('numid' in obj)) {
-    const model = modelOfUrl(obj.url);
-    if (model?.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id));
+  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id)) {
+    if ('numid' in obj) known.set(obj.id, Number(obj.numid));
+    else {
+      const model = modelOfUrl(obj.url);
+      if (model?.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id));
+    }
   }
-  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, depth + 1);
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
 }
 
-/** uuid → numid of related objects, one statement for all models (the ids came from fenced reads). */
-async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>): Promise<Map<string, number>> {
-  const parts = [...refs].map(([model, ids]) => sql`SELECT id::text AS id, numid FROM ${sql.table(model.table)} WHERE id = ANY(${[...ids]}::uuid[])`);
-  const out = new Map<string, number>();
+/** uuid → numid of related objects not known yet, one statement for all models (the ids came from fenced reads). */
+async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, out: Map<string, number>): Promise<Map<string, number>> {
+  const parts = [...refs].flatMap(([model, all]) => {
+    const ids = [...all].filter((id) => !out.has(id));
+    return ids.length ? [sql`SELECT id::text AS id, numid FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
+  });
   if (!parts.length) return out;
   const { rows } = await sql<{ id: string; numid: string | number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) out.set(r.id, Number(r.numid));
@@ -108,8 +117,9 @@ const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vi
 /** Cairn objects of `entry`'s model → NetBox objects. */
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
   const refs = new Map<ModelDef, Set<string>>();
-  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs);
-  const numids = await numidsOf(db, refs);
+  const known = new Map<string, number>();
+  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
+  const numids = await numidsOf(db, refs, known);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const statusTarget = requireModel('extras.status');

@@ -82,7 +82,7 @@ export function registerNetboxSpecialRoutes(app: FastifyInstance): void {
         const vrfModel = dialectOf('ipam.vrf');
         let vrf: unknown = null;
         if (row.vrf_id && vrfModel) {
-          const [brief] = await toNetbox(dbOf(req), req.ctx, vrfModel, await serializeRows(dbOf(req), req.ctx, vrfModel.model, [await loadScopedRow(dbOf(req), req.ctx, vrfModel.model, String(row.vrf_id))], { origin: originOf(req) }), {
+          const [brief] = await toNetbox(dbOf(req), req.ctx, vrfModel, await serializeRows(dbOf(req), req.ctx, vrfModel.model, [await loadScopedRow(dbOf(req), req.ctx, vrfModel.model, String(row.vrf_id))], { origin: originOf(req), briefNumids: true }), {
             origin: originOf(req),
             brief: true,
           });
@@ -107,7 +107,7 @@ export function registerNetboxSpecialRoutes(app: FastifyInstance): void {
           for (const [i, item] of items.entries()) bodies.push(await cairnBody(dbOf(req), req.ctx, addresses, item ?? {}, errors, list ? `[${i}].` : ''));
           if (Object.keys(errors).length) throw badRequest(errors);
           const rows = await allocateAddresses(dbOf(req), req.ctx, kind, await containerId(req, container), list ? bodies : bodies[0]);
-          const out = await toNetbox(dbOf(req), req.ctx, addresses, await serializeRows(dbOf(req), req.ctx, addresses.model, rows, { origin: originOf(req) }), { origin: originOf(req) });
+          const out = await toNetbox(dbOf(req), req.ctx, addresses, await serializeRows(dbOf(req), req.ctx, addresses.model, rows, { origin: originOf(req), briefNumids: true }), { origin: originOf(req) });
           reply.code(201);
           return list ? out : out[0];
         } catch (err) {
