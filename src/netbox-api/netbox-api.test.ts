@@ -194,6 +194,14 @@ describe('NetBox dialect: special routes', () => {
     expect(browser.headers.location).toBe('/api/docs/');
   });
 
+  it('takes NetBox 4.5\'s Bearer nbt_<key id>.<secret> tokens, the key id being the prefix Cairn shows', async () => {
+    const key = h.tokens.alice;
+    const bearer = (header: string) => h.app.inject({ method: 'GET', url: '/api/dcim/sites/', headers: { authorization: header } });
+    expect((await bearer(`Bearer nbt_${key.slice(0, 8)}.${key.slice(8)}`)).statusCode).toBe(200);
+    expect((await bearer(`Bearer ${key}`)).statusCode).toBe(200);
+    expect((await bearer(`Bearer nbt_${key.slice(0, 8)}.wrong`)).statusCode).toBe(401);
+  });
+
   it('/api/status/ answers signed-in callers NetBox\'s status', async () => {
     expect(await ok(await h.as('alice').get('/api/status/'))).toMatchObject({ 'netbox-version': expect.stringMatching(/^4\.2\./), plugins: {} });
     expect((await h.as('anonymous').get('/api/status/')).statusCode).toBe(401);
