@@ -159,6 +159,25 @@ describe('NetBox dialect: writes', () => {
     expect(wrong.json()).toHaveProperty('assigned_object_type');
   });
 
+  it('cables two interfaces by NetBox\'s terminations and traces the path', async () => {
+    const alice = h.as('alice');
+    const other = await ok(await alice.post('/api/dcim/devices/', { name: 'ams1-leaf2', device_type: { slug: '7050' }, role: { slug: 'leaf' }, site: site.id }), 201);
+    const a = await ok(await alice.post('/api/dcim/interfaces/', { device: device.id, name: 'eth9', type: '10gbase-x-sfpp' }), 201);
+    const b = await ok(await alice.post('/api/dcim/interfaces/', { device: other.id, name: 'eth9', type: '10gbase-x-sfpp' }), 201);
+    const cable = await ok(
+      await alice.post('/api/dcim/cables/', { a_terminations: [{ object_type: 'dcim.interface', object_id: a.id }], b_terminations: [{ object_type: 'dcim.interface', object_id: b.id }], status: 'connected' }),
+      201,
+    );
+    expect(cable.a_terminations).toEqual([expect.objectContaining({ object_type: 'dcim.interface', object_id: a.id, object: expect.objectContaining({ id: a.id }) })]);
+    const trace = (await ok(await alice.get(`/api/dcim/interfaces/${a.id}/trace/`))) as unknown as Obj[][];
+    expect(trace).toHaveLength(1);
+    const [near, through, far] = trace[0] as [Obj[], Obj, Obj[]];
+    expect(near[0]).toMatchObject({ id: a.id, url: `http://localhost/api/dcim/interfaces/${a.id}/`, device: { id: device.id } });
+    expect(through).toMatchObject({ id: cable.id });
+    expect(far[0]).toMatchObject({ id: b.id, name: 'eth9', device: { id: other.id } });
+    expect((await ok(await alice.get(`/api/dcim/interfaces/${a.id}/`))).link_peer).toMatchObject({ id: b.id });
+  });
+
   it('updates and deletes lists in NetBox\'s bulk form, all or none', async () => {
     const alice = h.as('alice');
     const fra = (await list('alice', '/api/dcim/devices/?site=fra1&ordering=name')).results;

@@ -4,6 +4,7 @@
 import { listFiltersOf } from '../core/crud/read.ts';
 import { filterableField } from '../core/crud/list-query.ts';
 import { allModels } from '../core/registry.ts';
+import { cableEndKinds } from '../dcim/cable-ends.ts';
 import { dialectModels, dialectOf, type DialectModel } from './dialect.ts';
 import { NETBOX_API_VERSION, NETBOX_ENDPOINTS } from './endpoints.ts';
 
@@ -75,6 +76,10 @@ export function netboxOpenapi(): Json {
     if (!entry) continue;
     const base = entry.path.slice(5, -1).replace(/[/-]/g, '_');
     paths[`${entry.path}{id}/available-ips/`] = { get: operation(entry, `${base}_available_ips_list`), post: operation(entry, `${base}_available_ips_create`) };
+  }
+  for (const { type } of cableEndKinds()) {
+    const entry = dialectOf(type);
+    if (entry) paths[`${entry.path}{id}/trace/`] = { get: operation(entry, `${entry.path.slice(5, -1).replace(/[/-]/g, '_')}_trace_retrieve`) };
   }
   document = {
     openapi: '3.0.3',

@@ -42,6 +42,16 @@ export function netboxUrl(entry: DialectModel, numid: unknown, origin: string): 
 }
 
 /**
+ * The model of a related object in a Cairn answer: `{id: <uuid>, url}` by its url, or `{object_type, id: <uuid>}`
+ * (a link peer, a trace's hop) by its type.
+ */
+function refModel(obj: Json): ModelDef | undefined {
+  if (typeof obj.id !== 'string' || !isUuid(obj.id)) return undefined;
+  if (typeof obj.url === 'string') return modelOfUrl(obj.url);
+  return typeof obj.object_type === 'string' ? getModel(obj.object_type) : undefined;
+}
+
+/**
  * Every nested object of a Cairn answer: a related object `{id: <uuid>, url, …}`. Briefs read with their numbers
  * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
  * by the model their url names, to be looked up unless a brief of the same object had its number.
@@ -53,11 +63,11 @@ function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map
     return;
   }
   const obj = value as Json;
-  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id)) {
-    if ('numid' in obj) known.set(obj.id, Number(obj.numid));
+  const model = refModel(obj);
+  if (model) {
+    if ('numid' in obj) known.set(obj.id as string, Number(obj.numid));
     else {
-      const model = modelOfUrl(obj.url);
-      if (model?.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id));
+      if (model.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
     }
   }
   for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
@@ -84,7 +94,7 @@ export interface ShapeOptions {
 
 /** A nested Cairn object in NetBox's brief form: integer id, NetBox url, NetBox's keys. */
 function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
-  const model = typeof obj.url === 'string' ? modelOfUrl(obj.url) : undefined;
+  const model = refModel(obj);
   if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
   const uuid = String(obj.id);
   const numid = 'numid' in obj ? Number(obj.numid) : numids.get(uuid);
@@ -93,10 +103,12 @@ function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'numid') continue;
     if (k === 'id') out.id = numid ?? v;
-    else if (k === 'url') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : v;
+    else if (k === 'url') continue;
     else if (k === 'object_id' && typeof v === 'string') out.object_id = numids.get(v) ?? v;
     else out[k] = convertNested(v, numids, origin);
+    if (k === 'id') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : obj.url;
   }
+  if (out.url === undefined) delete out.url;
   if (entry && numid !== undefined) out.display_url = `${origin}/objects/${model!.name}/${uuid}`;
   return out;
 }
@@ -105,10 +117,18 @@ function convertNested(value: unknown, numids: Map<string, number>, origin: stri
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => convertNested(v, numids, origin));
   const obj = value as Json;
-  if (typeof obj.id === 'string' && typeof obj.url === 'string' && isUuid(obj.id)) return briefOf(obj, numids, origin);
+  if (refModel(obj)) return briefOf(obj, numids, origin);
   const out: Json = {};
   for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, numids, origin);
   return out;
+}
+
+/** Any answer of Cairn's (a trace, a list of briefs) with every related object in NetBox's brief form. */
+export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: string): Promise<unknown> {
+  const refs = new Map<ModelDef, Set<string>>();
+  const known = new Map<string, number>();
+  collectRefs(value, refs, known);
+  return convertNested(value, await numidsOf(db, refs, known), origin);
 }
 
 /** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */

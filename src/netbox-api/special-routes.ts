@@ -6,7 +6,7 @@ import { versions } from 'node:process';
 import { setDialectDocs } from '../core/docs.ts';
 import { dbOf, originOf } from '../core/http.ts';
 import { badRequest, notFound, unauthorized, type FieldErrors } from '../core/errors.ts';
-import { requireModelPermission } from '../core/access.ts';
+import { requireModelPermission, tenantOf } from '../core/access.ts';
 import { serializeRows } from '../core/crud/serialize.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import type { QueryValues } from '../core/crud/list-query.ts';
@@ -15,7 +15,10 @@ import { familyOf } from '../ipam/service.ts';
 import { dialectOf, type DialectModel } from './dialect.ts';
 import { idOfNumid } from './numids.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
-import { toNetbox } from './serializer.ts';
+import { toNetbox, toNetboxTree } from './serializer.ts';
+import { permitted } from '../core/crud/routes.ts';
+import { cableEndKinds } from '../dcim/cable-ends.ts';
+import { traceFrom } from '../dcim/trace.ts';
 import { NETBOX_API_VERSION, NETBOX_APPS, NETBOX_VERSION } from './endpoints.ts';
 import { netboxOpenapi } from './schema.ts';
 import { dialectRoute, versionHeader } from './route-options.ts';
@@ -55,6 +58,24 @@ export function registerNetboxSpecialRoutes(app: FastifyInstance): void {
       cairn: { version: req.server.cairnVersion, node: versions.node },
     }),
   });
+
+  // A cable end's trace in NetBox's form: a list of [near ends, cable, far ends], over Cairn's own walk.
+  for (const { type } of cableEndKinds()) {
+    const entry = dialectOf(type);
+    if (!entry) continue;
+    app.get(`${entry.path}:id/trace/`, {
+      ...dialectRoute,
+      preParsing: permitted(entry.model, 'view'),
+      handler: async (req) => {
+        const id = await idOfNumid(dbOf(req), req.ctx, entry.model, (req.params as { id: string }).id);
+        if (!id) throw notFound(`No ${entry.model.label} matches the given query.`);
+        const row = await loadScopedRow(dbOf(req), req.ctx, entry.model, id);
+        const trace = await traceFrom(dbOf(req), tenantOf(row), { type, id }, originOf(req));
+        const path = trace.segments.map((s) => [[s.near_end], s.cable, s.far_end ? [s.far_end] : []]);
+        return toNetboxTree(dbOf(req), path, originOf(req));
+      },
+    });
+  }
 
   for (const [cairnName, kind] of [['ipam.prefix', 'prefix'], ['ipam.iprange', 'range']] as const) {
     const container = dialectOf(cairnName);
