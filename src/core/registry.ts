@@ -169,6 +169,8 @@ export interface NetboxDeclaration {
    * device's `role` as `device_role` too; the netbox.netbox collection 3.x still sends it): alias → Cairn field key.
    */
   aliases?: Record<string, string>;
+  /** Fields holding model names (`app.model`, one or a list): written and answered with NetBox's names. */
+  objectTypes?: string[];
   /** NetBox's counts of related objects: count name → `<model>.<fk field>` (`prefix_count` → `ipam.prefix.site`). */
   counts?: Record<string, string>;
 }

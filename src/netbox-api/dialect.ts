@@ -79,6 +79,22 @@ export function dialectOf(cairnName: string): DialectModel | undefined {
   return byCairn!.get(cairnName);
 }
 
+/** A Cairn model name as NetBox names it (`organization.site` → `dcim.site`); other names are kept. */
+export function netboxTypeName(cairnName: string): string {
+  return dialectOf(cairnName)?.name ?? cairnName;
+}
+
+/** A NetBox model name as Cairn names it (`dcim.site` → `organization.site`); other names are kept. */
+export function cairnTypeName(netboxName: string): string {
+  return dialectByNetboxName(netboxName)?.model.name ?? netboxName;
+}
+
+/** Values of an objectTypes field (a name or a list of names) renamed by `rename`. */
+export function renamedTypes(value: unknown, rename: (name: string) => string): unknown {
+  if (typeof value === 'string') return rename(value);
+  return Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? rename(v) : v)) : value;
+}
+
 /** The dialect entry of a NetBox model name (`dcim.interface`). */
 export function dialectByNetboxName(name: string): DialectModel | undefined {
   if (!byName) build();

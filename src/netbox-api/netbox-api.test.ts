@@ -140,6 +140,17 @@ describe('NetBox dialect: writes', () => {
     expect((changes.count as number) >= 2).toBe(true);
   });
 
+  it('names object types as NetBox does in fields that hold them (a custom field for sites is dcim.site)', async () => {
+    const alice = h.as('alice');
+    const cf = await ok(await alice.post('/api/extras/custom-fields/', { name: 'site_code', type: 'text', object_types: ['dcim.site', 'dcim.device'] }), 201);
+    expect(cf.object_types).toEqual(['dcim.site', 'dcim.device']);
+    const own = await ok(await alice.get('/api/custom-fields/?name=site_code'));
+    expect((own.results as Obj[])[0]!.object_types).toEqual(['organization.site', 'dcim.device']);
+    const patched = await ok(await alice.patch(`/api/dcim/sites/${site.id}/`, { custom_fields: { site_code: 'AMS' } }));
+    expect(patched.custom_fields).toMatchObject({ site_code: 'AMS' });
+    expect(await names('/api/dcim/sites/?cf_site_code=AMS')).toEqual(['Amsterdam 1']);
+  });
+
   it('assigns an address to an interface by NetBox\'s generic pair, and reads it back', async () => {
     const alice = h.as('alice');
     const iface = await ok(await alice.post('/api/dcim/interfaces/', { device: device.id, name: 'eth0', type: '1000base-t' }), 201);

@@ -10,7 +10,7 @@ import { scopeCondition } from '../core/access.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
 import { isUuid } from '../core/ids.ts';
 import type { ApiObject } from '../core/crud/serialize.ts';
-import { dialectOf, type DialectModel } from './dialect.ts';
+import { dialectOf, netboxTypeName, renamedTypes, type DialectModel } from './dialect.ts';
 
 type Json = Record<string, unknown>;
 
@@ -143,13 +143,15 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const statusTarget = requireModel('extras.status');
+  const objectTypes = new Set((model.netbox && model.netbox.objectTypes) || []);
   return objects.map((o) => {
     const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
     for (const [key, nbKey] of entry.out) {
       if (!(key in o)) continue;
       const field = model.fields[key]!;
       const v = o[key];
-      if (field.kind === 'choice') out[nbKey] = choiceValue(field, v);
+      if (objectTypes.has(key)) out[nbKey] = renamedTypes(v, netboxTypeName);
+      else if (field.kind === 'choice') out[nbKey] = choiceValue(field, v);
       else if (field.kind === 'fk' && field.target === statusTarget.name) out[nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
       else out[nbKey] = convertNested(v, numids, opts.origin);
     }

@@ -9,7 +9,7 @@ import type { RequestContext } from '../core/context.ts';
 import type { FieldDef } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { ApiError, badRequest, type FieldErrors } from '../core/errors.ts';
-import { dialectByNetboxName, type DialectModel } from './dialect.ts';
+import { cairnTypeName, dialectByNetboxName, renamedTypes, type DialectModel } from './dialect.ts';
 import { idsBy, isNumid } from './numids.ts';
 
 type Json = Record<string, unknown>;
@@ -41,6 +41,7 @@ export async function cairnBody(db: Kysely<DB>, ctx: RequestContext, entry: Dial
   if (!isObject(body)) throw badRequest({ non_field_errors: ['Invalid data. Expected a dictionary, but got ' + (Array.isArray(body) ? 'list' : typeof body) + '.'] });
   const { model } = entry;
   const out: Json = {};
+  const objectTypes = new Set((model.netbox && model.netbox.objectTypes) || []);
   const fail = (key: string, message: string) => (errors[`${prefix}${key}`] ??= []).push(message);
   for (const [relation, types] of entry.generic) {
     const typeKey = `${relation}_type`;
@@ -64,6 +65,10 @@ export async function cairnBody(db: Kysely<DB>, ctx: RequestContext, entry: Dial
     if (!key) continue;
     const field = model.fields[key]!;
     if (field.readOnly) continue;
+    if (objectTypes.has(key)) {
+      out[key] = renamedTypes(value, cairnTypeName);
+      continue;
+    }
     const converted = await fieldValue(db, ctx, field, value);
     if (converted && 'error' in converted) fail(nbKey, converted.error);
     else out[key] = converted.value;
