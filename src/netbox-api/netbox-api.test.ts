@@ -257,6 +257,21 @@ describe('NetBox dialect: special routes', () => {
     expect((await h.as('bob').get(`/api/ipam/prefixes/${prefix.id}/available-ips/`)).statusCode).toBe(404);
   });
 
+  it('available-prefixes and available-vlans list and carve through Cairn\'s own', async () => {
+    const alice = h.as('alice');
+    const parent = await ok(await alice.post('/api/ipam/prefixes/', { prefix: '10.20.0.0/24', status: 'container' }), 201);
+    const free = (await ok(await alice.get(`/api/ipam/prefixes/${parent.id}/available-prefixes/`))) as unknown as Obj[];
+    expect(free).toEqual([{ family: 4, prefix: '10.20.0.0/24', vrf: null }]);
+    const carved = (await ok(await alice.post(`/api/ipam/prefixes/${parent.id}/available-prefixes/`, { prefix_length: 26, description: 'servers' }), 201)) as Obj;
+    expect(carved).toMatchObject({ prefix: '10.20.0.0/26', description: 'servers', id: expect.any(Number) });
+    const group = await ok(await alice.post('/api/ipam/vlan-groups/', { name: 'Campus', slug: 'campus', min_vid: 100, max_vid: 101 }), 201);
+    const vids = (await ok(await alice.get(`/api/ipam/vlan-groups/${group.id}/available-vlans/`))) as unknown as Obj[];
+    expect(vids).toEqual([{ vid: 100, group: expect.objectContaining({ id: group.id, slug: 'campus' }) }, { vid: 101, group: expect.objectContaining({ id: group.id }) }]);
+    const vlans = (await ok(await alice.post(`/api/ipam/vlan-groups/${group.id}/available-vlans/`, [{ name: 'users' }, { name: 'voice' }]), 201)) as unknown as Obj[];
+    expect(vlans.map((v) => [v.vid, v.name])).toEqual([[100, 'users'], [101, 'voice']]);
+    expect((await alice.post(`/api/ipam/vlan-groups/${group.id}/available-vlans/`, { name: 'more' })).statusCode).toBe(409);
+  });
+
   it('/api/schema/?format=json is NetBox\'s document; /api/schema/ stays Cairn\'s', async () => {
     const doc = await ok(await h.as('alice').get('/api/schema/?format=json'));
     const devices = (doc.paths as Record<string, { get: { parameters: Array<{ name: string }> } }>)['/api/dcim/devices/']!;

@@ -5,6 +5,7 @@ import { listFiltersOf } from '../core/crud/read.ts';
 import { filterableField } from '../core/crud/list-query.ts';
 import { allModels } from '../core/registry.ts';
 import { cableEndKinds } from '../dcim/cable-ends.ts';
+import { availablePaths } from './available-routes.ts';
 import { dialectModels, dialectOf, type DialectModel } from './dialect.ts';
 import { NETBOX_API_VERSION, NETBOX_ENDPOINTS } from './endpoints.ts';
 
@@ -71,11 +72,8 @@ export function netboxOpenapi(): Json {
     if (!(path in paths) && !cairnPaths().has(path)) paths[path] = { get: { operationId: `${endpoint.replace(/[/-]/g, '_')}_list`, tags: [endpoint.split('/')[0]], responses: { '200': { description: 'Always empty: Cairn holds none of these.' } } } };
   }
   paths['/api/status/'] = { get: { operationId: 'status_retrieve', tags: ['status'], responses: { '200': { description: '', content: { 'application/json': { schema: open } } } } } };
-  for (const name of ['ipam.prefix', 'ipam.iprange']) {
-    const entry = dialectOf(name);
-    if (!entry) continue;
-    const base = entry.path.slice(5, -1).replace(/[/-]/g, '_');
-    paths[`${entry.path}{id}/available-ips/`] = { get: operation(entry, `${base}_available_ips_list`), post: operation(entry, `${base}_available_ips_create`) };
+  for (const { path, base } of availablePaths()) {
+    paths[path] = { get: { operationId: `${base}_list`, tags: ['ipam'], responses: { '200': { description: '' } } }, post: { operationId: `${base}_create`, tags: ['ipam'], responses: { '201': { description: '' } } } };
   }
   for (const { type } of cableEndKinds()) {
     const entry = dialectOf(type);
