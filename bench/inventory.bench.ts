@@ -18,7 +18,7 @@ export default async function run(): Promise<void> {
     // Reference: what the server itself sustains for the same number of interface-shaped rows with the same
     // indexes but no foreign keys, generated in SQL (no client, no parameters): the floor of any loader.
     const refRows = Math.min(result.totalRows, 500_000);
-    await sql`CREATE TABLE bench_interfaces (LIKE interfaces INCLUDING DEFAULTS INCLUDING INDEXES)`.execute(db);
+    await sql`CREATE TABLE bench_interfaces (LIKE interfaces INCLUDING DEFAULTS INCLUDING GENERATED INCLUDING INDEXES)`.execute(db);
     const t0 = performance.now();
     await sql`INSERT INTO bench_interfaces (id, numid, tenant_id, device_id, name, type, mgmt_only, description)
       SELECT gen_random_uuid(), g, ${result.tenantId}, gen_random_uuid(), 'Ethernet' || g, '25gbase-x-sfp28', false, ''
@@ -52,6 +52,16 @@ export default async function run(): Promise<void> {
     const perCall = database.queryCount() - before;
     console.log(`GET /api/devices/?limit=1000 over ${devices.toLocaleString('en-US')} devices (${database.label}): ${fmt(api)}; bare SQL join ${fmt(bare)}; ` +
       `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call; ${loadNote()}`);
+    // The same page in the NetBox dialect (src/netbox-api/): Cairn's read, then NetBox's shapes (issue 53).
+    const netboxList = async () => {
+      const res = await app.inject({ method: 'GET', url: '/api/dcim/devices/?limit=1000', headers });
+      if (res.statusCode !== 200) throw new Error(`NetBox list answered ${res.statusCode}`);
+    };
+    const netbox = await medianMs(20, netboxList);
+    const beforeNetbox = database.queryCount();
+    await netboxList();
+    console.log(`GET /api/dcim/devices/?limit=1000 (NetBox dialect): ${fmt(netbox)}; ratio to Cairn's own page ${(netbox / api).toFixed(2)}x (target <= 1.1x); ` +
+      `${database.queryCount() - beforeNetbox} queries per call`);
     await app.close();
   } finally {
     await database.close();
