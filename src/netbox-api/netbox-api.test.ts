@@ -158,6 +158,7 @@ describe('NetBox dialect: writes', () => {
     const ip = await ok(await alice.post('/api/ipam/ip-addresses/', { address: '192.0.2.1/24', assigned_object_type: 'dcim.interface', assigned_object_id: iface.id, status: 'active', role: 'loopback' }), 201);
     expect(ip).toMatchObject({ assigned_object_type: 'dcim.interface', assigned_object_id: iface.id, assigned_object: { id: iface.id, name: 'eth0' }, role: { value: 'loopback', label: 'Loopback' } });
     expect(ip).not.toHaveProperty('assigned_interface');
+    expect(ip.family).toEqual({ value: 4, label: 'IPv4' });
     const primary = await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { primary_ip4: ip.id }));
     expect(primary.primary_ip4).toMatchObject({ id: ip.id, address: '192.0.2.1/24' });
     expect(primary.primary_ip).toMatchObject({ id: ip.id });

@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, getModel, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, getModel } from '../core/registry.ts';
 import type { RequestContext } from '../core/context.ts';
 import { scopeCondition } from '../core/access.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
@@ -30,11 +30,19 @@ function choiceValue(field: FieldDef, value: unknown): unknown {
 }
 
 let modelsByPath: Map<string, ModelDef> | null = null;
-/** The Cairn model an object's url points into (`…/api/sites/<uuid>/`). */
+const modelsByListUrl = new Map<string, ModelDef | null>();
+/** The Cairn model an object's url points into (`…/api/sites/<uuid>/`), remembered by the url's list part. */
 function modelOfUrl(url: string): ModelDef | undefined {
-  if (!modelsByPath) modelsByPath = new Map(allModels().map((m) => [m.path, m]));
-  const m = /^(?:[a-z]+:\/\/[^/]+)?(\/api\/.*\/)([0-9a-f-]{36})\/$/i.exec(url);
-  return m ? modelsByPath.get(m[1]!) : undefined;
+  // `<origin><list path><uuid>/`: the list part is all but the last 37 characters.
+  const list = url.slice(0, -37);
+  let model = modelsByListUrl.get(list);
+  if (model === undefined) {
+    if (!modelsByPath) modelsByPath = new Map(allModels().map((m) => [m.path, m]));
+    const m = /^(?:[a-z]+:\/\/[^/]+)?(\/api\/.*\/)([0-9a-f-]{36})\/$/i.exec(url);
+    model = (m && modelsByPath.get(m[1]!)) || null;
+    if (modelsByListUrl.size < 10_000) modelsByListUrl.set(list, model);
+  }
+  return model ?? undefined;
 }
 
 export function netboxUrl(entry: DialectModel, numid: unknown, origin: string): string {
@@ -63,10 +71,10 @@ function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map
     return;
   }
   const obj = value as Json;
-  const model = refModel(obj);
-  if (model) {
-    if ('numid' in obj) known.set(obj.id as string, Number(obj.numid));
-    else {
+  if ('numid' in obj && typeof obj.id === 'string') known.set(obj.id, Number(obj.numid));
+  else {
+    const model = refModel(obj);
+    if (model) {
       if (model.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
     }
   }
@@ -134,6 +142,38 @@ export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: strin
 /** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
 const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vid', 'address', 'prefix', 'description', 'color', 'manufacturer', 'device', 'virtual_machine', 'cable', '_occupied', 'family']);
 
+interface FieldStep {
+  key: string;
+  nbKey: string;
+  field: FieldDef;
+  /** value: copied as is; nested: related objects converted; the others: NetBox's forms of a value. */
+  mode: 'value' | 'types' | 'choice' | 'status' | 'nested';
+}
+const plans = new WeakMap<DialectModel, FieldStep[]>();
+const NESTED_KINDS = new Set(['fk', 'm2m', 'generic_m2m', 'tags', 'json', 'custom_fields']);
+
+/** How each served field of a model is written, worked out once per model rather than for every row. */
+function fieldPlan(entry: DialectModel): FieldStep[] {
+  let plan = plans.get(entry);
+  if (plan) return plan;
+  const objectTypes = new Set((entry.model.netbox && entry.model.netbox.objectTypes) || []);
+  plan = [...entry.out].map(([key, nbKey]) => {
+    const field = entry.model.fields[key]!;
+    const mode: FieldStep['mode'] = objectTypes.has(key)
+      ? 'types'
+      : field.kind === 'choice'
+        ? 'choice'
+        : field.kind === 'fk' && field.target === 'extras.status'
+          ? 'status'
+          : NESTED_KINDS.has(field.kind)
+            ? 'nested'
+            : 'value';
+    return { key, nbKey, field, mode };
+  });
+  plans.set(entry, plan);
+  return plan;
+}
+
 /** Cairn objects of `entry`'s model → NetBox objects. */
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
   const refs = new Map<ModelDef, Set<string>>();
@@ -142,18 +182,28 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
   const numids = await numidsOf(db, refs, known);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
-  const statusTarget = requireModel('extras.status');
-  const objectTypes = new Set((model.netbox && model.netbox.objectTypes) || []);
+  const plan = fieldPlan(entry);
   return objects.map((o) => {
     const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
-    for (const [key, nbKey] of entry.out) {
-      if (!(key in o)) continue;
-      const field = model.fields[key]!;
-      const v = o[key];
-      if (objectTypes.has(key)) out[nbKey] = renamedTypes(v, netboxTypeName);
-      else if (field.kind === 'choice') out[nbKey] = choiceValue(field, v);
-      else if (field.kind === 'fk' && field.target === statusTarget.name) out[nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
-      else out[nbKey] = convertNested(v, numids, opts.origin);
+    for (const step of plan) {
+      if (!(step.key in o)) continue;
+      const v = o[step.key];
+      switch (step.mode) {
+        case 'value':
+          out[step.nbKey] = v;
+          break;
+        case 'types':
+          out[step.nbKey] = renamedTypes(v, netboxTypeName);
+          break;
+        case 'choice':
+          out[step.nbKey] = choiceValue(step.field, v);
+          break;
+        case 'status':
+          out[step.nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
+          break;
+        default:
+          out[step.nbKey] = convertNested(v, numids, opts.origin);
+      }
     }
     for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
     for (const [relation, types] of entry.generic) {
@@ -169,7 +219,12 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
     }
     for (const key of Object.keys(model.computed)) {
       if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
-      if (key in o) out[key] = convertNested(o[key], numids, opts.origin);
+      if (!(key in o)) continue;
+      const computed = model.computed[key]!;
+      // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
+      if (computed.kind === 'choice' && computed.options && o[key] !== null && o[key] !== undefined) {
+        out[key] = { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) };
+      } else out[key] = convertNested(o[key], numids, opts.origin);
     }
     for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
     if ('created' in o) out.created = o.created;
