@@ -273,6 +273,16 @@ describe('NetBox dialect: special routes', () => {
     expect((await alice.post(`/api/ipam/vlan-groups/${group.id}/available-vlans/`, { name: 'more' })).statusCode).toBe(409);
   });
 
+  it('render-config renders the device\'s bound config template through Cairn\'s engine', async () => {
+    const alice = h.as('alice');
+    const tpl = await ok(await alice.post('/api/export-templates/', { name: 'leaf-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n' }), 201);
+    await ok(await alice.patch(`/api/dcim/device-roles/${(device.role as Obj).id}/`, { config_template: tpl.numid }));
+    const rendered = await ok(await alice.post(`/api/dcim/devices/${device.id}/render-config/`, {}));
+    expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/export-templates/${tpl.numid}/` } });
+    const text = await h.as('alice').post(`/api/dcim/devices/${device.id}/render-config/?format=txt`, {});
+    expect(text.body).toBe('hostname ams1-leaf1');
+  });
+
   it('/api/schema/?format=json is NetBox\'s document; /api/schema/ stays Cairn\'s', async () => {
     const doc = await ok(await h.as('alice').get('/api/schema/?format=json'));
     const devices = (doc.paths as Record<string, { get: { parameters: Array<{ name: string }> } }>)['/api/dcim/devices/']!;

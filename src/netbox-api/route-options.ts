@@ -8,5 +8,9 @@ export async function versionHeader(_req: FastifyRequest, reply: FastifyReply): 
   reply.header('API-Version', NETBOX_API_VERSION);
 }
 
-/** Hidden from Cairn's own document (schema.ts describes them), answered as built, versioned. */
-export const dialectRoute = { ...answeredAsBuilt, schema: { hide: true }, onRequest: versionHeader } as const;
+/**
+ * Hidden from Cairn's own document (schema.ts describes them), answered as built, versioned. The open response
+ * schema is there for answeredAsBuilt's serializer (UTF-8 bytes encoded once, row by row: src/core/json-bytes.ts):
+ * without one, Fastify stringifies the answer and encodes it again.
+ */
+export const dialectRoute = { ...answeredAsBuilt, schema: { hide: true, response: { '2xx': {} } }, onRequest: versionHeader } as const;

@@ -75,6 +75,10 @@ export function netboxOpenapi(): Json {
   for (const { path, base } of availablePaths()) {
     paths[path] = { get: { operationId: `${base}_list`, tags: ['ipam'], responses: { '200': { description: '' } } }, post: { operationId: `${base}_create`, tags: ['ipam'], responses: { '201': { description: '' } } } };
   }
+  for (const name of ['dcim.device', 'virtualization.virtualmachine']) {
+    const entry = dialectOf(name);
+    if (entry) paths[`${entry.path}{id}/render-config/`] = { post: operation(entry, `${entry.path.slice(5, -1).replace(/[/-]/g, '_')}_render_config_create`) };
+  }
   for (const { type } of cableEndKinds()) {
     const entry = dialectOf(type);
     if (entry) paths[`${entry.path}{id}/trace/`] = { get: operation(entry, `${entry.path.slice(5, -1).replace(/[/-]/g, '_')}_trace_retrieve`) };

@@ -104,8 +104,7 @@ export interface ShapeOptions {
 function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
   const model = refModel(obj);
   if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
-  const uuid = String(obj.id);
-  const numid = 'numid' in obj ? Number(obj.numid) : numids.get(uuid);
+  const numid = 'numid' in obj ? Number(obj.numid) : numids.get(String(obj.id));
   const entry = model ? dialectOf(model.name) : undefined;
   const out: Json = {};
   for (const [k, v] of Object.entries(obj)) {
@@ -117,7 +116,7 @@ function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
     if (k === 'id') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : obj.url;
   }
   if (out.url === undefined) delete out.url;
-  if (entry && numid !== undefined) out.display_url = `${origin}/objects/${model!.name}/${uuid}`;
+  // (NetBox's brief objects have no display_url: only whole objects do.)
   return out;
 }
 

@@ -15,6 +15,8 @@ import { toNetboxTree } from './serializer.ts';
 import { permitted } from '../core/crud/routes.ts';
 import { cableEndKinds } from '../dcim/cable-ends.ts';
 import { traceFrom } from '../dcim/trace.ts';
+import { loadSubject, renderOne } from '../templating/render.ts';
+import { requireModel } from '../core/registry.ts';
 import { NETBOX_APPS, NETBOX_VERSION } from './endpoints.ts';
 import { netboxOpenapi } from './schema.ts';
 import { dialectRoute, versionHeader } from './route-options.ts';
@@ -73,5 +75,27 @@ export function registerNetboxSpecialRoutes(app: FastifyInstance): void {
     });
   }
 
+  // NetBox's render-config: the device's (or VM's) bound config template rendered by Cairn's engine, as
+  // {configtemplate, content}; `?format=txt` answers the text alone.
+  for (const [kind, name] of [['device', 'dcim.device'], ['vm', 'virtualization.virtualmachine']] as const) {
+    const entry = dialectOf(name);
+    if (!entry) continue;
+    app.post(`${entry.path}:id/render-config/`, {
+      ...dialectRoute,
+      preParsing: permitted(entry.model, 'view'),
+      handler: async (req, reply) => {
+        const id = await idOfNumid(dbOf(req), req.ctx, entry.model, (req.params as { id: string }).id);
+        if (!id) throw notFound(`No ${entry.model.label} matches the given query.`);
+        const subject = await loadSubject(dbOf(req), req.ctx, kind, id);
+        const result = await renderOne(dbOf(req), req.ctx, kind, subject, { kind: 'bound' });
+        const file = Object.values(result.files)[0];
+        const content = file?.output ?? '';
+        if ((req.query as { format?: string }).format === 'txt') return reply.type('text/plain; charset=utf-8').send(content);
+        const templates = requireModel('extras.exporttemplate');
+        const template = file ? { id: file.template_id, url: `${originOf(req)}${templates.path}${file.template_id}/`, display: file.template, name: file.template } : null;
+        return { configtemplate: await toNetboxTree(dbOf(req), template, originOf(req)), content };
+      },
+    });
+  }
   registerAvailableRoutes(app);
 }
