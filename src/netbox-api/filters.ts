@@ -5,11 +5,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
-import { requireModel } from '../core/registry.ts';
+import { requireModel, type ModelDef } from '../core/registry.ts';
 import { badRequest, type FieldErrors } from '../core/errors.ts';
 import { filterableField, orderableField, type QueryValues } from '../core/crud/list-query.ts';
 import { listFiltersOf } from '../core/crud/read.ts';
-import type { DialectModel } from './dialect.ts';
+import { dialectModels, type DialectModel } from './dialect.ts';
 import { idsBy, isNumid } from './numids.ts';
 
 export const MAX_PAGE_SIZE = 1000;
@@ -32,6 +32,12 @@ export function shapeOf(query: QueryValues): ShapeQuery {
   const brief = valuesOf(query.brief).some((v) => ['1', 'true', 'True'].includes(v));
   const fields = list('fields');
   return { brief, fields: fields.length ? new Set(fields) : null, omit: new Set([...list('omit'), ...list('exclude')]) };
+}
+
+/** The model a filter's prefix names by NetBox's model name without its app (`virtual_machine` → virtualmachine). */
+function modelNamed(prefix: string): ModelDef | undefined {
+  const short = prefix.replace(/_/g, '');
+  return dialectModels().find((e) => e.name.split('.')[1] === short)?.model;
 }
 
 /** The Cairn query of a NetBox list request on `entry`'s model. */
@@ -80,7 +86,12 @@ export async function cairnQuery(db: Kysely<DB>, ctx: RequestContext, entry: Dia
       continue;
     }
     if (custom[param]) {
-      add(param, values);
+      // A filter of Cairn's by another model's id (`device_id` on addresses): NetBox clients send that model's number.
+      const target = param.endsWith('_id') ? modelNamed(param.slice(0, -3)) : undefined;
+      if (target && values.every(isNumid)) {
+        const ids = await idsBy(db, ctx, target, 'numid', values);
+        add(param, values.map((v) => ids.get(String(Number(v))) ?? '00000000-0000-0000-0000-000000000000'));
+      } else add(param, values);
       continue;
     }
     const sep = param.lastIndexOf('__');

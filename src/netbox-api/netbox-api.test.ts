@@ -163,6 +163,7 @@ describe('NetBox dialect: writes', () => {
     expect(primary.primary_ip4).toMatchObject({ id: ip.id, address: '192.0.2.1/24' });
     expect(primary.primary_ip).toMatchObject({ id: ip.id });
     expect((await ok(await alice.get(`/api/dcim/interfaces/${iface.id}/`))).count_ipaddresses).toBe(1);
+    expect(((await ok(await alice.get(`/api/ipam/ip-addresses/?device_id=${String(device.id)}`))).results as Obj[]).map((a) => a.address)).toEqual(['192.0.2.1/24']);
     await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { primary_ip4: null }));
     const unassigned = await ok(await alice.patch(`/api/ipam/ip-addresses/${ip.id}/`, { assigned_object_type: null, assigned_object_id: null }));
     expect(unassigned).toMatchObject({ assigned_object: null, assigned_object_type: null });
