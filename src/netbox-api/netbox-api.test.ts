@@ -245,6 +245,7 @@ describe('NetBox dialect: special routes', () => {
     const post = (meta.actions as { POST: Record<string, { choices?: Array<{ value: string; display_name: string }> }> }).POST;
     expect(post.face!.choices).toEqual([{ value: 'front', display_name: 'Front' }, { value: 'rear', display_name: 'Rear' }]);
     expect(post.status!.choices!.map((c) => c.value)).toEqual(expect.arrayContaining(['active', 'planned', 'offline']));
+    expect((await h.app.inject({ method: 'OPTIONS', url: '/api/dcim/devices/', headers: { authorization: `Token ${h.tokens.nobody}` } })).statusCode).toBe(403);
   });
 
   it('available-ips lists and allocates through Cairn\'s allocation', async () => {

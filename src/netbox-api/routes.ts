@@ -118,7 +118,7 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
       return { ...page, results: await shaped(req, entry, page.results) };
     },
   });
-  app.options(path, { ...dialectRoute, handler: async (req) => listMetadata(req, entry) });
+  app.options(path, { ...dialectRoute, preParsing: permitted(model, 'view'), handler: async (req) => listMetadata(req, entry) });
   app.get(detail, {
     ...dialectRoute,
     preParsing: permitted(model, 'view'),
