@@ -144,7 +144,7 @@ export const deviceModel = defineModel({
   name: 'dcim.device',
   table: 'devices',
   path: '/api/devices/',
-  netbox: { aliases: { device_role: 'role' } },
+  netbox: { fields: { config_template_id: 'config_template' }, aliases: { device_role: 'role' } },
   label: 'device',
   tenantScoped: true,
   fields: {

@@ -141,6 +141,14 @@ export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: strin
 /** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
 const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vid', 'address', 'prefix', 'description', 'color', 'manufacturer', 'device', 'virtual_machine', 'cable', '_occupied', 'family']);
 
+const served = new WeakMap<DialectModel, Set<string>>();
+/** The NetBox keys a model's fields are answered under (write-only fields are only written under theirs). */
+function servedKeys(entry: DialectModel): Set<string> {
+  let keys = served.get(entry);
+  if (!keys) served.set(entry, (keys = new Set([...entry.out].filter(([key]) => !entry.model.fields[key]!.writeOnly).map(([, nbKey]) => nbKey))));
+  return keys;
+}
+
 interface FieldStep {
   key: string;
   nbKey: string;
@@ -218,6 +226,8 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
     }
     for (const key of Object.keys(model.computed)) {
       if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
+      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
+      if (servedKeys(entry).has(key)) continue;
       if (!(key in o)) continue;
       const computed = model.computed[key]!;
       // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
