@@ -52,6 +52,16 @@ export default async function run(): Promise<void> {
     const perCall = database.queryCount() - before;
     console.log(`GET /api/devices/?limit=1000 over ${devices.toLocaleString('en-US')} devices (${database.label}): ${fmt(api)}; bare SQL join ${fmt(bare)}; ` +
       `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call; ${loadNote()}`);
+    // The same page in the NetBox dialect (src/netbox-api/): Cairn's read, then NetBox's shapes (issue 53).
+    const netboxList = async () => {
+      const res = await app.inject({ method: 'GET', url: '/api/dcim/devices/?limit=1000', headers });
+      if (res.statusCode !== 200) throw new Error(`NetBox list answered ${res.statusCode}`);
+    };
+    const netbox = await medianMs(20, netboxList);
+    const beforeNetbox = database.queryCount();
+    await netboxList();
+    console.log(`GET /api/dcim/devices/?limit=1000 (NetBox dialect): ${fmt(netbox)}; ratio to Cairn's own page ${(netbox / api).toFixed(2)}x (target <= 1.1x); ` +
+      `${database.queryCount() - beforeNetbox} queries per call`);
     await app.close();
   } finally {
     await database.close();

@@ -33,6 +33,7 @@ import './models.ts';
 // The schedules catalogue lists what the domains declared.
 import './background.ts';
 import { registerDomainRoutes } from './routes.ts';
+import { registerNetboxApi } from './netbox-api/routes.ts';
 import { registerUiApiRoutes } from './system/ui-api.ts';
 import { registerWebUi } from './system/web-ui.ts';
 
@@ -223,6 +224,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   registerCatalogRoutes(app);
   for (const model of allModels()) registerModelRoutes(app, model);
   registerDomainRoutes(app);
+  // NetBox's REST API over the same registry, on the NetBox paths Cairn's own routes leave free.
+  registerNetboxApi(app);
   registerUiApiRoutes(app);
   registerWebUi(app);
 

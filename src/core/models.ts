@@ -22,6 +22,7 @@ export const tenantModel = defineModel({
   name: 'tenancy.tenant',
   table: 'tenants',
   path: '/api/tenants/',
+  netbox: false, // the isolation boundary: NetBox's tenant is tenancy.owner
   label: 'tenant',
   tenantScoped: false,
   fields: {

@@ -147,6 +147,34 @@ export interface HookArgs {
   model: ModelDef;
 }
 
+/**
+ * How a model appears in the NetBox dialect (src/netbox-api/): NetBox's REST API served over the same registry. A
+ * model whose name is one of NetBox's joins it by itself; only what differs is declared here.
+ */
+export interface NetboxDeclaration {
+  /** NetBox's `app.model` when Cairn names the model otherwise (`organization.site` is NetBox's `dcim.site`). */
+  name?: string;
+  /** Cairn field key → NetBox's key, where they differ (`owner` is NetBox's `tenant`). */
+  fields?: Record<string, string>;
+  /**
+   * NetBox's generic relations written over several of Cairn's foreign keys: `assigned_object` (with
+   * `assigned_object_type` and `assigned_object_id`) over `assigned_interface` and `assigned_vm_interface`. Each
+   * NetBox object type names the field that holds it.
+   */
+  generic?: Record<string, Record<string, string>>;
+  /** NetBox's list filter name → the Cairn filter it means, where they differ (`assigned_to_interface` → `assigned`). */
+  filters?: Record<string, string>;
+  /**
+   * Older NetBox names of a field, still answered and accepted beside the current one (NetBox 3.6–3.7 wrote a
+   * device's `role` as `device_role` too; the netbox.netbox collection 3.x still sends it): alias → Cairn field key.
+   */
+  aliases?: Record<string, string>;
+  /** Fields holding model names (`app.model`, one or a list): written and answered with NetBox's names. */
+  objectTypes?: string[];
+  /** NetBox's counts of related objects: count name → `<model>.<fk field>` (`prefix_count` → `ipam.prefix.site`). */
+  counts?: Record<string, string>;
+}
+
 export interface ModelDef {
   /** `app.model`, e.g. `extras.tag`. */
   name: string;
@@ -201,6 +229,8 @@ export interface ModelDef {
   access?: (ctx: RequestContext, action: string) => boolean;
   /** Values the server sets on create (owner, author). */
   createDefaults?: (ctx: RequestContext) => Record<string, unknown>;
+  /** The NetBox dialect's view of the model; `false`: no NetBox twin, even where the name is one of NetBox's. */
+  netbox?: NetboxDeclaration | false;
 }
 
 export type ModelInput = Omit<

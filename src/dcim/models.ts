@@ -161,6 +161,7 @@ export const deviceModel = defineModel({
   name: 'dcim.device',
   table: 'devices',
   path: '/api/devices/',
+  netbox: { fields: { config_template_id: 'config_template' }, aliases: { device_role: 'role' } },
   label: 'device',
   tenantScoped: true,
   fields: {
@@ -237,6 +238,7 @@ export const interfaceModel = defineModel({
   name: 'dcim.interface',
   table: 'interfaces',
   path: '/api/interfaces/',
+  netbox: { counts: { count_ipaddresses: 'ipam.ipaddress.assigned_interface' } },
   label: 'interface',
   tenantScoped: true,
   displayParent: ['device'],

@@ -75,6 +75,7 @@ export const customFieldModel = defineModel({
   name: 'extras.customfield',
   table: 'custom_fields',
   path: '/api/custom-fields/',
+  netbox: { objectTypes: ['object_types'] },
   label: 'custom field',
   tenantScoped: true,
   fields: {

@@ -178,6 +178,7 @@ export const ipAddressModel = defineModel({
   name: 'ipam.ipaddress',
   table: 'ip_addresses',
   path: '/api/ip-addresses/',
+  netbox: { generic: { assigned_object: { 'dcim.interface': 'assigned_interface', 'virtualization.vminterface': 'assigned_vm_interface' } }, filters: { assigned_to_interface: 'assigned' } },
   label: 'IP address',
   labelPlural: 'IP addresses',
   tenantScoped: true,

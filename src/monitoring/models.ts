@@ -32,6 +32,7 @@ export const serviceModel = defineModel({
   name: 'monitoring.service',
   table: 'services',
   path: '/api/services/',
+  netbox: { name: 'ipam.service' },
   label: 'service',
   tenantScoped: true,
   fields: {

@@ -11,6 +11,7 @@ export const regionModel = defineModel({
   name: 'organization.region',
   table: 'regions',
   path: '/api/regions/',
+  netbox: { name: 'dcim.region' },
   label: 'region',
   tenantScoped: true,
   fields: {
@@ -28,6 +29,7 @@ export const siteModel = defineModel({
   name: 'organization.site',
   table: 'sites',
   path: '/api/sites/',
+  netbox: { name: 'dcim.site', counts: { device_count: 'dcim.device.site', prefix_count: 'ipam.prefix.site', rack_count: 'dcim.rack.site', vlan_count: 'ipam.vlan.site', virtualmachine_count: 'virtualization.virtualmachine.site' } },
   label: 'site',
   tenantScoped: true,
   fields: {

@@ -18,6 +18,7 @@ export const ownerGroupModel = defineModel({
   name: 'tenancy.ownergroup',
   table: 'owner_groups',
   path: '/api/owner-groups/',
+  netbox: { name: 'tenancy.tenantgroup' },
   label: 'owner group',
   tenantScoped: true,
   fields: {
@@ -37,6 +38,7 @@ export const ownerModel = defineModel({
   name: 'tenancy.owner',
   table: 'owners',
   path: '/api/owners/',
+  netbox: { name: 'tenancy.tenant' },
   label: 'owner',
   tenantScoped: true,
   fields: {

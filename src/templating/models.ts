@@ -42,6 +42,7 @@ export const exportTemplateModel = defineModel({
   name: 'extras.exporttemplate',
   table: 'export_templates',
   path: '/api/export-templates/',
+  netbox: { objectTypes: ['object_type'] },
   label: 'export template',
   tenantScoped: true,
   fields: {

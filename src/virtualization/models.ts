@@ -87,6 +87,7 @@ export const vmInterfaceModel = defineModel({
   name: 'virtualization.vminterface',
   table: 'vm_interfaces',
   path: '/api/vm-interfaces/',
+  netbox: { counts: { count_ipaddresses: 'ipam.ipaddress.assigned_vm_interface' } },
   label: 'VM interface',
   tenantScoped: true,
   displayParent: ['virtual_machine'],

@@ -16,6 +16,19 @@ function pathOf(req: FastifyRequest): string {
   return path.endsWith('/') ? path : `${path}/`;
 }
 
+/**
+ * The token key an Authorization header carries: `Token <key>` (Cairn's and NetBox's), or NetBox 4.5's
+ * `Bearer nbt_<key id>.<secret>`, whose key id is the prefix Cairn shows of a key and the secret the rest of it
+ * (`Bearer <key>` is taken too).
+ */
+export function tokenKey(header: string): string | null {
+  const token = /^Token\s+(\S+)$/i.exec(header);
+  if (token) return token[1]!;
+  const v2 = /^Bearer\s+nbt_([A-Za-z0-9_-]+)\.(\S+)$/i.exec(header);
+  if (v2) return `${v2[1]}${v2[2]}`;
+  return /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? null;
+}
+
 export function anonymousContext(requestId: string): RequestContext {
   return { user: null, tenantId: null, tenantIds: [], permissions: new Set(), readOnly: false, requestId, via: 'anonymous' };
 }
@@ -26,14 +39,17 @@ export function registerRequestAuth(app: FastifyInstance): void {
     req.ctx = anonymousContext(String(req.id));
     const path = pathOf(req);
     if (!path.startsWith('/api/') || PUBLIC_PATHS.has(path)) return;
+    // `/api/` answers API clients without credentials NetBox's API root (pynetbox reads NetBox's version there, sending
+    // none) and sends browsers to the reference, which asks for them. Credentials sent are checked as anywhere.
+    if (path === '/api/' && req.headers.authorization === undefined && !req.cookies[SESSION_COOKIE]) return;
 
     let creds: ResolvedCredentials | null = null;
     let via: RequestContext['via'] = 'anonymous';
     const header = req.headers.authorization;
     if (header !== undefined) {
-      const m = /^Token\s+(\S+)$/i.exec(header);
-      if (!m) throw unauthorized('Use the header "Authorization: Token <key>".');
-      creds = await resolveToken(app.database.db, m[1]!);
+      const key = tokenKey(header);
+      if (!key) throw unauthorized('Use the header "Authorization: Token <key>".');
+      creds = await resolveToken(app.database.db, key);
       if (!creds) {
         // Failed checks count against the address (throttle.ts): a guesser gets 429, valid tokens never pay for it.
         await recordFailedToken(app.database.db, req.ip);

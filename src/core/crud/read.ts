@@ -66,7 +66,7 @@ function pageBounds(limit: number, offset: number, filtered: boolean): RawBuilde
   return sql`LIMIT ${limit} OFFSET ${offset}`;
 }
 
-export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Page> {
+export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL, briefNumids = false): Promise<Page> {
   const { where, orderBy, limit, offset, filtered } = listConditions(ctx, model, query);
   const kept = keptCountTenant(ctx, model, filtered);
   // The count rides on the page's statement as a scalar subquery, which PostgreSQL runs once: a list is one round
@@ -85,16 +85,16 @@ export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: Model
   // V8 turn the rows into dictionaries, whose every later read is slower (6-12 % of a device, address or interface
   // page's CPU).
   const count = kept ? await keptCountOf(db, model.table, kept, text) : Number(text);
-  const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin });
+  const results = await serializeRows(db, ctx, model, rows, { origin: pageUrl.origin, briefNumids });
   return pagedList(pageUrl, { count, limit, offset }, results);
 }
 
-export async function readObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<ApiObject> {
+export async function readObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string, briefNumids = false): Promise<ApiObject> {
   const { rows } = await sql<Row>`SELECT t.*${inlineComputedSelect(ctx, model, 't')} FROM ${sql.table(model.table)} t
     WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db);
   const row = rows[0];
   if (!row) throw notFound();
-  return (await serializeRows(db, ctx, model, [row], { origin }))[0]!;
+  return (await serializeRows(db, ctx, model, [row], { origin, briefNumids }))[0]!;
 }
 
 export async function serializeOne(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, row: Row, origin: string): Promise<ApiObject> {

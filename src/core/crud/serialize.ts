@@ -16,6 +16,8 @@ export type ApiObject = Record<string, unknown>;
 export interface SerializeOptions {
   /** `scheme://host` for absolute urls; '' gives paths. */
   origin: string;
+  /** Related objects carry their `numid` too (the NetBox dialect's ids, src/netbox-api/): no lookup of its own. */
+  briefNumids?: boolean;
 }
 
 export function objectUrl(model: ModelDef, id: unknown, origin: string): string {
@@ -195,8 +197,9 @@ function briefRows(db: Kysely<DB>, ctx: RequestContext | null, sets: ReadonlyArr
 }
 
 /** The brief form of a related row: enough to show and link it. */
-export function briefObject(model: ModelDef, row: Row, origin: string): ApiObject {
+export function briefObject(model: ModelDef, row: Row, origin: string, withNumid = false): ApiObject {
   const out: ApiObject = { id: row.id, url: objectUrl(model, row.id, origin), display: displayOf(model, row) };
+  if (withNumid && row.numid !== undefined) out.numid = row.numid;
   // NetBox's brief VLAN: {id, url, display, vid, name}.
   if (model.displayQualifier) out[model.displayQualifier] = row[displayColumns(model)[1]!];
   if (model.displayField !== 'id') out[model.displayField] = row[displayColumn(model)];
@@ -246,8 +249,8 @@ const extensionColumn = (k: number) => `__extension_${k}`;
  * Brief objects of rows read by briefBranch, with their display parents (read with them, or a query per deeper
  * level) and their extensions.
  */
-async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; rows: Row[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
-  const out = sets.map(({ target, rows }) => new Map(rows.map((row) => [String(row.id), briefObject(target, row, origin)])));
+async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; rows: Row[] }>, origin: string, withNumid = false): Promise<Array<Map<string, ApiObject>>> {
+  const out = sets.map(({ target, rows }) => new Map(rows.map((row) => [String(row.id), briefObject(target, row, origin, withNumid)])));
   // Display parents came with the rows where they could (a rack's site); deeper ones cost a query per level.
   const shown = await displaysOfSets(db, ctx, sets.map((s) => ({ model: s.target, rows: s.target.displayParent && !parentReadWithBrief(s.target) ? s.rows : [] })));
   sets.forEach(({ target, rows }, i) => {
@@ -263,9 +266,9 @@ async function finishBriefs(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyA
 }
 
 /** Loads brief objects of several models' rows by id (one statement per display level), within the caller's scope. */
-async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>, origin: string): Promise<Array<Map<string, ApiObject>>> {
+async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: ReadonlyArray<{ target: ModelDef; ids: string[] }>, origin: string, withNumid = false): Promise<Array<Map<string, ApiObject>>> {
   const rows = await briefRows(db, ctx, sets);
-  return finishBriefs(db, ctx, sets.map((s, i) => ({ target: s.target, rows: rows[i]! })), origin);
+  return finishBriefs(db, ctx, sets.map((s, i) => ({ target: s.target, rows: rows[i]! })), origin, withNumid);
 }
 
 /** A many-to-many field's links from `ownerIds`: the owner, then the target's brief columns. */
@@ -351,17 +354,17 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
     }
   }
   const loaded = await relationRows(db, branches);
-  const fkBriefs = await finishBriefs(db, ctx, fks.map(({ target }, i) => ({ target, rows: loaded[i]! })), opts.origin);
+  const fkBriefs = await finishBriefs(db, ctx, fks.map(({ target }, i) => ({ target, rows: loaded[i]! })), opts.origin, opts.briefNumids);
   fks.forEach(({ key }, i) => related.set(key, fkBriefs[i]!));
   links.forEach((key, k) => {
     const field = model.fields[key]!;
     const found = loaded[fks.length + k]!;
     // Tags in name order (their rank); other links as the database returns them.
     if (field.kind === 'tags') found.sort((a, b) => Number(a.rank) - Number(b.rank));
-    many.set(key, groupBriefs(field.kind === 'tags' ? requireModel('extras.tag') : requireModel(field.target!), found, opts.origin));
+    many.set(key, groupBriefs(field.kind === 'tags' ? requireModel('extras.tag') : requireModel(field.target!), found, opts.origin, opts.briefNumids));
   });
   for (const step of plan) {
-    if (step.fieldKind === 'generic_m2m') many.set(step.key, await loadGenericLinks(db, ctx, model.fields[step.key]!, ids, opts.origin));
+    if (step.fieldKind === 'generic_m2m') many.set(step.key, await loadGenericLinks(db, ctx, model.fields[step.key]!, ids, opts.origin, opts.briefNumids));
   }
 
   // Read beside the rows (inlineComputedSelect) where the page's statement asked for it; else a query of its own.
@@ -428,7 +431,7 @@ function outputPlan(model: ModelDef): OutputStep[] {
  * the brief object's keys beside it: one query for the links, then one per target model, each in the caller's
  * scope (a row the caller may not read is left out).
  */
-async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: FieldDef, ownerIds: string[], origin: string): Promise<Map<string, ApiObject[]>> {
+async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: FieldDef, ownerIds: string[], origin: string, withNumid = false): Promise<Map<string, ApiObject[]>> {
   const t = field.through!;
   const g = field.generic!;
   const fixed = Object.entries(g.fixed).map(([c, v]) => sql`${sql.ref(`j.${c}`)} = ${v}`);
@@ -439,7 +442,7 @@ async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: Fiel
   for (const l of links) byType.set(l.type, [...(byType.get(l.type) ?? []), l.id]);
   const briefs = new Map<string, ApiObject>();
   const types = [...byType.keys()];
-  const loaded = await loadBriefSets(db, ctx, types.map((type) => ({ target: requireModel(type), ids: byType.get(type)! })), origin);
+  const loaded = await loadBriefSets(db, ctx, types.map((type) => ({ target: requireModel(type), ids: byType.get(type)! })), origin, withNumid);
   types.forEach((type, i) => {
     for (const [id, b] of loaded[i]!) briefs.set(`${type}:${id}`, b);
   });
@@ -454,12 +457,12 @@ async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: Fiel
   return out;
 }
 
-function groupBriefs(target: ModelDef, links: Row[], origin: string): Map<string, ApiObject[]> {
+function groupBriefs(target: ModelDef, links: Row[], origin: string, withNumid = false): Map<string, ApiObject[]> {
   const grouped = new Map<string, ApiObject[]>();
   for (const link of links) {
     const owner = String(link.owner);
     const list = grouped.get(owner) ?? [];
-    list.push(briefObject(target, link, origin));
+    list.push(briefObject(target, link, origin, withNumid));
     grouped.set(owner, list);
   }
   return grouped;

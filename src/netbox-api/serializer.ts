@@ -1,0 +1,269 @@
+// Cairn's API objects → NetBox's. The objects are Cairn's own serializer's (the same reads, fence and computed
+// values); this turns them into NetBox's shapes: the integer id (the object's numid) in every id, NetBox's urls,
+// choices and statuses as {value, label}, renamed fields, NetBox's generic relations, and brief/fields/omit.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { FieldDef, ModelDef } from '../core/registry.ts';
+import { allModels, columnOf, getModel } from '../core/registry.ts';
+import type { RequestContext } from '../core/context.ts';
+import { scopeCondition } from '../core/access.ts';
+import { vocabularyOptions } from '../core/vocabularies.ts';
+import { isUuid } from '../core/ids.ts';
+import type { ApiObject } from '../core/crud/serialize.ts';
+import { dialectOf, netboxTypeName, renamedTypes, type DialectModel } from './dialect.ts';
+
+type Json = Record<string, unknown>;
+
+/** The options of a choice field, inline or from its vocabulary. */
+export function choiceOptions(field: FieldDef): ReadonlyArray<{ value: string; label: string }> {
+  if (field.choices) return field.choices;
+  if (field.vocabulary) return vocabularyOptions(field.vocabulary);
+  return [];
+}
+
+const labelCache = new WeakMap<FieldDef, Map<string, string>>();
+function choiceValue(field: FieldDef, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  let labels = labelCache.get(field);
+  if (!labels) labelCache.set(field, (labels = new Map(choiceOptions(field).map((o) => [o.value, o.label]))));
+  return { value, label: labels.get(String(value)) ?? String(value) };
+}
+
+let modelsByPath: Map<string, ModelDef> | null = null;
+const modelsByListUrl = new Map<string, ModelDef | null>();
+/** The Cairn model an object's url points into (`…/api/sites/<uuid>/`), remembered by the url's list part. */
+function modelOfUrl(url: string): ModelDef | undefined {
+  // `<origin><list path><uuid>/`: the list part is all but the last 37 characters.
+  const list = url.slice(0, -37);
+  let model = modelsByListUrl.get(list);
+  if (model === undefined) {
+    if (!modelsByPath) modelsByPath = new Map(allModels().map((m) => [m.path, m]));
+    const m = /^(?:[a-z]+:\/\/[^/]+)?(\/api\/.*\/)([0-9a-f-]{36})\/$/i.exec(url);
+    model = (m && modelsByPath.get(m[1]!)) || null;
+    if (modelsByListUrl.size < 10_000) modelsByListUrl.set(list, model);
+  }
+  return model ?? undefined;
+}
+
+export function netboxUrl(entry: DialectModel, numid: unknown, origin: string): string {
+  return `${origin}${entry.path}${String(numid)}/`;
+}
+
+/**
+ * The model of a related object in a Cairn answer: `{id: <uuid>, url}` by its url, or `{object_type, id: <uuid>}`
+ * (a link peer, a trace's hop) by its type.
+ */
+function refModel(obj: Json): ModelDef | undefined {
+  if (typeof obj.id !== 'string' || !isUuid(obj.id)) return undefined;
+  if (typeof obj.url === 'string') return modelOfUrl(obj.url);
+  return typeof obj.object_type === 'string' ? getModel(obj.object_type) : undefined;
+}
+
+/**
+ * Every nested object of a Cairn answer: a related object `{id: <uuid>, url, …}`. Briefs read with their numbers
+ * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
+ * by the model their url names, to be looked up unless a brief of the same object had its number.
+ */
+function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, depth = 0): void {
+  if (depth > 6 || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (const v of value) collectRefs(v, out, known, depth + 1);
+    return;
+  }
+  const obj = value as Json;
+  if ('numid' in obj && typeof obj.id === 'string') known.set(obj.id, Number(obj.numid));
+  else {
+    const model = refModel(obj);
+    if (model) {
+      if (model.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
+    }
+  }
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
+}
+
+/** uuid → numid of related objects not known yet, one statement for all models (the ids came from fenced reads). */
+async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, out: Map<string, number>): Promise<Map<string, number>> {
+  const parts = [...refs].flatMap(([model, all]) => {
+    const ids = [...all].filter((id) => !out.has(id));
+    return ids.length ? [sql`SELECT id::text AS id, numid FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
+  });
+  if (!parts.length) return out;
+  const { rows } = await sql<{ id: string; numid: string | number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  for (const r of rows) out.set(r.id, Number(r.numid));
+  return out;
+}
+
+export interface ShapeOptions {
+  origin: string;
+  brief?: boolean;
+  fields?: ReadonlySet<string> | null;
+  omit?: ReadonlySet<string>;
+}
+
+/** A nested Cairn object in NetBox's brief form: integer id, NetBox url, NetBox's keys. */
+function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
+  const model = refModel(obj);
+  if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
+  const numid = 'numid' in obj ? Number(obj.numid) : numids.get(String(obj.id));
+  const entry = model ? dialectOf(model.name) : undefined;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'numid') continue;
+    if (k === 'id') out.id = numid ?? v;
+    else if (k === 'url') continue;
+    else if (k === 'object_id' && typeof v === 'string') out.object_id = numids.get(v) ?? v;
+    else out[k] = convertNested(v, numids, origin);
+    if (k === 'id') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : obj.url;
+  }
+  if (out.url === undefined) delete out.url;
+  // (NetBox's brief objects have no display_url: only whole objects do.)
+  return out;
+}
+
+function convertNested(value: unknown, numids: Map<string, number>, origin: string): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => convertNested(v, numids, origin));
+  const obj = value as Json;
+  if (refModel(obj)) return briefOf(obj, numids, origin);
+  const out: Json = {};
+  for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, numids, origin);
+  return out;
+}
+
+/** Any answer of Cairn's (a trace, a list of briefs) with every related object in NetBox's brief form. */
+export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: string): Promise<unknown> {
+  const refs = new Map<ModelDef, Set<string>>();
+  const known = new Map<string, number>();
+  collectRefs(value, refs, known);
+  return convertNested(value, await numidsOf(db, refs, known), origin);
+}
+
+/** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
+const BRIEF_KEYS = new Set(['id', 'url', 'display', 'name', 'slug', 'model', 'vid', 'address', 'prefix', 'description', 'color', 'manufacturer', 'device', 'virtual_machine', 'cable', '_occupied', 'family']);
+
+const served = new WeakMap<DialectModel, Set<string>>();
+/** The NetBox keys a model's fields are answered under (write-only fields are only written under theirs). */
+function servedKeys(entry: DialectModel): Set<string> {
+  let keys = served.get(entry);
+  if (!keys) served.set(entry, (keys = new Set([...entry.out].filter(([key]) => !entry.model.fields[key]!.writeOnly).map(([, nbKey]) => nbKey))));
+  return keys;
+}
+
+interface FieldStep {
+  key: string;
+  nbKey: string;
+  field: FieldDef;
+  /** value: copied as is; nested: related objects converted; the others: NetBox's forms of a value. */
+  mode: 'value' | 'types' | 'choice' | 'status' | 'nested';
+}
+const plans = new WeakMap<DialectModel, FieldStep[]>();
+const NESTED_KINDS = new Set(['fk', 'm2m', 'generic_m2m', 'tags', 'json', 'custom_fields']);
+
+/** How each served field of a model is written, worked out once per model rather than for every row. */
+function fieldPlan(entry: DialectModel): FieldStep[] {
+  let plan = plans.get(entry);
+  if (plan) return plan;
+  const objectTypes = new Set((entry.model.netbox && entry.model.netbox.objectTypes) || []);
+  plan = [...entry.out].map(([key, nbKey]) => {
+    const field = entry.model.fields[key]!;
+    const mode: FieldStep['mode'] = objectTypes.has(key)
+      ? 'types'
+      : field.kind === 'choice'
+        ? 'choice'
+        : field.kind === 'fk' && field.target === 'extras.status'
+          ? 'status'
+          : NESTED_KINDS.has(field.kind)
+            ? 'nested'
+            : 'value';
+    return { key, nbKey, field, mode };
+  });
+  plans.set(entry, plan);
+  return plan;
+}
+
+/** Cairn objects of `entry`'s model → NetBox objects. */
+export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
+  const refs = new Map<ModelDef, Set<string>>();
+  const known = new Map<string, number>();
+  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
+  const numids = await numidsOf(db, refs, known);
+  const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
+  const { model } = entry;
+  const plan = fieldPlan(entry);
+  return objects.map((o) => {
+    const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
+    for (const step of plan) {
+      if (!(step.key in o)) continue;
+      const v = o[step.key];
+      switch (step.mode) {
+        case 'value':
+          out[step.nbKey] = v;
+          break;
+        case 'types':
+          out[step.nbKey] = renamedTypes(v, netboxTypeName);
+          break;
+        case 'choice':
+          out[step.nbKey] = choiceValue(step.field, v);
+          break;
+        case 'status':
+          out[step.nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
+          break;
+        default:
+          out[step.nbKey] = convertNested(v, numids, opts.origin);
+      }
+    }
+    for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
+    for (const [relation, types] of entry.generic) {
+      let set: [string, Json] | null = null;
+      for (const [type, key] of types) {
+        const v = o[key];
+        if (v && typeof v === 'object') set = [type, v as Json];
+      }
+      out[`${relation}_type`] = set ? set[0] : null;
+      const brief = set ? (convertNested(set[1], numids, opts.origin) as Json) : null;
+      out[`${relation}_id`] = brief ? brief.id : null;
+      out[relation] = brief;
+    }
+    for (const key of Object.keys(model.computed)) {
+      if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
+      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
+      if (servedKeys(entry).has(key)) continue;
+      if (!(key in o)) continue;
+      const computed = model.computed[key]!;
+      // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
+      if (computed.kind === 'choice' && computed.options && o[key] !== null && o[key] !== undefined) {
+        out[key] = { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) };
+      } else out[key] = convertNested(o[key], numids, opts.origin);
+    }
+    for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
+    if ('created' in o) out.created = o.created;
+    if ('last_updated' in o) out.last_updated = o.last_updated;
+    return narrowed(out, opts);
+  });
+}
+
+/** NetBox's `<model>_count` values of a page's objects (the declaration's counts): one statement, in the fence. */
+async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, ids: string[]): Promise<Map<string, Map<string, number>>> {
+  const declared = Object.entries((entry.model.netbox && entry.model.netbox.counts) || {});
+  const out = new Map(declared.map(([name]) => [name, new Map<string, number>()]));
+  const parts = declared.flatMap(([name, ref]) => {
+    const dot = ref.lastIndexOf('.');
+    const model = getModel(ref.slice(0, dot));
+    const field = model?.fields[ref.slice(dot + 1)];
+    if (!model || !field) return [];
+    const column = sql.ref(`c.${columnOf(ref.slice(dot + 1), field)}`);
+    return [sql`SELECT ${name}::text AS name, ${column}::text AS id, count(*)::int AS n FROM ${sql.table(model.table)} c
+      WHERE ${column} = ANY(${ids}::uuid[]) AND ${scopeCondition(ctx, model, 'c')} GROUP BY ${column}`];
+  });
+  if (!parts.length) return out;
+  const { rows } = await sql<{ name: string; id: string; n: number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  for (const r of rows) out.get(r.name)!.set(r.id, r.n);
+  return out;
+}
+
+function narrowed(obj: Json, opts: ShapeOptions): Json {
+  if (opts.fields?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => opts.fields!.has(k)));
+  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k)));
+  if (opts.omit?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => !opts.omit!.has(k)));
+  return obj;
+}
