@@ -15,6 +15,7 @@ beforeAll(async () => {
   deviceIds = (await sql<{ id: string }>`SELECT id FROM devices WHERE tenant_id = ${h.tenants.a} ORDER BY numid`.execute(h.database.db)).rows.map((r) => r.id);
   // Access ports: no cable, no address, so a delete has nothing to skip.
   interfaceIds = (await sql<{ id: string }>`SELECT i.id FROM interfaces i WHERE i.tenant_id = ${h.tenants.a} AND i.description = '' AND i.type <> 'loopback'
+      AND NOT EXISTS (SELECT 1 FROM cable_terminations ct WHERE ct.termination_type = 'dcim.interface' AND ct.termination_id = i.id)
     ORDER BY i.numid`.execute(h.database.db)).rows.map((r) => r.id);
 }, 120_000);
 afterAll(async () => {

@@ -2,11 +2,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startHarness, type Harness } from './helpers/harness.ts';
-import { generateDemoData } from '../src/system/demo-data.ts';
+import { DEMO_SUPPORT_ROLES, generateDemoData } from '../src/system/demo-data.ts';
 import { CONFIG_BENCH_TEMPLATES } from '../bench/config-render-fixture.ts';
 
 let h: Harness;
-/** `role=…` for every role but the patch panels' (demo data puts two per site; they take no configuration). */
+/** `role=…` for every role of the planned network (patch panels, PDUs, console servers… take no configuration). */
 let networkRoles = '';
 beforeAll(async () => {
   h = await startHarness();
@@ -18,9 +18,9 @@ beforeAll(async () => {
     expect(res.statusCode, res.body).toBe(201);
     ids.push(res.json().id);
   }
-  // The network devices' roles: patch panels (demo data puts two per site) take no configuration.
+  // The network devices' roles: the devices demo data adds around them take no configuration.
   const roles = (await admin.get('/api/device-roles/?limit=100')).json().results as Array<{ id: string; slug: string }>;
-  const network = roles.filter((r) => r.slug !== 'patch-panel');
+  const network = roles.filter((r) => !(DEMO_SUPPORT_ROLES as readonly string[]).includes(r.slug));
   networkRoles = network.map((r) => `role=${r.slug}`).join('&');
   const res = await admin.post('/api/config-bundles/', { name: 'fabric', templates: ids, roles: network.map((r) => r.id) });
   expect(res.statusCode, res.body).toBe(201);

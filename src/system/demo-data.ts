@@ -45,6 +45,12 @@ export class DemoDataError extends Error {}
 export { MAX_DEMO_DEVICES };
 /** Devices per site: 4 spines, 2 borders, 2 firewalls, 32 leaves (a spine has 36 ports: 32 leaves + 2 borders + 2 spare). */
 export const SITE_SIZE = 40;
+
+/**
+ * Roles of the devices demo data adds around the planned network (demo-patch-panels.ts, demo-modules.ts,
+ * demo-power-console.ts, demo-circuits.ts): they are not among the planned devices and take no configuration.
+ */
+export const DEMO_SUPPORT_ROLES = ['patch-panel', 'core-chassis', 'pdu', 'console-server', 'provider-edge'] as const;
 const SPINES = 4;
 const BORDERS = 2;
 const FIREWALLS = 2;

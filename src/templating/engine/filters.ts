@@ -2,7 +2,7 @@
 // groupby, map, selectattr...) goes through the sandboxed getItem/getAttr and copes with Promises from host objects.
 // Deviation: filters that return generators in Jinja2 (map, select, reject, batch, slice, unique...) return lists here.
 import { REQUIRED, builtin } from './bind.ts';
-import { TemplateError, typeError } from './errors.ts';
+import { TemplateError, limitError, typeError } from './errors.ts';
 import { percentFormat } from './format.ts';
 import { roundPy, toFixedPy } from './numfmt.ts';
 import { add, callValue, escape, getAttr, getItem, lengthOf, sliceValue, thenMaybe, toList } from './ops.ts';
@@ -729,6 +729,8 @@ export function builtinFilters(): Map<string, FilterImpl> {
     withList(v, s, (seq) => {
       const slices = intOf(n, 'slices');
       if (slices <= 0) throw typeError('integer division or modulo by zero');
+      // Each slice is a list of the output: as many as a range may hold at most (Jinja2 would loop until memory ran out).
+      if (slices > s.limits.maxRangeItems) throw limitError(`slice() of ${slices} slices: the sandbox makes at most MAX_RANGE (${s.limits.maxRangeItems}).`);
       const per = Math.floor(seq.length / slices);
       const extra = seq.length % slices;
       let offset = 0;

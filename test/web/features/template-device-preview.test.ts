@@ -15,7 +15,8 @@ describe.skipIf(!ready)('template editor preview against a device', () => {
   beforeAll(async () => {
     session = await openSession({ demoDevices: 3 });
     ({ server, browser } = session);
-    device = (await server.api<Page<Row>>('GET', '/api/devices/?limit=1&ordering=name')).body.results[0]!;
+    // A spine: a network device with interfaces (not one of the PDUs or console servers demo data adds around them).
+    device = (await server.api<Page<Row>>('GET', '/api/devices/?role=spine&limit=1&ordering=name')).body.results[0]!;
   }, 300_000);
 
   afterAll(async () => {
