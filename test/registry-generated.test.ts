@@ -218,7 +218,8 @@ describe('unauthenticated (generated)', () => {
       expect([401, 429], `${r.method.toUpperCase()} ${r.url} with a bad token`).toContain(bad.statusCode);
     }
     expect(await everyTableState()).toEqual(before);
-    expect((await h.app.inject({ method: 'GET', url: '/api/', headers: { authorization: 'Token nope' } })).statusCode).toBe(401);
+    // (By now the address is throttled for its failed token checks: 429, no better than 401.)
+    expect([401, 429]).toContain((await h.app.inject({ method: 'GET', url: '/api/', headers: { authorization: 'Token nope' } })).statusCode);
     expect((await h.as('anonymous').get('/api/health/')).statusCode).toBe(200);
   });
 });

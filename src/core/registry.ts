@@ -65,6 +65,11 @@ export interface FieldDef {
   vocabulary?: string;
   /** fk / m2m: the target model's name, e.g. `dcim.site`. */
   target?: string;
+  /**
+   * fk: the name of the reverse list a template reads on the target (`chassis.members`); else the list path of the
+   * model holding the key (`device.interfaces`).
+   */
+  relatedName?: string;
   onDelete?: 'cascade' | 'protect' | 'set_null';
   /** m2m: the join table and its two columns. */
   through?: { table: string; from: string; to: string };

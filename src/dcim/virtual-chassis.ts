@@ -22,7 +22,7 @@ const vcNumber = (label: string, help: string): FieldDef => ({ kind: 'integer', 
  * (`device.virtual_chassis.members`), as NetBox's related_name does.
  */
 export const deviceChassisFields: Record<string, FieldDef> = {
-  virtual_chassis: { kind: 'fk', target: 'dcim.virtualchassis', nullable: true, onDelete: 'set_null', relatedName: 'members' } as FieldDef,
+  virtual_chassis: { kind: 'fk', target: 'dcim.virtualchassis', nullable: true, onDelete: 'set_null', relatedName: 'members' },
   vc_position: vcNumber('Position in chassis', 'Required with a virtual chassis; each member has its own (0 to 255).'),
   vc_priority: vcNumber('Chassis priority', 'Master election priority (0 to 255).'),
 };

@@ -210,6 +210,27 @@ describe('demo data', () => {
     expect((consolePort.connected_endpoint as Obj).object_type).toBe('dcim.consoleserverport');
   });
 
+  it('gives a border router\'s config template its console line, its PSUs\' feeds and the circuits behind its uplinks', async () => {
+    const admin = h.as('admin');
+    const border = (await admin.get('/api/devices/?role=border&limit=1&ordering=name')).json().results[0] as { id: string; name: string };
+    const tpl = (await admin.post('/api/export-templates/', {
+      name: 'nb-context',
+      object_type: 'dcim.device',
+      template_code: [
+        '{% for p in device.console_ports.all() %}console {{ p.name }} on {{ p.connected_endpoint.display }}{% endfor %}',
+        '{% for p in device.power_ports.all() %}{{ p.name }} from {{ p.connected_endpoint.display }} ({{ p.allocated_draw }} W);{% endfor %}',
+        '{% for i in device.interfaces.all() if i.link_peer and i.link_peer.parent_type == "circuits.circuit" %}{{ i.name }} via {{ i.link_peer.device }};{% endfor %}',
+      ].join(' | '),
+    })).json() as { id: string };
+    const res = await admin.get(`/api/devices/${border.id}/render/?template=${tpl.id}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const [consoleLine, power, circuits] = (res.json().output as string).split(' | ');
+    expect(consoleLine).toMatch(/^console Console on [a-z0-9]+-cs1 › Port \d+$/);
+    expect(power).toMatch(/^PSU1 from \S+ › [A-Z0-9]+-A \(180 W\);PSU2 from \S+ › [A-Z0-9]+-B \(180 W\);$/);
+    expect(circuits!.split(';').filter(Boolean)).toHaveLength(2);
+    expect(circuits).toMatch(/via [A-Z]{3}-\d{6};/);
+  });
+
   it('connects every leaf and border to every spine of its site, some through a pair of patch panels, and nothing else', async () => {
     const admin = h.as('admin');
     const devices = new Map((await all(admin, '/api/devices/')).map((d) => [d.id, d]));

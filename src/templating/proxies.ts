@@ -352,7 +352,7 @@ export function relationsOf(model: ModelDef): ReadonlyMap<string, Relation> {
     if (isClosedModel(source)) continue;
     const fks = Object.entries(source.fields).filter(([, f]) => f.kind === 'fk' && f.target === model.name);
     for (const [key, field] of fks) {
-      const explicit = (field as FieldDef & { relatedName?: string }).relatedName;
+      const explicit = field.relatedName;
       const name = explicit ?? (fks.length > 1 ? `${segmentName(source)}_as_${key}` : segmentName(source));
       if (taken(name)) continue;
       out.set(name, { name, target: source, via: { kind: 'reverse', column: columnOf(key, field) } });
