@@ -362,3 +362,27 @@ export function addModelHook<K extends ListenerHook>(modelName: string, kind: K,
   };
   model.hooks[kind] = chained as ModelHooks[K];
 }
+
+/**
+ * A model whose rows name their object by type and id (a contact assignment's object_type/object_id) rather than by
+ * a foreign key: templates read them as a list on that object (`device.contacts`), for the models `targets` names.
+ */
+export interface GenericReverse {
+  /** The list's name on the target object. */
+  name: string;
+  source: string;
+  typeColumn: string;
+  idColumn: string;
+  targets(): readonly string[];
+}
+
+const genericReverses: GenericReverse[] = [];
+
+export function registerGenericReverse(relation: GenericReverse): void {
+  genericReverses.push(relation);
+}
+
+/** The generic reverse lists a model's objects have. */
+export function genericReversesOf(modelName: string): GenericReverse[] {
+  return genericReverses.filter((r) => r.targets().includes(modelName));
+}

@@ -1,7 +1,7 @@
 // Contacts (NetBox's tenancy app): people and teams to call about an object, in groups (a tree), and their
 // assignments to objects of the models NetBox's ContactsMixin marks, each with a role and a priority.
 import { sql, type RawBuilder } from 'kysely';
-import { defineModel, displayColumn, getModel, type ComputedField, type ModelDef } from '../core/registry.ts';
+import { defineModel, displayColumn, getModel, registerGenericReverse, type ComputedField, type ModelDef } from '../core/registry.ts';
 import { callerTenant, sameTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { treeParentCheck } from './tree.ts';
@@ -193,3 +193,7 @@ export const contactAssignmentModel = defineModel({
     },
   },
 });
+
+// A device template reads its contacts as `device.contacts` (assignments: contact, role, priority), as NetBox's
+// templates read `device.contacts`.
+registerGenericReverse({ name: 'contacts', source: 'tenancy.contactassignment', typeColumn: 'object_type', idColumn: 'object_id', targets: () => contactObjectModels().map((m) => m.name) });

@@ -220,15 +220,18 @@ describe('demo data', () => {
         '{% for p in device.console_ports.all() %}console {{ p.name }} on {{ p.connected_endpoint.display }}{% endfor %}',
         '{% for p in device.power_ports.all() %}{{ p.name }} from {{ p.connected_endpoint.display }} ({{ p.allocated_draw }} W);{% endfor %}',
         '{% for i in device.interfaces.all() if i.link_peer and i.link_peer.parent_type == "circuits.circuit" %}{{ i.name }} via {{ i.link_peer.device }};{% endfor %}',
+        '{% for a in device.site.contacts.all() %}{{ a.contact.name }} ({{ a.role.name }});{% endfor %}',
       ].join(' | '),
     })).json() as { id: string };
     const res = await admin.get(`/api/devices/${border.id}/render/?template=${tpl.id}`);
     expect(res.statusCode, res.body).toBe(200);
-    const [consoleLine, power, circuits] = (res.json().output as string).split(' | ');
+    const [consoleLine, power, circuits, contacts] = (res.json().output as string).split(' | ');
     expect(consoleLine).toMatch(/^console Console on [a-z0-9]+-cs1 › Port \d+$/);
     expect(power).toMatch(/^PSU1 from \S+ › [A-Z0-9]+-A \(180 W\);PSU2 from \S+ › [A-Z0-9]+-B \(180 W\);$/);
     expect(circuits!.split(';').filter(Boolean)).toHaveLength(2);
     expect(circuits).toMatch(/via [A-Z]{3}-\d{6};/);
+    // The site's contacts, as NetBox templates read `site.contacts`.
+    expect(contacts!.split(';').filter(Boolean).map((c) => c.replace(/ \(.*\)$/, '')).sort()).toEqual(['Facilities desk', 'Maria Jensen', 'NOC on-call']);
   });
 
   it('connects every leaf and border to every spine of its site, some through a pair of patch panels, and nothing else', async () => {

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, displayColumn, displayColumns, genericReversesOf, isColumnField, requireModel } from '../core/registry.ts';
 import { modelAllows, scopeCondition, TENANT_COLUMN, tenantOf } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
@@ -320,7 +320,8 @@ export class RenderSession {
 export interface Relation {
   name: string;
   target: ModelDef;
-  via: { kind: 'reverse'; column: string } | { kind: 'm2m'; table: string; from: string; to: string } | { kind: 'tags'; ownerType: string };
+  /** reverse: rows of `target` whose `column` holds the owner's id (and, for a generic reverse, `typeColumn` its model). */
+  via: { kind: 'reverse'; column: string; typeColumn?: string; ownerType?: string } | { kind: 'm2m'; table: string; from: string; to: string } | { kind: 'tags'; ownerType: string };
 }
 
 const relationCache = new Map<string, ReadonlyMap<string, Relation>>();
@@ -357,6 +358,11 @@ export function relationsOf(model: ModelDef): ReadonlyMap<string, Relation> {
       if (taken(name)) continue;
       out.set(name, { name, target: source, via: { kind: 'reverse', column: columnOf(key, field) } });
     }
+  }
+  for (const g of genericReversesOf(model.name)) {
+    const source = requireModel(g.source);
+    if (isClosedModel(source) || taken(g.name)) continue;
+    out.set(g.name, { name: g.name, target: source, via: { kind: 'reverse', column: g.idColumn, typeColumn: g.typeColumn, ownerType: model.name } });
   }
   relationCache.set(model.name, out);
   return out;
@@ -997,6 +1003,7 @@ function setSource(session: RenderSession, rel: Relation, ownerIds: string[], sp
     from = sql`${sql.table(target.table)} r`;
     owner = sql.ref(`r.${via.column}`);
     conds.unshift(sql`${owner} = ANY(${ownerIds}::uuid[])`);
+    if (via.typeColumn) conds.unshift(sql`${sql.ref(`r.${via.typeColumn}`)} = ${via.ownerType ?? ''}`);
   } else if (via.kind === 'm2m') {
     from = sql`${sql.table(via.table)} j JOIN ${sql.table(target.table)} r ON r.id = ${sql.ref(`j.${via.to}`)}`;
     owner = sql.ref(`j.${via.from}`);
