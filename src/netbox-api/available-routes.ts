@@ -14,6 +14,7 @@ import type { QueryValues } from '../core/crud/list-query.ts';
 import { requireModel } from '../core/registry.ts';
 import { allocateAddresses, freeAddresses, loadContainer, MAX_AVAILABLE } from '../ipam/available.ts';
 import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from '../ipam/carve.ts';
+import { allocateAsns, freeAsns } from '../ipam/asn-available.ts';
 import { familyOf } from '../ipam/service.ts';
 import { dialectOf } from './dialect.ts';
 import { idOfNumid } from './numids.ts';
@@ -71,6 +72,17 @@ const AVAILABLE: Available[] = [
       return (await freeVids(db, row, limit)).map((vid) => ({ vid, group }));
     },
     create: allocateVlans,
+  },
+  {
+    container: 'ipam.asnrange',
+    route: 'available-asns',
+    created: 'ipam.asn',
+    async free(db, ctx, row, limit, origin) {
+      const rirs = requireModel('ipam.rir');
+      const rir = row.rir_id ? briefObject(rirs, await loadScopedRow(db, ctx, rirs, String(row.rir_id)), origin) : null;
+      return (await freeAsns(db, row, limit)).map((asn) => ({ asn, rir }));
+    },
+    create: allocateAsns,
   },
 ];
 

@@ -275,6 +275,18 @@ describe('NetBox dialect: special routes', () => {
     expect((await alice.post(`/api/ipam/vlan-groups/${group.id}/available-vlans/`, { name: 'more' })).statusCode).toBe(409);
   });
 
+  it('available-asns lists and allocates an ASN range\'s free numbers through Cairn\'s own', async () => {
+    const alice = h.as('alice');
+    const rir = await ok(await alice.post('/api/ipam/rirs/', { name: 'Private', slug: 'private-nb', is_private: true }), 201);
+    const range = await ok(await alice.post('/api/ipam/asn-ranges/', { name: 'Fabric', slug: 'fabric-nb', rir: rir.id, start: 65100, end: 65101 }), 201);
+    const free = (await ok(await alice.get(`/api/ipam/asn-ranges/${range.id}/available-asns/`))) as unknown as Obj[];
+    expect(free).toEqual([{ asn: 65100, rir: expect.objectContaining({ id: rir.id, slug: 'private-nb' }) }, { asn: 65101, rir: expect.objectContaining({ id: rir.id }) }]);
+    const made = (await ok(await alice.post(`/api/ipam/asn-ranges/${range.id}/available-asns/`, [{ description: 'spine' }, { description: 'leaf' }]), 201)) as unknown as Obj[];
+    expect(made.map((a) => [a.asn, a.description, typeof a.id])).toEqual([[65100, 'spine', 'number'], [65101, 'leaf', 'number']]);
+    expect((await alice.post(`/api/ipam/asn-ranges/${range.id}/available-asns/`, {})).statusCode).toBe(409);
+    expect((await h.as('bob').get(`/api/ipam/asn-ranges/${range.id}/available-asns/`)).statusCode).toBe(404);
+  });
+
   it('render-config renders the device\'s bound config template through Cairn\'s engine', async () => {
     const alice = h.as('alice');
     const tpl = await ok(await alice.post('/api/export-templates/', { name: 'leaf-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n' }), 201);
