@@ -107,7 +107,11 @@ export async function pollRun(port: number, token: string, runId: string, timeou
         if (body.maintenance === true) {
           if (card.current_step && maintenanceSteps.at(-1) !== card.current_step) maintenanceSteps.push(card.current_step);
           const stranger = await call(port, 'not-an-admin-token', 'GET', '/api/system/upgrade/').catch(() => null);
-          if (stranger) strangerStatuses.push(stranger.status);
+          // Counted only when the window was still open after it: on a loaded machine the window can close between
+          // the card and the stranger's call, and the live site then answers a wrong token 401, as it should.
+          const after = stranger ? await call(port, token, 'GET', '/api/system/upgrade/').catch(() => null) : null;
+          const stillOpen = after?.status === 503 || (after?.status === 200 && (after.body as { maintenance?: boolean }).maintenance === true);
+          if (stranger && stillOpen) strangerStatuses.push(stranger.status);
         }
         if (card.state !== 'running') return { card, stepsSeen, unavailable, maintenanceSteps, strangerStatuses };
       }
