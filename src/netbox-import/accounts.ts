@@ -8,7 +8,7 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { TENANT_COLUMN } from '../core/access.ts';
 import { BulkLoad } from '../core/crud/bulk-load.ts';
-import { requireModel, getModel } from '../core/registry.ts';
+import { columnOf, getModel, requireModel } from '../core/registry.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { sha256 } from '../core/auth/credentials.ts';
 import type { NetBoxSource, NetBoxRow } from './source.ts';
@@ -69,14 +69,16 @@ export async function importAccounts(tx: Kysely<DB>, source: NetBoxSource, ctx: 
     const byName = new Map(have.map((u) => [u.username, u.id]));
     const missing = nbUsers.filter((u) => !byName.has(String(u.username)));
     if (missing.length) {
-      const created = await insertRows(tx, global, requireModel('users.user'), missing.map((u) => ({
+      const userModel = requireModel('users.user');
+      const created = await insertRows(tx, global, userModel, missing.map((u) => ({
         username: String(u.username),
         email: String(u.email ?? ''),
         // Django's hash as is ("!…" marks an unusable password: no password signs in).
         password_hash: String(u.password ?? '!'),
         is_superuser: Boolean(u.is_superuser),
         is_active: Boolean(u.is_active),
-        home_tenant_id: tenantId,
+        // The users.user field's column (its home tenant), asked of the registry rather than spelt here.
+        [columnOf('home_tenant', userModel.fields.home_tenant!)]: tenantId,
       })));
       for (const c of created) byName.set(String(c.username), String(c.id));
     }
