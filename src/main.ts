@@ -261,7 +261,7 @@ program
 
 registerTemplateCommands(program);
 registerNetBoxImportCommands(program, withDatabase);
-registerUpgradeCommands(program);
+registerUpgradeCommands(program, { loadAppBuilder: async () => (await import('./app.ts')).buildApp });
 registerBackupCommands(program);
 registerStepNotesCommands(program);
 
