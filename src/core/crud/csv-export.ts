@@ -27,6 +27,8 @@ interface CsvColumn {
   label: string;
   /** Value → label, for choices (what the list shows: "Active", not "active"). */
   labels: ReadonlyMap<string, string> | null;
+  /** Holds addresses: written with their mask, as NetBox and the list show them (10.0.0.1/32). */
+  ip: boolean;
 }
 
 /** The columns a list of `model` can export, in the list's order: its fields, computed values, then custom fields. */
@@ -34,9 +36,9 @@ async function exportColumns(db: Kysely<DB>, ctx: RequestContext, model: ModelDe
   const out: CsvColumn[] = listFields(model).map((f) => {
     const field = model.fields[f.key];
     const options = field?.kind === 'choice' ? choiceOptions(field) : (model.computed[f.key]?.options ?? f.options ?? []);
-    return { key: f.key, label: f.label, labels: options.length ? new Map(options.map((o) => [o.value, o.label])) : null };
+    return { key: f.key, label: f.label, labels: options.length ? new Map(options.map((o) => [o.value, o.label])) : null, ip: f.kind === 'ip' || f.related === 'ipam.ipaddress' };
   });
-  for (const c of await customFieldColumns(db, ctx, model)) out.push({ key: c.key, label: c.label, labels: null });
+  for (const c of await customFieldColumns(db, ctx, model)) out.push({ key: c.key, label: c.label, labels: null, ip: false });
   return out;
 }
 
@@ -54,16 +56,31 @@ function chosenColumns(all: CsvColumn[], raw: QueryValues[string]): CsvColumn[] 
   return out;
 }
 
-/** A cell's text: an object by its display, a list of them joined, a choice by its label, a flag as true/false. */
-function cellText(value: unknown, labels: ReadonlyMap<string, string> | null): string {
+/** PostgreSQL prints a host address bare (10.0.0.1); NetBox, the list and search show its mask (10.0.0.1/32). */
+function withHostMask(text: string): string {
+  const m = /^([0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-f]*:[0-9a-f:.]*)(?=$|\s)/i.exec(text);
+  return m ? `${m[1]}/${m[1]!.includes(':') ? 128 : 32}${text.slice(m[1]!.length)}` : text;
+}
+
+/**
+ * A cell's text: an object by its display, a list of them joined, a choice by its label, a flag as true/false,
+ * an address with its mask; a value made of several (a config template's own and resolved one) as `key: value`.
+ */
+function cellText(value: unknown, column: CsvColumn): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v) => cellText(v, labels)).filter((t) => t !== '').join(', ');
+  if (Array.isArray(value)) return value.map((v) => cellText(v, column)).filter((t) => t !== '').join(', ');
   if (typeof value === 'object') {
     const display = (value as ApiObject).display;
-    return display !== undefined && display !== null ? String(display) : JSON.stringify(value);
+    if (display !== undefined && display !== null) return column.ip ? withHostMask(String(display)) : String(display);
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => [k, cellText(v, column)])
+      .filter(([, t]) => t !== '')
+      .map(([k, t]) => `${k}: ${t}`)
+      .join('; ');
   }
   const text = String(value);
-  return labels?.get(text) ?? text;
+  if (column.ip) return withHostMask(text);
+  return column.labels?.get(text) ?? text;
 }
 
 /**
@@ -119,7 +136,7 @@ export async function exportListCsv(db: Kysely<DB>, ctx: RequestContext, model: 
     while (rows.length) {
       const objects = await serializeRows(db, ctx, model, rows, { origin });
       let text = '';
-      for (const object of objects) text += csvLine(columns.map((c) => cellText(valueOf(object, c.key), c.labels)));
+      for (const object of objects) text += csvLine(columns.map((c) => cellText(valueOf(object, c.key), c)));
       yield text;
       if (rows.length < csvExportLimits.chunkRows) break;
       offset += rows.length;
