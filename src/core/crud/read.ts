@@ -8,6 +8,7 @@ import { scopeCondition } from '../access.ts';
 import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch } from './list-query.ts';
 import { inlineComputedSelect, serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { notFound } from '../errors.ts';
+import { noteRegistration } from '../provenance.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 import { keptCountOf, keptCountSql } from './row-counts.ts';
 
@@ -17,6 +18,7 @@ const customFilters = new Map<string, Record<string, CustomFilter>>();
 
 /** Filters a domain adds to a model's list beyond its fields. */
 export function addListFilters(modelName: string, filters: Record<string, CustomFilter>): void {
+  noteRegistration(modelName, 'list filters', Object.keys(filters));
   customFilters.set(modelName, lookupTable({ ...customFilters.get(modelName), ...filters }));
 }
 
@@ -31,6 +33,7 @@ const quickSearches = new Map<string, QuickSearch>();
 
 /** What `q` means to a model beyond its search fields' text (addresses and networks for IPAM models). */
 export function setQuickSearch(modelName: string, search: QuickSearch): void {
+  noteRegistration(modelName, 'quick search (q)', []);
   quickSearches.set(modelName, search);
 }
 
