@@ -98,7 +98,7 @@ const ALLOWED: Record<string, string[]> = {
   lifecycle: ['core', 'db', 'dcim', 'jobs'],
   monitoring: ['core', 'db', 'dcim', 'jobs'],
   compliance: ['core', 'db', 'dcim', 'jobs', 'lifecycle', 'virtualization'],
-  templating: ['config.ts', 'core', 'db', 'dcim', 'extras'],
+  templating: ['config.ts', 'core', 'db', 'dcim', 'extras', 'routing'],
   automation: ['core', 'db', 'extras', 'jobs', 'templating', 'version.ts'],
   'netbox-api': ['core', 'db', 'dcim', 'ipam', 'templating'],
   'netbox-import': ['core', 'db', 'dcim', 'ipam', 'templating'],
