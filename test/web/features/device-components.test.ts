@@ -105,6 +105,7 @@ describe.skipIf(!ready)('device components in chromium', () => {
     await typeField.getByRole('alert').waitFor();
     expect((await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${leaf.id}&name__isw=Ethernet9/&limit=1`)).body.count).toBe(0);
     await typeField.locator('select').selectOption('1000base-t');
+    await name.scrollIntoViewIfNeeded();
     await shot(page, 'dc03-add-components-range');
     await dialog.getByRole('button', { name: 'Create 48 interfaces' }).click();
     await page.getByText(`Added 48 interfaces to ${leaf.name}.`).waitFor();

@@ -112,7 +112,7 @@ export function PickerInput({ endpoint, id, label, invalid, exclude = [], onPick
         onKeyDown={onKey}
       />
       {open ? (
-        <ul id={listId} role="listbox" aria-label={label} onScroll={onScroll} className="absolute z-40 mt-1 max-h-60 w-full overflow-y-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
+        <ul id={listId} role="listbox" aria-label={label} onScroll={onScroll} className="absolute z-40 mt-1 max-h-60 w-full min-w-72 overflow-y-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
           {results.isLoading ? <li className="px-3 py-1.5 text-slate-500">Loading…</li> : null}
           {results.error ? <li className="px-3 py-1.5 text-red-700">Could not load the options.</li> : null}
           {!results.isLoading && !results.error && rows.length === 0 ? <li className="px-3 py-1.5 text-slate-500">No matches</li> : null}
@@ -169,7 +169,7 @@ function ScopeField({ scope, label, value, onChange }: { scope: PickerScope; lab
       </div>
     );
   }
-  return <PickerInput endpoint={scope.endpoint} label={name} onPick={onChange} placeholder={`${scope.label} (any) — type to search…`} />;
+  return <PickerInput endpoint={scope.endpoint} label={name} onPick={onChange} placeholder={`${scope.label}…`} />;
 }
 
 /** A picker over `endpoint`, after an optional parent field when the model has a scope. */
@@ -179,14 +179,14 @@ function ScopedPickerInput(props: PickerProps & { scope?: PickerScope; parentPla
   if (!scope) return <PickerInput {...picker} />;
   const params = parent ? { ...picker.params, [scope.filter]: parent.id } : picker.params;
   return (
-    <div className="grid gap-2 sm:grid-cols-2" data-scoped-picker={scope.key}>
+    <div className="space-y-1.5" data-scoped-picker={scope.key}>
       <ScopeField scope={scope} label={picker.label} value={parent} onChange={setParent} />
       <PickerInput
         // A new parent starts a new search: the text typed for the last one would rarely fit.
         key={parent?.id ?? ''}
         {...picker}
         params={params}
-        placeholder={parent ? (parentPlaceholder?.(parent) ?? `On ${parent.display} — type to search…`) : (picker.placeholder ?? `Type a name, or ${scope.label.toLowerCase()} and name…`)}
+        placeholder={parent ? (parentPlaceholder?.(parent) ?? 'Type a name…') : (picker.placeholder ?? `Name, or ${scope.label.toLowerCase()} + name…`)}
       />
     </div>
   );

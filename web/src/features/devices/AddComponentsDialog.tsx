@@ -20,6 +20,16 @@ export const COMPONENT_MODELS = ['dcim.interface', 'dcim.consoleport', 'dcim.con
 /** Fields the dialog sets itself (the device) or asks in its own way (the name, as a pattern). */
 const OWN_FIELDS = new Set(['device', 'name']);
 
+/**
+ * A picker filtered by the object being edited (`$self`: a LAG among the interface's siblings) has no object here:
+ * the new components' siblings are the device's own components, so it lists the device's (`device_id`).
+ */
+function forNewComponent(field: EditableField): EditableField {
+  if (!field.filters || !Object.values(field.filters).includes('$self')) return field;
+  const filters = Object.fromEntries(Object.entries(field.filters).filter(([, v]) => v !== '$self'));
+  return { ...field, filters: { ...filters, device_id: '$field:device' } };
+}
+
 /** `[3].type` → `type`: an item's error shown on the field every item shares. */
 function fieldOfItemError(key: string): string {
   return key.replace(/^\[\d+\]\./, '');
@@ -64,7 +74,7 @@ function ComponentsForm({ device, model, onClose }: { device: ApiObject; model: 
   const [errors, setErrors] = useState<FieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const fields: EditableField[] = useMemo(() => [...(editable.data ?? [])].filter((f) => !OWN_FIELDS.has(f.key)).sort((a, b) => a.position - b.position), [editable.data]);
+  const fields: EditableField[] = useMemo(() => [...(editable.data ?? [])].filter((f) => !OWN_FIELDS.has(f.key)).sort((a, b) => a.position - b.position).map(forNewComponent), [editable.data]);
   const expanded = useMemo((): { names: string[] } | { error: string } => {
     if (!pattern.trim()) return { names: [] };
     try {
@@ -116,7 +126,7 @@ function ComponentsForm({ device, model, onClose }: { device: ApiObject; model: 
   const preview = names.length > 3 ? `${names.slice(0, 2).join(', ')} … ${names.at(-1)}` : names.join(', ');
   return (
     <form
-      className="space-y-4"
+      className="space-y-4 text-left"
       aria-label={`Add ${model.label_plural}`}
       noValidate
       onSubmit={(e) => {
@@ -156,7 +166,11 @@ function ComponentsForm({ device, model, onClose }: { device: ApiObject; model: 
             value={f.key in values ? values[f.key]! : toFormValue(f, null)}
             formValue={(key) => (key === 'device' ? device : null)}
             errors={errors[f.key]}
-            onChange={(v) => setValues((s) => ({ ...s, [f.key]: v }))}
+            onChange={(v) => {
+              setValues((s) => ({ ...s, [f.key]: v }));
+              // A changed value is no longer the one the answer refused.
+              setErrors(({ [f.key]: _changed, ...rest }) => rest);
+            }}
           />
         ))}
       </div>

@@ -169,13 +169,13 @@ export function InterfaceRowActions({ iface }: { iface: InterfaceRef }) {
         aria-haspopup="menu"
         aria-expanded={menu}
         aria-label={`Actions for ${label}`}
-        className="rounded border border-slate-300 px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-100"
+        className="rounded border border-slate-300 px-2 py-0.5 text-xs whitespace-nowrap text-slate-700 hover:bg-slate-100"
         onClick={toggle}
       >
         Actions ▾
       </button>
       {menu ? (
-        <div ref={list} role="menu" aria-label={`Actions for ${label}`} style={place} className="z-50 min-w-48 rounded-md border border-slate-200 bg-white py-1 shadow-lg" onKeyDown={onKey}>
+        <div ref={list} role="menu" aria-label={`Actions for ${label}`} style={place} className="z-50 min-w-48 text-left rounded-md border border-slate-200 bg-white py-1 shadow-lg" onKeyDown={onKey}>
           {can.cable && !iface.cabled ? (
             <button type="button" role="menuitem" className={itemClass} onClick={() => choose('cable')}>
               Connect a cable

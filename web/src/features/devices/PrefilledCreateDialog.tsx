@@ -44,6 +44,7 @@ export function PrefilledCreateDialog({
       {!model ? (
         <Loading />
       ) : (
+        <div className="text-left">
         <ObjectForm
           model={model}
           object={shown}
@@ -58,6 +59,7 @@ export function PrefilledCreateDialog({
             onClose();
           }}
         />
+        </div>
       )}
     </Dialog>
   );
