@@ -39,7 +39,7 @@ export function setQuickSearch(modelName: string, search: QuickSearch): void {
 
 /** The rows a list request selects, unpaged conditions included: shared by lists, renders and bulk calls. */
 export function listConditions(ctx: RequestContext, model: ModelDef, query: QueryValues, alias = 't', extraReserved?: ReadonlySet<string>) {
-  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name));
+  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name), (other, a) => scopeCondition(ctx, other, a));
   const where = sql.join([scopeCondition(ctx, model, alias), ...parsed.where], sql` AND `);
   return { ...parsed, where, filtered: parsed.where.length > 0 };
 }
