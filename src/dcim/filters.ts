@@ -3,13 +3,11 @@ import { sql, type RawBuilder } from 'kysely';
 import { addListFilters } from '../core/crud/read.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
 import { isUuid } from '../core/ids.ts';
+import { parseBoolean } from '../core/lookups.ts';
 import { MAX_REGION_DEPTH } from '../organization/models.ts';
 
 function parseBool(values: string[], name: string): boolean | { error: string } {
-  const v = values[0]?.toLowerCase();
-  if (v === 'true' || v === '1' || v === 'yes') return true;
-  if (v === 'false' || v === '0' || v === 'no') return false;
-  return { error: `Expected true or false for ${name}.` };
+  return parseBoolean(values[0]) ?? { error: `Expected true or false for ${name}.` };
 }
 
 /** An id or a slug of `table`, as a condition on `r`. */

@@ -2,6 +2,7 @@
 // device_id) and what `q` means on prefixes and addresses: an address finds itself and the prefixes holding it
 // (most specific first); on addresses, what is typed finds the addresses starting with it (itself first) and a
 // network what lies inside it. Values are checked here; a bad one is a 400 naming the parameter.
+import { parseBoolean } from '../core/lookups.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { addListFilters, setQuickSearch } from '../core/crud/read.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
@@ -44,7 +45,7 @@ const maskLength = (column: string, op: '=' | '>=' | '<='): CustomFilter => (val
   single(values, (t) => (/^\d{1,3}$/.test(t) && Number(t) <= 128 ? Number(t) : null), 'a mask length from 0 to 128', (n) => sql`masklen(${ref(alias, column)}) ${sql.raw(op)} ${n}`);
 
 const boolean = (build: (value: boolean, alias: string) => RawBuilder<unknown>): CustomFilter => (values, alias) =>
-  single(values, (t) => (t === 'true' ? true : t === 'false' ? false : null), 'true or false', (v) => build(v, alias));
+  single(values, parseBoolean, 'true or false', (v) => build(v, alias));
 
 /** A host of an address row inside a network, with the gist index on address doing the narrowing. */
 const hostWithin = (alias: string, net: string) => sql`(${ref(alias, 'address')} && ${netOf(net)} AND host(${ref(alias, 'address')})::inet <<= ${netOf(net)})`;

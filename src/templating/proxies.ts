@@ -15,8 +15,8 @@ import type { FieldDef, ModelDef } from '../core/registry.ts';
 import { allModels, columnOf, displayColumn, displayColumns, genericReversesOf, isColumnField, requireModel } from '../core/registry.ts';
 import { modelAllows, scopeCondition, TENANT_COLUMN, tenantOf } from '../core/access.ts';
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
-import { checkFieldValue, choiceOptions, parseInet } from '../core/crud/field-values.ts';
-import { isUuid } from '../core/ids.ts';
+import { choiceOptions } from '../core/crud/field-values.ts';
+import { compileLookup, lookupTarget, splitLookup, type Operand } from '../core/lookups.ts';
 import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, isTemplateObject, type AttributeReads, type ItemReads, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
 
@@ -1037,31 +1037,8 @@ function orderColumn(model: ModelDef, key: string): string | null {
   return columnOf(key, field);
 }
 
-const LOOKUPS = new Set(['exact', 'iexact', 'contains', 'icontains', 'startswith', 'istartswith', 'endswith', 'iendswith', 'in', 'gt', 'gte', 'lt', 'lte', 'isnull']);
-const TEXT_KINDS = new Set(['string', 'text', 'slug', 'url', 'choice', 'color', 'inet', 'cidr']);
-const ORDERED_KINDS = new Set(['integer', 'decimal', 'date', 'datetime', 'string', 'text', 'slug', 'url', 'choice', 'color', 'inet', 'cidr', 'uuid']);
-
-interface LookupField {
-  column: string;
-  kind: FieldDef['kind'];
-}
-
-/** The head of a lookup: a field of this row (or pk / id / numid / created / last_updated / `<fk>_id`). */
-function lookupField(model: ModelDef, head: string, whole: string): LookupField {
-  if (head === 'pk' || head === 'id') return { column: 'id', kind: 'uuid' };
-  if (head === 'numid') return { column: 'numid', kind: 'integer' };
-  if ((head === 'created' || head === 'last_updated') && model.timestamps) return { column: head, kind: 'datetime' };
-  let key = head;
-  if (!Object.hasOwn(model.fields, key) && key.endsWith('_id') && model.fields[key.slice(0, -3)]?.kind === 'fk') key = key.slice(0, -3);
-  const field = Object.hasOwn(model.fields, key) ? model.fields[key] : undefined;
-  if (!field) throw notAllowed(`'${whole}' is not a field of this row.`);
-  if (field.secret || field.writeOnly) throw notAllowed(`'${whole}' cannot be read.`);
-  if (!isColumnField(field) || field.kind === 'json' || field.kind === 'custom_fields') throw notAllowed(`'${whole}' cannot be used in a lookup.`);
-  return { column: columnOf(key, field), kind: field.kind };
-}
-
 /** A template value as a lookup operand: a row stands for its id. */
-function operand(v: unknown, whole: string): string | number | boolean | null {
+function operand(v: unknown, whole: string): Operand {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw typeProblem(`'${whole}': not a usable number.`);
@@ -1073,102 +1050,28 @@ function operand(v: unknown, whole: string): string | number | boolean | null {
   throw typeProblem(`'${whole}' takes a string, a number, a boolean, None or a row.`);
 }
 
-/** A typed SQL parameter for a comparison with the column, or null when the value can match nothing. */
-function typedParam(f: LookupField, raw: string | number | boolean, whole: string): RawBuilder<unknown> | null {
-  switch (f.kind) {
-    case 'uuid':
-    case 'fk':
-      return typeof raw === 'string' && isUuid(raw) ? sql`${raw.toLowerCase()}::uuid` : null;
-    case 'integer':
-    case 'integer_list': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-      if (!Number.isInteger(n)) throw typeProblem(`'${whole}' expects a whole number.`);
-      return sql`${n}::bigint`;
-    }
-    case 'decimal': {
-      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
-      if (Number.isNaN(n)) throw typeProblem(`'${whole}' expects a number.`);
-      return sql`${String(n)}::numeric`;
-    }
-    case 'boolean':
-      if (typeof raw !== 'boolean') throw typeProblem(`'${whole}' expects True or False.`);
-      return sql`${raw}::boolean`;
-    case 'date':
-    case 'datetime': {
-      const checked = checkFieldValue(whole, { kind: f.kind }, String(raw));
-      if (!checked.ok) throw typeProblem(`'${whole}': ${checked.message}`);
-      return f.kind === 'date' ? sql`${String(checked.value)}::date` : sql`${String(checked.value instanceof Date ? checked.value.toISOString() : checked.value)}::timestamptz`;
-    }
-    case 'inet':
-    case 'cidr':
-      return typeof raw === 'string' && parseInet(raw) ? sql`${raw}::inet` : null;
-    default:
-      return sql`${String(raw)}::text`;
+/**
+ * Compiles `key=value` of filter/exclude/get into SQL on one field of the row, in the lookup language lists use
+ * (src/core/lookups.ts); a path into another table is refused.
+ */
+function compileTemplateLookup(model: ModelDef, key: string, value: unknown): Condition {
+  const { key: head, op } = splitLookup(key);
+  if (head.includes('__')) throw notAllowed(`'${key}' walks a relation: lookups name one field of this row (e.g. name__startswith).`);
+  const target = lookupTarget(model, head);
+  if ('refused' in target) {
+    throw notAllowed(target.error === 'not a field' ? `'${key}' is not a field of this row.` : target.error === 'cannot be read' ? `'${key}' cannot be read.` : `'${key}' cannot be used in a lookup.`);
   }
-}
-
-function likePattern(value: string, lookup: string): string {
-  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`);
-  if (lookup.endsWith('contains')) return `%${escaped}%`;
-  if (lookup.endsWith('startswith')) return `${escaped}%`;
-  return `%${escaped}`;
-}
-
-/** Compiles `key=value` of filter/exclude/get into SQL on one field of the row; a path into another table is refused. */
-function compileLookup(model: ModelDef, key: string, value: unknown): Condition {
-  const parts = key.split('__');
-  const head = parts[0]!;
-  const lookup = parts.length === 2 && LOOKUPS.has(parts[1]!) ? parts[1]! : parts.length === 1 ? 'exact' : null;
-  if (lookup === null) throw notAllowed(`'${key}' walks a relation: lookups name one field of this row (e.g. name__startswith).`);
-  const f = lookupField(model, head, key);
-  // Rows inside a list (`id__in=[a, b]`) are keyed by their id too: a row proxy links back to its group.
-  const sigValue = JSON.stringify(value, (_k, v: unknown) =>
-    v instanceof RowProxy ? String(v.row.id) : v instanceof Markup ? v.s : v instanceof PyFloat ? v.value : typeof v === 'object' && v !== null && TEMPLATE_OBJECT in v ? '<object>' : v,
-  );
-  const sig = `${f.column}__${lookup}=${sigValue}`;
-  const colAt = (alias: string) => sql.ref(`${alias}.${f.column}`);
-  const isList = f.kind === 'string_list' || f.kind === 'integer_list';
-
-  if (lookup === 'isnull') {
-    if (typeof value !== 'boolean') throw typeProblem(`'${key}' expects True or False.`);
-    return { key: sig, build: (a) => (value ? sql`${colAt(a)} IS NULL` : sql`${colAt(a)} IS NOT NULL`) };
-  }
-  if (lookup === 'in') {
+  let operands: Operand[];
+  if (op === 'in') {
     if (!Array.isArray(value)) throw typeProblem(`'${key}' expects a list.`);
     if (value.length > 10_000) throw new TemplateError('limit', `'${key}' takes at most 10,000 values.`);
-    const params = value
-      .map((v) => operand(v, key))
-      .filter((v): v is string | number | boolean => v !== null)
-      .map((v) => typedParam(f, v, key))
-      .filter((p): p is RawBuilder<unknown> => p !== null);
-    if (!params.length) return { key: sig, build: () => sql`false` };
-    if (isList) return { key: sig, build: (a) => sql`(${sql.join(params.map((p) => sql`${p} = ANY(${colAt(a)})`), sql` OR `)})` };
-    return { key: sig, build: (a) => sql`${colAt(a)} IN (${sql.join(params)})` };
-  }
-  const v = operand(value, key);
-  if (lookup === 'exact') {
-    if (v === null) return { key: sig, build: (a) => sql`${colAt(a)} IS NULL` };
-    const p = typedParam(f, v, key);
-    if (!p) return { key: sig, build: () => sql`false` };
-    if (isList) return { key: sig, build: (a) => sql`${p} = ANY(${colAt(a)})` };
-    return { key: sig, build: (a) => sql`${colAt(a)} = ${p}` };
-  }
-  if (v === null) throw typeProblem(`'${key}' cannot compare with None; use ${head}__isnull.`);
-  if (isList) throw notAllowed(`'${key}': list fields take exact and in lookups only.`);
-  if (lookup === 'iexact' || lookup.endsWith('contains') || lookup.endsWith('startswith') || lookup.endsWith('endswith')) {
-    if (!TEXT_KINDS.has(f.kind)) throw typeProblem(`'${key}': the ${lookup} lookup applies to text fields only.`);
-    const text = String(v);
-    if (lookup === 'iexact') return { key: sig, build: (a) => sql`lower(${colAt(a)}::text) = lower(${text})` };
-    const pattern = likePattern(text, lookup);
-    const op = lookup.startsWith('i') ? sql`ILIKE` : sql`LIKE`;
-    return { key: sig, build: (a) => sql`${colAt(a)}::text ${op} ${pattern}` };
-  }
-  // gt, gte, lt, lte
-  if (!ORDERED_KINDS.has(f.kind)) throw typeProblem(`'${key}': the ${lookup} lookup applies to numbers, dates and text only.`);
-  const p = typedParam(f, v, key);
-  if (!p) return { key: sig, build: () => sql`false` };
-  const op = { gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=` }[lookup as 'gt'];
-  return { key: sig, build: (a) => sql`${colAt(a)} ${op} ${p}` };
+    operands = value.map((v) => operand(v, key));
+    if (!operands.length) return { key: `${head}__in=[]`, build: () => sql`false` };
+  } else operands = [operand(value, key)];
+  const compiled = compileLookup(target, op, operands);
+  if ('error' in compiled) throw typeProblem(`'${key}': ${compiled.error}`);
+  // Rows inside a list (`id__in=[a, b]`) are keyed by their id too: a row proxy links back to its group.
+  return { key: `${target.key}__${op}=${JSON.stringify(operands)}`, build: (a) => compiled.build(a) };
 }
 
 const SET_METHODS = 'all, count, exists, first, last, filter, exclude, get, order_by, reverse, distinct and none';
@@ -1234,7 +1137,7 @@ export class RelatedSet implements TemplateObject {
     const lookups = (): Condition[] => {
       if (args.length) throw notAllowed(`${name}() takes field=value lookups only.`);
       if (kwKeys.length > 20) throw new TemplateError('limit', `${name}() takes at most 20 lookups.`);
-      return kwKeys.map((k) => compileLookup(this.rel.target, k, kwargs[k]));
+      return kwKeys.map((k) => compileTemplateLookup(this.rel.target, k, kwargs[k]));
     };
     switch (name) {
       case 'all':

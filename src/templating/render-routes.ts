@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { modelAllows, requireModelPermission, sameTenant } from '../core/access.ts';
+import { parseBoolean } from '../core/lookups.ts';
 import { badRequest, forbidden } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf, parseId, requestUrl } from '../core/http.ts';
 import { listEnvelopeSchema, pagedList } from '../core/list-envelope.ts';
@@ -159,7 +160,7 @@ export function registerRenderRoutes(app: FastifyInstance): void {
         delete query.search;
       }
       const target = parseTarget(raw);
-      const hashesOnly = raw.hashes === '1' || raw.hashes === 'true';
+      const hashesOnly = parseBoolean(raw.hashes) === true;
       const model = requireModel('dcim.device');
       requireModelPermission(req.ctx, model, 'view');
       const db = dbOf(req);

@@ -5,15 +5,11 @@ import type { FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, displayColumn, getModel, isColumnField, lookupTable } from '../registry.ts';
 import { ErrorCollector } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { checkFieldValue } from './field-values.ts';
+import { compileLookup, lookupTarget, splitLookup } from '../lookups.ts';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
-export type Lookup = 'exact' | 'n' | 'ic' | 'nic' | 'isw' | 'iew' | 'ie' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'empty' | 'isnull';
-const LOOKUPS = new Set<string>(['n', 'ic', 'nic', 'isw', 'iew', 'ie', 'gt', 'gte', 'lt', 'lte', 'in', 'empty', 'isnull']);
-const RANGE_KINDS = new Set(['integer', 'decimal', 'date', 'datetime']);
-const TEXT_KINDS = new Set(['string', 'text', 'slug', 'url', 'choice', 'color']);
 
 /** Parameters a list endpoint understands besides field filters. Other features add theirs. */
 export const RESERVED_PARAMS = new Set(['limit', 'offset', 'ordering', 'q', 'tag', 'brief']);
@@ -73,78 +69,6 @@ export function filterableField(model: ModelDef, key: string): FieldDef | undefi
 function customFieldsColumn(model: ModelDef): string | null {
   const entry = Object.entries(model.fields).find(([, f]) => f.kind === 'custom_fields');
   return entry ? columnOf(entry[0], entry[1]) : null;
-}
-
-function parseFilterValue(key: string, field: FieldDef, text: string, lookup: Lookup): { value: unknown } | { error: string } {
-  if (lookup === 'empty' || lookup === 'isnull') {
-    if (text !== 'true' && text !== 'false') return { error: 'Expected true or false.' };
-    return { value: text === 'true' };
-  }
-  switch (field.kind) {
-    case 'integer':
-    case 'integer_list':
-      return /^-?\d+$/.test(text) ? { value: Number(text) } : { error: `"${text}" is not a whole number.` };
-    case 'decimal':
-      return /^-?\d+(\.\d+)?$/.test(text) ? { value: text } : { error: `"${text}" is not a number.` };
-    case 'boolean':
-      if (['true', '1', 'True'].includes(text)) return { value: true };
-      if (['false', '0', 'False'].includes(text)) return { value: false };
-      return { error: `"${text}" is not true or false.` };
-    case 'choice':
-      if (lookup === 'exact' || lookup === 'n') {
-        const checked = checkFieldValue(key, field, text);
-        return checked.ok ? { value: text } : { error: checked.message };
-      }
-      return { value: text };
-    case 'inet':
-    case 'cidr':
-      if (lookup === 'exact' || lookup === 'n') {
-        const checked = checkFieldValue(key, { kind: 'inet' }, text);
-        return checked.ok ? { value: text } : { error: checked.message };
-      }
-      return { value: text };
-    case 'date':
-    case 'datetime': {
-      const checked = checkFieldValue(key, field, text);
-      return checked.ok ? { value: checked.value } : { error: checked.message };
-    }
-    case 'uuid':
-      return isUuid(text) ? { value: text.toLowerCase() } : { error: `"${text}" is not a valid id.` };
-    default:
-      if (field.normalize && (lookup === 'exact' || lookup === 'n')) {
-        const normal = field.normalize(text);
-        return normal === null ? { error: `"${text.slice(0, 60)}": ${field.patternMessage ?? 'not a valid value.'}` } : { value: normal };
-      }
-      return { value: text };
-  }
-}
-
-function textCondition(col: RawBuilder<unknown>, lookup: Lookup, value: string): RawBuilder<unknown> {
-  const escaped = value.replace(/[\\%_]/g, (c) => `\\${c}`);
-  switch (lookup) {
-    case 'ic':
-      return sql`${col}::text ILIKE ${`%${escaped}%`}`;
-    case 'nic':
-      return sql`${col}::text NOT ILIKE ${`%${escaped}%`}`;
-    case 'isw':
-      return sql`${col}::text ILIKE ${`${escaped}%`}`;
-    case 'iew':
-      return sql`${col}::text ILIKE ${`%${escaped}`}`;
-    case 'ie':
-      return sql`lower(${col}::text) = lower(${value})`;
-    default:
-      throw new Error('not a text lookup');
-  }
-}
-
-/** The SQL for `<fk>=<value>`: an id, or the target's slug (or name) for humans. */
-function relationCondition(col: RawBuilder<unknown>, field: FieldDef, text: string): RawBuilder<unknown> {
-  if (text === 'null') return sql`${col} IS NULL`;
-  if (isUuid(text)) return sql`${col} = ${text.toLowerCase()}`;
-  const target = getModel(field.target!)!;
-  const by = 'slug' in target.fields ? 'slug' : target.displayField;
-  // Compared as text: a display field may be typed (an address is inet), and a malformed value then matches nothing.
-  return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)}::text = ${text})`;
 }
 
 /** The caller's fence on another model's rows (tenant and permissions), for searches that read a parent's table. */
@@ -229,18 +153,22 @@ export function parseListQuery(
       else where.push(result as RawBuilder<unknown>);
       continue;
     }
-    const sep = param.lastIndexOf('__');
-    const key = sep > 0 && LOOKUPS.has(param.slice(sep + 2)) ? param.slice(0, sep) : param;
-    const lookup = (key === param ? 'exact' : param.slice(sep + 2)) as Lookup;
-    const baseKey = key.endsWith('_id') && model.fields[key.slice(0, -3)]?.kind === 'fk' ? key.slice(0, -3) : key;
-    const field = filterableField(model, baseKey);
-    if (!field) {
+    const { key, op } = splitLookup(param);
+    const target = lookupTarget(model, key);
+    if ('refused' in target && target.error === 'not a field') {
       errors.add(param, `Unknown filter. ${model.labelPlural} can be filtered by their fields, q, tag, ordering, limit and offset.`);
       continue;
     }
+    if ('refused' in target) {
+      errors.add(param, 'This field cannot be filtered.');
+      continue;
+    }
     if (values.length === 0) continue;
-    const condition = fieldCondition(model, baseKey, field, lookup, values, alias, errors, param);
-    if (condition) where.push(condition);
+    // `?id__in=a,b` lists its values in one parameter.
+    const operands = op === 'in' ? values.flatMap((v) => v.split(',')) : values;
+    const compiled = compileLookup(target, op, operands);
+    if ('error' in compiled) errors.add(param, compiled.error);
+    else where.push(compiled.build(alias));
   }
 
   const q = valuesOf(query.q)[0];
@@ -274,89 +202,6 @@ export function parseListQuery(
   const offset = parsePaging('offset', valuesOf(query.offset)[0], 0, 0, Number.MAX_SAFE_INTEGER, errors);
   errors.throwIfAny();
   return { where, orderBy, orderKeys: quickOrder ? null : parsed.keys, limit, offset };
-}
-
-function fieldCondition(
-  model: ModelDef,
-  key: string,
-  field: FieldDef,
-  lookup: Lookup,
-  rawValues: string[],
-  alias: string,
-  errors: ErrorCollector,
-  param: string,
-): RawBuilder<unknown> | null {
-  const values = lookup === 'in' ? rawValues.flatMap((v) => v.split(',')) : rawValues;
-  if (field.kind === 'm2m') {
-    const t = field.through!;
-    const ids = values.filter((v) => isUuid(v));
-    if (ids.length !== values.length) {
-      errors.add(param, 'Expected ids.');
-      return null;
-    }
-    return sql`EXISTS (SELECT 1 FROM ${sql.table(t.table)} j WHERE ${sql.ref(`j.${t.from}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`j.${t.to}`)} = ANY(${ids}::uuid[]))`;
-  }
-  if (field.kind === 'generic_m2m') {
-    const t = field.through!;
-    const ids = values.filter((v) => isUuid(v));
-    if (ids.length !== values.length) {
-      errors.add(param, 'Expected ids.');
-      return null;
-    }
-    const fixed = Object.entries(field.generic!.fixed).map(([c, v]) => sql`AND ${sql.ref(`j.${c}`)} = ${v}`);
-    return sql`EXISTS (SELECT 1 FROM ${sql.table(t.table)} j WHERE ${sql.ref(`j.${t.from}`)} = ${sql.ref(`${alias}.id`)} AND ${sql.ref(`j.${t.to}`)} = ANY(${ids}::uuid[]) ${sql.join(fixed, sql` `)})`;
-  }
-  if (!isColumnField(field)) {
-    errors.add(param, 'This field cannot be filtered.');
-    return null;
-  }
-  const col = sql.ref(`${alias}.${columnOf(key, field)}`);
-  if (lookup === 'isnull' || lookup === 'empty') {
-    const parsed = parseFilterValue(key, field, values[0]!, lookup);
-    if ('error' in parsed) {
-      errors.add(param, parsed.error);
-      return null;
-    }
-    if (lookup === 'isnull') return parsed.value ? sql`${col} IS NULL` : sql`${col} IS NOT NULL`;
-    return parsed.value ? sql`(${col} IS NULL OR ${col}::text = '')` : sql`(${col} IS NOT NULL AND ${col}::text <> '')`;
-  }
-  if (field.kind === 'fk') {
-    if (lookup !== 'exact' && lookup !== 'n' && lookup !== 'in') {
-      errors.add(param, 'Relations can be filtered by id or slug only (exact, __n, __in).');
-      return null;
-    }
-    const ors = sql.join(values.map((v) => relationCondition(col, field, v)), sql` OR `);
-    return lookup === 'n' ? sql`NOT (${ors})` : sql`(${ors})`;
-  }
-  if (['ic', 'nic', 'isw', 'iew', 'ie'].includes(lookup)) {
-    if (!TEXT_KINDS.has(field.kind) && field.kind !== 'inet' && field.kind !== 'cidr') {
-      errors.add(param, `The ${lookup} lookup applies to text fields only.`);
-      return null;
-    }
-    const conds = values.map((v) => textCondition(col, lookup, v));
-    return lookup === 'nic' ? sql`(${sql.join(conds, sql` AND `)})` : sql`(${sql.join(conds, sql` OR `)})`;
-  }
-  if (['gt', 'gte', 'lt', 'lte'].includes(lookup) && !RANGE_KINDS.has(field.kind)) {
-    errors.add(param, `The ${lookup} lookup applies to numbers and dates only.`);
-    return null;
-  }
-  const parsed: unknown[] = [];
-  for (const v of values) {
-    const p = parseFilterValue(key, field, v, lookup);
-    if ('error' in p) {
-      errors.add(param, p.error);
-      return null;
-    }
-    parsed.push(p.value);
-  }
-  const cast = field.kind === 'inet' || field.kind === 'cidr' ? sql`::inet` : sql``;
-  if (field.kind === 'string_list' || field.kind === 'integer_list') {
-    const conds = parsed.map((p) => sql`${p} = ANY(${col})`);
-    return lookup === 'n' ? sql`NOT (${sql.join(conds, sql` OR `)})` : sql`(${sql.join(conds, sql` OR `)})`;
-  }
-  const op = { exact: sql`=`, in: sql`=`, n: sql`<>`, gt: sql`>`, gte: sql`>=`, lt: sql`<`, lte: sql`<=` }[lookup as 'exact'];
-  if (lookup === 'n') return sql`(${sql.join(parsed.map((p) => sql`${col} IS DISTINCT FROM ${p}${cast}`), sql` AND `)})`;
-  return sql`(${sql.join(parsed.map((p) => sql`${col} ${op} ${p}${cast}`), sql` OR `)})`;
 }
 
 /**
