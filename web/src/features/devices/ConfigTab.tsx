@@ -93,6 +93,11 @@ async function copyText(text: string): Promise<void> {
   if (!ok) throw new Error('The browser refused to copy.');
 }
 
+/** Lines of a text, a final newline ending the last line rather than starting another. */
+function lineCount(text: string): number {
+  return text === '' ? 0 : text.replace(/\n$/, '').split('\n').length;
+}
+
 /** Saves text as a file with `name`, without another request: it is the text on screen. */
 function downloadText(text: string, name: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
@@ -144,7 +149,7 @@ function FileCard({ entry, device }: { entry: FileEntry; device: string }) {
             aria-label={`Copy ${entry.path}`}
             onClick={() =>
               void copyText(output).then(
-                () => toast.show({ message: `Copied ${entry.path} (${output.split('\n').length} lines).`, tone: 'success' }),
+                () => toast.show({ message: `Copied ${entry.path} (${lineCount(output)} ${lineCount(output) === 1 ? 'line' : 'lines'}).`, tone: 'success' }),
                 (err: unknown) => toast.show({ message: err instanceof Error ? err.message : 'Could not copy.', tone: 'error' }),
               )
             }
