@@ -127,11 +127,24 @@ describe.skipIf(!ready)('the device page in chromium', () => {
 
   it('renders device.interfaces.all() in natural order, offers the role bundle only when there is one, and copies and downloads the output', async () => {
     const { page } = browser;
+    // An automation target for the leaf role, so the Deploy dialog shows its bundle picker (never called here).
+    await api('POST', '/api/automation-targets/', { name: 'dp-awx', kind: 'awx', base_url: 'https://awx.example.com', token: 't', job_template_id: 1, roles: [role.id] });
+    const deployBundles = async () => {
+      await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+      const dialog = page.getByRole('dialog');
+      const select = dialog.getByLabel('Bundle');
+      await select.waitFor();
+      const options = await select.locator('option').allInnerTexts();
+      await dialog.getByRole('button', { name: 'Close' }).last().click();
+      await dialog.waitFor({ state: 'hidden' });
+      return options;
+    };
     await page.goto(`${server.url}/objects/dcim.device/${leaf.id}?tab=config`);
     const picker = page.getByLabel('Render');
     await picker.waitFor();
-    // The role has no bundle: it is not offered.
+    // The role has no bundle: neither the Config tab nor the Deploy dialog offers it.
     expect(await picker.locator('option').allInnerTexts()).not.toContainEqual(expect.stringContaining('The bundle of its role'));
+    expect(await deployBundles()).toEqual(['None']);
     const template = await api('POST', '/api/export-templates/', {
       name: 'dp-interfaces',
       object_type: 'dcim.device',
@@ -148,6 +161,7 @@ describe.skipIf(!ready)('the device page in chromium', () => {
     expect(options).toContain(`The bundle of its role (${String(bundle.name)})`);
     expect(options).toContain('Bundle: dp-leaf');
     expect(options).not.toContain('Bundle: dp-other');
+    expect(await deployBundles()).toEqual(['None', 'The bundle of its role (dp-leaf)', 'dp-leaf']);
     await picker.selectOption('role');
     const file = page.locator('[data-config-file="/etc/dp/interfaces.txt"]');
     await file.getByRole('button', { name: 'Output' }).click();
