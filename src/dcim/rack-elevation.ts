@@ -17,7 +17,7 @@ export interface ElevationUnit {
   face: RackFace;
   occupied: boolean;
   /** The device in the unit with where it is mounted, so a drawing can span its height. */
-  device: (ApiObject & { face: RackFace; position: number; u_height: number; is_full_depth: boolean }) | null;
+  device: (ApiObject & { face: RackFace; position: number; u_height: number; is_full_depth: boolean; role: (ApiObject & { color: string }) | null }) | null;
   /** The reservation holding the unit, with what it is for and who made it; null when none does. */
   reservation: (ApiObject & { description: string; user: string | null }) | null;
 }
@@ -40,6 +40,11 @@ export const elevationUnitSchema = {
         position: { type: 'integer' },
         u_height: { type: 'integer' },
         is_full_depth: { type: 'boolean' },
+        role: {
+          type: ['object', 'null'],
+          description: "The device's role with its colour (six hex digits), which an elevation fills the device with; null when the caller may not view roles.",
+          properties: { id: { type: 'string', format: 'uuid' }, url: { type: 'string' }, display: { type: 'string' }, name: { type: 'string' }, color: { type: 'string' } },
+        },
       },
     },
     reservation: {
@@ -61,15 +66,19 @@ export const elevationUnitSchema = {
  */
 export async function rackElevation(db: Kysely<DB>, ctx: RequestContext, rack: Row, face: RackFace, origin: string): Promise<ElevationUnit[]> {
   const devices = requireModel('dcim.device');
-  const { rows } = await sql<Row & { type_height: number; is_full_depth: boolean }>`
-    SELECT d.id, d.name, d.position, d.face, t.u_height AS type_height, t.is_full_depth
-    FROM devices d JOIN device_types t ON t.id = d.device_type_id
+  const roles = requireModel('dcim.devicerole');
+  // The role's colour fills the device; a caller who may not view roles sees the devices uncoloured.
+  const roleJoin = modelAllows(ctx, roles, 'view') ? sql`LEFT JOIN device_roles r ON r.id = d.role_id AND ${scopeCondition(ctx, roles, 'r')}` : sql`LEFT JOIN device_roles r ON false`;
+  const { rows } = await sql<Row & { type_height: number; is_full_depth: boolean; role_id: string | null; role_name: string | null; role_color: string | null }>`
+    SELECT d.id, d.name, d.position, d.face, t.u_height AS type_height, t.is_full_depth, r.id AS role_id, r.name AS role_name, r.color AS role_color
+    FROM devices d JOIN device_types t ON t.id = d.device_type_id ${roleJoin}
     WHERE d.rack_id = ${rack.id} AND d.position IS NOT NULL AND t.u_height > 0 AND (d.face = ${face} OR t.is_full_depth)
       AND ${scopeCondition(ctx, devices, 'd')}
     ORDER BY d.position`.execute(db);
   const byUnit = new Map<number, ElevationUnit['device']>();
   for (const r of rows) {
-    const device = { ...briefObject(devices, r, origin), face: r.face as RackFace, position: Number(r.position), u_height: r.type_height, is_full_depth: r.is_full_depth };
+    const role = r.role_id ? { ...briefObject(roles, { id: r.role_id, name: r.role_name }, origin), color: String(r.role_color) } : null;
+    const device = { ...briefObject(devices, r, origin), face: r.face as RackFace, position: Number(r.position), u_height: r.type_height, is_full_depth: r.is_full_depth, role };
     for (let u = device.position; u < device.position + device.u_height; u++) if (!byUnit.has(u)) byUnit.set(u, device);
   }
   const reservations = await reservationsByUnit(db, ctx, rack, origin);

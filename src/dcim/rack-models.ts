@@ -7,6 +7,7 @@ import type { ChoiceOption } from '../core/registry.ts';
 import { checkLocationPlacement, checkRackChange, rackResized } from './rack-rules.ts';
 import { checkRackTypeAttributes, copyRackTypeAttributes } from './rack-reservation-models.ts';
 import { powerUtilizationOf } from './power-utilization.ts';
+import { rackUtilizationField } from './rack-utilization.ts';
 
 const options = (name: string, pairs: ReadonlyArray<readonly [string, string]>): ChoiceOption[] => pairs.map(([value, label]) => ({ value, label, group: name }));
 
@@ -110,8 +111,9 @@ export const rackModel = defineModel({
     tags: { kind: 'tags' },
     custom_fields: { kind: 'custom_fields' },
   },
-  // The draw on the power feeds that serve the rack over their available power (power-utilization.ts).
-  computed: { power_utilization: powerUtilizationOf('rack') },
+  // The units used (rack-utilization.ts) and the draw on the power feeds that serve the rack over their
+  // available power (power-utilization.ts).
+  computed: { utilization: rackUtilizationField, power_utilization: powerUtilizationOf('rack') },
   searchFields: ['name', 'facility_id', 'serial', 'asset_tag', 'description'],
   defaultOrdering: ['site', 'name'],
   hooks: {

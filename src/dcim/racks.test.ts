@@ -200,6 +200,34 @@ describe('locations and racks', () => {
     expect((await alice.get(`/api/devices/${d.id}/`)).json().rack.display).toMatch(/R-small$/);
   });
 
+  it("answers each rack's space utilisation in the list's one statement, and each device's role colour in the elevation", async () => {
+    const alice = h.as('alice');
+    const b = await rackedBasics(2, true);
+    await alice.patch(`/api/device-roles/${b.role}/`, { color: 'ff5722' });
+    const used = await created(alice, '/api/racks/', { site: b.site, name: 'U-used', u_height: 10 });
+    await created(alice, '/api/racks/', { site: b.site, name: 'U-empty', u_height: 4 });
+    const front = await createDevice(alice, b, 'util-1', { rack: used.id, position: 1, face: 'front' });
+    await createDevice(alice, b, 'util-2', { rack: used.id, position: 5, face: 'rear' });
+    // A device without a unit takes none.
+    await createDevice(alice, b, 'util-loose', { rack: used.id });
+    await created(alice, '/api/rack-reservations/', { rack: used.id, units: [9, 10], description: 'held' });
+    // Units 1-2 and 5-6 (devices, either face) and 9-10 (reserved) of 10.
+    expect((await alice.get(`/api/racks/${used.id}/`)).json().utilization).toBe(60);
+    const listed = async (limit: number) => {
+      const before = h.database.queryCount();
+      const res = (await alice.get(`/api/racks/?site=${b.site}&limit=${limit}&ordering=name`)).json();
+      return { rows: res.results.map((r: { name: string; utilization: number }) => [r.name, r.utilization]), queries: h.database.queryCount() - before };
+    };
+    const three = await listed(3);
+    expect(three.rows).toEqual([['R01', 0], ['U-empty', 0], ['U-used', 60]]);
+    expect((await listed(1)).queries).toBe(three.queries);
+    const fields = (await alice.get('/api/list-fields/?path=/api/racks/')).json();
+    expect(JSON.stringify(fields)).toContain('Space utilisation');
+    const elevation = (await alice.get(`/api/racks/${used.id}/elevation/?face=front`)).json();
+    const unit1 = elevation.results.find((u: { id: number }) => u.id === 1);
+    expect(unit1.device).toMatchObject({ id: front.id, role: { id: b.role, color: 'ff5722' } });
+  });
+
   it('keeps tenants apart', async () => {
     const alice = h.as('alice');
     const bob = h.as('bob');

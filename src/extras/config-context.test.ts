@@ -68,6 +68,39 @@ describe('config contexts', () => {
     expect((await alice.get(`/api/devices/${device.id}/config-context/`)).json().applied).toEqual(['aa-base', 'zz-base', 'role-match']);
   });
 
+  it('says for each key of the merged context which context it came from and which it overrode', async () => {
+    const bob = h.as('bob');
+    const b = await inventoryBasics(bob);
+    const device = await createDevice(bob, b, 'sources-1');
+    const base = await created(bob, '/api/config-contexts/', { name: 'src-base', weight: 100, roles: [b.role], data: { ntp: { servers: ['a'], prefer: true }, snmp: { community: 'x' } } });
+    const site = await created(bob, '/api/config-contexts/', { name: 'src-site', weight: 200, sites: [b.site], data: { ntp: { servers: ['b'] }, snmp: 'off', empty: {} } });
+    const late = await created(bob, '/api/config-contexts/', { name: 'src-late', weight: 300, roles: [b.role], data: { snmp: { location: 'r1' } } });
+    const res = await bob.get(`/api/devices/${device.id}/config-context/sources/`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body.rendered).toEqual((await bob.get(`/api/devices/${device.id}/config-context/`)).json().rendered);
+    expect(body.rendered).toEqual({ ntp: { servers: ['b'], prefer: true }, snmp: { location: 'r1' }, empty: {} });
+    expect(body.applied).toEqual(['src-base', 'src-site', 'src-late']);
+    expect(body.contexts.map((c: { id: string; weight: number }) => [c.id, c.weight])).toEqual([[base.id, 100], [site.id, 200], [late.id, 300]]);
+    const keys = body.keys.map((k: { path: string[]; value: unknown; source: { name: string }; overridden: Array<{ name: string }> }) => [k.path.join('.'), k.value, k.source.name, k.overridden.map((o) => o.name)]);
+    // In the merged context's key order (PostgreSQL's jsonb keeps keys shortest first): sorted here by path.
+    expect(keys.sort((x: string[], y: string[]) => x[0]!.localeCompare(y[0]!))).toEqual([
+      ['empty', {}, 'src-site', []],
+      ['ntp.prefer', true, 'src-base', []],
+      ['ntp.servers', ['b'], 'src-site', ['src-base']],
+      ['snmp.location', 'r1', 'src-late', []],
+    ]);
+    expect(body.keys.find((k: { path: string[] }) => k.path.join('.') === 'ntp.servers').source.url).toMatch(new RegExp(`/api/config-contexts/${site.id}/$`));
+    // Another tenant's device is a 404, a malformed id a 400 naming it.
+    expect((await h.as('alice').get(`/api/devices/${device.id}/config-context/sources/`)).statusCode).toBe(404);
+    const bad = await bob.get('/api/devices/not-an-id/config-context/sources/');
+    expect(bad.statusCode).toBe(400);
+    // A device no context matches has an empty context and no keys.
+    const other = await createDevice(bob, await inventoryBasics(bob), 'sources-2');
+    expect((await bob.get(`/api/devices/${other.id}/config-context/sources/`)).json()).toEqual({ rendered: {}, applied: [], contexts: [], keys: [] });
+    for (const c of [base, site, late]) await bob.delete(`/api/config-contexts/${c.id}/`);
+  });
+
   it('evaluates many devices with a constant number of queries', async () => {
     const alice = h.as('alice');
     const b = await inventoryBasics(alice);

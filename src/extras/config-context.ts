@@ -4,6 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
+import { requireModel } from '../core/registry.ts';
+import { briefObject } from '../core/crud/serialize.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { MAX_TREE_DEPTH as MAX_REGION_DEPTH } from '../core/tree.ts';
 import { inTenant, tenantOf } from '../core/access.ts';
@@ -23,7 +25,9 @@ export interface RenderedConfigContext {
 }
 
 interface ContextRow {
+  id: string;
   name: string;
+  weight: number;
   data: Record<string, unknown>;
   regions: string[];
   sites: string[];
@@ -73,9 +77,20 @@ function matches(list: string[], value: string | null): boolean {
  */
 export async function renderConfigContexts(db: Kysely<DB>, tenantId: string, subjects: ConfigContextSubject[]): Promise<Map<string, RenderedConfigContext>> {
   const out = new Map<string, RenderedConfigContext>();
+  for (const [id, layers] of await matchingContexts(db, tenantId, subjects)) {
+    let rendered: Record<string, unknown> = {};
+    for (const c of layers) rendered = deepMerge(rendered, c.data);
+    out.set(id, { rendered, applied: layers.map((c) => c.name) });
+  }
+  return out;
+}
+
+/** The active contexts of the tenant that match each subject, in merge order (weight, then name). Two queries. */
+async function matchingContexts(db: Kysely<DB>, tenantId: string, subjects: ConfigContextSubject[]): Promise<Map<string, ContextRow[]>> {
+  const out = new Map<string, ContextRow[]>();
   if (subjects.length === 0) return out;
   // Byte order for names, so PostgreSQL and the embedded database agree on ties of weight.
-  const { rows: contexts } = await sql<ContextRow>`SELECT c.name, c.data,
+  const { rows: contexts } = await sql<ContextRow>`SELECT c.id, c.name, c.weight, c.data,
       ARRAY(SELECT x.region_id FROM config_context_regions x WHERE x.config_context_id = c.id) AS regions,
       ARRAY(SELECT x.site_id FROM config_context_sites x WHERE x.config_context_id = c.id) AS sites,
       ARRAY(SELECT x.role_id FROM config_context_roles x WHERE x.config_context_id = c.id) AS roles,
@@ -87,16 +102,11 @@ export async function renderConfigContexts(db: Kysely<DB>, tenantId: string, sub
   const chains = needRegions ? await siteRegionChains(db, tenantId, siteIds) : new Map<string, Set<string>>();
 
   for (const subject of subjects) {
-    let rendered: Record<string, unknown> = {};
-    const applied: string[] = [];
     const regions = subject.siteId ? chains.get(subject.siteId) : undefined;
-    for (const c of contexts) {
-      if (!matches(c.sites, subject.siteId) || !matches(c.roles, subject.roleId) || !matches(c.platforms, subject.platformId)) continue;
-      if (c.regions.length > 0 && !c.regions.some((r) => regions?.has(r))) continue;
-      rendered = deepMerge(rendered, c.data);
-      applied.push(c.name);
-    }
-    out.set(subject.id, { rendered, applied });
+    out.set(
+      subject.id,
+      contexts.filter((c) => matches(c.sites, subject.siteId) && matches(c.roles, subject.roleId) && matches(c.platforms, subject.platformId) && (c.regions.length === 0 || c.regions.some((r) => regions?.has(r)))),
+    );
   }
   return out;
 }
@@ -114,4 +124,71 @@ export function configContextSubject(row: Record<string, unknown>): ConfigContex
 export async function configContextOf(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string): Promise<RenderedConfigContext> {
   const row = await loadScopedRow(db, ctx, model, id);
   return (await renderConfigContexts(db, tenantOf(row), [configContextSubject(row)])).get(String(row.id))!;
+}
+
+/** A context as the sources answer names it: enough to link it and to say why it won. */
+export interface ContextSource {
+  id: string;
+  url: string;
+  display: string;
+  name: string;
+  weight: number;
+}
+
+export interface ConfigContextKeySource {
+  /** The key's path from the top of the merged context (`['ntp', 'servers']`); mappings are walked, anything else is a value. */
+  path: string[];
+  value: unknown;
+  /** The context whose value this is: the last one in merge order that sets the path. */
+  source: ContextSource;
+  /** Earlier contexts that set the path too, in merge order, whose values were replaced. */
+  overridden: ContextSource[];
+}
+
+export interface ConfigContextSources extends RenderedConfigContext {
+  contexts: ContextSource[];
+  keys: ConfigContextKeySource[];
+}
+
+/** The value at `path` of a context's data, walking mappings only; undefined when the data does not set it. */
+function valueAt(data: Record<string, unknown>, path: string[]): unknown {
+  let at: unknown = data;
+  for (const key of path) {
+    if (!isMapping(at) || !Object.hasOwn(at, key)) return undefined;
+    at = at[key];
+  }
+  return at;
+}
+
+/**
+ * Where each value of a merged context came from. A leaf of the merged tree (a value that is not a mapping, or an
+ * empty mapping) holds what the last context setting its path gave: a later context that replaced one of its
+ * parents would have set the path itself or removed it, so the last context that sets the path is its source.
+ */
+export function contextKeySources(layers: Array<{ source: ContextSource; data: Record<string, unknown> }>, rendered: Record<string, unknown>): ConfigContextKeySource[] {
+  const out: ConfigContextKeySource[] = [];
+  const walk = (node: Record<string, unknown>, path: string[]) => {
+    for (const [key, value] of Object.entries(node)) {
+      const at = [...path, key];
+      if (isMapping(value) && Object.keys(value).length > 0) {
+        walk(value, at);
+        continue;
+      }
+      const setting = layers.filter((l) => valueAt(l.data, at) !== undefined);
+      out.push({ path: at, value, source: setting[setting.length - 1]!.source, overridden: setting.slice(0, -1).map((l) => l.source) });
+    }
+  };
+  walk(rendered, []);
+  return out;
+}
+
+/** The config context of one object with, for each key, the context it came from and those it overrode. */
+export async function configContextSourcesOf(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<ConfigContextSources> {
+  const row = await loadScopedRow(db, ctx, model, id);
+  const layers = (await matchingContexts(db, tenantOf(row), [configContextSubject(row)])).get(String(row.id)) ?? [];
+  const contextModel = requireModel('extras.configcontext');
+  const sourced = layers.map((c) => ({ source: { ...briefObject(contextModel, c as unknown as Record<string, unknown>, origin), name: c.name, weight: Number(c.weight) } as ContextSource, data: c.data }));
+  let rendered: Record<string, unknown> = {};
+  for (const l of sourced) rendered = deepMerge(rendered, l.data);
+  return { rendered, applied: layers.map((c) => c.name), contexts: sourced.map((l) => l.source), keys: contextKeySources(sourced, rendered) };
 }

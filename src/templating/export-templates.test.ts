@@ -272,6 +272,34 @@ describe('rendering', () => {
   });
 });
 
+describe('related lists in the model\'s default ordering', () => {
+  it('gives device.interfaces.all() in natural order, as the interface list and the interfaces variable do', async () => {
+    const alice = h.as('alice');
+    const names = ['Ethernet1/10', 'Ethernet1/2', 'Ethernet1/1', 'Ethernet1/11', 'Ethernet1/3'];
+    const b = await inventoryBasics(alice, names);
+    const device = await createDevice(alice, b, 'natural-order-1');
+    try {
+      const listed = (await alice.get(`/api/interfaces/?device_id=${device.id}&limit=50`)).json().results.map((i: { name: string }) => i.name);
+      expect(listed).toEqual(['Ethernet1/1', 'Ethernet1/2', 'Ethernet1/3', 'Ethernet1/10', 'Ethernet1/11']);
+      const code = [
+        '{% set d = objects|selectattr("name", "equalto", "natural-order-1")|first %}',
+        '{% for i in d.interfaces.all() %}{{ i.name }} {% endfor %}.',
+        '{{ d.interfaces.first().name }}|{{ d.interfaces.last().name }}|{{ d.interfaces.all().reverse().first().name }}',
+        '{% for i in d.interfaces.order_by("-name") %}{{ i.name }} {% endfor %}.',
+        '{% for i in d.interfaces.filter(name__startswith="Ethernet1/1") %}{{ i.name }} {% endfor %}.',
+      ].join('\n');
+      // The environment trims the newline after a block tag: each line ends in a dot to keep its own.
+      const lines = (await previewOutput(code)).split('\n').filter(Boolean);
+      expect(lines[0]).toBe(`${listed.join(' ')} .`);
+      expect(lines[1]).toBe('Ethernet1/1|Ethernet1/11|Ethernet1/11');
+      expect(lines[2]).toBe(`${[...listed].reverse().join(' ')} .`);
+      expect(lines[3]).toBe('Ethernet1/1 Ethernet1/10 Ethernet1/11 .');
+    } finally {
+      expect((await alice.delete(`/api/devices/${device.id}/`)).statusCode).toBe(204);
+    }
+  });
+});
+
 describe('narrowed chunks', () => {
   it('renders the same text when later chunks carry only the columns read so far', async () => {
     const alice = h.as('alice');

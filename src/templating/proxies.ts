@@ -17,6 +17,7 @@ import { modelAllows, scopeCondition, TENANT_COLUMN, tenantOf } from '../core/ac
 import { displayOf, inlineComputedColumn, type Row } from '../core/crud/serialize.ts';
 import { choiceOptions } from '../core/crud/field-values.ts';
 import { compileLookup, lookupTarget, splitLookup, type Operand } from '../core/lookups.ts';
+import { naturalKeyColumn } from '../core/crud/list-query.ts';
 import { Markup, PyFloat, TEMPLATE_OBJECT, TemplateError, UNDEFINED, isTemplateObject, type AttributeReads, type ItemReads, type TemplateObject } from './engine/index.ts';
 import { CLOSED_NAME_FIELDS, isClosedModel, readableComputed } from './subjects.ts';
 
@@ -1034,7 +1035,8 @@ function orderColumn(model: ModelDef, key: string): string | null {
   if ((key === 'created' || key === 'last_updated') && model.timestamps) return key;
   const field = Object.hasOwn(model.fields, key) ? model.fields[key] : undefined;
   if (!field || field.secret || field.writeOnly || !isColumnField(field) || field.kind === 'json' || field.kind === 'custom_fields') return null;
-  return columnOf(key, field);
+  // A naturally ordered name sorts by its stored key, as the model's lists do (`Ethernet1/2` before `Ethernet1/10`).
+  return field.naturalOrder ? naturalKeyColumn(columnOf(key, field)) : columnOf(key, field);
 }
 
 /** A template value as a lookup operand: a row stands for its id. */

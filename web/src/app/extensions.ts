@@ -1,4 +1,4 @@
-// Extension points for feature pages: detail-page tabs, detail-page actions, list cell renderers and
+// Extension points for feature pages: detail-page tabs (with counts), detail-page actions, Overview panels, list cell renderers and
 // navigation entries. A feature module calls these at import time (see web/README.md); the generic pages read
 // them when they draw. Nothing here fetches data.
 import type { ComponentType, LazyExoticComponent } from 'react';
@@ -20,6 +20,20 @@ export interface DetailTab {
   order?: number;
   /** Hide the tab for some objects or callers. */
   visible?: (props: DetailTabProps) => boolean;
+  /**
+   * Models whose rows refer to the object and are what the tab lists (`dcim.interface` for a device's
+   * Interfaces): their counts, read from the object's related-objects answer, add up to the number beside the label.
+   */
+  count?: string[];
+  component: ComponentType<DetailTabProps> | LazyExoticComponent<ComponentType<DetailTabProps>>;
+}
+
+export interface OverviewPanel {
+  id: string;
+  models: string | string[];
+  /** Lower comes first, in the Overview's side column (after Related objects). */
+  order?: number;
+  /** A panel that has nothing to show for an object draws nothing. */
   component: ComponentType<DetailTabProps> | LazyExoticComponent<ComponentType<DetailTabProps>>;
 }
 
@@ -54,6 +68,7 @@ export interface NavItem {
 
 const detailTabs: DetailTab[] = [];
 const detailActions: DetailAction[] = [];
+const overviewPanels: OverviewPanel[] = [];
 const cellRenderers = new Map<string, ComponentType<CellRendererProps>>();
 const navItems: NavItem[] = [];
 
@@ -65,6 +80,15 @@ export function registerDetailTab(tab: DetailTab): void {
 
 export function registerDetailAction(action: DetailAction): void {
   detailActions.push(action);
+}
+
+/** Adds a panel to a model's Overview (a device's place in its rack, say). */
+export function registerOverviewPanel(panel: OverviewPanel): void {
+  overviewPanels.push(panel);
+}
+
+export function overviewPanelsFor(model: string): OverviewPanel[] {
+  return overviewPanels.filter((p) => applies(p.models, model)).sort((a, b) => (a.order ?? 500) - (b.order ?? 500));
 }
 
 /** Replaces how one column of one model's list (and Overview) is drawn, e.g. `dcim.platform` + `eol`. */

@@ -5,7 +5,7 @@ import { registerCellRenderer, registerColumnHiddenByDefault, registerDefaultCol
 import { cableHeading } from './cable-title.ts';
 import { CableLengthCell } from './CableLengthCell.tsx';
 
-registerDetailTab({ id: 'ports', label: 'Front/Rear ports', models: 'dcim.device', order: 20, component: lazy(() => import('./PortsTab.tsx')) });
+registerDetailTab({ id: 'ports', label: 'Front/Rear ports', models: 'dcim.device', order: 20, count: ['dcim.frontport', 'dcim.rearport'], component: lazy(() => import('./PortsTab.tsx')) });
 registerDetailTab({ id: 'trace', label: 'Trace', models: ['dcim.interface', 'dcim.frontport', 'dcim.rearport'], order: 10, component: lazy(() => import('./TraceTab.tsx')) });
 // The interface list reads as NetBox's: name, device, type, state, description, LAG and where its cable goes; the
 // physical details (MTU, MAC, speed, duplex, PoE) and the parent are a column choice away.

@@ -1,6 +1,8 @@
 // The Config tab of a device: which template is bound and where the binding comes from, a bundle picker, and for
 // each rendered file its path, SHA-256, push state (Matches last push / Changed since last push / Never pushed),
-// a diff against the last push and the rendered text; a bundle downloads as a tarball (src/templating/render-routes.ts).
+// a diff against the last push and the rendered text, which copies to the clipboard or downloads as a file; a bundle
+// downloads as a tarball (src/templating/render-routes.ts). The role's bundle is offered only when the role has
+// exactly one (what `bundle=role` resolves), and only bundles that apply to the device's role are listed.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
@@ -11,6 +13,8 @@ import { paths } from '../../app/paths.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
+import { useToast } from '../../components/Toasts.tsx';
+import { bundleChoices } from './bundle-choices.ts';
 
 interface PushState {
   sha256: string;
@@ -74,9 +78,49 @@ function DiffView({ diff }: { diff: string }) {
   );
 }
 
-function FileCard({ entry }: { entry: FileEntry }) {
+/** Puts text on the clipboard; over plain HTTP (no Clipboard API) through a selected text area instead. */
+async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.appendChild(area);
+  area.select();
+  const ok = document.execCommand('copy');
+  area.remove();
+  if (!ok) throw new Error('The browser refused to copy.');
+}
+
+/** Lines of a text, a final newline ending the last line rather than starting another. */
+function lineCount(text: string): number {
+  return text === '' ? 0 : text.replace(/\n$/, '').split('\n').length;
+}
+
+/** Saves text as a file with `name`, without another request: it is the text on screen. */
+function downloadText(text: string, name: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** `<device>-<last part of the path>`: frr.conf of ams1-leaf01 saves as ams1-leaf01-frr.conf. */
+export function downloadName(device: string, path: string): string {
+  const base = path.split('/').filter(Boolean).pop() ?? 'config.txt';
+  return `${device}-${base}`.replace(/[^\w.@+-]+/g, '_');
+}
+
+function FileCard({ entry, device }: { entry: FileEntry; device: string }) {
   const [open, setOpen] = useState<'diff' | 'output' | null>(null);
+  const toast = useToast();
   const canDiff = !!entry.diff;
+  const output = entry.output ?? '';
   return (
     <li className="rounded-lg border border-slate-200 bg-white" data-config-file={entry.path}>
       <div className="flex flex-wrap items-center justify-between gap-2 px-4 py-2">
@@ -100,6 +144,20 @@ function FileCard({ entry }: { entry: FileEntry }) {
           ) : null}
           <Button aria-expanded={open === 'output'} onClick={() => setOpen(open === 'output' ? null : 'output')}>
             Output
+          </Button>
+          <Button
+            aria-label={`Copy ${entry.path}`}
+            onClick={() =>
+              void copyText(output).then(
+                () => toast.show({ message: `Copied ${entry.path} (${lineCount(output)} ${lineCount(output) === 1 ? 'line' : 'lines'}).`, tone: 'success' }),
+                (err: unknown) => toast.show({ message: err instanceof Error ? err.message : 'Could not copy.', tone: 'error' }),
+              )
+            }
+          >
+            Copy
+          </Button>
+          <Button aria-label={`Download ${entry.path}`} onClick={() => downloadText(output, downloadName(device, entry.path))}>
+            Download
           </Button>
         </div>
       </div>
@@ -125,6 +183,7 @@ export default function ConfigTab({ object }: DetailTabProps) {
   const source = useBindingSource(object, binding);
   const [bundle, setBundle] = useState('');
   const bundles = useQuery({ queryKey: ['list', '/api/config-bundles/', { limit: 500 }], queryFn: () => get<Page>('/api/config-bundles/', { limit: 500 }) });
+  const { roleBundle, usable } = bundleChoices(object, bundles.data?.results);
   const renderPath = `/api/devices/${object.id}/render/`;
   const render = useQuery({
     queryKey: ['device-render', object.id, bundle],
@@ -159,8 +218,8 @@ export default function ConfigTab({ object }: DetailTabProps) {
           </label>
           <select id="config-bundle" className={`${inputClass} w-72`} value={bundle} onChange={(e) => setBundle(e.target.value)}>
             <option value="">{binding?.resolved ? `Bound template (${binding.resolved.name})` : 'Bound template (none)'}</option>
-            <option value="role">The bundle of its role</option>
-            {(bundles.data?.results ?? []).map((b) => (
+            {roleBundle ? <option value="role">The bundle of its role ({roleBundle})</option> : null}
+            {usable.map((b) => (
               <option key={b.id} value={String(b.name ?? b.display)}>
                 Bundle: {String(b.name ?? b.display)}
               </option>
@@ -183,7 +242,7 @@ export default function ConfigTab({ object }: DetailTabProps) {
       {files.length ? (
         <ul className="space-y-2" aria-label="Rendered files">
           {files.map((f) => (
-            <FileCard key={f.path} entry={f} />
+            <FileCard key={f.path} entry={f} device={String(object.name ?? object.display)} />
           ))}
         </ul>
       ) : null}

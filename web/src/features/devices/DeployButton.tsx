@@ -12,6 +12,7 @@ import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
+import { bundleChoices } from './bundle-choices.ts';
 
 interface Target extends ApiObject {
   name: string;
@@ -84,6 +85,7 @@ function DeployDialog({ device, onClose }: { device: ApiObject; onClose: () => v
     retry: false,
   });
   const usable = (targets.data?.results ?? []).filter((t) => applies(t, device));
+  const { roleBundle, usable: usableBundles } = bundleChoices(device, bundles.data?.results);
   const [target, setTarget] = useState('');
   const [bundle, setBundle] = useState('');
   const [note, setNote] = useState('');
@@ -145,8 +147,8 @@ function DeployDialog({ device, onClose }: { device: ApiObject; onClose: () => v
               </label>
               <select id="deploy-bundle" className={inputClass} value={bundle} onChange={(e) => setBundle(e.target.value)} aria-invalid={!!fieldErrors.bundle || undefined}>
                 <option value="">None</option>
-                <option value="role">The bundle of its role</option>
-                {(bundles.data?.results ?? []).map((b) => (
+                {roleBundle ? <option value="role">The bundle of its role ({roleBundle})</option> : null}
+                {usableBundles.map((b) => (
                   <option key={b.id} value={String(b.name ?? b.display)}>
                     {String(b.name ?? b.display)}
                   </option>

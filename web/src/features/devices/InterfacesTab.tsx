@@ -18,6 +18,7 @@ import { useToast } from '../../components/Toasts.tsx';
 import { BulkEditDialog } from '../../pages/list/BulkEditDialog.tsx';
 import { AddComponentsDialog, COMPONENT_MODELS } from './AddComponentsDialog.tsx';
 import { InterfaceRowActions } from './InterfaceActions.tsx';
+import { InterfaceStateBadge, InterfaceStateKey, MacCell, MtuCell, ROW_CLASS, interfaceState } from './interface-states.tsx';
 
 interface LinkPeer {
   object_type: string;
@@ -48,6 +49,8 @@ interface Iface extends ApiObject {
   enabled: boolean;
   mgmt_only: boolean;
   mode: string | null;
+  mtu: number | null;
+  mac_address: string | null;
   lag: Brief | null;
   parent: Brief | null;
   untagged_vlan: Brief | null;
@@ -180,6 +183,8 @@ export default function InterfacesTab({ object }: DetailTabProps) {
               <th className="px-3 py-2">Name</th>
               <th className="px-3 py-2">Type</th>
               <th className="px-3 py-2">Enabled</th>
+              <th className="px-3 py-2">MTU</th>
+              <th className="px-3 py-2">MAC address</th>
               <th className="px-3 py-2">LAG</th>
               <th className="px-3 py-2">802.1Q mode and VLANs</th>
               <th className="px-3 py-2">Addresses</th>
@@ -192,7 +197,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
           </thead>
           <tbody>
             {rows.map((i) => (
-              <tr key={i.id} className="border-t border-slate-100 align-top" data-interface={i.name}>
+              <tr key={i.id} className={`border-t border-slate-100 align-top ${ROW_CLASS[interfaceState(i, choices.data?.interface_types)]}`} data-interface={i.name} data-state={interfaceState(i, choices.data?.interface_types)}>
                 {canEdit ? (
                   <td className="px-3 py-2">
                     <input type="checkbox" aria-label={`Select ${i.name}`} checked={picked.has(i.id)} onChange={() => toggle(i.id)} />
@@ -202,11 +207,17 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                   <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
                     {i.name}
                   </Link>
-                  {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null}
+                  {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null} <InterfaceStateBadge state={interfaceState(i, choices.data?.interface_types)} />
                   {i.parent ? <div className="text-xs text-slate-500">on {String(i.parent.name ?? i.parent.display)}</div> : null}
                 </td>
                 <td className="px-3 py-2">{label('interface_types', i.type)}</td>
                 <td className="px-3 py-2">{i.enabled ? <span className="text-green-700">Yes</span> : <span className="text-slate-500">No</span>}</td>
+                <td className="px-3 py-2">
+                  <MtuCell mtu={i.mtu} />
+                </td>
+                <td className="px-3 py-2">
+                  <MacCell mac={i.mac_address} />
+                </td>
                 <td className="px-3 py-2 whitespace-nowrap">
                   {i.lag ? (
                     <Link to={paths.detail('dcim.interface', i.lag.id)} className="text-sky-700 hover:underline">
@@ -299,6 +310,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
           </tbody>
         </table>
       </div>
+      <InterfaceStateKey />
     </div>
   );
 }

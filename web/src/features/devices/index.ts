@@ -1,13 +1,14 @@
-// Device pages: Interfaces (addresses, VLANs, cable far ends; Add components and each row's actions), Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
+// Device pages: Interfaces (addresses, VLANs, cable far ends, row states; Add components and each row's actions), Config (bound template, bundles, push drift), Config context (merged, with each key's source), Services, Compliance tabs (with counts), the Deploy button, and
 // end-of-life / compliance markers in the device and platform lists.
 import { lazy } from 'react';
 import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab, registerOverviewHidden } from '../../app/extensions.ts';
 import { ComplianceCell, DevicePlatformCell, EolCell } from './EolBadge.tsx';
 import { ConfigTemplateCell } from './ConfigTemplateCell.tsx';
 
-registerDetailTab({ id: 'interfaces', label: 'Interfaces', models: 'dcim.device', order: 10, component: lazy(() => import('./InterfacesTab.tsx')) });
+registerDetailTab({ id: 'interfaces', label: 'Interfaces', models: 'dcim.device', order: 10, count: ['dcim.interface'], component: lazy(() => import('./InterfacesTab.tsx')) });
 registerDetailTab({ id: 'config', label: 'Config', models: 'dcim.device', order: 100, component: lazy(() => import('./ConfigTab.tsx')) });
-registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, component: lazy(() => import('../services/ServicesTab.tsx')) });
+registerDetailTab({ id: 'config-context', label: 'Config context', models: ['dcim.device', 'virtualization.virtualmachine'], order: 105, component: lazy(() => import('./ConfigContextTab.tsx')) });
+registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, count: ['monitoring.service'], component: lazy(() => import('../services/ServicesTab.tsx')) });
 registerDetailTab({ id: 'compliance', label: 'Compliance', models: ['dcim.device', 'virtualization.virtualmachine'], order: 120, component: lazy(() => import('./ComplianceTab.tsx')) });
 registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component: lazy(() => import('./DeployButton.tsx')) });
 // An interface's page: Connect a cable, Add an IP address and Trace beside its Edit and Delete.

@@ -5,7 +5,7 @@ import { lazy } from 'react';
 import { registerCellRenderer, registerDetailTab } from '../../app/extensions.ts';
 import { PowerUtilizationCell } from './PowerUtilizationCell.tsx';
 
-registerDetailTab({ id: 'console-power', label: 'Console/Power', models: 'dcim.device', order: 25, component: lazy(() => import('./ConsolePowerTab.tsx')) });
+registerDetailTab({ id: 'console-power', label: 'Console/Power', models: 'dcim.device', order: 25, count: ['dcim.consoleport', 'dcim.consoleserverport', 'dcim.powerport', 'dcim.poweroutlet'], component: lazy(() => import('./ConsolePowerTab.tsx')) });
 registerDetailTab({
   id: 'trace',
   label: 'Trace',

@@ -1,8 +1,9 @@
 // The Elevation tab of a rack: its front and rear drawn side by side as SVG, top unit first (or U1 first for a
-// rack numbered top down). A device fills the units it takes and links to its page; a full-depth device mounted
+// rack numbered top down). A device fills the units it takes in its role's colour and links to its page; a full-depth device mounted
 // on the other face shows, lighter, on this one too; free units stay visible as empty slots, and units a rack
 // reservation holds with no device in them are drawn hatched amber with what they are held for and by whom. Reads
-// /api/racks/<id>/elevation/ (one call per face), so the page and a script see the same units.
+// /api/racks/<id>/elevation/ (one call per face), so the page and a script see the same units. A device's page
+// draws the same elevations, smaller, with the device outlined (DeviceRackPanel.tsx).
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
@@ -18,6 +19,8 @@ interface MountedDevice extends ApiObject {
   position: number;
   u_height: number;
   is_full_depth: boolean;
+  /** Null when the caller may not view roles: the device is drawn in the neutral colour. */
+  role?: (ApiObject & { color: string }) | null;
 }
 
 interface Reservation extends ApiObject {
@@ -42,10 +45,28 @@ interface Block {
   reservation: Reservation | null;
 }
 
-const UNIT_H = 22;
-const LABEL_W = 44;
-const SLOT_W = 220;
+/** Full size on the rack's page; compact beside a device's fields. */
+const SIZES = {
+  full: { unit: 22, label: 44, slot: 220, font: 12, chars: 34 },
+  compact: { unit: 13, label: 34, slot: 168, font: 9, chars: 30 },
+} as const;
 const FACE_LABEL: Record<Face, string> = { front: 'Front', rear: 'Rear' };
+const NEUTRAL = 'bae6fd';
+
+/** A role colour as six hex digits, or the neutral fill when the role is unknown or the colour is not one. */
+function fillOf(device: MountedDevice): string {
+  const c = device.role?.color ?? '';
+  return /^[0-9a-f]{6}$/i.test(c) ? c : NEUTRAL;
+}
+
+/** Dark text on light fills, white on dark ones (relative luminance, as WCAG computes it). */
+function textOn(hex: string): string {
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const v = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b! > 0.35 ? '#0f172a' : '#ffffff';
+}
 
 /** Text cut to fit a slot, with an ellipsis; the full text is in the block's title. */
 function truncate(text: string, max: number): string {
@@ -71,8 +92,9 @@ function spanOf(units: Unit[]): string {
   return ids.length > 1 ? `U${ids[0]}–U${ids[ids.length - 1]}` : `U${ids[0]}`;
 }
 
-function Elevation({ face, units }: { face: Face; units: Unit[] }) {
+export function Elevation({ face, units, size = 'full', highlight }: { face: Face; units: Unit[]; size?: keyof typeof SIZES; highlight?: string }) {
   const navigate = useNavigate();
+  const { unit: UNIT_H, label: LABEL_W, slot: SLOT_W, font, chars } = SIZES[size];
   const height = units.length * UNIT_H;
   const used = units.filter((u) => u.occupied).length;
   const title = `${FACE_LABEL[face]} elevation`;
@@ -91,7 +113,7 @@ function Elevation({ face, units }: { face: Face; units: Unit[] }) {
         </defs>
         <rect x={LABEL_W} y={0} width={SLOT_W} height={height} fill="#f8fafc" stroke="#334155" strokeWidth={2} />
         {units.map((u, i) => (
-          <text key={u.id} x={LABEL_W - 6} y={i * UNIT_H + UNIT_H / 2} textAnchor="end" dominantBaseline="central" fontSize={11} fill="#64748b">
+          <text key={u.id} x={LABEL_W - 6} y={i * UNIT_H + UNIT_H / 2} textAnchor="end" dominantBaseline="central" fontSize={font - 1} fill="#64748b">
             {u.name}
           </text>
         ))}
@@ -117,8 +139,8 @@ function Elevation({ face, units }: { face: Face; units: Unit[] }) {
               >
                 <title>{what}</title>
                 <rect x={LABEL_W + 3} y={y + 2} width={SLOT_W - 6} height={h - 4} rx={2} fill={`url(#reserved-hatch-${face})`} stroke="#b45309" strokeWidth={1.5} strokeDasharray="4 2" />
-                <text x={LABEL_W + SLOT_W / 2} y={y + h / 2} textAnchor="middle" dominantBaseline="central" fontSize={11} fill="#78350f">
-                  {truncate(`Reserved${r.description ? `: ${r.description}` : ''}${r.user ? ` · ${r.user}` : ''}`, 34)}
+                <text x={LABEL_W + SLOT_W / 2} y={y + h / 2} textAnchor="middle" dominantBaseline="central" fontSize={font - 1} fill="#78350f">
+                  {truncate(`Reserved${r.description ? `: ${r.description}` : ''}${r.user ? ` · ${r.user}` : ''}`, chars)}
                 </text>
               </a>
             );
@@ -135,30 +157,67 @@ function Elevation({ face, units }: { face: Face; units: Unit[] }) {
           // Mounted on the other face: it takes these units through the rack's depth, drawn lighter.
           const throughDepth = device.face !== face;
           const span = device.u_height > 1 ? `U${device.position}–U${device.position + device.u_height - 1}` : `U${device.position}`;
+          const fill = fillOf(device);
+          const current = device.id === highlight;
+          const role = device.role ? `, ${device.role.display}` : '';
           return (
             <a
               key={`${device.id}-${b.top}`}
               href={to}
               data-device={device.display}
-              aria-label={`${device.display}, ${span}${throughDepth ? `, mounted on the ${device.face}` : ''}`}
+              data-role-color={fill}
+              aria-current={current ? 'true' : undefined}
+              aria-label={`${device.display}${role}, ${span}${throughDepth ? `, mounted on the ${device.face}` : ''}${current ? ' (this device)' : ''}`}
               onClick={(e) => {
                 if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
                 e.preventDefault();
                 void navigate({ to });
               }}
-              className="cursor-pointer focus:outline-none [&:focus>rect]:stroke-sky-500 [&:focus>rect]:stroke-[3px] [&:hover>rect]:fill-sky-200"
+              className="cursor-pointer focus:outline-none [&:focus>rect]:stroke-sky-500 [&:focus>rect]:stroke-[3px] [&:hover>rect]:opacity-80"
             >
-              <title>{`${device.display} · ${span}${throughDepth ? ` · mounted on the ${device.face}` : ''}`}</title>
-              <rect x={LABEL_W + 3} y={y + 2} width={SLOT_W - 6} height={h - 4} rx={3} fill={throughDepth ? '#e2e8f0' : '#bae6fd'} stroke={throughDepth ? '#94a3b8' : '#0369a1'} strokeWidth={1.5} />
-              <text x={LABEL_W + SLOT_W / 2} y={y + h / 2} textAnchor="middle" dominantBaseline="central" fontSize={12} fontWeight={throughDepth ? 400 : 600} fill={throughDepth ? '#475569' : '#0c4a6e'}>
-                {device.display}
-                {throughDepth ? ` (${device.face})` : ''}
+              <title>{`${device.display}${device.role ? ` · ${device.role.display}` : ''} · ${span}${throughDepth ? ` · mounted on the ${device.face}` : ''}`}</title>
+              {/* Through the depth from the other face: the role's colour, faded, with a dashed edge. */}
+              <rect
+                x={LABEL_W + 3}
+                y={y + 2}
+                width={SLOT_W - 6}
+                height={h - 4}
+                rx={3}
+                fill={`#${fill}`}
+                fillOpacity={throughDepth ? 0.35 : 1}
+                stroke={current ? '#0f172a' : throughDepth ? '#94a3b8' : '#334155'}
+                strokeWidth={current ? 3 : 1}
+                strokeDasharray={throughDepth && !current ? '4 2' : undefined}
+              />
+              <text x={LABEL_W + SLOT_W / 2} y={y + h / 2} textAnchor="middle" dominantBaseline="central" fontSize={font} fontWeight={throughDepth ? 400 : 600} fill={throughDepth ? '#334155' : textOn(fill)}>
+                {truncate(`${current ? '▶ ' : ''}${device.display}${throughDepth ? ` (${device.face})` : ''}`, chars)}
               </text>
             </a>
           );
         })}
       </svg>
     </figure>
+  );
+}
+
+/** The roles of the devices drawn, each with its colour, so the fills can be read. */
+export function RoleLegend({ units }: { units: Unit[] }) {
+  const roles = new Map<string, { display: string; color: string }>();
+  for (const u of units) if (u.device?.role) roles.set(u.device.role.id, { display: u.device.role.display, color: fillOf(u.device) });
+  if (roles.size === 0) return null;
+  return (
+    <ul aria-label="Device roles" className="flex flex-wrap gap-x-3 gap-y-1 text-xs text-slate-600">
+      {[...roles.entries()]
+        .sort((a, b) => a[1].display.localeCompare(b[1].display))
+        .map(([id, r]) => (
+          <li key={id} className="inline-flex items-center gap-1">
+            <span className="size-3 rounded-sm border border-slate-400" style={{ backgroundColor: `#${r.color}` }} aria-hidden="true" />
+            <Link className="hover:underline" to={paths.detail('dcim.devicerole', id)}>
+              {r.display}
+            </Link>
+          </li>
+        ))}
+    </ul>
   );
 }
 
@@ -183,14 +242,20 @@ function Unmounted({ rackId }: { rackId: string }) {
   );
 }
 
-export default function RackElevationTab({ object }: DetailTabProps) {
-  const elevation = useQuery({
-    queryKey: ['rack-elevation', object.id],
+/** Both faces of a rack's elevation (one call per face). */
+export function useRackElevation(rackId: string | undefined) {
+  return useQuery({
+    queryKey: ['rack-elevation', rackId],
     queryFn: async () => {
-      const [front, rear] = await Promise.all((['front', 'rear'] as const).map((face) => get<Page<Unit>>(`/api/racks/${object.id}/elevation/`, { face })));
+      const [front, rear] = await Promise.all((['front', 'rear'] as const).map((face) => get<Page<Unit>>(`/api/racks/${rackId}/elevation/`, { face })));
       return { front: front!.results, rear: rear!.results };
     },
+    enabled: !!rackId,
   });
+}
+
+export default function RackElevationTab({ object }: DetailTabProps) {
+  const elevation = useRackElevation(object.id);
   if (elevation.isLoading) return <Loading label="Loading the elevation…" />;
   if (elevation.error) return <ErrorState error={elevation.error} retry={() => void elevation.refetch()} />;
   const data = elevation.data!;
@@ -201,8 +266,11 @@ export default function RackElevationTab({ object }: DetailTabProps) {
         <Elevation face="front" units={data.front} />
         <Elevation face="rear" units={data.rear} />
       </div>
-      <p className="mt-3 text-xs text-slate-500">
-        Click a device or a reservation to open it. Lighter blocks are full-depth devices mounted on the other face; hatched amber units are reserved.
+      <div className="mt-3">
+        <RoleLegend units={[...data.front, ...data.rear]} />
+      </div>
+      <p className="mt-2 text-xs text-slate-500">
+        Click a device or a reservation to open it. Devices are filled with their role's colour; faded, dashed blocks are full-depth devices mounted on the other face; hatched amber units are reserved.
       </p>
       <Unmounted rackId={object.id} />
     </div>

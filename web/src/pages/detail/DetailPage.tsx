@@ -5,7 +5,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
 import { useMe, useModelInfo } from '../../api/hooks.ts';
-import type { ApiObject } from '../../api/types.ts';
+import type { ApiObject, ModelInfo } from '../../api/types.ts';
 import { detailRoute } from '../../app/routes.ts';
 import { paths } from '../../app/paths.ts';
 import { detailActionsFor, detailTabsFor, detailTitleFor, registerDetailTab, type DetailTabProps } from '../../app/extensions.ts';
@@ -26,6 +26,30 @@ registerDetailTab({ id: 'changelog', label: 'Change log', models: '*', order: 91
 
 export const objectQueryKey = (path: string, id: string) => ['object', path, id] as const;
 
+type RelatedCounts = { results: Array<{ model: string; count: number }> };
+
+/**
+ * How many rows of each model refer to the object (its related-objects answer, which the Overview's Related panel
+ * reads too: one call), for the numbers beside tab labels. Undefined until known or when the model has none.
+ */
+function useTabCounts(model: ModelInfo | undefined, id: string, ready: boolean): Map<string, number> | undefined {
+  const related = useQuery({
+    queryKey: ['related', model?.path, id],
+    queryFn: () => get<RelatedCounts>(`${model!.path}${id}/related/`),
+    enabled: ready && !!model?.has_related,
+  });
+  if (!related.data) return undefined;
+  const out = new Map<string, number>();
+  // A model that refers to the object through two fields (a device bay's device and installed device) counts by
+  // its first: the tab lists the object's own rows.
+  for (const r of related.data.results) if (!out.has(r.model)) out.set(r.model, r.count);
+  return out;
+}
+
+function TabCount({ n }: { n: number }) {
+  return <span className={`rounded-full px-1.5 text-xs tabular-nums ${n ? 'bg-slate-200 text-slate-700' : 'bg-slate-100 text-slate-400'}`}>{n}</span>;
+}
+
 export default function DetailPage() {
   const { model: name, id } = detailRoute.useParams();
   const { tab } = detailRoute.useSearch();
@@ -35,6 +59,7 @@ export default function DetailPage() {
   const info = useModelInfo(name);
   const model = info.data;
   const object = useQuery({ queryKey: objectQueryKey(model?.path ?? '', id), queryFn: () => get<ApiObject>(`${model!.path}${id}/`), enabled: !!model });
+  const counts = useTabCounts(model, id, !!object.data && !!me.data);
   const [deleting, setDeleting] = useState(false);
 
   if (info.isLoading || (model && object.isLoading)) return <Loading />;
@@ -105,6 +130,8 @@ export default function DetailPage() {
             className={`-mb-px border-b-2 px-3 py-2 text-sm font-medium whitespace-nowrap ${t.id === current.id ? 'border-sky-700 text-sky-800' : 'border-transparent text-slate-600 hover:text-slate-900'}`}
           >
             {t.label}
+            {t.count && counts ? ' ' : null}
+            {t.count && counts ? <TabCount n={t.count.reduce((sum, m) => sum + (counts.get(m) ?? 0), 0)} /> : null}
           </Link>
         ))}
       </div>

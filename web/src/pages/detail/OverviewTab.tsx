@@ -1,14 +1,17 @@
 // Overview: every list field and custom field of the object, labelled as the list-fields catalog names them, and
-// what refers to it (RelatedPanel).
+// what refers to it (RelatedPanel), and the panels features add for the model (app/extensions.ts).
 import { useChoices, useListFields } from '../../api/hooks.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { cellRendererFor, overviewHiddenFor } from '../../app/extensions.ts';
+import { Suspense } from 'react';
+import { cellRendererFor, overviewHiddenFor, overviewPanelsFor } from '../../app/extensions.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Value } from '../../components/Value.tsx';
 import { allColumns, columnValue } from '../list/columns.ts';
 import { RelatedPanel } from './RelatedPanel.tsx';
 
-export function OverviewTab({ model, object }: DetailTabProps) {
+export function OverviewTab(props: DetailTabProps) {
+  const { model, object } = props;
+  const panels = overviewPanelsFor(model.model);
   const fields = useListFields(model.path);
   // Vocabulary fields (an interface's type) carry the vocabulary's name: its labels come from the choices catalog.
   const vocabularies = useChoices();
@@ -36,9 +39,17 @@ export function OverviewTab({ model, object }: DetailTabProps) {
         </h2>
         <dl className="divide-y divide-slate-100">{plain.map(row)}</dl>
       </section>
-      {custom.length || model.has_related ? (
+      {custom.length || model.has_related || panels.length ? (
         <div className="grid content-start gap-4">
           {model.has_related ? <RelatedPanel model={model} object={object} /> : null}
+          {panels.map((p) => {
+            const Panel = p.component;
+            return (
+              <Suspense key={p.id} fallback={null}>
+                <Panel {...props} />
+              </Suspense>
+            );
+          })}
           {custom.length ? (
             <section aria-labelledby="overview-custom" className="self-start rounded-lg border border-slate-200 bg-white">
               <h2 id="overview-custom" className="border-b border-slate-200 px-4 py-2 font-semibold">
