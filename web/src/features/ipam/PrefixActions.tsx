@@ -1,11 +1,16 @@
-// A prefix's allocation buttons: "Next free address" (POST available-ips) and "Carve child prefix" (POST
-// available-prefixes with a length); each opens what it created. A full prefix answers 409 with a message that
-// names the prefix and what was asked, shown as it is.
+// A prefix's allocation buttons: "Next free address" opens the add form filled with the first free address (GET
+// available-ips), to check or complete it first, and "Save at once" takes it in one click (POST available-ips);
+// "Carve child prefix" (POST available-prefixes with a length) opens what it created. A full prefix answers 409
+// with a message that names the prefix and what was asked, shown as it is.
 import { useState } from 'react';
+import { useNavigate } from '@tanstack/react-router';
+import { get } from '../../api/client.ts';
+import type { Brief } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
+import { errorMessage } from '../../components/states.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
-import { useAllocate } from './useAllocate.ts';
+import { briefValue, filledForm, useAllocate } from './useAllocate.ts';
 
 function maskOf(prefix: unknown): { length: number; max: number } {
   const text = String(prefix);
@@ -14,12 +19,32 @@ function maskOf(prefix: unknown): { length: number; max: number } {
 
 export default function PrefixActions({ model, object }: DetailTabProps) {
   const mask = maskOf(object.prefix);
-  const { busy, error, allocate: allocateAt } = useAllocate();
+  const { busy, error: allocateError, allocate: allocateAt } = useAllocate();
+  const navigate = useNavigate();
+  const [opening, setOpening] = useState(false);
+  const [openError, setOpenError] = useState<string | null>(null);
+  const error = openError ?? allocateError;
   const [carving, setCarving] = useState(false);
   const [length, setLength] = useState(String(Math.min(mask.max, mask.length + (mask.max === 32 ? 2 : 16))));
 
   async function allocate(kind: 'available-ips' | 'available-prefixes', body: Record<string, unknown>, target: string) {
+    setOpenError(null);
     if (await allocateAt(`${model.path}${object.id}/${kind}/`, body, target)) setCarving(false);
+  }
+
+  /** The add form with the first free address (and the prefix's VRF) filled in. */
+  async function openNextFree() {
+    setOpening(true);
+    setOpenError(null);
+    try {
+      const [first] = await get<Array<{ address: string; vrf: Brief | null }>>(`${model.path}${object.id}/available-ips/`, { limit: 1 });
+      if (!first) setOpenError(`${String(object.prefix)} has no free address.`);
+      else await navigate(filledForm('ipam.ipaddress', { address: first.address, vrf: briefValue(first.vrf) }));
+    } catch (err) {
+      setOpenError(errorMessage(err));
+    } finally {
+      setOpening(false);
+    }
   }
 
   const carveLength = Number(length);
@@ -29,9 +54,20 @@ export default function PrefixActions({ model, object }: DetailTabProps) {
   };
   return (
     <>
-      <Button onClick={() => void allocate('available-ips', {}, 'ipam.ipaddress')} disabled={busy}>
-        Next free address
-      </Button>
+      <span className="inline-flex">
+        <Button onClick={() => void openNextFree()} disabled={busy || opening} className="rounded-r-none" title="Open the add form with the first free address filled in">
+          {opening ? 'Finding…' : 'Next free address'}
+        </Button>
+        <Button
+          onClick={() => void allocate('available-ips', {}, 'ipam.ipaddress')}
+          disabled={busy || opening}
+          className="-ml-px rounded-l-none"
+          aria-label="Save the next free address at once"
+          title="Create the first free address now, without the form"
+        >
+          Save at once
+        </Button>
+      </span>
       <Button onClick={() => setCarving(true)} disabled={busy}>
         Carve child prefix
       </Button>
