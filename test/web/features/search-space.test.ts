@@ -96,14 +96,17 @@ describe.skipIf(!ready)('search and free space in chromium', () => {
 
   it("a prefix's Space tab shows the free runs between addresses, each opening the add form filled in", async () => {
     const { page } = browser;
-    const prefix = await made('/api/prefixes/', { prefix: '10.0.0.0/24', description: 'leaf loopbacks' });
+    // In a VRF: what the form is filled with must keep the address in it.
+    const vrf = await made('/api/vrfs/', { name: 'fabric' });
+    const prefix = await made('/api/prefixes/', { prefix: '10.0.0.0/24', vrf: vrf.id, description: 'leaf loopbacks' });
     const leaf = leaves.get('ams1-leaf07')!;
     const eth1 = (await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${leaf.id}&name=Ethernet1`)).body.results[0]!;
-    await made('/api/ip-addresses/', { address: '10.0.0.1/24', assigned_interface: eth1.id, dns_name: 'leaf07.example.net' });
+    await made('/api/ip-addresses/', { address: '10.0.0.1/24', vrf: vrf.id, assigned_interface: eth1.id, dns_name: 'leaf07.example.net' });
     // .2 to .40 in one call, then .63: free are .41–.62 (22) and .64–.254 (191).
-    const bulk = await server.api('POST', '/api/ip-addresses/', Array.from({ length: 39 }, (_, i) => ({ address: `10.0.0.${i + 2}/24` })));
+    const bulk = await server.api('POST', '/api/ip-addresses/', Array.from({ length: 39 }, (_, i) => ({ address: `10.0.0.${i + 2}/24`, vrf: vrf.id })));
     expect(bulk.status).toBe(201);
-    await made('/api/ip-addresses/', { address: '10.0.0.63/24' });
+    await made('/api/ip-addresses/', { address: '10.0.0.63/24', vrf: vrf.id });
+    const inVrf = async (address: string) => (await server.api<Page<Row>>('GET', `/api/ip-addresses/?address=${address}&vrf_id=${vrf.id}`)).body.count;
 
     await page.goto(`${server.url}/objects/ipam.prefix/${prefix.id}?tab=space`);
     const table = page.getByTestId('prefix-addresses');
@@ -118,6 +121,7 @@ describe.skipIf(!ready)('search and free space in chromium', () => {
     const holder = table.locator('tr', { hasText: '10.0.0.1/24' }).locator('[data-holder]');
     expect(await holder.getByRole('link', { name: 'ams1-leaf07' }).getAttribute('href')).toBe(`/objects/dcim.device/${leaf.id}`);
     expect(await holder.getByRole('link', { name: 'Ethernet1' }).getAttribute('href')).toBe(`/objects/dcim.interface/${eth1.id}`);
+    await table.locator('[data-free-range]').first().scrollIntoViewIfNeeded();
     await shot(page, 's04-prefix-free-runs');
 
     // A run opens the add form with its first address filled in; saving creates it.
@@ -128,21 +132,22 @@ describe.skipIf(!ready)('search and free space in chromium', () => {
     await shot(page, 's05-add-form-filled');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: '10.0.0.41/24' }).waitFor();
+    expect(await inVrf('10.0.0.41/24')).toBe(1);
 
     // Next free address opens the same form, filled with the next one; nothing is saved until Create.
     await page.goto(`${server.url}/objects/ipam.prefix/${prefix.id}?tab=space`);
     await page.getByRole('button', { name: 'Next free address', exact: true }).click();
     await page.getByLabel('Address', { exact: true }).waitFor();
     expect(await page.getByLabel('Address', { exact: true }).inputValue()).toBe('10.0.0.42/24');
-    expect((await server.api<Page<Row>>('GET', '/api/ip-addresses/?address=10.0.0.42/24')).body.count).toBe(0);
+    expect(await inVrf('10.0.0.42/24')).toBe(0);
     // …and "Save at once" still takes it in one click.
     await page.goBack();
     await page.getByRole('button', { name: 'Save the next free address at once' }).click();
     await page.getByRole('heading', { name: '10.0.0.42/24' }).waitFor();
-    expect((await server.api<Page<Row>>('GET', '/api/ip-addresses/?address=10.0.0.42/24')).body.count).toBe(1);
+    expect(await inVrf('10.0.0.42/24')).toBe(1);
 
     // Child prefixes' free blocks open the prefix form filled in too.
-    await made('/api/prefixes/', { prefix: '10.0.0.0/26' });
+    await made('/api/prefixes/', { prefix: '10.0.0.0/26', vrf: vrf.id });
     await page.goto(`${server.url}/objects/ipam.prefix/${prefix.id}?tab=space`);
     await page.getByRole('link', { name: 'Add prefix 10.0.0.128/25' }).waitFor();
     const runsNow = await page.getByTestId('prefix-addresses').locator('[data-free-range] td:first-child').allInnerTexts();
@@ -152,5 +157,8 @@ describe.skipIf(!ready)('search and free space in chromium', () => {
     await prefixField.waitFor();
     expect(await prefixField.inputValue()).toBe('10.0.0.128/25');
     await shot(page, 's06-add-prefix-filled');
+    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('heading', { name: '10.0.0.128/25' }).waitFor();
+    expect((await server.api<Page<Row>>('GET', `/api/prefixes/?prefix=10.0.0.128/25&vrf_id=${vrf.id}`)).body.count).toBe(1);
   });
 });

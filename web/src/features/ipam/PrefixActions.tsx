@@ -3,14 +3,11 @@
 // "Carve child prefix" (POST available-prefixes with a length) opens what it created. A full prefix answers 409
 // with a message that names the prefix and what was asked, shown as it is.
 import { useState } from 'react';
-import { useNavigate } from '@tanstack/react-router';
-import { get } from '../../api/client.ts';
-import type { Brief } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
-import { errorMessage } from '../../components/states.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
-import { briefValue, filledForm, useAllocate } from './useAllocate.ts';
+import { NextFreeAddress } from './NextFreeAddress.tsx';
+import { useAllocate } from './useAllocate.ts';
 
 function maskOf(prefix: unknown): { length: number; max: number } {
   const text = String(prefix);
@@ -20,8 +17,6 @@ function maskOf(prefix: unknown): { length: number; max: number } {
 export default function PrefixActions({ model, object }: DetailTabProps) {
   const mask = maskOf(object.prefix);
   const { busy, error: allocateError, allocate: allocateAt } = useAllocate();
-  const navigate = useNavigate();
-  const [opening, setOpening] = useState(false);
   const [openError, setOpenError] = useState<string | null>(null);
   const error = openError ?? allocateError;
   const [carving, setCarving] = useState(false);
@@ -32,21 +27,6 @@ export default function PrefixActions({ model, object }: DetailTabProps) {
     if (await allocateAt(`${model.path}${object.id}/${kind}/`, body, target)) setCarving(false);
   }
 
-  /** The add form with the first free address (and the prefix's VRF) filled in. */
-  async function openNextFree() {
-    setOpening(true);
-    setOpenError(null);
-    try {
-      const [first] = await get<Array<{ address: string; vrf: Brief | null }>>(`${model.path}${object.id}/available-ips/`, { limit: 1 });
-      if (!first) setOpenError(`${String(object.prefix)} has no free address.`);
-      else await navigate(filledForm('ipam.ipaddress', { address: first.address, vrf: briefValue(first.vrf) }));
-    } catch (err) {
-      setOpenError(errorMessage(err));
-    } finally {
-      setOpening(false);
-    }
-  }
-
   const carveLength = Number(length);
   const lengthProblem = !Number.isInteger(carveLength) || carveLength <= mask.length || carveLength > mask.max ? `A length from ${mask.length + 1} to ${mask.max}.` : null;
   const carve = () => {
@@ -54,20 +34,13 @@ export default function PrefixActions({ model, object }: DetailTabProps) {
   };
   return (
     <>
-      <span className="inline-flex">
-        <Button onClick={() => void openNextFree()} disabled={busy || opening} className="rounded-r-none" title="Open the add form with the first free address filled in">
-          {opening ? 'Finding…' : 'Next free address'}
-        </Button>
-        <Button
-          onClick={() => void allocate('available-ips', {}, 'ipam.ipaddress')}
-          disabled={busy || opening}
-          className="-ml-px rounded-l-none"
-          aria-label="Save the next free address at once"
-          title="Create the first free address now, without the form"
-        >
-          Save at once
-        </Button>
-      </span>
+      <NextFreeAddress
+        endpoint={`${model.path}${object.id}/available-ips/`}
+        name={String(object.prefix)}
+        busy={busy}
+        saveAtOnce={() => void allocate('available-ips', {}, 'ipam.ipaddress')}
+        onError={setOpenError}
+      />
       <Button onClick={() => setCarving(true)} disabled={busy}>
         Carve child prefix
       </Button>
