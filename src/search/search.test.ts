@@ -130,6 +130,9 @@ describe('search', () => {
     expect(onlyPorts).toMatchObject({ count: 1, exact_count: 0 });
     expect(onlyPorts.counts).toEqual(all.counts);
 
+    // Another tenant counts nothing of alice's.
+    expect((await h.as('bob').get(`/api/search/?${q('qx-leaf07')}`)).json()).toMatchObject({ count: 0, exact_count: 0, counts: [], results: [] });
+
     // Pages: limit and offset walk the same ordered list, with next and previous links and the total.
     const byPages: string[] = [];
     let page = await ask(q('qx-leaf', '&types=dcim.device&limit=2'));

@@ -30,6 +30,15 @@ export function slugify(text: string): string {
     .slice(0, 100);
 }
 
+const isBrief = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { display?: unknown }).display === 'string';
+
+/** Whether a value from the URL has the shape the field's editor holds (a typed or stale link is ignored, not shown broken). */
+function prefillFits(f: EditableField, v: unknown): boolean {
+  if (f.kind === 'object' || f.kind === 'status') return isBrief(v);
+  if (f.kind === 'objects' || f.kind === 'tags' || f.kind === 'generic_objects') return Array.isArray(v) && v.every(isBrief);
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
 export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCancel }: Props) {
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
@@ -52,7 +61,7 @@ export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCa
   if (editable.error) return <ErrorState error={editable.error} retry={() => void editable.refetch()} />;
 
   const customOf = (key: string) => customs.find((c) => c.key === key);
-  const given = (f: EditableField) => !object && prefill !== undefined && Object.hasOwn(prefill, f.key) && !customOf(f.key);
+  const given = (f: EditableField) => !object && prefill !== undefined && Object.hasOwn(prefill, f.key) && !customOf(f.key) && prefillFits(f, prefill[f.key]);
   const initial = (f: EditableField): FormValue => {
     if (given(f)) return toFormValue(f, prefill![f.key]);
     const cf = customOf(f.key);
