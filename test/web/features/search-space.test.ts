@@ -152,11 +152,12 @@ describe.skipIf(!ready)('search and free space in chromium', () => {
     await page.getByRole('link', { name: 'Add prefix 10.0.0.128/25' }).waitFor();
     const runsNow = await page.getByTestId('prefix-addresses').locator('[data-free-range] td:first-child').allInnerTexts();
     expect(runsNow[0]).toBe('10.0.0.43–10.0.0.62 · 20 free');
+    await shot(page, 's06-child-free-blocks');
     await page.getByRole('link', { name: 'Add prefix 10.0.0.128/25' }).click();
     const prefixField = page.getByLabel('Prefix', { exact: true });
     await prefixField.waitFor();
     expect(await prefixField.inputValue()).toBe('10.0.0.128/25');
-    await shot(page, 's06-add-prefix-filled');
+    await shot(page, 's07-add-prefix-filled');
     await page.getByRole('button', { name: 'Create', exact: true }).click();
     await page.getByRole('heading', { name: '10.0.0.128/25' }).waitFor();
     expect((await server.api<Page<Row>>('GET', `/api/prefixes/?prefix=10.0.0.128/25&vrf_id=${vrf.id}`)).body.count).toBe(1);
