@@ -3,6 +3,7 @@
 // concurrent callers: a transaction-scoped advisory lock per prefix, taken before the free space is read, so
 // two callers never get the same address.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import ipaddr from 'ipaddr.js';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import { requireModel } from '../core/registry.ts';
@@ -53,19 +54,50 @@ export function rangeSpace(range: Row): AddressSpace {
   };
 }
 
-/**
- * The first `limit` free addresses of a space, with its mask (`10.0.0.5/24`), in address order. The used hosts
- * come from the index on (tenant, VRF, host) (migration 0023) in address order, the gaps between neighbours are
- * found as they stream by (a host used twice, in a space that allows it, makes an empty gap) and the scan stops
- * after `limit` gaps; the space after the last used host comes from
- * one backward index probe.
- */
+/** The first `limit` free addresses of a space, with its mask (`10.0.0.5/24`), in address order (from gapsOf). */
 export async function freeAddresses(db: Kysely<DB>, space: AddressSpace, limit: number): Promise<string[]> {
+  const { rows } = await sql<{ address: string }>`
+    ${gapsOf(space, limit)}
+    SELECT set_masklen(g.gstart + i, ${space.maskLength})::text AS address
+    FROM gaps g CROSS JOIN generate_series(0, ${limit - 1}) AS i
+    WHERE g.gstart + i <= g.gend
+    ORDER BY g.gstart + i LIMIT ${limit}`.execute(db);
+  return rows.map((r) => r.address);
+}
+
+/** A run of free addresses: its first and last (with the space's mask) and how many it holds (exact, as text: an IPv6 run can exceed 2^53). */
+export interface FreeRange {
+  start_address: string;
+  end_address: string;
+  size: string;
+}
+
+/** The first `limit` runs of free addresses of a space, in address order: the gaps freeAddresses reads, whole. */
+export async function freeRanges(db: Kysely<DB>, space: AddressSpace, limit: number): Promise<FreeRange[]> {
+  const { rows } = await sql<{ start_address: string; end_address: string }>`
+    ${gapsOf(space, limit)}
+    SELECT set_masklen(g.gstart, ${space.maskLength})::text AS start_address, set_masklen(g.gend, ${space.maskLength})::text AS end_address
+    FROM gaps g ORDER BY g.gstart LIMIT ${limit}`.execute(db);
+  return rows.map((r) => ({ ...r, size: String(hostNumber(r.end_address) - hostNumber(r.start_address) + 1n) }));
+}
+
+/** An address (mask ignored) as the number it is. */
+function hostNumber(address: string): bigint {
+  return ipaddr.parse(address.split('/')[0]!).toByteArray().reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+}
+
+/**
+ * The free runs of a space as a `gaps (gstart, gend)` CTE, in address order: the used hosts come from the index on
+ * (tenant, VRF, host) (migration 0023) in address order, the gaps between neighbours are found as they stream by
+ * (a host used twice, in a space that allows it, makes an empty gap) and the scan stops after `limit` gaps; the
+ * space after the last used host comes from one backward index probe.
+ */
+function gapsOf(space: AddressSpace, limit: number): RawBuilder<unknown> {
   // Bounds as expressions over constants (folded once by the planner), the VRF as an equality or IS NULL (not
   // IS NOT DISTINCT FROM): both so the index serves the scan.
   const inSpace = sql`${inTenant(space.tenantId, 'a')} AND ${space.vrfId === null ? sql`a.vrf_id IS NULL` : sql`a.vrf_id = ${space.vrfId}::uuid`}
     AND a.host BETWEEN ${space.first} AND ${space.last}`;
-  const { rows } = await sql<{ address: string }>`
+  return sql`
     WITH inner_gaps AS (
       SELECT gstart, gend FROM (
         -- Ordered by the index's own columns (tenant and VRF are fixed here): the index order feeds the window
@@ -80,12 +112,7 @@ export async function freeAddresses(db: Kysely<DB>, space: AddressSpace, limit: 
       UNION ALL
       SELECT CASE WHEN l.h IS NULL THEN ${space.first} ELSE l.h + 1 END, ${space.last} FROM last_used l
         WHERE ${space.first} <= ${space.last} AND (l.h IS NULL OR l.h < ${space.last})
-    )
-    SELECT set_masklen(g.gstart + i, ${space.maskLength})::text AS address
-    FROM gaps g CROSS JOIN generate_series(0, ${limit - 1}) AS i
-    WHERE g.gstart + i <= g.gend
-    ORDER BY g.gstart + i LIMIT ${limit}`.execute(db);
-  return rows.map((r) => r.address);
+    )`;
 }
 
 /** A prefix or an IP range as the caller may see it (404 otherwise), with the space its free addresses are in. */

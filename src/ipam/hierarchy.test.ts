@@ -191,6 +191,37 @@ describe('available-ips', () => {
     expect((await h.as('viewer').post(`/api/prefixes/${id}/available-ips/`, {})).statusCode).toBe(403);
   });
 
+  it('free-ranges: the runs of free addresses between the used ones, with their sizes (exact for IPv6)', async () => {
+    const id = await prefix({ prefix: '192.168.53.0/24' });
+    for (const a of ['192.168.53.1/24', '192.168.53.2/24', '192.168.53.40/24', '192.168.53.63/24']) await address(a);
+    const res = await h.as('alice').get(`/api/prefixes/${id}/free-ranges/`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual([
+      { family: 4, start_address: '192.168.53.3/24', end_address: '192.168.53.39/24', size: '37', vrf: null },
+      { family: 4, start_address: '192.168.53.41/24', end_address: '192.168.53.62/24', size: '22', vrf: null },
+      { family: 4, start_address: '192.168.53.64/24', end_address: '192.168.53.254/24', size: '191', vrf: null },
+    ]);
+    // The same free space as available-ips, run by run; limit counts runs.
+    expect((await h.as('alice').get(`/api/prefixes/${id}/available-ips/?limit=1`)).json()[0].address).toBe('192.168.53.3/24');
+    expect((await h.as('alice').get(`/api/prefixes/${id}/free-ranges/?limit=1`)).json()).toHaveLength(1);
+    // A /64 with one address: a run of 2^64 - 2 addresses, counted exactly.
+    const v6 = await prefix({ prefix: '2001:db8:53::/64' });
+    await address('2001:db8:53::1/64');
+    expect((await h.as('alice').get(`/api/prefixes/${v6}/free-ranges/`)).json()).toEqual([
+      { family: 6, start_address: '2001:db8:53::2/64', end_address: '2001:db8:53:0:ffff:ffff:ffff:ffff/64', size: String(2n ** 64n - 2n), vrf: null },
+    ]);
+    // An IP range's runs, both ends included.
+    const range = (await h.as('alice').post('/api/ip-ranges/', { start_address: '192.168.53.100/24', end_address: '192.168.53.110/24' })).json();
+    expect((await h.as('alice').get(`/api/ip-ranges/${range.id}/free-ranges/`)).json()).toMatchObject([{ start_address: '192.168.53.100/24', end_address: '192.168.53.110/24', size: '11' }]);
+    // Bad input names the parameter; another tenant's prefix reads as missing.
+    for (const limit of ['0', '1001', 'ten']) {
+      const bad = await h.as('alice').get(`/api/prefixes/${id}/free-ranges/?limit=${limit}`);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toHaveProperty('limit');
+    }
+    expect((await h.as('bob').get(`/api/prefixes/${id}/free-ranges/`)).statusCode).toBe(404);
+  });
+
   it('30 simultaneous allocations on one prefix get 30 distinct addresses', async () => {
     const id = await prefix({ prefix: '192.168.52.0/24' });
     const answers = await Promise.all(Array.from({ length: 30 }, () => h.as('alice').post(`/api/prefixes/${id}/available-ips/`, {})));

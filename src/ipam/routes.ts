@@ -12,7 +12,7 @@ import { briefObject, serializeRows, type Row } from '../core/crud/serialize.ts'
 import { briefSchema, schemaName } from '../core/crud/schemas.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
 import { familyOf } from './service.ts';
-import { MAX_AVAILABLE, allocateAddresses, freeAddresses, loadContainer } from './available.ts';
+import { MAX_AVAILABLE, allocateAddresses, freeAddresses, freeRanges, loadContainer } from './available.ts';
 import { allocateVlans, availablePrefixes, carvePrefixes, freeVids } from './carve.ts';
 import { allocateAsns, freeAsns } from './asn-available.ts';
 
@@ -28,6 +28,17 @@ const createdAnswer = (model: ModelDef) => {
 const nullableBrief = { anyOf: [briefSchema, { type: 'null' }] };
 const family = { type: 'integer', enum: [4, 6] };
 const FreeAddress = { type: 'object', properties: { family, address: { type: 'string', description: 'The address with its prefix length.' }, vrf: nullableBrief }, required: ['family', 'address', 'vrf'] };
+const FreeRange = {
+  type: 'object',
+  properties: {
+    family,
+    start_address: { type: 'string', description: 'The first free address, with the mask of the prefix or range.' },
+    end_address: { type: 'string', description: 'The last free address of the run, with the same mask.' },
+    size: { type: 'string', pattern: '^[0-9]+$', description: 'How many addresses the run holds, as decimal text (an IPv6 run can exceed 2^53).' },
+    vrf: nullableBrief,
+  },
+  required: ['family', 'start_address', 'end_address', 'size', 'vrf'],
+};
 const FreePrefix = { type: 'object', properties: { family, prefix: { type: 'string' }, vrf: nullableBrief }, required: ['family', 'prefix', 'vrf'] };
 const FreeAsn = { type: 'object', properties: { asn: { type: 'integer', minimum: 1, maximum: 4294967295 }, rir: briefSchema }, required: ['asn', 'rir'] };
 const FreeVid = { type: 'object', properties: { vid: { type: 'integer', minimum: 1, maximum: 4094 }, group: briefSchema }, required: ['vid', 'group'] };
@@ -77,6 +88,23 @@ export function registerIpamRoutes(app: FastifyInstance): void {
         const { row, space } = await loadContainer(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id));
         const vrf = await vrfBrief(req, row);
         return (await freeAddresses(dbOf(req), space, limit)).map((address) => ({ family: familyOf(address), address, vrf }));
+      },
+    });
+    app.get(`${model.path}:id/free-ranges/`, {
+      ...answeredAsBuilt,
+      schema: {
+        tags: ['ipam'],
+        summary: `The runs of free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} between the addresses in use, in address order (limit runs, default 50): NetBox's "N IPs available"`,
+        params: idParams,
+        querystring: limitQuery,
+        response: { 200: { type: 'array', items: FreeRange } },
+      },
+      preParsing: needs([model, 'view'], [addresses, 'view']),
+      handler: async (req) => {
+        const limit = limitOf(req, 50);
+        const { row, space } = await loadContainer(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id));
+        const vrf = await vrfBrief(req, row);
+        return (await freeRanges(dbOf(req), space, limit)).map((r) => ({ family: familyOf(r.start_address), ...r, vrf }));
       },
     });
     app.post(path, {

@@ -1,6 +1,7 @@
 // Global search: parse the request, then one SQL statement over search_index, fenced to the active tenant and
-// to the models the caller may view. Ranking: exact (1) > prefix (0.8–0.9) > inside a word or similar
-// (below 0.8, by trigram similarity). An address query also finds the networks containing it (0.9–0.99, the
+// to the models the caller may view, that counts the hits per type and answers one page of the filtered types.
+// Exact matches (the field is the query) come first, apart; then by score: prefix (0.8–0.9) > inside a word or
+// similar (below 0.8, by trigram similarity). An address query also finds the networks containing it (0.9–0.99, the
 // most specific first): for 10.1.2.3, its prefixes matter more than 10.1.2.30 sharing its first characters; a
 // network (10.0.0.0/26) also finds the prefixes and addresses inside it (0.8–0.89).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
@@ -17,17 +18,22 @@ import { extensionState } from './support.ts';
 export const Q_MAX = 200;
 export const LIMIT_DEFAULT = 20;
 export const LIMIT_MAX = 100;
+export const OFFSET_MAX = 10_000;
 const TYPES_MAX = 100;
-const KNOWN_PARAMS = new Set(['q', 'types', 'limit']);
-/** Candidates fetched per wanted result: an object can match on several of its fields. */
-const CANDIDATES_PER_RESULT = 8;
+const KNOWN_PARAMS = new Set(['q', 'types', 'limit', 'offset']);
+/** A matched value is shown beside its hit; a long description is cut around nothing, at its start. */
+const MATCHED_VALUE_MAX = 200;
 /** Shorter queries match as prefix or substring only. */
 const FUZZY_MIN_LENGTH = 4;
 
 export interface SearchRequest {
   q: string;
+  /** The types whose hits are answered (the filter); hits are counted for every type the caller may view. */
   types: SearchableModel[];
+  /** Every searchable type the caller may view: what the per-type counts are over. */
+  viewable: SearchableModel[];
   limit: number;
+  offset: number;
   /** The query as an address or network, when it is one. */
   address: string | null;
 }
@@ -40,6 +46,10 @@ export interface SearchResult {
   matched_field: string;
   /** The matched field as a person reads it: its label (DNS name), or the custom field's name. */
   matched_label: string;
+  /** The text of the matched field (its start, for long text): what the query matched in it. */
+  matched_value: string;
+  /** The matched field equals the query (the same text, or the same address): NetBox's "exact match". */
+  exact: boolean;
   score: number;
   /** What the hit is in, where its model names it (ModelDef.searchContext): a VLAN's group or site. */
   context?: string;
@@ -73,7 +83,7 @@ function asAddress(q: string): string | null {
 /** Checks every parameter at once; every failure names its parameter. Nothing reaches the database before. */
 export function parseSearchRequest(ctx: RequestContext, query: Record<string, unknown>): SearchRequest {
   const errors = new ErrorCollector();
-  for (const key of Object.keys(query)) if (!KNOWN_PARAMS.has(key)) errors.add(key, 'Unknown parameter: search takes q, types and limit.');
+  for (const key of Object.keys(query)) if (!KNOWN_PARAMS.has(key)) errors.add(key, 'Unknown parameter: search takes q, types, limit and offset.');
   const raw = single(query.q);
   const q = (raw ?? '').trim();
   if (raw === undefined || q === '') errors.add('q', 'Type something to search for.');
@@ -106,8 +116,14 @@ export function parseSearchRequest(ctx: RequestContext, query: Record<string, un
     if (!/^\d{1,7}$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > LIMIT_MAX) errors.add('limit', `Expected a whole number from 1 to ${LIMIT_MAX}.`);
     else limit = Number(limitRaw);
   }
+  let offset = 0;
+  const offsetRaw = single(query.offset);
+  if (offsetRaw !== undefined) {
+    if (!/^\d{1,7}$/.test(offsetRaw) || Number(offsetRaw) > OFFSET_MAX) errors.add('offset', `Expected a whole number from 0 to ${OFFSET_MAX}.`);
+    else offset = Number(offsetRaw);
+  }
   errors.throwIfAny();
-  return { q, types, limit, address: asAddress(q) };
+  return { q, types, viewable, limit, offset, address: asAddress(q) };
 }
 
 // Whether pg_trgm exists changes only when an administrator creates it; re-read once a minute, not per search.
@@ -148,46 +164,95 @@ function fieldWeight(): RawBuilder<unknown> {
     WHEN u.field LIKE 'cf.%' THEN 0.95 ELSE 0.96 END)::float8`;
 }
 
-export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, origin: string): Promise<SearchResult[]> {
-  if (req.types.length === 0) return [];
+/** Hits of one type among everything the query matched: all of them, and those matching exactly. */
+export interface TypeCount {
+  object_type: string;
+  /** The type as people read it (Device, IP address). */
+  label: string;
+  count: number;
+  exact: number;
+}
+
+export interface SearchAnswer {
+  /** Hits of the requested types (the filter), over all pages. */
+  count: number;
+  /** Of those, the hits that match exactly: they come first, so the first `exact_count` hits are the exact ones. */
+  exact_count: number;
+  /** Hits per type over every type the caller may view, whatever the filter: what a client offers to filter by. */
+  counts: TypeCount[];
+  results: SearchResult[];
+}
+
+export async function search(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, origin: string): Promise<SearchAnswer> {
+  if (req.viewable.length === 0) return { count: 0, exact_count: 0, counts: [], results: [] };
   const trgm = await trigramsAvailable(db);
   // An address is matched as an address: similar-looking numbers (10.2.0.0/16 for 10.1.2.3) are noise.
   const fuzzy = trgm && !req.address;
   // Similarity (`%`) catches typos in longer words; for a few letters it only adds every word sharing a letter
   // pair. It is also the costly part (a trigram recheck of every candidate), and a fragment people type usually
-  // occurs as it is: so substrings first, and typos only when those do not fill the page.
-  let rows = await matches(db, ctx, req, fuzzy, false);
-  if (fuzzy && req.q.length >= FUZZY_MIN_LENGTH && rows.length < req.limit) rows = await matches(db, ctx, req, true, true);
+  // occurs as it is: so substrings first, and typos only when those (of every type, so the counts do not change
+  // with the filter or the page) do not fill a page.
+  let found = await matches(db, ctx, req, fuzzy, false);
+  const everything = (f: Found) => f.counts.reduce((n, c) => n + c.count, 0);
+  if (fuzzy && req.q.length >= FUZZY_MIN_LENGTH && everything(found) < req.limit) found = await matches(db, ctx, req, true, true);
+  const rows = found.rows;
   const shown = await parentQualified(db, ctx, rows);
   const contexts = await searchContexts(db, ctx, rows);
-  return rows.map((r) => {
-    const context = contexts.get(r.object_id);
-    return {
-      object_type: r.object_type,
-      id: r.object_id,
-      display: shown.get(r.object_id) ?? r.display,
-      url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
-      matched_field: r.field,
-      matched_label: matchedLabel(r.object_type, r.field),
-      score: Math.round(r.score * 1000) / 1000,
-      ...(context ? { context } : {}),
-    };
-  });
+  const wanted = new Set(req.types.map((s) => s.model.name));
+  const inFilter = found.counts.filter((c) => wanted.has(c.object_type));
+  // Most hits first; the type's label breaks ties so the list does not move between two searches.
+  const counts = found.counts
+    .map((c) => ({ object_type: c.object_type, label: capitalised(getModel(c.object_type)!.labelPlural), count: c.count, exact: c.exact }))
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  return {
+    count: inFilter.reduce((n, c) => n + c.count, 0),
+    exact_count: inFilter.reduce((n, c) => n + c.exact, 0),
+    counts,
+    results: rows.map((r) => {
+      const context = contexts.get(r.object_id);
+      return {
+        object_type: r.object_type,
+        id: r.object_id,
+        display: shown.get(r.object_id) ?? r.display,
+        url: objectUrl(getModel(r.object_type)!, r.object_id, origin),
+        matched_field: r.field,
+        matched_label: matchedLabel(r.object_type, r.field),
+        matched_value: r.value,
+        exact: r.exact,
+        score: Math.round(r.score * 1000) / 1000,
+        ...(context ? { context } : {}),
+      };
+    }),
+  };
 }
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 interface Match {
   object_id: string;
   object_type: string;
   display: string;
   field: string;
+  value: string;
+  exact: boolean;
   score: number;
 }
 
-/** One SQL statement: the best-scoring matches, one per object, most relevant first. */
-async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, fuzzy: boolean, typos: boolean): Promise<Match[]> {
+interface Found {
+  rows: Match[];
+  counts: Array<{ object_type: string; count: number; exact: number }>;
+}
+
+/**
+ * One SQL statement: every object matching, by its best field (an exact match first, then the highest score),
+ * counted per type over every viewable type, and the requested page of the filtered types: exact matches
+ * first, then the most relevant.
+ */
+async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, fuzzy: boolean, typos: boolean): Promise<Found> {
   // Every searchable model is tenant-scoped, so one model's fence is every model's fence.
-  const fence = scopeCondition(ctx, req.types[0]!.model, 'si');
-  const typeNames = req.types.map((s) => s.model.name);
+  const fence = scopeCondition(ctx, req.viewable[0]!.model, 'si');
+  const typeNames = req.viewable.map((s) => s.model.name);
+  const wanted = req.types.map((s) => s.model.name);
   const norm = sql`cairn_search_norm(${req.q})`;
   const escaped = sql`replace(replace(replace(${norm}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
   const prefix = sql`(${escaped} || '%')`;
@@ -201,36 +266,47 @@ async function matches(db: Kysely<DB>, ctx: RequestContext, req: SearchRequest, 
         ELSE 0.7 * similarity(si.norm, ${norm}) + CASE WHEN strpos(si.norm, ${norm}) > 0 THEN 0.09 ELSE 0 END END`
     : sql`CASE WHEN si.norm = ${norm} THEN 1.0 ELSE 0.8 END`;
   const branches: RawBuilder<unknown>[] = [
-    sql`SELECT si.object_id, si.object_type, si.display, si.field, ${textScore}::float8 AS score
+    sql`SELECT si.object_id, si.object_type, si.display, si.field, si.value, si.norm = ${norm} AS exact, ${textScore}::float8 AS score
       FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND ${textMatch}`,
   ];
   if (req.address) {
     // Containing networks (and the address itself); more specific networks rank higher, all below exact text.
-    branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field,
-        (CASE WHEN masklen(si.address) = CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END AND host(si.address) = host(${req.address}::inet) THEN 1.0
+    const itself = sql`(masklen(si.address) = CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END AND host(si.address) = host(${req.address}::inet))`;
+    // The network asked for is exact too (10.1.2.0/24 is the prefix 10.1.2.0/24).
+    const exact = req.address.includes('/') ? sql`(${itself} OR si.address = ${req.address}::inet)` : itself;
+    branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field, si.value, ${exact} AS exact,
+        (CASE WHEN ${itself} THEN 1.0
           ELSE 0.9 + 0.09 * masklen(si.address)::float8 / CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END END)::float8 AS score
       FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND si.address IS NOT NULL AND si.address >>= ${req.address}::inet`);
     if (req.address.includes('/')) {
       // A network also finds what lies inside it (prefixes, ranges, addresses by their host), the more specific
       // first, below the network itself and those holding it.
-      branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field,
+      branches.push(sql`SELECT si.object_id, si.object_type, si.display, si.field, si.value, false AS exact,
           (0.8 + 0.09 * masklen(si.address)::float8 / CASE WHEN family(si.address) = 4 THEN 32 ELSE 128 END)::float8 AS score
         FROM search_index si WHERE ${fence} AND si.object_type = ANY(${typeNames}::text[]) AND si.address IS NOT NULL
           AND si.address && network(${req.address}::inet) AND host(si.address)::inet <<= network(${req.address}::inet)
           AND NOT si.address >>= ${req.address}::inet`);
     }
   }
-  const candidates = req.limit * CANDIDATES_PER_RESULT;
-  const { rows } = await sql<Match>`
-    SELECT * FROM (
-      SELECT DISTINCT ON (c.object_id) c.object_id, c.object_type, c.display, c.field, c.score
-      FROM (SELECT u.object_id, u.object_type, u.display, u.field, u.score * ${fieldWeight()} AS score
-        FROM (${sql.join(branches, sql` UNION ALL `)}) u ORDER BY 5 DESC, length(u.display), u.display LIMIT ${candidates}) c
-      ORDER BY c.object_id, c.score DESC, c.field
-    ) best
-    ORDER BY best.score DESC, length(best.display), best.display, best.object_id
-    LIMIT ${req.limit}`.execute(db);
-  return rows;
+  const { rows } = await sql<Match & { counts: Found['counts'] }>`
+    WITH best AS MATERIALIZED (
+      SELECT DISTINCT ON (u.object_id) u.object_id, u.object_type, u.display, u.field, left(u.value, ${MATCHED_VALUE_MAX}) AS value, u.exact,
+        u.score * ${fieldWeight()} AS score
+      FROM (${sql.join(branches, sql` UNION ALL `)}) u
+      ORDER BY u.object_id, u.exact DESC, 7 DESC, u.field
+    ),
+    counted AS (
+      SELECT coalesce(json_agg(json_build_object('object_type', c.object_type, 'count', c.n, 'exact', c.e)), '[]'::json) AS counts
+      FROM (SELECT object_type, count(*)::int AS n, (count(*) FILTER (WHERE exact))::int AS e FROM best GROUP BY object_type) c
+    )
+    SELECT counted.counts, page.* FROM counted LEFT JOIN LATERAL (
+      SELECT b.object_id, b.object_type, b.display, b.field, b.value, b.exact, b.score FROM best b
+      WHERE b.object_type = ANY(${wanted}::text[])
+      ORDER BY b.exact DESC, b.score DESC, length(b.display), b.display, b.object_id
+      LIMIT ${req.limit} OFFSET ${req.offset}
+    ) page ON true`.execute(db);
+  const counts = rows[0]?.counts ?? [];
+  return { counts, rows: rows.filter((r) => r.object_id !== null).map(({ counts: _, ...r }) => r) };
 }
 
 /**

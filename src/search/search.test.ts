@@ -91,6 +91,76 @@ describe('search', () => {
     expect(changes[0]?.object_repr).toBe('peer-7 › ams9-border01');
   });
 
+  it('puts exact matches first and apart, with the matched value; counts per type; filters by type; pages', async () => {
+    const alice = h.as('alice');
+    // leaf07 itself, five similar names, and a port of another device naming leaf07 in its description.
+    const leaf = await createDevice(alice, b, 'qx-leaf07');
+    const similar = [];
+    for (const n of ['01', '02', '03', '04', '05']) similar.push(await createDevice(alice, b, `qx-leaf${n}`));
+    const spine = await createDevice(alice, b, 'qx-spine1');
+    const port = await created(alice, '/api/interfaces/', { device: spine.id, name: 'swp7', type: '1000base-t', description: 'downlink to qx-leaf07 port 49' });
+    type Answer = { count: number; next: string | null; previous: string | null; exact_count: number; counts: Array<{ object_type: string; label: string; count: number; exact: number }>; results: Array<Hit & { matched_value: string; exact: boolean }> };
+    const ask = async (query: string): Promise<Answer> => {
+      const res = await alice.get(`/api/search/?${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+
+    const all = await ask(q('qx-leaf07'));
+    // The exact hit alone first, then the rest: the description holding the name, then the typos (where trigrams exist).
+    expect(all.exact_count).toBe(1);
+    expect(all.results[0]).toMatchObject({ id: leaf.id, exact: true, matched_field: 'name', matched_label: 'Name', matched_value: 'qx-leaf07' });
+    expect(all.results.slice(1).every((x) => !x.exact)).toBe(true);
+    // A hit whose display is not what matched says what did: the description's text.
+    expect(all.results.find((x) => x.id === port.id)).toMatchObject({ exact: false, matched_field: 'description', matched_value: 'downlink to qx-leaf07 port 49', display: 'qx-spine1 › swp7' });
+    // Counted per type, over every type, most first.
+    const devices = all.counts.find((c) => c.object_type === 'dcim.device')!;
+    expect(devices).toMatchObject({ label: 'Devices', exact: 1 });
+    expect(all.counts.find((c) => c.object_type === 'dcim.interface')).toMatchObject({ count: 1, exact: 0 });
+    expect(all.count).toBe(all.counts.reduce((n, c) => n + c.count, 0));
+    const ext = await extensionState(h.database.db);
+    if (ext.pg_trgm) {
+      expect(devices.count).toBe(6);
+      expect(all.results.filter((x) => x.object_type === 'dcim.device').map((x) => x.id).sort()).toEqual([leaf.id, ...similar.map((d) => d.id)].sort());
+    }
+
+    // The type filter answers that type's hits; the counts still cover every type, so the others can be offered.
+    const onlyPorts = await ask(q('qx-leaf07', '&types=dcim.interface'));
+    expect(onlyPorts.results.map((x) => x.id)).toEqual([port.id]);
+    expect(onlyPorts).toMatchObject({ count: 1, exact_count: 0 });
+    expect(onlyPorts.counts).toEqual(all.counts);
+
+    // Another tenant counts nothing of alice's.
+    expect((await h.as('bob').get(`/api/search/?${q('qx-leaf07')}`)).json()).toMatchObject({ count: 0, exact_count: 0, counts: [], results: [] });
+
+    // Pages: limit and offset walk the same ordered list, with next and previous links and the total.
+    const byPages: string[] = [];
+    let page = await ask(q('qx-leaf', '&types=dcim.device&limit=2'));
+    expect(page.count).toBe(7 - 1); // six qx-leafNN devices (the spine's name does not hold "qx-leaf")
+    expect(page.previous).toBeNull();
+    for (;;) {
+      byPages.push(...page.results.map((x) => x.id));
+      if (!page.next) break;
+      const next = new URL(page.next);
+      expect(next.searchParams.get('limit')).toBe('2');
+      page = await ask(next.search.slice(1));
+      expect(page.previous).not.toBeNull();
+    }
+    const whole = await ask(q('qx-leaf', '&types=dcim.device&limit=100'));
+    expect(byPages).toEqual(whole.results.map((x) => x.id));
+    expect(new Set(byPages).size).toBe(6);
+    // Past the end: an empty page, the counts still there.
+    const past = await ask(q('qx-leaf', '&types=dcim.device&offset=50'));
+    expect(past).toMatchObject({ count: 6, results: [], next: null });
+    expect(past.counts.find((c) => c.object_type === 'dcim.device')?.count).toBe(6);
+    // An address query: the address itself is the exact hit, its prefix follows as a non-exact one.
+    const net = await created(alice, '/api/prefixes/', { prefix: '10.231.0.0/24' });
+    const addr = await created(alice, '/api/ip-addresses/', { address: '10.231.0.9/24' });
+    const byAddress = await ask(q('10.231.0.9'));
+    expect(byAddress.results.slice(0, 2)).toMatchObject([{ id: addr.id, exact: true, matched_value: '10.231.0.9' }, { id: net.id, exact: false, matched_value: '10.231.0.0/24' }]);
+    expect((await ask(q('10.231.0.0/24'))).results[0]).toMatchObject({ id: net.id, exact: true });
+  });
+
   it('finds an address and its containing prefixes, most specific first, and not its neighbours', async () => {
     const p16 = await created(h.as('alice'), '/api/prefixes/', { prefix: '10.1.0.0/16' });
     const p24 = await created(h.as('alice'), '/api/prefixes/', { prefix: '10.1.2.0/24' });
@@ -229,7 +299,10 @@ describe('search', () => {
       [q('core', '&limit=100000'), 'limit'],
       [q('core', '&limit=ten'), 'limit'],
       [q('core', '&limit=-1'), 'limit'],
-      [q('core', '&offset=5'), 'offset'],
+      [q('core', '&offset=-1'), 'offset'],
+      [q('core', '&offset=ten'), 'offset'],
+      [q('core', '&offset=99999999'), 'offset'],
+      [q('core', '&page=2'), 'page'],
       ['q=a%00b', 'q'],
       ['q=a%0Ab', 'q'],
     ];

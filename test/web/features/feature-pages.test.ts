@@ -244,8 +244,8 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
     // A free block is one click from being a prefix, which opens.
     await page.getByRole('button', { name: 'Create prefix 10.78.0.64/26' }).click();
     await page.getByRole('heading', { name: '10.78.0.64/26' }).waitFor();
-    // Next free address in it: .65, opened.
-    await page.getByRole('button', { name: 'Next free address' }).click();
+    // Next free address in it, saved at once: .65, opened.
+    await page.getByRole('button', { name: 'Save the next free address at once' }).click();
     await page.getByRole('heading', { name: '10.78.0.65/26' }).waitFor();
     // Carving a /28 from the /24 takes its first free /28 (after the /26 and the new /26): 10.78.0.128/28.
     await page.goto(`${server.url}/objects/ipam.prefix/${mid.body.id}`);
@@ -351,7 +351,7 @@ describe.skipIf(!ready)('feature pages in chromium', () => {
 
     const range = (await server.api<Row>('POST', '/api/ip-ranges/', { start_address: '10.199.0.10/24', end_address: '10.199.0.20/24' })).body;
     await page.goto(`${server.url}/objects/ipam.iprange/${range.id}`);
-    await page.getByRole('button', { name: 'Next free address' }).click();
+    await page.getByRole('button', { name: 'Save the next free address at once' }).click();
     await page.getByRole('heading', { name: '10.199.0.10/24' }).waitFor();
     await shot(page, 'f22-range-next-free-address');
   });

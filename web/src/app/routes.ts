@@ -99,7 +99,12 @@ export const editRoute = createRoute({
 export const searchRoute = createRoute({
   getParentRoute: () => appRoute,
   path: '/search',
-  validateSearch: (s: Record<string, unknown>): { q?: string } => (typeof s.q === 'string' ? { q: s.q } : typeof s.q === 'number' ? { q: String(s.q) } : {}),
+  // q: the text; type: the one model whose hits are listed; page: from 1.
+  validateSearch: (s: Record<string, unknown>): { q?: string; type?: string; page?: number } => ({
+    ...(typeof s.q === 'string' ? { q: s.q } : typeof s.q === 'number' ? { q: String(s.q) } : {}),
+    ...(typeof s.type === 'string' && /^[a-z]+\.[a-z0-9]+$/.test(s.type) ? { type: s.type } : {}),
+    ...(typeof s.page === 'number' && Number.isInteger(s.page) && s.page > 1 ? { page: s.page } : {}),
+  }),
 });
 
 export const tokensRoute = createRoute({

@@ -1,10 +1,12 @@
-// A prefix's allocation buttons: "Next free address" (POST available-ips) and "Carve child prefix" (POST
-// available-prefixes with a length); each opens what it created. A full prefix answers 409 with a message that
-// names the prefix and what was asked, shown as it is.
+// A prefix's allocation buttons: "Next free address" opens the add form filled with the first free address (GET
+// available-ips), to check or complete it first, and "Save at once" takes it in one click (POST available-ips);
+// "Carve child prefix" (POST available-prefixes with a length) opens what it created. A full prefix answers 409
+// with a message that names the prefix and what was asked, shown as it is.
 import { useState } from 'react';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
 import { Button, inputClass } from '../../components/ui.tsx';
+import { NextFreeAddress } from './NextFreeAddress.tsx';
 import { useAllocate } from './useAllocate.ts';
 
 function maskOf(prefix: unknown): { length: number; max: number } {
@@ -14,11 +16,14 @@ function maskOf(prefix: unknown): { length: number; max: number } {
 
 export default function PrefixActions({ model, object }: DetailTabProps) {
   const mask = maskOf(object.prefix);
-  const { busy, error, allocate: allocateAt } = useAllocate();
+  const { busy, error: allocateError, allocate: allocateAt } = useAllocate();
+  const [openError, setOpenError] = useState<string | null>(null);
+  const error = openError ?? allocateError;
   const [carving, setCarving] = useState(false);
   const [length, setLength] = useState(String(Math.min(mask.max, mask.length + (mask.max === 32 ? 2 : 16))));
 
   async function allocate(kind: 'available-ips' | 'available-prefixes', body: Record<string, unknown>, target: string) {
+    setOpenError(null);
     if (await allocateAt(`${model.path}${object.id}/${kind}/`, body, target)) setCarving(false);
   }
 
@@ -29,9 +34,13 @@ export default function PrefixActions({ model, object }: DetailTabProps) {
   };
   return (
     <>
-      <Button onClick={() => void allocate('available-ips', {}, 'ipam.ipaddress')} disabled={busy}>
-        Next free address
-      </Button>
+      <NextFreeAddress
+        endpoint={`${model.path}${object.id}/available-ips/`}
+        name={String(object.prefix)}
+        busy={busy}
+        saveAtOnce={() => void allocate('available-ips', {}, 'ipam.ipaddress')}
+        onError={setOpenError}
+      />
       <Button onClick={() => setCarving(true)} disabled={busy}>
         Carve child prefix
       </Button>

@@ -1,7 +1,8 @@
 // The Space tab of a prefix: where it sits (the prefixes holding it), what is inside (child prefixes and the free
-// blocks between them, in address order; a free block is one click from being a prefix) and the addresses it
-// holds with their assignment. Reads the API's own filters (contains, within, depth, parent) and
-// available-prefixes, so the page and a script see the same thing.
+// blocks between them, in address order; a free block opens the add form filled in, or is one click from being a
+// prefix) and the addresses it holds with their holder, the runs of free addresses between them as rows of their
+// own (NetBox's "N IPs available") that open the add form filled in. Reads the API's own filters (contains,
+// within, depth, parent), available-prefixes and free-ranges, so the page and a script see the same thing.
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
@@ -13,6 +14,7 @@ import { Empty, ErrorState, Loading, errorMessage } from '../../components/state
 import { Badge, Button } from '../../components/ui.tsx';
 import { Value } from '../../components/Value.tsx';
 import { compareNetworks, holds } from './networks.ts';
+import { briefValue, filledForm } from './useAllocate.ts';
 
 interface Prefix extends ApiObject {
   prefix: string;
@@ -29,7 +31,19 @@ interface Address extends ApiObject {
   dns_name: string;
   status: Brief | null;
   assigned_object: (Brief & { device?: Brief; virtual_machine?: Brief }) | null;
+  assigned_object_type: string | null;
 }
+
+/** A run of free addresses (GET free-ranges): first and last with the prefix's mask, and how many (decimal text). */
+interface FreeRange {
+  start_address: string;
+  end_address: string;
+  size: string;
+}
+
+const ADDRESSES_SHOWN = 200;
+
+type AddressRow = { kind: 'address'; address: Address } | { kind: 'free'; range: FreeRange };
 
 type SpaceRow = { kind: 'prefix'; prefix: Prefix } | { kind: 'free'; network: string };
 
@@ -45,12 +59,40 @@ function topLevel(prefixes: Prefix[]): Prefix[] {
   return kept;
 }
 
-/** `ams1-leaf1 › Ethernet1`: an assignment with its owner. */
-function assignment(a: Address): string {
+/** `ams1-leaf1 › Ethernet1`: an assignment with its owner, each a link to its page. */
+function Assignment({ a }: { a: Address }) {
   const o = a.assigned_object;
-  if (!o) return '';
-  const owner = o.device ?? o.virtual_machine;
-  return owner ? `${owner.display} › ${o.display}` : o.display;
+  if (!o) return <span className="text-slate-500">Not assigned</span>;
+  const owner = o.device ? { model: 'dcim.device', brief: o.device } : o.virtual_machine ? { model: 'virtualization.virtualmachine', brief: o.virtual_machine } : null;
+  const link = 'text-sky-700 hover:underline';
+  const held = a.assigned_object_type ? (
+    <Link className={link} to={paths.detail(a.assigned_object_type, o.id)}>
+      {o.display}
+    </Link>
+  ) : (
+    o.display
+  );
+  return owner ? (
+    <span data-holder>
+      <Link className={link} to={paths.detail(owner.model, owner.brief.id)}>
+        {owner.brief.display}
+      </Link>
+      <span className="text-slate-400"> › </span>
+      {held}
+    </span>
+  ) : (
+    <span data-holder>{held}</span>
+  );
+}
+
+const hostOf = (address: string) => address.split('/')[0]!;
+
+/** `10.0.0.41–10.0.0.62 · 22 free`; one address alone as itself. */
+function rangeText(r: FreeRange): string {
+  const first = hostOf(r.start_address);
+  const last = hostOf(r.end_address);
+  const size = BigInt(r.size).toLocaleString();
+  return `${first === last ? first : `${first}–${last}`} · ${size} free`;
 }
 
 function PrefixLink({ p }: { p: Prefix }) {
@@ -70,20 +112,32 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
   const space = useQuery({
     queryKey: ['prefix-space', self.id, self.prefix, vrfQuery(self)],
     queryFn: async () => {
-      const [parents, children, free, addresses] = await Promise.all([
+      const [parents, children, free, addresses, freeRanges] = await Promise.all([
         get<Page<Prefix>>('/api/prefixes/', { contains: self.prefix, vrf_id: vrfQuery(self), mask_length__lte: Number(self.prefix.split('/')[1]) - 1, ordering: 'prefix', limit: 50 }),
         spansVrfs(self)
           ? get<Page<Prefix>>('/api/prefixes/', { within: self.prefix, ordering: 'prefix', limit: 500 }).then((page) => ({ ...page, results: topLevel(page.results) }))
           : get<Page<Prefix>>('/api/prefixes/', { within: self.prefix, vrf_id: vrfQuery(self), depth: self.depth + 1, ordering: 'prefix', limit: 500 }),
         get<Array<{ prefix: string }>>(`/api/prefixes/${self.id}/available-prefixes/`),
-        get<Page<Address>>('/api/ip-addresses/', { parent: self.prefix, vrf_id: vrfQuery(self), ordering: 'address', limit: 200 }),
+        get<Page<Address>>('/api/ip-addresses/', { parent: self.prefix, vrf_id: vrfQuery(self), ordering: 'address', limit: ADDRESSES_SHOWN }),
+        // At most one run before each address shown, and the one after the last.
+        get<FreeRange[]>(`/api/prefixes/${self.id}/free-ranges/`, { limit: ADDRESSES_SHOWN + 1 }),
       ]);
-      return { parents: parents.results, children: children.results, more: children.next !== null, free, addresses };
+      return { parents: parents.results, children: children.results, more: children.next !== null, free, addresses, freeRanges };
     },
   });
   if (space.isLoading) return <Loading label="Reading the address space…" />;
   if (space.error) return <ErrorState error={space.error} retry={() => void space.refetch()} />;
-  const { parents, children, more, free, addresses } = space.data!;
+  const { parents, children, more, free, addresses, freeRanges } = space.data!;
+  // The addresses and the free runs between them in address order. When not every address is shown, runs past the
+  // last one shown are left out: the list stops there.
+  const lastShown = addresses.results.at(-1)?.address;
+  const allShown = addresses.count <= addresses.results.length;
+  const addressRows: AddressRow[] = [
+    ...addresses.results.map((a) => ({ kind: 'address' as const, address: a })),
+    ...freeRanges.filter((r) => allShown || (lastShown !== undefined && compareNetworks(hostOf(r.start_address), hostOf(lastShown)) < 0)).map((r) => ({ kind: 'free' as const, range: r })),
+  ].sort((a, b) => compareNetworks(hostOf(a.kind === 'address' ? a.address.address : a.range.start_address), hostOf(b.kind === 'address' ? b.address.address : b.range.start_address)));
+  const freeCount = freeRanges.reduce((n, r) => n + BigInt(r.size), 0n);
+  const vrf = briefValue(self.vrf);
   // A prefix holding child prefixes lists them with the gaps between them. One without children is all one gap,
   // itself: offering to create it again would be a duplicate, so it says it is free to split instead.
   const unsplit = children.length === 0 && free.length === 1 && free[0]!.prefix === self.prefix;
@@ -171,9 +225,18 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
                       <Badge tone="green">Available</Badge>
                     </td>
                     <td className="px-3 py-2" colSpan={2}>
-                      <Button onClick={() => void claim(r.network)} disabled={claiming !== null} aria-label={`Create prefix ${r.network}`}>
-                        {claiming === r.network ? 'Creating…' : 'Create this prefix'}
-                      </Button>
+                      <span className="flex flex-wrap items-center gap-2">
+                        <Link
+                          {...filledForm('ipam.prefix', { prefix: r.network, vrf })}
+                          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-sky-700 hover:bg-slate-100"
+                          aria-label={`Add prefix ${r.network}`}
+                        >
+                          Add prefix…
+                        </Link>
+                        <Button onClick={() => void claim(r.network)} disabled={claiming !== null} aria-label={`Create prefix ${r.network}`} title="Create it now, without the form">
+                          {claiming === r.network ? 'Creating…' : 'Create at once'}
+                        </Button>
+                      </span>
                     </td>
                   </tr>
                 ),
@@ -198,9 +261,10 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
 
       <section aria-labelledby="prefix-addresses">
         <h2 id="prefix-addresses" className="mb-1 text-sm font-semibold text-slate-700">
-          IP addresses ({addresses.count})
+          IP addresses ({addresses.count.toLocaleString()})
+          {allShown ? <span className="ml-2 font-normal text-slate-600">{freeCount.toLocaleString()} free</span> : null}
         </h2>
-        {addresses.results.length ? (
+        {addressRows.length ? (
           <table className="w-full rounded-lg border border-slate-200 bg-white text-sm" data-testid="prefix-addresses">
             <thead className="bg-slate-50 text-left text-slate-600">
               <tr>
@@ -211,22 +275,41 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
               </tr>
             </thead>
             <tbody>
-              {addresses.results.map((a) => (
-                <tr key={a.id} className="border-t border-slate-100">
-                  <td className="px-3 py-2">
-                    <Link className="font-mono text-sky-700 hover:underline" to={paths.detail('ipam.ipaddress', a.id)}>
-                      {a.address}
-                    </Link>
-                  </td>
-                  <td className="px-3 py-2">{a.status?.display ?? '—'}</td>
-                  <td className="px-3 py-2">{assignment(a) || <span className="text-slate-500">Not assigned</span>}</td>
-                  <td className="px-3 py-2">{a.dns_name}</td>
-                </tr>
-              ))}
+              {addressRows.map((r) =>
+                r.kind === 'address' ? (
+                  <tr key={r.address.id} className="border-t border-slate-100">
+                    <td className="px-3 py-2">
+                      <Link className="font-mono text-sky-700 hover:underline" to={paths.detail('ipam.ipaddress', r.address.id)}>
+                        {r.address.address}
+                      </Link>
+                    </td>
+                    <td className="px-3 py-2">{r.address.status?.display ?? '—'}</td>
+                    <td className="px-3 py-2">
+                      <Assignment a={r.address} />
+                    </td>
+                    <td className="px-3 py-2">{r.address.dns_name}</td>
+                  </tr>
+                ) : (
+                  <tr key={`free:${r.range.start_address}`} className="border-t border-slate-100 bg-green-50/60" data-free-range={hostOf(r.range.start_address)}>
+                    <td className="px-3 py-2 font-mono" colSpan={2}>
+                      {rangeText(r.range)}
+                    </td>
+                    <td className="px-3 py-2" colSpan={2}>
+                      <Link
+                        {...filledForm('ipam.ipaddress', { address: r.range.start_address, vrf })}
+                        className="text-sky-700 hover:underline"
+                        aria-label={`Add an address in ${hostOf(r.range.start_address)}–${hostOf(r.range.end_address)}`}
+                      >
+                        Add an address ({hostOf(r.range.start_address)})
+                      </Link>
+                    </td>
+                  </tr>
+                ),
+              )}
             </tbody>
           </table>
         ) : (
-          <Empty title="No IP addresses in this prefix" />
+          <Empty title="No IP addresses in this prefix">It has no assignable address.</Empty>
         )}
         {addresses.count > addresses.results.length ? (
           <p className="mt-1 text-sm text-slate-600">

@@ -1,6 +1,6 @@
 // /objects/<model>/new and /objects/<model>/<id>/edit: the generic form pages.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useNavigate, useParams } from '@tanstack/react-router';
+import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { ApiError, get, patch, post } from '../../api/client.ts';
 import { useModelInfo } from '../../api/hooks.ts';
 import type { ApiObject } from '../../api/types.ts';
@@ -12,6 +12,8 @@ import { ObjectForm } from './ObjectForm.tsx';
 
 export function CreatePage() {
   const { model: name } = useParams({ strict: false }) as { model: string };
+  // Values a link fills in (`?address=10.0.0.41/24&vrf={"id":…,"display":…}`): the form shows and sends them.
+  const prefill = useSearch({ strict: false }) as Record<string, unknown>;
   const info = useModelInfo(name);
   const navigate = useNavigate();
   const client = useQueryClient();
@@ -26,6 +28,7 @@ export function CreatePage() {
       <ObjectForm
         model={model}
         submitLabel="Create"
+        prefill={prefill}
         onCancel={() => void navigate({ to: paths.list(model.model) })}
         onSubmit={async (body) => {
           const created = await post<ApiObject>(model.path, body);

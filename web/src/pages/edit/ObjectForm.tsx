@@ -13,6 +13,8 @@ interface Props {
   model: ModelInfo;
   object?: ApiObject;
   submitLabel: string;
+  /** A new object's values given by the page that opened the form (`?address=…` on the URL): shown, and sent as shown. */
+  prefill?: Record<string, unknown>;
   onSubmit: (body: Record<string, unknown>) => Promise<unknown>;
   onCancel: () => void;
 }
@@ -28,7 +30,16 @@ export function slugify(text: string): string {
     .slice(0, 100);
 }
 
-export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: Props) {
+const isBrief = (v: unknown): boolean => typeof v === 'object' && v !== null && typeof (v as { id?: unknown }).id === 'string' && typeof (v as { display?: unknown }).display === 'string';
+
+/** Whether a value from the URL has the shape the field's editor holds (a typed or stale link is ignored, not shown broken). */
+function prefillFits(f: EditableField, v: unknown): boolean {
+  if (f.kind === 'object' || f.kind === 'status') return isBrief(v);
+  if (f.kind === 'objects' || f.kind === 'tags' || f.kind === 'generic_objects') return Array.isArray(v) && v.every(isBrief);
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+}
+
+export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCancel }: Props) {
   const editable = useEditableFields(model.model);
   const listFields = useListFields(model.path);
   const customs: CustomFieldColumn[] = listFields.data?.custom_fields ?? [];
@@ -50,7 +61,9 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   if (editable.error) return <ErrorState error={editable.error} retry={() => void editable.refetch()} />;
 
   const customOf = (key: string) => customs.find((c) => c.key === key);
+  const given = (f: EditableField) => !object && prefill !== undefined && Object.hasOwn(prefill, f.key) && !customOf(f.key) && prefillFits(f, prefill[f.key]);
   const initial = (f: EditableField): FormValue => {
+    if (given(f)) return toFormValue(f, prefill![f.key]);
     const cf = customOf(f.key);
     if (cf) return customFormValue(cf, (object?.custom_fields as Record<string, unknown> | undefined)?.[cf.name] ?? null);
     return toFormValue(f, object?.[f.key] ?? null);
@@ -62,7 +75,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
     const body: Record<string, unknown> = {};
     const custom: Record<string, unknown> = {};
     for (const f of fields) {
-      if (!dirty.has(f.key)) continue;
+      if (!dirty.has(f.key) && !given(f)) continue;
       const cf = customOf(f.key);
       if (cf) custom[cf.name] = customRequestValue(cf, valueOf(f));
       else body[f.key] = toRequestValue(f, valueOf(f));
