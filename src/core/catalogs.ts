@@ -69,8 +69,16 @@ export const listFieldsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { key: { type: 'string' }, name: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } },
-        required: ['key', 'name', 'label', 'type', 'choices'],
+        properties: {
+          key: { type: 'string' },
+          name: { type: 'string' },
+          label: { type: 'string' },
+          type: { type: 'string' },
+          choices: { type: 'array', items: { type: 'string' } },
+          required: { type: 'boolean', description: 'A new object must have a value.' },
+          default: { description: 'The value a new object gets when none is sent (null: none).' },
+        },
+        required: ['key', 'name', 'label', 'type', 'choices', 'required', 'default'],
       },
     },
   },
@@ -233,9 +241,9 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       const hasCustomFields = Object.values(model.fields).some((f) => f.kind === 'custom_fields');
       let customFields: Array<Record<string, unknown>> = [];
       if (hasCustomFields && req.ctx.tenantId) {
-        const { rows } = await sql<{ name: string; label: string; type: string; choices: string[] }>`
-          SELECT name, label, type, choices FROM custom_fields WHERE tenant_id = ${req.ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(dbOf(req));
-        customFields = rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices }));
+        const { rows } = await sql<{ name: string; label: string; type: string; choices: string[]; required: boolean; default: unknown }>`
+          SELECT name, label, type, choices, required, "default" FROM custom_fields WHERE tenant_id = ${req.ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(dbOf(req));
+        customFields = rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices, required: r.required, default: r.default ?? null }));
       }
       return {
         path: model.path,

@@ -128,7 +128,7 @@ export const deviceRoleModel = defineModel({
     slug: { kind: 'slug', maxLength: 100, unique: true },
     color: { kind: 'color', default: '9e9e9e' },
     // Export templates arrive with config rendering; until then the id is kept without a foreign key.
-    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'A device export template (see templating/bindings.ts).' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of its devices (a device's own template comes first).' },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   searchFields: ['name', 'slug', 'description'],
@@ -145,7 +145,7 @@ export const platformModel = defineModel({
     name: { kind: 'string', maxLength: 100, unique: true },
     slug: { kind: 'slug', maxLength: 100, unique: true },
     manufacturer: { kind: 'fk', target: 'dcim.manufacturer', nullable: true, onDelete: 'set_null' },
-    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'A device export template (see templating/bindings.ts).' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of its devices (a device's own template comes first).' },
     end_of_sale: { kind: 'date', nullable: true },
     end_of_support: { kind: 'date', nullable: true },
     description: { kind: 'string', maxLength: 200, default: '' },
@@ -173,7 +173,7 @@ export const deviceModel = defineModel({
     site: { kind: 'fk', target: 'organization.site', onDelete: 'protect' },
     // Columns added by migration 0026. Rules in rack-rules.ts checkDevicePlacement.
     rack: { kind: 'fk', target: 'dcim.rack', nullable: true, onDelete: 'protect', help: 'A rack of the device\'s site.', pickerFilters: { site_id: '$field:site' } },
-    position: { kind: 'integer', nullable: true, min: 1, max: 1100, label: 'Position (U)', help: 'The lowest unit the device takes; needs a rack and a face.' },
+    position: { kind: 'integer', nullable: true, min: 1, max: 1100, label: 'Position (U)', widget: 'rack_unit', help: 'The lowest unit the device takes; needs a rack and a face.' },
     face: { kind: 'choice', vocabulary: 'rack_faces', nullable: true, label: 'Rack face' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect', help: 'Defaults to the status marked default for devices.' },
     serial: { kind: 'string', maxLength: 50, default: '', label: 'Serial number' },
