@@ -7,16 +7,7 @@ import '../src/models.ts';
 import { allModels, isRequired } from '../src/core/registry.ts';
 import { startHarness, type Harness } from './helpers/harness.ts';
 import { createDevice, created, inventoryBasics } from './helpers/inventory.ts';
-
-/** A help text's developer words: snake_case names, `…_id`, `null`, a source file. */
-export function developerWords(help: string): string[] {
-  const found = new Set<string>();
-  for (const m of help.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)) found.add(m[0]);
-  for (const m of help.matchAll(/\b\w*_id\b/gi)) found.add(m[0]);
-  for (const m of help.matchAll(/\bnull\b/gi)) found.add(m[0]);
-  for (const m of help.matchAll(/\b[\w/.-]+\.ts\b/g)) found.add(m[0]);
-  return [...found];
-}
+import { developerWords, helpProblems } from './helpers/plain-words.ts';
 
 describe('help texts', () => {
   it('finds the developer words it looks for (the check itself works)', () => {
@@ -32,8 +23,7 @@ describe('help texts', () => {
     for (const model of allModels()) {
       for (const [key, field] of Object.entries(model.fields)) {
         if (!field.help) continue;
-        // A JSON field's help lists the keys one types into it: those are its syntax, not column names.
-        const words = developerWords(field.help).filter((w) => field.kind !== 'json' || !/^[a-z][a-z0-9_]*$/.test(w));
+        const words = helpProblems(field.help, field.kind);
         if (words.length) offending.push(`${model.name}.${key}: ${words.join(', ')} in "${field.help}"`);
       }
     }

@@ -128,7 +128,7 @@ export const deviceRoleModel = defineModel({
     slug: { kind: 'slug', maxLength: 100, unique: true },
     color: { kind: 'color', default: '9e9e9e' },
     // Export templates arrive with config rendering; until then the id is kept without a foreign key.
-    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of its devices (a device's own template comes first).' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of devices with this role, unless a device names its own.' },
     description: { kind: 'string', maxLength: 200, default: '' },
   },
   searchFields: ['name', 'slug', 'description'],
@@ -145,7 +145,7 @@ export const platformModel = defineModel({
     name: { kind: 'string', maxLength: 100, unique: true },
     slug: { kind: 'slug', maxLength: 100, unique: true },
     manufacturer: { kind: 'fk', target: 'dcim.manufacturer', nullable: true, onDelete: 'set_null' },
-    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of its devices (a device's own template comes first).' },
+    config_template: { kind: 'fk', target: 'extras.exporttemplate', nullable: true, onDelete: 'set_null', help: 'The export template that renders the configuration of devices on this platform, unless a device or its role names one.' },
     end_of_sale: { kind: 'date', nullable: true },
     end_of_support: { kind: 'date', nullable: true },
     description: { kind: 'string', maxLength: 200, default: '' },

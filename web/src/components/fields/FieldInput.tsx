@@ -13,13 +13,18 @@ import { statusesQuery } from '../StatusBadge.tsx';
 /** A form value: text for scalar inputs, booleans, a brief row, or a list of them. */
 export type FormValue = string | boolean | null | Brief | Brief[] | string[];
 
-export function FieldShell({ id, label, hint, errors, children, required }: { id: string; label: string; hint?: string; errors?: string[]; children: React.ReactNode; required?: boolean }) {
+export function FieldShell({ id, label, hint, errors, children, required, fieldKey }: { id: string; label: string; hint?: string; errors?: string[]; children: React.ReactNode; required?: boolean; fieldKey?: string }) {
   return (
-    <div className="space-y-1" data-field={id}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
-        {label}
-        {required ? <span className="text-red-700"> *</span> : null}
-      </label>
+    <div className="space-y-1" data-field={id} data-field-key={fieldKey} data-required={required || undefined}>
+      {/* The mark stays outside the label: the field's name is its label alone (aria-required says the rest). */}
+      <div className="text-sm font-medium text-slate-800">
+        <label htmlFor={id}>{label}</label>
+        {required ? (
+          <span className="text-red-700" aria-hidden="true" title="Required">
+            {' '}*
+          </span>
+        ) : null}
+      </div>
       {children}
       {hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
       {errors?.length ? (
@@ -163,7 +168,7 @@ export function FieldInput({
       );
   }
   return (
-    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors} required={field.required}>
+    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors} required={field.required} fieldKey={field.key}>
       {input}
     </FieldShell>
   );

@@ -3,7 +3,7 @@
 // marked default for the model) and sends what it shows; an edit form sends only the fields the user touched.
 // Required fields are marked before any submit and checked all at once; the API's `{field: [message]}` errors are
 // shown on their fields, all of them, listed above the form, with the keyboard on the first.
-import { useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError, type FieldErrors } from '../../api/client.ts';
 import { useEditableFields, useListFields } from '../../api/hooks.ts';
@@ -50,6 +50,15 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   // On a new object the slug follows its name (or a device type's model) as one types, until it is edited by hand.
   const [slugByHand, setSlugByHand] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
+  // Bumped by each refused submit: once the errors are drawn, the keyboard goes to the first field with a problem
+  // (in the form's order) and the page scrolls to it.
+  const [refusals, setRefusals] = useState(0);
+  useEffect(() => {
+    if (!refusals) return;
+    const first = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    first?.focus();
+    first?.scrollIntoView({ block: 'center' });
+  }, [refusals]);
   // The status a new object gets when none is sent (statuses.ts applyDefaultStatus): shown, and sent, as chosen.
   const statuses = useQuery({ ...statusesQuery, enabled: !object });
   const defaultStatus = (statuses.data?.results ?? []).find((st) => Array.isArray(st.default_for) && (st.default_for as string[]).includes(model.model)) ?? null;
@@ -76,13 +85,7 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
   const isEmpty = (v: FormValue) => v === null || v === '' || (Array.isArray(v) && v.length === 0);
   const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
 
-  /** Puts the keyboard on the first field with a problem, in the form's order, and brings it into view. */
-  const focusFirstProblem = () =>
-    setTimeout(() => {
-      const first = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
-      first?.focus();
-      first?.scrollIntoView({ block: 'center' });
-    }, 0);
+  const focusFirstProblem = () => setRefusals((n) => n + 1);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
