@@ -225,9 +225,10 @@ async function validateCollecting(tx: Kysely<DB>, ctx: RequestContext, model: Mo
 }
 
 /**
- * A write the validate hook refused is still tried, inside a savepoint that is always rolled back, so a
- * constraint of the database on the same row (a name already taken) is reported in the same 400 as the hook's
- * errors (a rack unit taken) instead of on the next submit. Nothing of the attempt is kept.
+ * A write the validate hook refused is still tried, inside a savepoint that is always rolled back, so a unique
+ * key of the database on the same row (a name already taken) is reported in the same 400 as the hook's errors (a
+ * rack unit taken) instead of on the next submit. Nothing of the attempt is kept; it costs a statement only on a
+ * write that is refused anyway.
  */
 async function refusedWithConstraints<T>(tx: Kysely<DB>, refused: FieldErrors | null, write: () => Promise<T>): Promise<T> {
   if (!refused) return write();
@@ -237,8 +238,9 @@ async function refusedWithConstraints<T>(tx: Kysely<DB>, refused: FieldErrors | 
   try {
     await write();
   } catch (err) {
-    // Only what the database says of a field (a unique key, a null); anything else the hook's errors explain.
-    const said = translateDbError(err);
+    // Only a unique key taken (a name already used): a null or a check the hook would have filled or explained
+    // would only add noise to what the hook said.
+    const said = (err as { code?: string }).code === '23505' ? translateDbError(err) : null;
     if (said instanceof ApiError && said.status === 400 && typeof said.body.detail !== 'string') {
       for (const [k, messages] of Object.entries(said.body as FieldErrors)) if (k !== 'non_field_errors' && !errors.errors[k]) for (const m of messages) errors.add(k, m);
     }

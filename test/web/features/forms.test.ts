@@ -231,6 +231,7 @@ describe.skipIf(!ready)('forms in chromium', () => {
     expect(await select.locator('option:checked').innerText()).toBe('Devices');
     const texts = await select.locator('option').allInnerTexts();
     expect(texts.filter((t) => /\w\.\w/.test(t))).toEqual([]);
+    await shot(page, 'f04b-export-template-editor-object-type');
   });
 
   it('marks required fields, reports every problem of a submit at once on the first field, and offers the free units of the rack', async () => {
