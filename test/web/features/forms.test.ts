@@ -76,11 +76,12 @@ describe.skipIf(!ready)('forms in chromium', () => {
   let leaf: Row;
 
   beforeAll(async () => {
-    // The smallest demo network: a site, device types, roles and the default statuses.
-    session = await openSession({ demoDevices: 3 });
+    // No demo data: the first run's tenant with its default statuses, and the few rows the tests need.
+    session = await openSession();
     ({ server, browser } = session);
-    site = (await server.api<Page<Row>>('GET', '/api/sites/?limit=1')).body.results[0]!;
-    role = (await server.api<Page<Row>>('GET', '/api/device-roles/?limit=1')).body.results[0]!;
+    site = (await server.api<Row>('POST', '/api/sites/', { name: 'Forms DC1', slug: 'forms-dc1' })).body;
+    role = (await server.api<Row>('POST', '/api/device-roles/', { name: 'Forms leaf', slug: 'forms-leaf' })).body;
+    expect(site.id && role.id).toBeTruthy();
     const manufacturer = (await server.api<Row>('POST', '/api/manufacturers/', { name: 'Forms Inc', slug: 'forms-inc' })).body;
     deviceType = (await server.api<Row>('POST', '/api/device-types/', { manufacturer: manufacturer.id, model: 'Forms 1U', slug: 'forms-1u', u_height: 1 })).body;
     rack = (await server.api<Row>('POST', '/api/racks/', { site: site.id, name: 'Forms rack', u_height: 12 })).body;
