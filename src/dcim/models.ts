@@ -252,7 +252,7 @@ export const interfaceModel = defineModel({
     mtu: { kind: 'integer', nullable: true, min: 1, max: 65536, label: 'MTU' },
     mac_address: { kind: 'string', nullable: true, maxLength: 17, normalize: normalizeMac, patternMessage: MAC_MESSAGE, label: 'MAC address' },
     description: { kind: 'string', maxLength: 200, default: '' },
-    speed: { kind: 'integer', nullable: true, min: 0, max: 2_000_000_000, label: 'Speed (kbps)', help: 'Common values in the speeds vocabulary.' },
+    speed: { kind: 'integer', nullable: true, min: 0, max: 2_000_000_000, label: 'Speed (kbps)', help: 'For example 1000000 for 1 Gbps, 10000000 for 10 Gbps.' },
     duplex: { kind: 'choice', vocabulary: 'duplex', nullable: true },
     poe_mode: { kind: 'choice', vocabulary: 'poe_modes', nullable: true, label: 'PoE mode' },
     poe_type: { kind: 'choice', vocabulary: 'poe_types', nullable: true, label: 'PoE type' },

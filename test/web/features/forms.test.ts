@@ -82,6 +82,8 @@ describe.skipIf(!ready)('forms in chromium', () => {
     site = (await server.api<Row>('POST', '/api/sites/', { name: 'Forms DC1', slug: 'forms-dc1' })).body;
     role = (await server.api<Row>('POST', '/api/device-roles/', { name: 'Forms leaf', slug: 'forms-leaf' })).body;
     expect(site.id && role.id).toBeTruthy();
+    // A custom field with a default: a new interface gets "silver", so the add form shows it.
+    expect((await server.api('POST', '/api/custom-fields/', { name: 'tier', label: 'Tier', type: 'select', choices: ['gold', 'silver'], default: 'silver', object_types: ['dcim.interface'] })).status).toBe(201);
     const manufacturer = (await server.api<Row>('POST', '/api/manufacturers/', { name: 'Forms Inc', slug: 'forms-inc' })).body;
     deviceType = (await server.api<Row>('POST', '/api/device-types/', { manufacturer: manufacturer.id, model: 'Forms 1U', slug: 'forms-1u', u_height: 1 })).body;
     rack = (await server.api<Row>('POST', '/api/racks/', { site: site.id, name: 'Forms rack', u_height: 12 })).body;
@@ -98,6 +100,7 @@ describe.skipIf(!ready)('forms in chromium', () => {
     const { page } = browser;
     const models = (await server.api<{ models: ModelInfo[] }>('GET', '/api/models/')).body.models.filter((m) => m.can.add);
     const statuses = (await server.api<Page<Row & { default_for: string[] }>>('GET', '/api/statuses/?limit=1000')).body.results;
+    const customFields = (await server.api<Page<Row & { type: string; default: unknown; object_types: string[] }>>('GET', '/api/custom-fields/?limit=1000')).body.results;
     await page.goto(`${server.url}/objects/dcim.interface/new`);
     await page.locator('form[aria-label="Create interface"]').waitFor();
     const problems: string[] = [];
@@ -164,6 +167,13 @@ describe.skipIf(!ready)('forms in chromium', () => {
       for (const s of shown) {
         const field = def.fields[s.key];
         for (const w of helpProblems(s.hint, field?.kind ?? 'custom')) plainWordProblems.push(`${model}.${s.key}: "${w}" in "${s.hint}"`);
+        const cf = customFields.find((c) => `custom_fields.${c.name}` === s.key && c.object_types.includes(model));
+        if (cf && ['text', 'select', 'integer', 'decimal', 'boolean', 'date', 'url'].includes(cf.type)) {
+          // A custom field's default, as the tenant defined it.
+          const expected = cf.default === null || cf.default === undefined ? '' : String(cf.default);
+          fieldsChecked++;
+          if (s.value !== expected) problems.push(`${model}.${s.key}: shows ${JSON.stringify(s.value)}, a new one gets ${JSON.stringify(expected)}`);
+        }
         if (!field) continue;
         if (s.required !== isRequired(field)) problems.push(`${model}.${s.key}: ${s.required ? 'marked' : 'not marked'} required`);
         const expected = expectedShown(field, defaultStatus);
@@ -195,6 +205,7 @@ describe.skipIf(!ready)('forms in chromium', () => {
     await enabled.waitFor();
     expect(await enabled.isChecked()).toBe(true);
     expect(await page.getByLabel('Management only', { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel('Tier', { exact: true }).inputValue()).toBe('silver');
     const device = page.getByRole('combobox', { name: 'Device', exact: true });
     await device.fill('forms-leaf1');
     await page.getByRole('option', { name: 'forms-leaf1' }).first().click();
@@ -204,7 +215,7 @@ describe.skipIf(!ready)('forms in chromium', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await page.waitForURL(/\/objects\/dcim\.interface\/[0-9a-f-]{36}$/);
     const saved = (await server.api<Page<Row>>('GET', `/api/interfaces/?device_id=${leaf.id}&name=Ethernet9`)).body.results[0]!;
-    expect(saved).toMatchObject({ enabled: true, mgmt_only: false });
+    expect(saved).toMatchObject({ enabled: true, mgmt_only: false, custom_fields: { tier: 'silver' } });
   });
 
   it('names the config template in the change log and reads an export template\'s object type as "Devices"', async () => {
