@@ -71,7 +71,7 @@ describe('editable fields and several field errors', () => {
     const before = (await alice.get('/api/devices/?limit=1')).json().count as number;
     const res = await alice.post('/api/devices/', { name: 'errors-leaf1', device_type: b.deviceType, role: b.role, site: b.site, rack: rack.id, position: 10, face: 'front' });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ position: ['U10 front is taken by errors-leaf1.'], name: [expect.stringMatching(/already exists/)] });
+    expect(res.json()).toEqual({ position: ['U10 front is taken by errors-leaf1.'], name: ['A device with this name already exists.'] });
     expect((await alice.get('/api/devices/?limit=1')).json().count).toBe(before);
     // The same on an update: a second device moved onto the taken unit and renamed to the taken name.
     const second = await createDevice(alice, b, 'errors-leaf2');

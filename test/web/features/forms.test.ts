@@ -286,7 +286,7 @@ describe.skipIf(!ready)('forms in chromium', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     await form.locator('[data-form-errors="2"]').waitFor();
     const listed = await alert.locator('li').allInnerTexts();
-    expect(listed).toEqual([expect.stringMatching(/^Name: .*already exists/), 'Position (U): U12 front is taken by forms-other.']);
+    expect(listed).toEqual(['Name: A device with this name already exists.', 'Position (U): U12 front is taken by forms-other.']);
     expect(await form.locator('[aria-invalid="true"]').count()).toBe(2);
     expect(await page.evaluate(() => (document.activeElement?.closest('[data-field-key]') as HTMLElement | null)?.dataset.fieldKey)).toBe('name');
     await shot(page, 'f06-device-form-all-errors-at-once');
