@@ -246,6 +246,7 @@ async function refusedWithConstraints<T>(tx: Kysely<DB>, refused: FieldErrors | 
     }
   }
   await sql`ROLLBACK TO SAVEPOINT cairn_refused_write`.execute(tx);
+  await sql`RELEASE SAVEPOINT cairn_refused_write`.execute(tx);
   throw badRequest(errors.errors);
 }
 
