@@ -81,7 +81,9 @@ export function ObjectForm({ model, object, submitLabel, onSubmit, onCancel }: P
     return toFormValue(f, object ? (object[f.key] ?? null) : (defaultOf(f) ?? null));
   };
   const valueOf = (f: EditableField) => (f.key in values ? values[f.key]! : initial(f));
-  const requiredOf = (f: EditableField) => f.required && !(object && f.kind === 'secret');
+  // On an edit only what was changed is checked: a stored secret reads empty, and a custom field made required
+  // since must not block an unrelated edit (the server checks it only when it is sent).
+  const requiredOf = (f: EditableField) => f.required && (!object || dirty.has(f.key));
   const isEmpty = (v: FormValue) => v === null || v === '' || (Array.isArray(v) && v.length === 0);
   const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
 
