@@ -1,6 +1,8 @@
 // Environment and flags → one typed, validated configuration. Errors here are one-line and fatal at start.
 import { resolve } from 'node:path';
-import { ADMISSION_DEFAULTS } from './core/admission.ts';
+
+/** Admission control's defaults (src/core/admission.ts): requests at once, longest wait, and when a long request stops counting. */
+export const ADMISSION_DEFAULTS = { limit: 8, maxWaitMs: 15_000, lendAfterMs: 1_000 } as const;
 
 export interface Config {
   host: string;

@@ -259,9 +259,30 @@ program
     });
   });
 
+const modelsCommand = program.command('models').description("Cairn's models, as the registry assembles them.");
+modelsCommand
+  .command('list')
+  .description('Every model: its name, label and API path.')
+  .action(async () => {
+    await import('./models.ts');
+    const { allModels } = await import('./core/registry.ts');
+    for (const m of [...allModels()].sort((a, b) => a.name.localeCompare(b.name))) console.log(`${m.name.padEnd(40)} ${m.labelPlural.padEnd(36)} ${m.path}`);
+  });
+modelsCommand
+  .command('describe <model>')
+  .description("One model's fields, computed values, filters and hooks, and which file registered each (e.g. dcim.device).")
+  .option('--json', 'print JSON')
+  .action(async (ref: string, opts: { json?: boolean }) => {
+    await import('./models.ts');
+    const { describeModel, formatDescription } = await import('./core/describe.ts');
+    const described = describeModel(ref);
+    if (!described) fail(`no model ${ref}: \`cairn models list\` names them all (app.model, e.g. dcim.device).`);
+    process.stdout.write(opts.json ? `${JSON.stringify(described, null, 2)}\n` : formatDescription(described));
+  });
+
 registerTemplateCommands(program);
 registerNetBoxImportCommands(program, withDatabase);
-registerUpgradeCommands(program);
+registerUpgradeCommands(program, { loadAppBuilder: async () => (await import('./app.ts')).buildApp });
 registerBackupCommands(program);
 registerStepNotesCommands(program);
 

@@ -408,7 +408,7 @@ describe('one write path for objects people can create', () => {
     'search/triggers.ts: search_index': "the write path's search step (the triggers' text)",
     'upgrade/engine/verify.ts: tokens': "the upgrade check's own temporary token",
     'upgrade/job-write.ts: jobs': "the upgrade's job record",
-    'upgrade/step-notes.ts: upgrade_step_baseline': 'deployment-wide upgrade bookkeeping',
+    'install/step-notes.ts: upgrade_step_baseline': 'deployment-wide upgrade bookkeeping',
   };
 
   it('no domain updates or deletes other rows by hand: objects change through the core', async () => {

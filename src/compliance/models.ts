@@ -1,7 +1,7 @@
 // Compliance rules as a registry model (generic CRUD at /api/compliance/rules/), the `compliance` summary on
 // device and VM rows, and re-evaluation when a device, a VM or end-of-life data changes.
 import { sql } from 'kysely';
-import { defineModel, type ComputedField, type ModelDef, type ModelHooks } from '../core/registry.ts';
+import { addComputedField, defineModel, type ComputedField, type ModelDef, type ModelHooks } from '../core/registry.ts';
 import { deviceModel } from '../dcim/models.ts';
 import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
@@ -119,7 +119,7 @@ function evaluateAfterChange(model: ModelDef): void {
 }
 
 for (const model of [deviceModel, virtualMachineModel]) {
-  model.computed.compliance = complianceField(model);
+  addComputedField(model.name, 'compliance', complianceField(model));
   evaluateAfterChange(model);
 }
 

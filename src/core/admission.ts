@@ -22,7 +22,8 @@ export interface AdmissionOptions {
   bypass: (req: FastifyRequest) => boolean;
 }
 
-export const ADMISSION_DEFAULTS = { limit: 8, maxWaitMs: 15_000, lendAfterMs: 1_000 } as const;
+// The defaults live with the process configuration, which imports nothing of ours.
+export { ADMISSION_DEFAULTS } from '../config.ts';
 
 /** One request's turn: waiting in line, counted among the active, lent (running, no longer counted), or over. */
 interface Turn {

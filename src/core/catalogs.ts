@@ -2,7 +2,9 @@
 // the allow-list bulk-update enforces) and /api/list-fields/ (what columns a list can show). Everything is
 // derived from the registry; nothing here is a second hand-kept list of fields.
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
+import type { RequestContext } from './context.ts';
 import type { FieldDef, ModelDef } from './registry.ts';
 import { allModels, fieldLabel, findModel } from './registry.ts';
 import { editableFieldSchema, editableFields } from './crud/editable.ts';
@@ -168,6 +170,26 @@ function describedFields(model: ModelDef): ListField[] {
   return out;
 }
 
+/** The custom fields of the caller's tenant a model's list can show as columns (`custom_fields.<name>`), by label. */
+export async function customFieldColumns(db: Kysely<DB>, ctx: RequestContext, model: ModelDef): Promise<CustomFieldColumn[]> {
+  if (!ctx.tenantId || !Object.values(model.fields).some((f) => f.kind === 'custom_fields')) return [];
+  const { rows } = await sql<{ name: string; label: string; type: string; choices: string[]; required: boolean; default: unknown }>`
+    SELECT name, label, type, choices, required, "default" FROM custom_fields WHERE tenant_id = ${ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(db);
+  return rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices, required: r.required, default: r.default ?? null }));
+}
+
+export interface CustomFieldColumn {
+  key: string;
+  name: string;
+  label: string;
+  type: string;
+  choices: string[];
+  /** A new object must have a value. */
+  required: boolean;
+  /** What a new object gets when none is sent (null: nothing). */
+  default: unknown;
+}
+
 function modelForList(path: string): ModelDef {
   let p = path.split('?')[0]!.trim();
   if (!p.startsWith('/api/')) throw notFound('Not an API list path.');
@@ -239,12 +261,7 @@ export function registerCatalogRoutes(app: FastifyInstance): void {
       const model = modelForList((req.query as { path: string }).path);
       if (!modelAllows(req.ctx, model, 'view')) throw forbidden(`You do not have permission to view ${model.labelPlural}.`);
       const hasCustomFields = Object.values(model.fields).some((f) => f.kind === 'custom_fields');
-      let customFields: Array<Record<string, unknown>> = [];
-      if (hasCustomFields && req.ctx.tenantId) {
-        const { rows } = await sql<{ name: string; label: string; type: string; choices: string[]; required: boolean; default: unknown }>`
-          SELECT name, label, type, choices, required, "default" FROM custom_fields WHERE tenant_id = ${req.ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(dbOf(req));
-        customFields = rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices, required: r.required, default: r.default ?? null }));
-      }
+      const customFields = await customFieldColumns(dbOf(req), req.ctx, model);
       return {
         path: model.path,
         model: model.name,

@@ -2,6 +2,7 @@
 // change-log snapshots, the self-describing catalogs and the template object types all derive from it.
 import type { Kysely, RawBuilder } from 'kysely';
 import type { DB } from '../db/types.ts';
+import { noteRegistration } from './provenance.ts';
 import type { RequestContext } from './context.ts';
 
 export type FieldKind =
@@ -286,6 +287,9 @@ export function defineModel(input: ModelInput): ModelDef {
   if (def.displayQualifier && !def.fields[def.displayQualifier]) throw new Error(`${def.name}: displayQualifier "${def.displayQualifier}" is not a field.`);
   for (const key of def.searchContext ?? []) if (def.fields[key]?.kind !== 'fk') throw new Error(`${def.name}: searchContext "${key}" is not a relation (fk).`);
   models.set(def.name, def);
+  noteRegistration(def.name, 'definition', Object.keys(def.fields));
+  if (Object.keys(def.hooks).length) noteRegistration(def.name, 'hooks', Object.keys(def.hooks));
+  if (Object.keys(def.computed).length) noteRegistration(def.name, 'computed', Object.keys(def.computed));
   return def;
 }
 
@@ -348,7 +352,7 @@ export function isRequired(field: FieldDef): boolean {
   return !field.nullable && field.default === undefined && field.kind !== 'boolean' && field.kind !== 'tags' && field.kind !== 'm2m' && field.kind !== 'generic_m2m' && field.kind !== 'custom_fields';
 }
 
-type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany' | 'afterDelete';
+type ListenerHook = 'validate' | 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeDelete' | 'beforeDeleteMany' | 'afterDelete';
 
 /**
  * Adds a listener to another domain's model hook, after the hook the model declared (and after listeners added
@@ -356,6 +360,7 @@ type ListenerHook = 'afterCreate' | 'afterUpdate' | 'afterUpdateMany' | 'beforeD
  */
 export function addModelHook<K extends ListenerHook>(modelName: string, kind: K, listener: NonNullable<ModelHooks[K]>): void {
   const model = requireModel(modelName);
+  noteRegistration(modelName, 'hooks', [kind]);
   const previous = model.hooks[kind] as ((args: never) => Promise<void>) | undefined;
   const next = listener as (args: never) => Promise<void>;
   const chained = async (args: never): Promise<void> => {
@@ -363,6 +368,17 @@ export function addModelHook<K extends ListenerHook>(modelName: string, kind: K,
     await next(args);
   };
   model.hooks[kind] = chained as ModelHooks[K];
+}
+
+/**
+ * Adds a derived read-only value to another domain's model (a device's compliance, a platform's end of life),
+ * shown after the fields like the model's own computed values.
+ */
+export function addComputedField(modelName: string, key: string, field: ComputedField): void {
+  const model = requireModel(modelName);
+  if (key in model.fields || Object.hasOwn(model.computed, key)) throw new Error(`${modelName}.${key} is defined twice.`);
+  noteRegistration(modelName, 'computed', [key]);
+  model.computed[key] = field;
 }
 
 /**
@@ -381,6 +397,7 @@ export interface GenericReverse {
 const genericReverses: GenericReverse[] = [];
 
 export function registerGenericReverse(relation: GenericReverse): void {
+  noteRegistration(relation.source, 'generic reverse', [relation.name]);
   genericReverses.push(relation);
 }
 

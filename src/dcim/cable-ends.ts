@@ -3,6 +3,7 @@
 // to (a device, a power panel, a circuit), whether a trace may end on it, and how a trace passes through it. The
 // cable's fields, its validation, link peers and traces all read this registry, so a new kind of end is one
 // registration, not an edit of the cabling code.
+import { noteRegistration } from '../core/provenance.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { tenantColumn } from '../core/access.ts';
 
@@ -58,6 +59,7 @@ let union: RawBuilder<unknown> | null = null;
 
 export function registerCableEnd(kind: CableEndKind): void {
   if (kinds.has(kind.type)) throw new Error(`Cable end ${kind.type} is registered twice.`);
+  noteRegistration(kind.type, 'cable end', [`parent ${kind.parent.model}`]);
   kinds.set(kind.type, kind);
   TERMINATION_TYPES.push(kind.type);
   union = null;

@@ -2,6 +2,8 @@
 // Values are stable wire identifiers (templates and imports match on them); labels are what people read.
 import type { ChoiceOption } from '../core/registry.ts';
 import { defineVocabulary } from '../core/vocabularies.ts';
+// The layer-4 protocols of a device type's services (defined with IPAM's application services).
+import '../ipam/service-choices.ts';
 
 function group(name: string, pairs: ReadonlyArray<readonly [string, string]>): ChoiceOption[] {
   return pairs.map(([value, label]) => ({ value, label, group: name }));
@@ -186,12 +188,6 @@ export const LENGTH_UNITS: readonly ChoiceOption[] = group('Length unit', [
   ['in', 'Inches'],
 ]);
 
-export const SERVICE_PROTOCOLS: readonly ChoiceOption[] = group('Protocol', [
-  ['tcp', 'TCP'],
-  ['udp', 'UDP'],
-  ['sctp', 'SCTP'],
-]);
-
 /** Front and rear port connectors, NetBox's PortTypeChoices values. */
 export const PORT_TYPES: readonly ChoiceOption[] = [
   ...group('Copper', [
@@ -254,4 +250,3 @@ defineVocabulary('poe_types', POE_TYPES);
 defineVocabulary('fibre_counts', FIBRE_COUNTS);
 defineVocabulary('speeds', SPEEDS);
 defineVocabulary('length_units', LENGTH_UNITS);
-defineVocabulary('service_protocols', SERVICE_PROTOCOLS);

@@ -7,7 +7,7 @@ import { defineModel, requireModel, type HookArgs } from '../core/registry.ts';
 import { callerTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
-import { treeParentCheck } from '../organization/tree.ts';
+import { treeParentCheck } from '../core/tree.ts';
 import { registerDeviceMaterializer } from './service.ts';
 
 type ValidateArgs = HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null };

@@ -4,6 +4,7 @@
 //
 // The kinds are a list, in the order they must be made (a front port names the rear port made before it): a new
 // kind of component template (console ports, power ports…) is one more entry, through registerModuleComponentKind.
+import { noteRegistration } from '../core/provenance.ts';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
@@ -42,6 +43,7 @@ const kinds: ModuleComponentKind[] = [
 
 /** Adds a kind of component a module type's templates make; kinds referring to others come after them. */
 export function registerModuleComponentKind(kind: ModuleComponentKind): void {
+  noteRegistration('dcim.module', 'components made on install', [kind.component]);
   kinds.push(kind);
 }
 

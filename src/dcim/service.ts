@@ -1,5 +1,6 @@
 // DCIM rules: materialising a device's components from its type, and a device's primary IP loaded for a whole
 // page at once. Cable ends, link peers and traces are in cabling.ts and trace.ts.
+import { noteRegistration } from '../core/provenance.ts';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
@@ -22,6 +23,7 @@ export type DeviceMaterializer = (args: AfterCreateArgs) => Promise<void>;
 const deviceMaterializers: DeviceMaterializer[] = [];
 
 export function registerDeviceMaterializer(step: DeviceMaterializer): void {
+  noteRegistration('dcim.device', 'components made on create', [step.name || 'step']);
   deviceMaterializers.push(step);
 }
 

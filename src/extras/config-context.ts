@@ -5,7 +5,7 @@ import type { DB } from '../db/types.ts';
 import type { RequestContext } from '../core/context.ts';
 import type { ModelDef } from '../core/registry.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
-import { MAX_REGION_DEPTH } from '../organization/models.ts';
+import { MAX_TREE_DEPTH as MAX_REGION_DEPTH } from '../core/tree.ts';
 import { inTenant, tenantOf } from '../core/access.ts';
 
 /** What the matching needs of an object: anything with a site, a role and a platform (devices, VMs). */

@@ -4,7 +4,7 @@
 // monitoring) and monitoring.service (a service running on one device or VM, with its checks).
 import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
-import '../dcim/choices.ts';
+import './service-choices.ts';
 
 export const serviceTemplateModel = defineModel({
   name: 'ipam.servicetemplate',

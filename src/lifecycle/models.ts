@@ -1,7 +1,7 @@
 // End-of-life on existing models: the `eol` value of platforms (and of the platform nested in devices and VMs),
 // and the `?eol=` list filter on platforms, devices and VMs, computed in SQL.
 import { sql, type RawBuilder } from 'kysely';
-import type { ComputedField } from '../core/registry.ts';
+import { addComputedField, type ComputedField } from '../core/registry.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import { addBriefExtension } from '../core/crud/serialize.ts';
@@ -43,7 +43,7 @@ export const platformEolField: ComputedField = {
   inline: { select: (_ctx, alias) => eolOfPlatformSql(sql.ref(`${alias}.id`)), value: (selected) => eolFromSql(selected) },
 };
 
-platformModel.computed.eol = platformEolField;
+addComputedField(platformModel.name, 'eol', platformEolField);
 
 // Read in the platform briefs' own statement: the settings and the platform's mapping, as eolOfPlatforms reads them.
 addBriefExtension('dcim.platform', {

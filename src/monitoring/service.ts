@@ -1,6 +1,7 @@
 // Monitoring rules: what a service's ports are, which IP it watches, and the reconciliation that turns
 // monitored services into per-IP check assignments. Set-based: any number of services costs a fixed handful of
 // statements per call, so device materialisation, primary-IP changes and the bench all go through one path.
+import { groupBy } from '../core/group-by.ts';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { ComputedField, HookArgs } from '../core/registry.ts';
@@ -169,17 +170,6 @@ interface WantedRow {
   ip: string | null;
   kind: CheckProtocol | null;
   port: number | null;
-}
-
-/** Splits items into groups by key, keeping order. */
-function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const list = out.get(key(item));
-    if (list) list.push(item);
-    else out.set(key(item), [item]);
-  }
-  return out;
 }
 
 export const RECONCILE_BATCH = 2000;

@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { defineModel, displayColumn, getModel, registerGenericReverse, type ComputedField, type ModelDef } from '../core/registry.ts';
 import { callerTenant, sameTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
-import { treeParentCheck } from './tree.ts';
+import { treeParentCheck } from '../core/tree.ts';
 import './contact-choices.ts';
 
 /**

@@ -1,7 +1,7 @@
 // Organisation: regions (a tree) and the sites in them.
 import { defineModel } from '../core/registry.ts';
 import { statusHooks } from '../extras/statuses.ts';
-import { MAX_TREE_DEPTH, treeParentCheck } from './tree.ts';
+import { MAX_TREE_DEPTH, treeParentCheck } from '../core/tree.ts';
 import { ownerField } from './owners.ts';
 
 /** Deep enough for any real hierarchy; also bounds the ancestor walks that guard against cycles. */

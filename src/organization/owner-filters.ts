@@ -6,7 +6,7 @@ import { allModels } from '../core/registry.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
 import { isUuid } from '../core/ids.ts';
-import { MAX_TREE_DEPTH } from './tree.ts';
+import { MAX_TREE_DEPTH } from '../core/tree.ts';
 
 /** The outer query keeps the tenant fence: ids and slugs of another tenant's groups reach none of its rows. */
 const ownerGroup: CustomFilter = (values, alias) => {

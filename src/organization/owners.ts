@@ -2,7 +2,7 @@
 // tenant is the isolation boundary (see migration 0039). Objects NetBox lets carry a tenant carry an `owner`
 // (ownerField); owner groups form a tree.
 import { defineModel, type FieldDef } from '../core/registry.ts';
-import { treeParentCheck } from './tree.ts';
+import { treeParentCheck } from '../core/tree.ts';
 
 /** The `owner` field of every model NetBox lets carry a tenant: nullable, and an owner in use cannot be deleted. */
 export const ownerField: FieldDef = {

@@ -1,7 +1,7 @@
 // Site groups: NetBox's dcim.sitegroup, an arbitrary grouping of sites (corporate and customer sites, offices and
 // data centres) beside the geographic regions. Like regions they nest; a site sits in at most one (Site.group).
 import { defineModel } from '../core/registry.ts';
-import { treeParentCheck } from './tree.ts';
+import { treeParentCheck } from '../core/tree.ts';
 
 export const siteGroupModel = defineModel({
   name: 'dcim.sitegroup',

@@ -3,8 +3,6 @@
 // `cairn status` report a missing extension with the statement a superuser must run.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { deviceTrigramIndexSql } from '../db/migrations/0034_device_search_trigrams.ts';
-import { settleDeviceTrigramIndex } from '../db/migrations/0035_device_search_no_pending_list.ts';
 import { quoteIdent } from '../db/quote.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
@@ -40,6 +38,28 @@ export async function extensionState(db: Kysely<DB>): Promise<ExtensionState> {
     effect: EFFECT[name],
   }));
   return { pg_trgm: Boolean(schemas.pg_trgm), unaccent: Boolean(schemas.unaccent), schemas, missing };
+}
+
+// The device list's trigram index (migrations 0034 and 0035 made it where pg_trgm existed then): `q` on the device
+// list is ILIKE '%…%' over these four columns, and each arm of the OR is answered by it. Written straight into the
+// index (no GIN pending list): the planner priced every pending page into each arm and read every device instead.
+const DEVICE_TRIGRAM_INDEX = 'devices_q_trgm';
+
+function deviceTrigramIndexSql(trgmSchema: string): string {
+  const ops = `${quoteIdent(trgmSchema)}.gin_trgm_ops`;
+  return `CREATE INDEX IF NOT EXISTS ${DEVICE_TRIGRAM_INDEX} ON devices USING gin (name ${ops}, serial ${ops}, asset_tag ${ops}, comments ${ops})
+    WITH (gin_pending_list_limit = 256)`;
+}
+
+async function settleDeviceTrigramIndex(db: Kysely<DB>): Promise<void> {
+  const index = sql.lit(DEVICE_TRIGRAM_INDEX);
+  await sql`DO $$ BEGIN
+    IF to_regclass(${index}) IS NOT NULL THEN
+      EXECUTE format('ALTER INDEX %I SET (fastupdate = off)', ${index}::text);
+      -- Turning fast update off keeps what is pending; merge it now.
+      PERFORM gin_clean_pending_list(to_regclass(${index}));
+    END IF;
+  END $$`.execute(db);
 }
 
 function quoteLiteral(text: string): string {

@@ -5,11 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { forgetCachedTokens } from '../core/auth/credentials.ts';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors.ts';
 import { BackupError, createBackup, listBackups, restoreBackup, type BackupInfo, type BackupTarget } from './backup.ts';
-import { detectRoot, layoutFor } from '../upgrade/engine/layout.ts';
-import { BUSY_MESSAGE, lockOwnerAlive } from '../upgrade/engine/lock.ts';
-import { localBackupTarget } from '../upgrade/local-target.ts';
+import { detectRoot, layoutFor } from '../install/layout.ts';
+import { BUSY_MESSAGE, lockOwnerAlive } from '../install/lock.ts';
+import { localBackupTarget } from '../install/local-target.ts';
 import { restoreHolding } from './restore-hold.ts';
-import { compareVersions } from '../upgrade/version.ts';
+import { compareVersions } from '../install/version.ts';
 
 /** backup.ts's id shape: `<UTC stamp>-<kind>-<6 hex>`. */
 const BACKUP_ID = /^\d{8}T\d{6}Z-(?:pre-upgrade|manual)-[0-9a-f]{6}$/;

@@ -19,21 +19,11 @@ import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, u
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import type { Database } from '../db/database.ts';
 import { DataDirLockedError, lockDataDir } from '../db/lock.ts';
-import { compareVersions, parseVersion } from '../upgrade/version.ts';
+import { compareVersions, parseVersion } from '../install/version.ts';
 
-export interface BackupTarget {
-  /** null: the embedded PGlite database under dataDir/pgdata. */
-  databaseUrl: string | null;
-  dataDir: string;
-  envFile: string | null;
-  backupsDir: string;
-  /** The version of the code that runs against this database (recorded in, and checked against, backups). */
-  version: string;
-  /** Embedded only: the database when THIS process has it open (it holds the data directory's lock). */
-  database?: Pick<Database, 'dumpDataDir'>;
-}
+import type { BackupTarget } from '../install/backup-target.ts';
+export type { BackupTarget };
 
 export interface BackupInfo {
   id: string;

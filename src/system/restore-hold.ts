@@ -3,7 +3,7 @@
 // that file is there. A file left by a restore that died says the database may be half restored.
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive, processStartTime } from '../upgrade/engine/lock.ts';
+import { processAlive, processStartTime } from '../install/lock.ts';
 
 export interface RestoreHold {
   backupId: string;

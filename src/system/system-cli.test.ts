@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BackupInfo } from './backup.ts';
-import type { StepNotesStatus } from '../upgrade/step-notes.ts';
+import type { StepNotesStatus } from '../install/step-notes.ts';
 
 const bin = resolve(import.meta.dirname, '../../bin/cairn.mjs');
 const work = mkdtempSync(join(tmpdir(), 'cairn-cli-test-'));

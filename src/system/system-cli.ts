@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { loadConfig, type Config, type ConfigOverrides } from '../config.ts';
 import { VERSION } from '../version.ts';
 import { BackupError, BACKUPS_KEPT, createBackup, listBackups, restoreBackup, type BackupInfo, type BackupProgress } from './backup.ts';
-import { localBackupTarget, localRoot } from '../upgrade/local-target.ts';
-import type { StepNotesStatus } from '../upgrade/step-notes.ts';
+import { localBackupTarget, localRoot } from '../install/local-target.ts';
+import type { StepNotesStatus } from '../install/step-notes.ts';
 
 function fail(message: string): never {
   process.stderr.write(`cairn: ${message}\n`);
@@ -24,7 +24,7 @@ async function userErrors(work: () => Promise<void>): Promise<void> {
     await work();
   } catch (err) {
     // step-notes.ts (and the database driver it needs) loads only with its command.
-    const { StepNotesError } = await import('../upgrade/step-notes.ts');
+    const { StepNotesError } = await import('../install/step-notes.ts');
     if (err instanceof BackupError || err instanceof StepNotesError) fail(err.message);
     throw err;
   }
@@ -121,7 +121,7 @@ export function registerStepNotesCommands(program: Command): void {
         const [{ openConfiguredDatabase }, { migrateToLatest }, { acknowledgeSteps, stepNotesStatus }] = await Promise.all([
           import('../db/open.ts'),
           import('../db/migrator.ts'),
-          import('../upgrade/step-notes.ts'),
+          import('../install/step-notes.ts'),
           // The registry: migrating brings the search triggers in line with it (src/db/migrator.ts).
           import('../models.ts'),
         ]);

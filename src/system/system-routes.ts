@@ -8,8 +8,8 @@ import { dbOf } from '../core/http.ts';
 import { listEnvelopeSchema, wholeList } from '../core/list-envelope.ts';
 import { BACKUPS_KEPT, listBackups } from './backup.ts';
 import { createBackupNow, restoreBackupNow } from './backup-actions.ts';
-import { localBackupTarget, localRoot } from '../upgrade/local-target.ts';
-import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesScope } from '../upgrade/step-notes.ts';
+import { localBackupTarget, localRoot } from '../install/local-target.ts';
+import { acknowledgeSteps, StepNotesError, stepNotesStatus, type StepNotesScope } from '../install/step-notes.ts';
 
 const tags = ['system'];
 const emptyBody = { type: ['object', 'null'], additionalProperties: false, properties: {} };

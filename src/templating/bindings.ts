@@ -3,7 +3,7 @@
 // shows `config_template: {own, resolved}`; bindings are checked to name a template of the right type.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { requireModel, type ComputedField, type ModelDef } from '../core/registry.ts';
+import { addComputedField, addModelHook, type ComputedField } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import { isUuid } from '../core/ids.ts';
@@ -70,11 +70,9 @@ const bindingField: ComputedField = {
   },
 };
 
-/** Wraps a model's validate hook: the bound template must be a device template (the tenant check is the fk's). */
-function checkBindingType(model: ModelDef, key: string): void {
-  const previous = model.hooks.validate;
-  model.hooks.validate = async (args) => {
-    if (previous) await previous(args);
+/** A validate hook on a model: the bound template must be a device template (the tenant check is the fk's). */
+function checkBindingType(modelName: string, key: string): void {
+  addModelHook(modelName, 'validate', async (args) => {
     const id = args.input[key];
     if (typeof id !== 'string' || !isUuid(id)) return;
     const { rows } = await sql<{ name: string; object_type: string }>`SELECT name, object_type FROM export_templates
@@ -83,15 +81,14 @@ function checkBindingType(model: ModelDef, key: string): void {
     if (t && t.object_type !== DEVICE_TEMPLATE_TYPE) {
       throw fieldError(key, `${t.name} is a template for ${t.object_type}; bind a device template (object type ${DEVICE_TEMPLATE_TYPE}).`);
     }
-  };
+  });
 }
 
-const device = requireModel('dcim.device');
-device.computed.config_template = bindingField;
-checkBindingType(device, 'config_template_id');
-checkBindingType(requireModel('dcim.devicerole'), 'config_template');
-checkBindingType(requireModel('dcim.platform'), 'config_template');
-checkBindingType(requireModel('virtualization.virtualmachine'), 'config_template');
+addComputedField('dcim.device', 'config_template', bindingField);
+checkBindingType('dcim.device', 'config_template_id');
+checkBindingType('dcim.devicerole', 'config_template');
+checkBindingType('dcim.platform', 'config_template');
+checkBindingType('virtualization.virtualmachine', 'config_template');
 
 // The binding is write-only on the device (read as config_template), so its filter is declared here: devices
 // bound to these templates directly. A value that is not an id matches nothing, like any foreign-key filter.

@@ -17,7 +17,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { parseVersion } from './version.ts';
+import { parseVersion } from '../install/version.ts';
 
 export interface BundleManifest {
   name: 'cairn';

@@ -8,7 +8,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { guardedGet, readAllowlist } from '../core/ssrf.ts';
-import { compareVersions, isPrerelease, parseVersion } from './version.ts';
+import { compareVersions, isPrerelease, parseVersion } from '../install/version.ts';
 import type { Channel, UpgradeSettings } from './settings.ts';
 import { readState, writeState } from '../core/state.ts';
 

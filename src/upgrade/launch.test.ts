@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { layoutFor, type InstallLayout } from './engine/layout.ts';
+import { layoutFor, type InstallLayout } from '../install/layout.ts';
 import { launchUpgrade, LaunchRefused } from './launch.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-launch-'));

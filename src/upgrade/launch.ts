@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newRunId } from './engine/context.ts';
 import { readJournal } from './engine/journal.ts';
-import { readEnvFile, releaseEnv, type InstallLayout } from './engine/layout.ts';
-import { BUSY_MESSAGE } from './engine/lock.ts';
+import { readEnvFile, releaseEnv, type InstallLayout } from '../install/layout.ts';
+import { BUSY_MESSAGE } from '../install/lock.ts';
 
 export type LaunchTrigger = 'bundle' | 'online' | 'auto';
 

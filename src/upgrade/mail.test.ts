@@ -12,7 +12,7 @@ import { startSmtpStandin, type SmtpStandin } from '../../test/helpers/smtp.ts';
 import type { EngineContext } from './engine/context.ts';
 import { mailOutcome, notifyRestoreFailed } from './engine/job-record.ts';
 import type { Journal } from './engine/journal.ts';
-import { layoutFor } from './engine/layout.ts';
+import { layoutFor } from '../install/layout.ts';
 import type { Host } from './host/types.ts';
 import { upgradeOutcomeMail, writeMailMirror } from './mail.ts';
 import { DEFAULT_UPGRADE_SETTINGS } from './settings.ts';

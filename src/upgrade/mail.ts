@@ -10,9 +10,9 @@ import { openPostgres } from '../db/database.ts';
 import { configureSecrets, decryptSecret } from '../core/secrets.ts';
 import { SmtpMailer, type MailMessage, type Mailer } from '../core/mail.ts';
 import type { Journal } from './engine/journal.ts';
-import { readEnvFile, type InstallLayout } from './engine/layout.ts';
+import { readEnvFile, type InstallLayout } from '../install/layout.ts';
 import { DEFAULT_UPGRADE_SETTINGS, readUpgradeSettings, type UpgradeSettings } from './settings.ts';
-import { parseVersion } from './version.ts';
+import { parseVersion } from '../install/version.ts';
 
 /** Configured = a host, a sender and at least one recipient. */
 export function mailConfigured(s: UpgradeSettings): boolean {

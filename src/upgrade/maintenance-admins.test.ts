@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { createSession } from '../core/auth/credentials.ts';
 import { writeJournal, type Journal } from './engine/journal.ts';
-import { layoutFor, type InstallLayout } from './engine/layout.ts';
+import { layoutFor, type InstallLayout } from '../install/layout.ts';
 import { maintenanceAnswer } from './engine/maintenance-answer.ts';
 import { adminSnapshotFile, currentAdminSnapshot, isSnapshotAdmin, removeAdminSnapshot, writeAdminSnapshot } from './maintenance-admins.ts';
 

@@ -10,8 +10,8 @@ import { readFileSync, renameSync, rmSync, writeFileSync, mkdirSync } from 'node
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { readLock, type LockInfo } from './engine/lock.ts';
-import type { InstallLayout } from './engine/layout.ts';
+import { readLock, type LockInfo } from '../install/lock.ts';
+import type { InstallLayout } from '../install/layout.ts';
 
 const SESSION_COOKIE = 'cairn_session';
 

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layoutFor } from './engine/layout.ts';
+import { layoutFor } from '../install/layout.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-online-cli-'));
 const layout = layoutFor(join(dir, 'root'));

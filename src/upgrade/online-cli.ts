@@ -6,7 +6,7 @@ import { openConfiguredDatabase } from '../db/open.ts';
 import { readAllowlist } from '../core/ssrf.ts';
 import type { Host } from './host/types.ts';
 import type { Journal } from './engine/journal.ts';
-import { currentRelease, type InstallLayout } from './engine/layout.ts';
+import { currentRelease, type InstallLayout } from '../install/layout.ts';
 import { runUpgrade } from './engine/run.ts';
 import { fetchFeed, FeedError, upgradeTarget } from './feed.ts';
 import { DEFAULT_UPGRADE_SETTINGS, readUpgradeSettings, type UpgradeSettings } from './settings.ts';

@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
 import { startStandin, type Standin } from '../../test/helpers/outbound.ts';
 import { VERSION } from '../version.ts';
-import { layoutFor } from './engine/layout.ts';
-import { processStartTime } from './engine/lock.ts';
-import { parseVersion } from './version.ts';
+import { layoutFor } from '../install/layout.ts';
+import { processStartTime } from '../install/lock.ts';
+import { parseVersion } from '../install/version.ts';
 import { scheduledUpgradeCheck } from './auto-update.ts';
 
 let h: Harness;

@@ -12,7 +12,7 @@ import { can } from '../core/context.ts';
 import { ApiError, badRequest, conflict, forbidden, unauthorized } from '../core/errors.ts';
 import { answeredAsBuilt, checkedFirst, dbOf } from '../core/http.ts';
 import { readAllowlist } from '../core/ssrf.ts';
-import { detectRoot, layoutFor, type InstallLayout } from './engine/layout.ts';
+import { detectRoot, layoutFor, type InstallLayout } from '../install/layout.ts';
 import { newRunId } from './engine/context.ts';
 import { availability, checkFeed, readFeedCheck } from './feed.ts';
 import { readAutoStatus } from './auto-update.ts';

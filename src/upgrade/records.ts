@@ -1,8 +1,8 @@
 // The last upgrade card (GET /api/system/upgrade/, `cairn upgrade status`): read from the install's journal.
 import { readJournal, unfinished, type Journal } from './engine/journal.ts';
-import { lockOwnerAlive, readLock } from './engine/lock.ts';
+import { lockOwnerAlive, readLock } from '../install/lock.ts';
 import { tail } from './engine/commands.ts';
-import type { InstallLayout } from './engine/layout.ts';
+import type { InstallLayout } from '../install/layout.ts';
 
 export interface UpgradeCard {
   id: string;

@@ -4,7 +4,7 @@
 // once are harmless: the engine's lock lets one run start and the other is answered 'already running'.
 import { VERSION } from '../version.ts';
 import { scheduledUpgradeCheck } from './auto-update.ts';
-import { detectRoot, layoutFor } from './engine/layout.ts';
+import { detectRoot, layoutFor } from '../install/layout.ts';
 import { defineSchedule } from '../jobs/registry.ts';
 
 export const UPGRADE_CHECK_SCHEDULE = process.env.CAIRN_UPGRADE_CHECK_CRON ?? '50 4 * * *';

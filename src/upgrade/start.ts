@@ -7,13 +7,13 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, ren
 import { join } from 'node:path';
 import { guardedGet } from '../core/ssrf.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
-import { BUSY_MESSAGE, lockOwnerAlive } from './engine/lock.ts';
-import type { InstallLayout } from './engine/layout.ts';
+import { BUSY_MESSAGE, lockOwnerAlive } from '../install/lock.ts';
+import type { InstallLayout } from '../install/layout.ts';
 import { peekBundleVersion, refuseOlder } from './engine/run.ts';
 import { fetchFeed, FeedError, type Release } from './feed.ts';
 import { launchUpgrade, LaunchRefused, type Launched, type LaunchTrigger } from './launch.ts';
 import type { UpgradeSettings } from './settings.ts';
-import { parseVersion } from './version.ts';
+import { parseVersion } from '../install/version.ts';
 
 /** A refusal with the HTTP status it maps to and the request field it is about (null: the request as a whole). */
 export class StartRefusal extends Error {

@@ -7,7 +7,7 @@ import { callerTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { secretTransform } from '../core/secrets.ts';
 import { ownerField } from '../organization/owners.ts';
-import { treeParentCheck } from '../organization/tree.ts';
+import { treeParentCheck } from '../core/tree.ts';
 import { WIRELESS_INTERFACE_TYPES } from '../dcim/wireless-choices.ts';
 import './choices.ts';
 

@@ -11,7 +11,7 @@ import { expectConsistent } from './expect.ts';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
 import { upgradeStatus } from '../../src/upgrade/records.ts';
 import { restoreHoldFile } from '../../src/system/restore-hold.ts';
-import { processStartTime } from '../../src/upgrade/engine/lock.ts';
+import { processStartTime } from '../../src/install/lock.ts';
 import { PACKAGE_UPDATES_FILE } from '../../src/upgrade/host/local.ts';
 import { createJob } from '../../src/jobs/record.ts';
 

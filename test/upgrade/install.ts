@@ -12,11 +12,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/types.ts';
 import { openPGlite, openPostgres } from '../../src/db/database.ts';
 import { buildBundle, unpackBundle } from '../../src/upgrade/bundle.ts';
-import { parseVersion } from '../../src/upgrade/version.ts';
-import { layoutFor, type InstallLayout } from '../../src/upgrade/engine/layout.ts';
+import { parseVersion } from '../../src/install/version.ts';
+import { layoutFor, type InstallLayout } from '../../src/install/layout.ts';
 import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
-import { processAlive } from '../../src/upgrade/engine/lock.ts';
+import { processAlive } from '../../src/install/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
 import { withServer } from '../helpers/pg-test-databases.ts';
 

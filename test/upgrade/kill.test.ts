@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJournal, type StepName } from '../../src/upgrade/engine/journal.ts';
-import { processAlive } from '../../src/upgrade/engine/lock.ts';
-import { currentRelease } from '../../src/upgrade/engine/layout.ts';
+import { processAlive } from '../../src/install/lock.ts';
+import { currentRelease } from '../../src/install/layout.ts';
 import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { expectConsistent } from './expect.ts';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { PACKAGE_UNITS, packageProcessRunning, SystemdHost } from '../../src/upgrade/host/systemd.ts';
 import { hostFor } from '../../src/upgrade/host/index.ts';
-import { layoutFor } from '../../src/upgrade/engine/layout.ts';
+import { layoutFor } from '../../src/install/layout.ts';
 import { SOURCE } from './install.ts';
 
 let dir: string;

@@ -187,10 +187,10 @@ describe.skipIf(!ready)('web UI in chromium', () => {
   it('an interface picker shows each interface with its device', async () => {
     const { page } = browser;
     await page.goto(`${server.url}/objects/ipam.ipaddress/new`);
-    const box = page.getByRole('combobox', { name: 'Assigned interface' });
+    const box = page.getByRole('combobox', { name: 'Assigned interface', exact: true });
     await box.click();
     await box.fill('Ethernet9');
-    const options = page.getByRole('listbox', { name: 'Assigned interface' }).getByRole('option');
+    const options = page.getByRole('listbox', { name: 'Assigned interface', exact: true }).getByRole('option');
     await options.first().waitFor();
     expect(await options.allInnerTexts()).toContainEqual(expect.stringContaining('web-created-1 › Ethernet9'));
     await shot(page, '07b-interface-picker-with-device');

@@ -33,11 +33,44 @@ export interface EditableField {
   filters?: Record<string, string>;
   items?: 'int' | 'text';
   /** `generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}. */
-  object_models?: Array<{ model: string; label: string; endpoint: string }>;
+  object_models?: Array<{ model: string; label: string; endpoint: string; scope?: PickerScope }>;
+  /** `object`: the parent a picker may choose first to list only its rows (a device, then its interfaces). */
+  scope?: PickerScope;
   hint?: string;
   /** Where the field stands in the model's definition: a form lays fields out in this order (`length`, then `length_unit`). */
   position: number;
 }
+
+/**
+ * The parent every row of a model belongs to (ModelDef.displayParent, a required relation: an interface's device, a
+ * VM interface's virtual machine): a picker offers it first and lists that parent's rows (`filter=<id>`), as NetBox's
+ * forms pick a device, then its interface.
+ */
+export interface PickerScope {
+  key: string;
+  label: string;
+  object_model: string;
+  endpoint: string;
+  filter: string;
+}
+
+export function pickerScope(model: ModelDef): PickerScope | undefined {
+  for (const key of model.displayParent ?? []) {
+    const field = model.fields[key];
+    if (field?.kind !== 'fk' || field.nullable) continue;
+    const parent = findModel(field.target!);
+    if (!parent || parent.name === model.name || !parent.operations.list) continue;
+    return { key, label: fieldLabel(key, field), object_model: parent.name, endpoint: parent.path, filter: `${key}_id` };
+  }
+  return undefined;
+}
+
+const scopeSchema = {
+  type: 'object',
+  description: 'The parent a picker may choose first (a device), then listing its rows only with `filter=<parent id>`.',
+  properties: { key: { type: 'string' }, label: { type: 'string' }, object_model: { type: 'string' }, endpoint: { type: 'string' }, filter: { type: 'string' } },
+  required: ['key', 'label', 'object_model', 'endpoint', 'filter'],
+};
 
 const optionSchema = { type: 'object', properties: { value: { type: 'string' }, label: { type: 'string' } }, required: ['value', 'label'] };
 
@@ -66,8 +99,9 @@ export const editableFieldSchema = {
     object_models: {
       type: 'array',
       description: '`generic_objects`: the models a picker offers, each with its list endpoint; values are {object_type, object_id}.',
-      items: { type: 'object', properties: { model: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' } }, required: ['model', 'label', 'endpoint'] },
+      items: { type: 'object', properties: { model: { type: 'string' }, label: { type: 'string' }, endpoint: { type: 'string' }, scope: scopeSchema }, required: ['model', 'label', 'endpoint'] },
     },
+    scope: scopeSchema,
     hint: { type: 'string' },
     position: { type: 'integer', description: "Where the field stands in the model's definition: the order a form lays fields out in." },
   },
@@ -148,7 +182,9 @@ function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Omit
       const target = findModel(field.target!);
       if (!target) return null;
       if (target.name === 'extras.status') return { ...base, kind: 'status', status_model: model.name };
-      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path, ...(field.pickerFilters ? { filters: field.pickerFilters } : {}) };
+      // A picker already narrowed by its own filters (a LAG among the interface's siblings) needs no parent first.
+      const scope = field.pickerFilters ? undefined : pickerScope(target);
+      return { ...base, kind: 'object', object_model: target.name, endpoint: target.path, ...(field.pickerFilters ? { filters: field.pickerFilters } : {}), ...(scope ? { scope } : {}) };
     }
     case 'm2m': {
       const target = findModel(field.target!);
@@ -156,7 +192,14 @@ function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Omit
     }
     case 'generic_m2m': {
       const targets = field.generic!.targets.map((name) => findModel(name)).filter((m): m is ModelDef => m !== undefined);
-      return { ...base, kind: 'generic_objects', object_models: targets.map((m) => ({ model: m.name, label: m.label, endpoint: m.path })) };
+      return {
+        ...base,
+        kind: 'generic_objects',
+        object_models: targets.map((m) => {
+          const scope = pickerScope(m);
+          return { model: m.name, label: m.label, endpoint: m.path, ...(scope ? { scope } : {}) };
+        }),
+      };
     }
     case 'tags':
       return { ...base, kind: 'tags', object_model: 'extras.tag', endpoint: '/api/tags/' };

@@ -2,7 +2,7 @@
 // Every name and value is checked against the registry; anything unknown is a 400 naming the parameter.
 import { sql, type RawBuilder } from 'kysely';
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { columnOf, getModel, isColumnField, lookupTable } from '../registry.ts';
+import { columnOf, displayColumn, getModel, isColumnField, lookupTable } from '../registry.ts';
 import { ErrorCollector } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { checkFieldValue } from './field-values.ts';
@@ -147,6 +147,55 @@ function relationCondition(col: RawBuilder<unknown>, field: FieldDef, text: stri
   return sql`${col} IN (SELECT r.id FROM ${sql.table(target.table)} r WHERE ${sql.ref(`r.${by}`)}::text = ${text})`;
 }
 
+/** The caller's fence on another model's rows (tenant and permissions), for searches that read a parent's table. */
+export type ScopeOf = (model: ModelDef, alias: string) => RawBuilder<unknown>;
+
+/** The words of a search (`ams1-leaf07 › mgmt0` is two: the display's separator counts as a space), at most 8. */
+const MAX_SEARCH_WORDS = 8;
+
+function likeText(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * `q` on a model shown within its parent (ModelDef.displayParent: an interface in its device): the parent's name
+ * and the row's own words together, as the row is displayed (`ams1-leaf07 mgmt0`, `par1-leaf30 Ethernet1/3`).
+ * A search that starts with a parent's exact name (`ams1-leaf07`, alone or with more words) means that parent: it
+ * finds that parent's rows only, never other rows whose description mentions the name (a spine's port described
+ * `to ams1-leaf07`). Otherwise the row's own text matches as before, or a parent whose name holds the first words
+ * with the row matching the rest. Null when the model has no parent to search by (or the caller gave no scope).
+ */
+function parentQualifiedSearch(model: ModelDef, text: string, alias: string, ownText: RawBuilder<unknown>, scopeOf?: ScopeOf): RawBuilder<unknown> | null {
+  if (!scopeOf || !model.displayParent?.length) return null;
+  const parents = model.displayParent
+    .map((key) => ({ key, field: model.fields[key], target: model.fields[key]?.target ? getModel(model.fields[key]!.target!) : undefined }))
+    .filter((p): p is { key: string; field: FieldDef; target: ModelDef } => p.field?.kind === 'fk' && p.target !== undefined && p.target.displayField !== 'id');
+  if (!parents.length) return null;
+  const words = text.split(/[\s\u203a]+/).filter(Boolean).slice(0, MAX_SEARCH_WORDS);
+  if (!words.length) return null;
+  const own = model.searchFields.length ? model.searchFields : [model.displayField];
+  // The row's own words (each in one of its search fields); none left: any row of the parent.
+  const rest = (tail: string[]) =>
+    tail.length ? sql.join(tail.map((w) => sql`(${sql.join(own.map((f) => sql`${sql.ref(`${alias}.${columnOf(f, model.fields[f] ?? { kind: 'string' })}`)}::text ILIKE ${likeText(w)}`), sql` OR `)})`), sql` AND `) : sql`true`;
+  const exact: RawBuilder<unknown>[] = [];
+  const loose: RawBuilder<unknown>[] = [];
+  const names: RawBuilder<unknown>[] = [];
+  for (const { key, field, target } of parents) {
+    const fk = sql.ref(`${alias}.${columnOf(key, field)}`);
+    const name = sql.ref(`r.${displayColumn(target)}`);
+    const table = sql.table(target.table);
+    const heads = words.map((_, i) => words.slice(0, i + 1).join(' ').toLowerCase());
+    names.push(sql`EXISTS (SELECT 1 FROM ${table} r WHERE ${scopeOf(target, 'r')} AND lower(${name}::text) = ANY(${heads}::text[]))`);
+    for (let i = 1; i <= words.length; i++) {
+      const head = words.slice(0, i).join(' ');
+      exact.push(sql`(${fk} IN (SELECT r.id FROM ${table} r WHERE ${scopeOf(target, 'r')} AND lower(${name}::text) = ${head.toLowerCase()}) AND ${rest(words.slice(i))})`);
+      if (i < words.length) loose.push(sql`(${fk} IN (SELECT r.id FROM ${table} r WHERE ${scopeOf(target, 'r')} AND ${name}::text ILIKE ${likeText(head)}) AND ${rest(words.slice(i))})`);
+    }
+  }
+  const looseOr = loose.length ? sql` OR ${sql.join(loose, sql` OR `)}` : sql``;
+  return sql`(${sql.join(exact, sql` OR `)} OR (NOT (${sql.join(names, sql` OR `)}) AND (${ownText}${looseOr})))`;
+}
+
 export function parseListQuery(
   model: ModelDef,
   query: QueryValues,
@@ -154,6 +203,7 @@ export function parseListQuery(
   custom: Record<string, CustomFilter> = {},
   extraReserved: ReadonlySet<string> = new Set(),
   quickSearch?: QuickSearch,
+  scopeOf?: ScopeOf,
 ): ListQuery {
   const errors = new ErrorCollector();
   const where: RawBuilder<unknown>[] = [];
@@ -202,7 +252,8 @@ export function parseListQuery(
       const fields = model.searchFields.length ? model.searchFields : [model.displayField];
       const text = sql.join(fields.map((f) => sql`${sql.ref(`${alias}.${columnOf(f, model.fields[f] ?? { kind: 'string' })}`)}::text ILIKE ${escaped}`), sql` OR `);
       const quick = quickSearch?.(q.trim(), alias);
-      where.push(quick ? sql`(${text} OR ${quick.where})` : sql`(${text})`);
+      const ownText = quick ? sql`${text} OR ${quick.where}` : text;
+      where.push(parentQualifiedSearch(model, q.trim(), alias, ownText, scopeOf) ?? sql`(${ownText})`);
       qOrder = quick?.orderBy;
     }
   }

@@ -8,6 +8,7 @@ import { scopeCondition } from '../access.ts';
 import { parseListQuery, type CustomFilter, type QueryValues, type QuickSearch } from './list-query.ts';
 import { inlineComputedSelect, serializeRows, type ApiObject, type Row } from './serialize.ts';
 import { notFound } from '../errors.ts';
+import { noteRegistration } from '../provenance.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 import { keptCountOf, keptCountSql } from './row-counts.ts';
 
@@ -17,6 +18,7 @@ const customFilters = new Map<string, Record<string, CustomFilter>>();
 
 /** Filters a domain adds to a model's list beyond its fields. */
 export function addListFilters(modelName: string, filters: Record<string, CustomFilter>): void {
+  noteRegistration(modelName, 'list filters', Object.keys(filters));
   customFilters.set(modelName, lookupTable({ ...customFilters.get(modelName), ...filters }));
 }
 
@@ -31,12 +33,13 @@ const quickSearches = new Map<string, QuickSearch>();
 
 /** What `q` means to a model beyond its search fields' text (addresses and networks for IPAM models). */
 export function setQuickSearch(modelName: string, search: QuickSearch): void {
+  noteRegistration(modelName, 'quick search (q)', []);
   quickSearches.set(modelName, search);
 }
 
 /** The rows a list request selects, unpaged conditions included: shared by lists, renders and bulk calls. */
 export function listConditions(ctx: RequestContext, model: ModelDef, query: QueryValues, alias = 't', extraReserved?: ReadonlySet<string>) {
-  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name));
+  const parsed = parseListQuery(model, query, alias, listFiltersOf(model.name), extraReserved, quickSearches.get(model.name), (other, a) => scopeCondition(ctx, other, a));
   const where = sql.join([scopeCondition(ctx, model, alias), ...parsed.where], sql` AND `);
   return { ...parsed, where, filtered: parsed.where.length > 0 };
 }

@@ -1,5 +1,6 @@
 // The generic routes every registry model gets: list, create, retrieve, update, partial update, delete, and (where
 // other models point at it) what refers to an object.
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
 import type { ModelDef } from '../registry.ts';
 import { requireModelPermission, type Action } from '../access.ts';
@@ -8,9 +9,10 @@ import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
 import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
 import { serializeRows } from './serialize.ts';
+import { exportListCsv } from './csv-export.ts';
 import { importSpreadsheet, type ImportBody } from './spreadsheet-import.ts';
 import type { QueryValues } from './list-query.ts';
-import { listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
+import { csvQuerySchema, listQuerySchema, outputSchema, pageSchema, schemaName, writeSchema } from './schemas.ts';
 import { referencesTo, relatedCounts, RelatedCount } from './related.ts';
 import { listEnvelopeSchema } from '../list-envelope.ts';
 
@@ -66,6 +68,23 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
         const exportRef = (req.query as QueryValues).export;
         if (exportRef !== undefined && listExporter) return listExporter(req, reply, model, String(Array.isArray(exportRef) ? exportRef[0] : exportRef));
         return listPage(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req));
+      },
+    });
+    app.get(`${model.path}csv/`, {
+      ...registryValidated,
+      schema: {
+        tags,
+        summary: `Download ${model.labelPlural} as CSV`,
+        description:
+          'Every row the list selects with the same filters, search and ordering (not one page: limit and offset are ignored), streamed. `columns` names the columns (list-field keys, comma-separated, as /api/list-fields/ lists them); without it, every column. Cells read as the list shows them: an object by its name, a choice by its label.',
+        querystring: csvQuerySchema(model),
+        response: { 200: { description: 'text/csv; charset=utf-8, as an attachment named after the list.', type: 'string' } },
+      },
+      preParsing: permitted(model, 'view'),
+      handler: async (req, reply) => {
+        const csv = await exportListCsv(dbOf(req), req.ctx, model, req.query as QueryValues, originOf(req));
+        reply.headers({ 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${csv.fileName}"`, 'x-content-type-options': 'nosniff' });
+        return reply.send(Readable.from(csv.lines, { objectMode: false }));
       },
     });
     app.get(detail, {

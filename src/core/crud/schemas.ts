@@ -133,3 +133,14 @@ export function listQuerySchema(model: ModelDef): Schema {
   if ('tags' in model.fields) properties.tag = { type: 'string', description: 'Tag slug or id.' };
   return { type: 'object', properties, additionalProperties: true };
 }
+
+/** The list's filters, search and ordering, and `columns`: what a CSV download of the list takes. */
+export function csvQuerySchema(model: ModelDef): Schema {
+  const list = listQuerySchema(model) as { properties: Record<string, Schema> };
+  const { limit: _limit, offset: _offset, export: _export, ...filters } = list.properties;
+  return {
+    type: 'object',
+    properties: { ...filters, columns: { type: 'string', description: 'Comma-separated column keys (list-field keys); all columns when absent.' } },
+    additionalProperties: true,
+  };
+}

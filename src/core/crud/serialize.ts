@@ -9,6 +9,7 @@ import type { ComputedField, FieldDef, ModelDef } from '../registry.ts';
 import { columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { isoTime } from '../iso-time.ts';
+import { noteRegistration } from '../provenance.ts';
 
 export type Row = Record<string, unknown>;
 export type ApiObject = Record<string, unknown>;
@@ -239,6 +240,7 @@ export interface BriefExtension {
 const briefExtensions = new Map<string, BriefExtension[]>();
 
 export function addBriefExtension(modelName: string, extension: BriefExtension): void {
+  noteRegistration(modelName, 'brief extension', []);
   briefExtensions.set(modelName, [...(briefExtensions.get(modelName) ?? []), extension]);
 }
 

@@ -2,10 +2,29 @@
 // DCIM (manufacturers, device types and their templates, roles, platforms, devices, interfaces, cables).
 // PostgreSQL 13 compatible. No foreign key points at IPAM tables: 0003 adds those columns itself.
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../types.ts';
+import { migrationAllocateNumids, migrationUuidv7 } from './frozen-helpers.ts';
 
 const audit = sql`created timestamptz NOT NULL DEFAULT now(), last_updated timestamptz NOT NULL DEFAULT now()`;
 const base = sql`id uuid PRIMARY KEY, numid bigint NOT NULL, tenant_id uuid NOT NULL REFERENCES tenants(id) ON DELETE CASCADE`;
+
+const DEVICE = 'dcim.device';
+const ADDRESS = 'ipam.ipaddress';
+const PREFIX = 'ipam.prefix';
+const VLAN = 'ipam.vlan';
+const RANGE = 'ipam.iprange';
+const CABLE = 'dcim.cable';
+const SITE = 'organization.site';
+/** The statuses every tenant had then (frozen copy of extras/statuses.ts's DEFAULT_STATUSES at the time). */
+const STATUSES_0002 = [
+  { name: 'Active', slug: 'active', color: '4caf50', available_to: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE], default_for: [DEVICE, ADDRESS, PREFIX, VLAN, RANGE, SITE] },
+  { name: 'Planned', slug: 'planned', color: '00bcd4', available_to: [DEVICE, CABLE, SITE], default_for: [] },
+  { name: 'Offline', slug: 'offline', color: 'ff9800', available_to: [DEVICE], default_for: [] },
+  { name: 'Decommissioning', slug: 'decommissioning', color: 'ffc107', available_to: [DEVICE, CABLE, SITE], default_for: [] },
+  { name: 'Reserved', slug: 'reserved', color: '00bcd4', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
+  { name: 'Deprecated', slug: 'deprecated', color: 'f44336', available_to: [ADDRESS, PREFIX, VLAN, RANGE], default_for: [] },
+  { name: 'Container', slug: 'container', color: '9e9e9e', available_to: [PREFIX], default_for: [] },
+  { name: 'Connected', slug: 'connected', color: '4caf50', available_to: [CABLE], default_for: [CABLE] },
+];
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
@@ -156,14 +175,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
   // Tenants that exist before this migration get the default statuses new tenants get on creation. Written here
   // with SQL of this migration's time, not through the write service: the models describe the latest schema.
-  const { DEFAULT_STATUSES } = await import('../../extras/statuses.ts');
-  const { allocateNumids } = await import('../../core/numids.ts');
-  const { uuidv7 } = await import('../../core/ids.ts');
   const { rows } = await sql<{ id: string }>`SELECT id FROM tenants`.execute(db);
   for (const t of rows) {
-    const first = await allocateNumids(db as unknown as Kysely<DB>, t.id, 'statuses', DEFAULT_STATUSES.length);
-    const values = DEFAULT_STATUSES.map(
-      (s, i) => sql`(${uuidv7()}, ${first + i}, ${t.id}, ${s.name}, ${s.slug}, ${s.color}, ${s.available_to}::text[], ${s.default_for}::text[])`,
+    const first = await migrationAllocateNumids(db, t.id, 'statuses', STATUSES_0002.length);
+    const values = STATUSES_0002.map(
+      (s, i) => sql`(${migrationUuidv7()}, ${first + i}, ${t.id}, ${s.name}, ${s.slug}, ${s.color}, ${s.available_to}::text[], ${s.default_for}::text[])`,
     );
     await sql`INSERT INTO statuses (id, numid, tenant_id, name, slug, color, available_to, default_for) VALUES ${sql.join(values)}
       ON CONFLICT DO NOTHING`.execute(db);

@@ -4,10 +4,11 @@ import { quoteIdent } from '../quote.ts';
 // `q` on the device list is `ILIKE '%…%'` over name, serial, asset tag and comments (as NetBox's): without an
 // index it read the tenant's every device, 13 ms a page at 20,000 and 78 ms under load, the one list whose page
 // cost still grew with its table. A trigram index on the four answers each arm of the OR (0.6 ms at 52,500
-// devices). Only where pg_trgm exists (see 0011); `cairn search rebuild` creates it once the extension does.
-export const DEVICE_TRIGRAM_INDEX = 'devices_q_trgm';
+// devices). Only where pg_trgm exists (see 0011); `cairn search rebuild` creates it once the extension does
+// (src/search/support.ts keeps today's definition; this one is frozen as it was).
+const DEVICE_TRIGRAM_INDEX = 'devices_q_trgm';
 
-export function deviceTrigramIndexSql(trgmSchema: string): string {
+function deviceTrigramIndexSql(trgmSchema: string): string {
   const ops = `${quoteIdent(trgmSchema)}.gin_trgm_ops`;
   return `CREATE INDEX IF NOT EXISTS ${DEVICE_TRIGRAM_INDEX} ON devices USING gin (name ${ops}, serial ${ops}, asset_tag ${ops}, comments ${ops})
     WITH (gin_pending_list_limit = 256)`;

@@ -1,5 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { DEVICE_TRIGRAM_INDEX } from './0034_device_search_trigrams.ts';
 
 // The device list's trigram index is written straight into the index, with no pending list (GIN's fast update).
 // The planner prices every pending page into each arm of q's OR: after 2,000 devices were added it priced the
@@ -8,14 +7,9 @@ import { DEVICE_TRIGRAM_INDEX } from './0034_device_search_trigrams.ts';
 // their inserts, where it is small; the search index (written on every change) keeps its capped pending list.
 
 // Inlined: a DO block's body takes no parameters.
-const INDEX = sql.lit(DEVICE_TRIGRAM_INDEX);
+const INDEX = sql.lit('devices_q_trgm');
 
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await settleDeviceTrigramIndex(db);
-}
-
-/** Also run by `cairn search rebuild` after it creates the index (0034's statement) when pg_trgm came later. */
-export async function settleDeviceTrigramIndex<T>(db: Kysely<T>): Promise<void> {
   await sql`DO $$ BEGIN
     IF to_regclass(${INDEX}) IS NOT NULL THEN
       EXECUTE format('ALTER INDEX %I SET (fastupdate = off)', ${INDEX}::text);

@@ -8,11 +8,12 @@ import { loadConfig, type Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { SERVICES, type ServiceName } from '../host/types.ts';
 import type { UpgradeCard } from '../records.ts';
-import { detectRoot, layoutFor, type InstallLayout } from './layout.ts';
+import { detectRoot, layoutFor, type InstallLayout } from '../../install/layout.ts';
 import { ACCEPTED_CALLER_PROTOCOLS } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
-import { compareVersions } from '../version.ts';
+import { compareVersions } from '../../install/version.ts';
 import { launchedBy } from '../launch-env.ts';
+import type { AppBuilder } from './verify.ts';
 
 // Each command imports what it runs when it runs (see src/main.ts): the engine starts several of these per run.
 
@@ -64,7 +65,13 @@ function handled<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...ar
   };
 }
 
-export function registerUpgradeCommands(program: Command): void {
+/** What the commands need from the layers above the upgrade domain (the command line hands them in). */
+export interface UpgradeCommandDeps {
+  /** The HTTP app `cairn upgrade verify` calls its list endpoints on. */
+  loadAppBuilder: () => Promise<AppBuilder>;
+}
+
+export function registerUpgradeCommands(program: Command, deps: UpgradeCommandDeps): void {
   const upgrade = program.command('upgrade').description('Upgrade this install: backup, verify, roll back on failure.');
   const rootOption = ['--root <dir>', 'install root (env CAIRN_ROOT; default: the install this release belongs to)'] as const;
 
@@ -132,7 +139,8 @@ export function registerUpgradeCommands(program: Command): void {
     .description('(run by the upgrade engine) Check this release against the database before it serves.')
     .action(handled(async (_opts, cmd: Command) => {
       const { verifyRelease } = await import('./verify.ts');
-      console.log(await withDb(cmd, (database, config) => verifyRelease(database, config)));
+      const buildApp = await deps.loadAppBuilder();
+      console.log(await withDb(cmd, (database, config) => verifyRelease(database, config, buildApp)));
     }));
 
   program

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { releaseEnv, type InstallLayout } from './layout.ts';
+import { releaseEnv, type InstallLayout } from '../../install/layout.ts';
 
 export class CommandError extends Error {
   constructor(

@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupTarget } from '../../system/backup.ts';
 import type { Host } from '../host/types.ts';
-import { readEnvFile, type InstallLayout } from './layout.ts';
+import { readEnvFile, type InstallLayout } from '../../install/layout.ts';
 import { writeJournal, type Journal, type StepName } from './journal.ts';
-import { processAlive, processStartTime } from './lock.ts';
+import { processAlive, processStartTime } from '../../install/lock.ts';
 
 export interface EngineContext {
   layout: InstallLayout;

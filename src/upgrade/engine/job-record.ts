@@ -8,7 +8,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openPostgres } from '../../db/database.ts';
 import { applyUpgradeJobWrite, upgradeJobWrite, type UpgradeJobWrite } from '../job-write.ts';
-import { readEnvFile, webAddress } from './layout.ts';
+import { readEnvFile, webAddress } from '../../install/layout.ts';
 import { save, type EngineContext } from './context.ts';
 import { engineMailSettings, mailConfigured, mailDigest, mailerFor, restoreFailedMail, upgradeOutcomeMail } from '../mail.ts';
 

@@ -5,8 +5,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { currentAdminSnapshot, isSnapshotAdmin } from '../maintenance-admins.ts';
 import { upgradeStatus } from '../records.ts';
-import type { InstallLayout } from './layout.ts';
-import { readLock } from './lock.ts';
+import type { InstallLayout } from '../../install/layout.ts';
+import { readLock } from '../../install/lock.ts';
 
 export const RETRY_AFTER_SECONDS = 30;
 

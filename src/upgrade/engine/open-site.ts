@@ -1,6 +1,6 @@
 // Ending the maintenance hold of an upgrade: the web service checks the hold token and lets users back in.
 import { tail } from './commands.ts';
-import { webAddress, type InstallLayout } from './layout.ts';
+import { webAddress, type InstallLayout } from '../../install/layout.ts';
 
 /** Lets users back in: the web service checks the hold token and turns maintenance off. */
 export async function openSite(layout: InstallLayout, token: string): Promise<void> {

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openPostgres } from '../../db/database.ts';
 import { RetryableFailure, save, type EngineContext } from './context.ts';
-import { readEnvFile, webAddress } from './layout.ts';
+import { readEnvFile, webAddress } from '../../install/layout.ts';
 
 const PACKAGE_WAIT_MS = 20 * 60_000;
 const JOB_WAIT_MS = 2 * 60_000;

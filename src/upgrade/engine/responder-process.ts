@@ -6,8 +6,8 @@ import { closeSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { drainAndClose, inheritedListenFd, serverFd } from '../host/handover.ts';
-import { releaseEnv, webAddress, type InstallLayout } from './layout.ts';
-import { processStartTime } from './lock.ts';
+import { releaseEnv, webAddress, type InstallLayout } from '../../install/layout.ts';
+import { processStartTime } from '../../install/lock.ts';
 import { maintenanceAnswer } from './maintenance-answer.ts';
 
 const WEB_READY_TIMEOUT_MS = 300_000;

@@ -4,7 +4,7 @@
 // supervisor uses the responder process of responder-process.ts instead, which takes the socket over without a gap.)
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { InstallLayout } from './layout.ts';
+import type { InstallLayout } from '../../install/layout.ts';
 import { maintenanceAnswer } from './maintenance-answer.ts';
 
 export { RETRY_AFTER_SECONDS } from './maintenance-answer.ts';

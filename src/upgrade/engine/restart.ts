@@ -4,8 +4,8 @@
 import type { Host, ServiceName } from '../host/types.ts';
 import { SERVICES } from '../host/types.ts';
 import { readJournal, unfinished } from './journal.ts';
-import type { InstallLayout } from './layout.ts';
-import { acquireLock, UpgradeBusyError } from './lock.ts';
+import type { InstallLayout } from '../../install/layout.ts';
+import { acquireLock, UpgradeBusyError } from '../../install/lock.ts';
 
 export async function restartServices(layout: InstallLayout, host: Host, names: ServiceName[]): Promise<ServiceName[]> {
   const release = acquireLock(layout.lockFile, 'restart');

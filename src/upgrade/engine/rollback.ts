@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { restoreSnapshot } from '../../system/backup.ts';
 import { runRelease } from './commands.ts';
 import { backupTarget, killLeftoverChild, logFile, restoreFaultPoint, save, trackChild, type EngineContext } from './context.ts';
-import { currentRelease, webAddress } from './layout.ts';
+import { currentRelease, webAddress } from '../../install/layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { notifyRestoreFailed } from './job-record.ts';

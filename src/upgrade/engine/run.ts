@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { createBackup, pruneBackups, type BackupInfo } from '../../system/backup.ts';
 import { MANIFEST_FILE, unpackBundle } from '../bundle.ts';
 import { execFile } from 'node:child_process';
-import { compareVersions } from '../version.ts';
+import { compareVersions } from '../../install/version.ts';
 import type { Host } from '../host/types.ts';
 import { SERVICES } from '../host/types.ts';
 import { CommandError, runRelease } from './commands.ts';
@@ -22,8 +22,8 @@ import {
   type EngineContext,
 } from './context.ts';
 import { STEPS, readJournal, unfinished, type Journal, type StepName } from './journal.ts';
-import { currentRelease, releaseDir, webAddress, type InstallLayout } from './layout.ts';
-import { acquireLock, UpgradeBusyError } from './lock.ts';
+import { currentRelease, releaseDir, webAddress, type InstallLayout } from '../../install/layout.ts';
+import { acquireLock, UpgradeBusyError } from '../../install/lock.ts';
 import { describeHealth, probeHealth, waitForHealth } from './probe.ts';
 import { finishRecord, recordStepProgress, startRecord } from './job-record.ts';
 import { checkStage, handOver, stageProtocols } from './stage-launch.ts';

@@ -1,8 +1,8 @@
 // The new release's side of the hand-over (stage-protocol.ts): `cairn upgrade stage`, started by the engine of
 // the release that runs, takes the run over after prepare and carries it out with this release's own steps.
 import { readJournal } from './journal.ts';
-import { layoutFor } from './layout.ts';
-import { delegateLock, readLock } from './lock.ts';
+import { layoutFor } from '../../install/layout.ts';
+import { delegateLock, readLock } from '../../install/lock.ts';
 import { sha256, type EngineContext } from './context.ts';
 import { hostFor } from '../host/index.ts';
 import { continueRun } from './run.ts';

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { Config } from '../../config.ts';
 import { migrationState } from '../../db/migrator.ts';
-import { buildApp } from '../../app.ts';
+import type { FastifyInstance } from 'fastify';
 import { allModels } from '../../core/registry.ts';
 import { createToken } from '../../core/accounts.ts';
 
@@ -14,7 +14,10 @@ const LIST_ENDPOINTS = 5;
 
 export class VerifyError extends Error {}
 
-export async function verifyRelease(database: Database, config: Config): Promise<string> {
+/** Builds the HTTP app the check calls (src/app.ts's buildApp, handed in by the command line: the upgrade domain does not import the app). */
+export type AppBuilder = (opts: { database: Database; config: Config }) => Promise<FastifyInstance>;
+
+export async function verifyRelease(database: Database, config: Config, buildApp: AppBuilder): Promise<string> {
   const { db } = database;
   const state = await migrationState(db);
   if (state.dbBehindCode.length) throw new VerifyError(`migrations not applied: ${state.dbBehindCode.join(', ')}`);

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { detectRoot, layoutFor } from '../engine/layout.ts';
-import { lockOwnerAlive } from '../engine/lock.ts';
+import { detectRoot, layoutFor } from '../../install/layout.ts';
+import { lockOwnerAlive } from '../../install/lock.ts';
 import { removeAdminSnapshot, writeAdminSnapshot } from '../maintenance-admins.ts';
 
 export { inheritedListenFd } from './listen-fd.ts';

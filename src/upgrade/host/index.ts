@@ -1,6 +1,6 @@
 // Picks the host implementation: systemd when CAIRN_HOST=systemd (the units set it), else the local supervisor.
-import type { InstallLayout } from '../engine/layout.ts';
-import { currentRelease, readEnvFile, webAddress } from '../engine/layout.ts';
+import type { InstallLayout } from '../../install/layout.ts';
+import { currentRelease, readEnvFile, webAddress } from '../../install/layout.ts';
 import { LocalSupervisor } from './local.ts';
 import { SystemdHost } from './systemd.ts';
 import type { Host } from './types.ts';

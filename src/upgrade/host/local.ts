@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { releaseEnv, type InstallLayout } from '../engine/layout.ts';
-import { processAlive, processStartTime } from '../engine/lock.ts';
+import { releaseEnv, type InstallLayout } from '../../install/layout.ts';
+import { processAlive, processStartTime } from '../../install/lock.ts';
 import { HostError, type Host, type ServiceName } from './types.ts';
 
 // A running job may finish (SPEC: up to two minutes) before the stop turns into a kill.

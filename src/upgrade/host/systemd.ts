@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { HostError, type Host, type ServiceName } from './types.ts';
 import { startResponder, type Responder } from '../engine/responder.ts';
-import type { InstallLayout } from '../engine/layout.ts';
+import type { InstallLayout } from '../../install/layout.ts';
 
 const run = promisify(execFile);
 

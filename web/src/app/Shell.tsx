@@ -1,6 +1,6 @@
 // The signed-in layout: top bar (search, tenant switcher, user menu) and the navigation by domain. On a narrow
 // window the navigation folds behind a Menu button.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { post } from '../api/client.ts';
@@ -54,6 +54,18 @@ function TenantSwitcher({ me }: { me: Me }) {
 function SearchBox() {
   const navigate = useNavigate();
   const [q, setQ] = useState('');
+  // `/` goes to the search box from anywhere but a field being typed in (as on GitHub and NetBox).
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== '/' || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const t = e.target as HTMLElement | null;
+      if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+      e.preventDefault();
+      document.getElementById('global-search')?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (q.trim()) void navigate({ to: '/search', search: { q: q.trim() } });
@@ -68,7 +80,7 @@ function SearchBox() {
         type="search"
         value={q}
         onChange={(e) => setQ(e.target.value)}
-        placeholder="Search devices, addresses, prefixes…"
+        placeholder="Search devices, addresses, prefixes… (press /)"
         className="w-full rounded-md border border-slate-600 bg-slate-800 px-3 py-1.5 text-sm text-white placeholder:text-slate-400"
       />
     </form>
@@ -143,6 +155,8 @@ export function Shell() {
   }
   return (
     <div className="flex min-h-screen flex-col">
+      {/* A page's own skip links go first (a list's "Skip to results"). */}
+      <div id="skip-links" className="contents" />
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:z-50 focus:bg-white focus:p-2">
         Skip to content
       </a>

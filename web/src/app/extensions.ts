@@ -105,6 +105,22 @@ export function overviewHiddenFor(model: string): string[] {
   return overviewHiddenKeys.get(model) ?? [];
 }
 
+/** A detail page's heading for one model when its display is not what a reader wants (a cable: its two ends). */
+export interface DetailTitle {
+  title: string;
+  subtitle?: string;
+}
+const detailTitles = new Map<string, (object: ApiObject) => DetailTitle | null>();
+
+export function registerDetailTitle(model: string, title: (object: ApiObject) => DetailTitle | null): void {
+  detailTitles.set(model, title);
+}
+
+/** The registered heading of an object, or null for the generic one (display, #number). */
+export function detailTitleFor(model: string, object: ApiObject): DetailTitle | null {
+  return detailTitles.get(model)?.(object) ?? null;
+}
+
 export function registerNavItem(item: NavItem): void {
   navItems.push(item);
 }

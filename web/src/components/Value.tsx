@@ -19,6 +19,18 @@ export function formatDateTime(v: string): string {
   return Number.isNaN(d.getTime()) ? v : d.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/**
+ * An address as NetBox shows it, always with its mask: PostgreSQL prints a host address (/32, /128) bare, so
+ * `10.0.0.1` reads `10.0.0.1/32`. Text that does not start with an address is left as it is; a qualifier after the
+ * address (` (VRF blue)`) stays.
+ */
+export function withHostMask(text: string): string {
+  const m = /^([0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-f]*:[0-9a-f:.]*)(?=$|\s)/i.exec(text);
+  if (!m) return text;
+  const address = m[1]!;
+  return `${address}/${address.includes(':') ? 128 : 32}${text.slice(address.length)}`;
+}
+
 export interface ValueProps {
   value: unknown;
   kind: ListFieldKind | string;
@@ -55,12 +67,13 @@ export function Value({ value, kind, related, options }: ValueProps) {
   }
   if (isBrief(value)) {
     if (related === 'extras.status') return <StatusBadge status={value} />;
+    const display = modelOf(value, related) === 'ipam.ipaddress' ? withHostMask(value.display) : value.display;
     return modelOf(value, related) ? (
       <Link to={paths.detail(modelOf(value, related)!, value.id)} className="text-sky-700 hover:underline">
-        {value.display}
+        {display}
       </Link>
     ) : (
-      <span>{value.display}</span>
+      <span>{display}</span>
     );
   }
   switch (kind) {
@@ -79,7 +92,7 @@ export function Value({ value, kind, related, options }: ValueProps) {
     case 'choice':
       return <span>{options?.find((o) => o.value === String(value))?.label ?? String(value)}</span>;
     case 'ip':
-      return <span className="font-mono">{String(value)}</span>;
+      return <span className="font-mono">{withHostMask(String(value))}</span>;
     case 'longtext':
       return <span className="line-clamp-2 whitespace-pre-wrap">{String(value)}</span>;
     case 'percent': {

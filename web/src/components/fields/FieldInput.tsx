@@ -127,7 +127,7 @@ export function FieldInput({
       input = <StatusSelect id={id} statusModel={field.status_model!} value={(value as Brief | null) ?? null} onChange={onChange} invalid={invalid} />;
       break;
     case 'object':
-      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} params={pickerParams(field, objectId, formValue)} />;
+      input = <ObjectPicker id={id} endpoint={field.endpoint!} label={field.label} invalid={invalid} nullable={field.nullable} value={(value as Brief | null) ?? null} onChange={onChange} params={pickerParams(field, objectId, formValue)} scope={field.scope} />;
       break;
     case 'objects':
     case 'tags':

@@ -1,7 +1,8 @@
 // Cabling pages: a device's front and rear ports (patch panels), the cable trace of an interface or a port, a
 // cable's length with its unit, and the interface list's default columns (its cable's far end among them).
 import { lazy } from 'react';
-import { registerCellRenderer, registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab } from '../../app/extensions.ts';
+import { registerCellRenderer, registerColumnHiddenByDefault, registerDefaultColumn, registerDetailTab, registerDetailTitle } from '../../app/extensions.ts';
+import { cableHeading } from './cable-title.ts';
 import { CableLengthCell } from './CableLengthCell.tsx';
 
 registerDetailTab({ id: 'ports', label: 'Front/Rear ports', models: 'dcim.device', order: 20, component: lazy(() => import('./PortsTab.tsx')) });
@@ -11,3 +12,4 @@ registerDetailTab({ id: 'trace', label: 'Trace', models: ['dcim.interface', 'dci
 for (const key of ['mgmt_only', 'mtu', 'mac_address', 'speed', 'duplex', 'poe_mode', 'poe_type', 'parent']) registerColumnHiddenByDefault('dcim.interface', key);
 registerDefaultColumn('dcim.interface', 'link_peer');
 registerCellRenderer('dcim.cable', 'length', CableLengthCell);
+registerDetailTitle('dcim.cable', cableHeading);

@@ -2,11 +2,13 @@
 // its addresses, and what its cable reaches (the far device › interface, both links). Two list calls for the
 // whole device (interfaces, then the addresses on them), whatever its port count; a filter narrows the rows, and
 // rows picked with their checkboxes are edited together (the list pages' bulk-edit dialog, one bulk-update call).
+// "Add components" adds interfaces and ports by name pattern; each row's Actions menu connects a cable, adds an
+// address, traces, edits or deletes it.
 import { useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
-import { useChoices, useModelInfo } from '../../api/hooks.ts';
+import { useChoices, useModelInfo, useModels } from '../../api/hooks.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
@@ -14,6 +16,8 @@ import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { BulkEditDialog } from '../../pages/list/BulkEditDialog.tsx';
+import { AddComponentsDialog, COMPONENT_MODELS } from './AddComponentsDialog.tsx';
+import { InterfaceRowActions } from './InterfaceActions.tsx';
 
 interface LinkPeer {
   object_type: string;
@@ -71,6 +75,9 @@ export default function InterfacesTab({ object }: DetailTabProps) {
   const model = useModelInfo('dcim.interface').data;
   const client = useQueryClient();
   const toast = useToast();
+  const [adding, setAdding] = useState(false);
+  const allModels = useModels();
+  const canAddComponents = (allModels.data ?? []).some((m) => COMPONENT_MODELS.includes(m.model) && m.can.add);
 
   const addressesOf = useMemo(() => {
     const out = new Map<string, Address[]>();
@@ -81,10 +88,23 @@ export default function InterfacesTab({ object }: DetailTabProps) {
     return out;
   }, [addresses.data]);
 
+  const addButton = canAddComponents ? (
+    <Button variant="primary" onClick={() => setAdding(true)}>
+      Add components
+    </Button>
+  ) : null;
+  const addDialog = adding ? <AddComponentsDialog device={object} open onClose={() => setAdding(false)} /> : null;
   if (ifaces.isLoading) return <Loading label="Loading interfaces…" />;
   if (ifaces.error) return <ErrorState error={ifaces.error} retry={() => void ifaces.refetch()} />;
   const all = ifaces.data!.results;
-  if (all.length === 0) return <Empty title="No interfaces">Interfaces of this device appear here: add them, or give its device type interface templates.</Empty>;
+  if (all.length === 0)
+    return (
+      <div className="space-y-3">
+        <Empty title="No interfaces">Interfaces of this device appear here: add them, or give its device type interface templates.</Empty>
+        <div className="flex justify-center">{addButton}</div>
+        {addDialog}
+      </div>
+    );
 
   const label = (vocabulary: string, value: string | null) => (value === null ? null : choices.data?.[vocabulary]?.find((c) => c.value === value)?.label ?? value);
   const needle = filter.trim().toLowerCase();
@@ -125,8 +145,10 @@ export default function InterfacesTab({ object }: DetailTabProps) {
             {rows.length === all.length ? `${all.length} interfaces` : `${rows.length} of ${all.length} interfaces`}
             {ifaces.data!.count > all.length ? ` (the first ${all.length} of ${ifaces.data!.count})` : ''}
           </span>
+          {addButton}
         </div>
       </div>
+      {addDialog}
       {model ? (
         <BulkEditDialog
           model={model}
@@ -163,6 +185,9 @@ export default function InterfacesTab({ object }: DetailTabProps) {
               <th className="px-3 py-2">Addresses</th>
               <th className="px-3 py-2">Cable and far end</th>
               <th className="px-3 py-2">Description</th>
+              <th className="px-3 py-2">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -266,6 +291,9 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                   ) : null}
                 </td>
                 <td className="px-3 py-2">{i.description || <span className="text-slate-400">—</span>}</td>
+                <td className="px-3 py-2 text-right">
+                  <InterfaceRowActions iface={{ id: i.id, name: i.name, device: object.display, cabled: Boolean(i.link_peer) }} />
+                </td>
               </tr>
             ))}
           </tbody>

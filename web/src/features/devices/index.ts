@@ -1,4 +1,4 @@
-// Device pages: Interfaces (addresses, VLANs, cable far ends), Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
+// Device pages: Interfaces (addresses, VLANs, cable far ends; Add components and each row's actions), Config (bound template, bundles, push drift), Services, Compliance tabs, the Deploy button, and
 // end-of-life / compliance markers in the device and platform lists.
 import { lazy } from 'react';
 import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab, registerOverviewHidden } from '../../app/extensions.ts';
@@ -10,6 +10,8 @@ registerDetailTab({ id: 'config', label: 'Config', models: 'dcim.device', order:
 registerDetailTab({ id: 'services', label: 'Services', models: ['dcim.device', 'virtualization.virtualmachine'], order: 110, component: lazy(() => import('../services/ServicesTab.tsx')) });
 registerDetailTab({ id: 'compliance', label: 'Compliance', models: ['dcim.device', 'virtualization.virtualmachine'], order: 120, component: lazy(() => import('./ComplianceTab.tsx')) });
 registerDetailAction({ id: 'deploy', models: 'dcim.device', order: 10, component: lazy(() => import('./DeployButton.tsx')) });
+// An interface's page: Connect a cable, Add an IP address and Trace beside its Edit and Delete.
+registerDetailAction({ id: 'interface-actions', models: 'dcim.interface', order: 10, component: lazy(() => import('./InterfaceActions.tsx')) });
 registerCellRenderer('dcim.platform', 'eol', EolCell);
 registerCellRenderer('dcim.device', 'platform', DevicePlatformCell);
 // Violations are what a device or VM list is read for: the marker column is on unless the user saved columns without it.

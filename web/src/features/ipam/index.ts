@@ -2,7 +2,8 @@
 // hierarchy (indentation by depth); a prefix page shows its space (parents, children, free blocks, addresses)
 // and the allocation buttons; an IP range and a VLAN group have theirs (next free address, next free VLAN).
 import { lazy } from 'react';
-import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab } from '../../app/extensions.ts';
+import { registerCellRenderer, registerDefaultColumn, registerDetailAction, registerDetailTab, registerDetailTitle } from '../../app/extensions.ts';
+import { withHostMask } from '../../components/Value.tsx';
 import { PrefixCell } from './PrefixCell.tsx';
 
 registerDefaultColumn('ipam.prefix', 'utilization');
@@ -11,3 +12,5 @@ registerDetailTab({ id: 'space', label: 'Space', models: 'ipam.prefix', order: 1
 registerDetailAction({ id: 'allocate', models: 'ipam.prefix', order: 10, component: lazy(() => import('./PrefixActions.tsx')) });
 registerDetailAction({ id: 'allocate', models: 'ipam.iprange', order: 10, component: lazy(() => import('./RangeActions.tsx')) });
 registerDetailAction({ id: 'allocate', models: 'ipam.vlangroup', order: 10, component: lazy(() => import('./VlanGroupActions.tsx')) });
+// An address's page reads it with its mask, as its list and search do (10.0.0.1/32).
+registerDetailTitle('ipam.ipaddress', (o) => ({ title: withHostMask(o.display), subtitle: o.numid ? `#${String(o.numid)}` : undefined }));

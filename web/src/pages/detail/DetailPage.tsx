@@ -8,7 +8,7 @@ import { useMe, useModelInfo } from '../../api/hooks.ts';
 import type { ApiObject } from '../../api/types.ts';
 import { detailRoute } from '../../app/routes.ts';
 import { paths } from '../../app/paths.ts';
-import { detailActionsFor, detailTabsFor, registerDetailTab, type DetailTabProps } from '../../app/extensions.ts';
+import { detailActionsFor, detailTabsFor, detailTitleFor, registerDetailTab, type DetailTabProps } from '../../app/extensions.ts';
 import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
 import { PageHeader, Button } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
@@ -46,6 +46,7 @@ export default function DetailPage() {
   const current = tabs.find((t) => t.id === tab) ?? tabs[0]!;
   const Current = current.component;
   const actions = detailActionsFor(model.model);
+  const heading = detailTitleFor(model.model, object.data!);
 
   // Arrow keys move between tabs, as the ARIA tabs pattern expects.
   const onTabKey = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -64,8 +65,8 @@ export default function DetailPage() {
         </Link>
       </nav>
       <PageHeader
-        title={object.data!.display}
-        subtitle={object.data!.numid ? `#${object.data!.numid}` : undefined}
+        title={heading?.title ?? object.data!.display}
+        subtitle={heading ? heading.subtitle : object.data!.numid ? `#${object.data!.numid}` : undefined}
         actions={
           <>
             {actions.map((a) => {

@@ -1,5 +1,6 @@
 // /objects/<model>: the generic list page for every model with a list endpoint.
-import { useState } from 'react';
+import { useEffect, useState, type MouseEvent } from 'react';
+import { createPortal } from 'react-dom';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useModelInfo } from '../../api/hooks.ts';
 import { listRoute } from '../../app/routes.ts';
@@ -8,6 +9,30 @@ import { ErrorState, Loading, NotFound } from '../../components/states.tsx';
 import { PageHeader } from '../../components/ui.tsx';
 import { ModelList, type ListState } from './ModelList.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
+
+/**
+ * "Skip to results": the first Tab stop of a list page (drawn into the shell's skip-link slot, ahead of "Skip to
+ * content"), which moves focus to the first row's link past the navigation and the filters; to the results area
+ * when there is no row.
+ */
+function SkipToResults() {
+  const [slot, setSlot] = useState<HTMLElement | null>(null);
+  useEffect(() => setSlot(document.getElementById('skip-links')), []);
+  if (!slot) return null;
+  const jump = (e: MouseEvent<HTMLAnchorElement>) => {
+    e.preventDefault();
+    const results = document.querySelector<HTMLElement>('#main [data-list-results]');
+    const first = results?.querySelector<HTMLElement>('tbody tr a[href]') ?? results;
+    first?.focus();
+    first?.scrollIntoView({ block: 'nearest' });
+  };
+  return createPortal(
+    <a href="#main" onClick={jump} className="sr-only focus:not-sr-only focus:absolute focus:z-50 focus:bg-white focus:p-2">
+      Skip to results
+    </a>,
+    slot,
+  );
+}
 
 export default function ListPage() {
   const { model: name } = listRoute.useParams();
@@ -25,6 +50,7 @@ export default function ListPage() {
   };
   return (
     <div>
+      <SkipToResults />
       <PageHeader
         title={model.label_plural.charAt(0).toUpperCase() + model.label_plural.slice(1)}
         actions={

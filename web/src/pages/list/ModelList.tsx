@@ -13,6 +13,7 @@ import { cellRendererFor, defaultColumnsFor, hiddenColumnsFor } from '../../app/
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Button } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
+import { ExportMenu } from '../../components/ExportMenu.tsx';
 import { Value } from '../../components/Value.tsx';
 import { allColumns, columnValue, defaultColumns, preferenceKey, type ListPreference } from './columns.ts';
 import { FilterBar, RESERVED } from './FilterBar.tsx';
@@ -182,10 +183,13 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
           <span className="text-slate-500">{page.data ? `${count.toLocaleString()} ${count === 1 ? model.label : model.label_plural}` : ''}</span>
         )}
         <span className="ml-auto" />
+        <ExportMenu model={model} query={{ ...filters, ...fixedFilters, ordering, q: q || undefined }} columns={chosen} selectedIds={selectedIds} count={page.data?.count} />
         <Button variant="ghost" onClick={() => setDialog('columns')}>
           Columns
         </Button>
       </div>
+      {/* Where "Skip to results" (ListPage) lands when there is no row to focus. */}
+      <div data-list-results tabIndex={-1} className="focus:outline-none">
       {page.error ? (
         <ErrorState error={page.error} retry={() => void page.refetch()} />
       ) : page.isLoading ? (
@@ -240,6 +244,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
           </table>
         </div>
       )}
+      </div>
       {page.data && count > 0 ? (
         <nav aria-label="Pages" className="mt-3 flex flex-wrap items-center gap-2 text-sm">
           <Button disabled={offset === 0} onClick={() => onState({ ...state, offset: Math.max(0, offset - limit) || undefined })}>

@@ -3,8 +3,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
-import type { BackupTarget } from '../system/backup.ts';
-import { detectRoot, layoutFor } from './engine/layout.ts';
+import type { BackupTarget } from './backup-target.ts';
+import { detectRoot, layoutFor } from './layout.ts';
 
 export function localBackupTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>, version: string, env: NodeJS.ProcessEnv = process.env): BackupTarget {
   const root = detectRoot(env);

@@ -1,9 +1,9 @@
 // Trees of one model (regions, owner groups, site groups, contact groups…): a row's parent may not be the row
 // itself or one of its descendants. One walk for every tree, bounded by MAX_TREE_DEPTH.
 import { sql } from 'kysely';
-import type { ModelHooks } from '../core/registry.ts';
-import { callerTenant } from '../core/access.ts';
-import { fieldError } from '../core/errors.ts';
+import type { ModelHooks } from './registry.ts';
+import { callerTenant } from './access.ts';
+import { fieldError } from './errors.ts';
 
 /** Deep enough for any real hierarchy; also bounds the ancestor walks that guard against cycles. */
 export const MAX_TREE_DEPTH = 50;
