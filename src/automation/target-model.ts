@@ -42,7 +42,7 @@ export const automationTargetModel = defineModel({
       maxLength: 100_000,
       default: '',
       label: 'Extra variables template',
-      help: 'Jinja2 rendered per deploy with the device\'s render context (device, routing, config_context…) and `deploy` (run_id, bundle, files, note, target); its output must be a JSON object. Merged over extra_vars; Cairn\'s own cairn_* keys win. Checked on save.',
+      help: 'Jinja2 rendered per deploy with the device\'s render context (device, routing, config context…) and the deploy itself (its run id, bundle, files, note and target); its output must be a JSON object. Merged over the extra variables; Cairn\'s own keys win. Checked on save.',
     },
     roles: { kind: 'm2m', target: 'dcim.devicerole', through: { table: 'automation_target_roles', from: 'target_id', to: 'role_id' }, help: 'Device roles it deploys to; none means every role.' },
     platforms: { kind: 'm2m', target: 'dcim.platform', through: { table: 'automation_target_platforms', from: 'target_id', to: 'platform_id' }, help: 'Platforms it deploys to; none means every platform.' },

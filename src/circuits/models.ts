@@ -135,7 +135,7 @@ export const circuitModel = defineModel({
 // The terminated object as NetBox 4.2 writes it (termination_type + termination_id); site, location and
 // provider_network are the same reference read back as relations (generated columns, see migration 0046), for
 // filters and links.
-const terminatedBy = (target: string, label: string) => ({ kind: 'fk', target, nullable: true, readOnly: true, onDelete: 'protect', label, help: `Set from termination_type and termination_id.` }) as const;
+const terminatedBy = (target: string, label: string) => ({ kind: 'fk', target, nullable: true, readOnly: true, onDelete: 'protect', label, help: `Filled in from the termination's type and object.` }) as const;
 
 export const circuitTerminationModel = defineModel({
   name: 'circuits.circuittermination',

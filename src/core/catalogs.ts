@@ -71,8 +71,16 @@ export const listFieldsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { key: { type: 'string' }, name: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' }, choices: { type: 'array', items: { type: 'string' } } },
-        required: ['key', 'name', 'label', 'type', 'choices'],
+        properties: {
+          key: { type: 'string' },
+          name: { type: 'string' },
+          label: { type: 'string' },
+          type: { type: 'string' },
+          choices: { type: 'array', items: { type: 'string' } },
+          required: { type: 'boolean', description: 'A new object must have a value.' },
+          default: { description: 'The value a new object gets when none is sent (null: none).' },
+        },
+        required: ['key', 'name', 'label', 'type', 'choices', 'required', 'default'],
       },
     },
   },
@@ -165,9 +173,9 @@ function describedFields(model: ModelDef): ListField[] {
 /** The custom fields of the caller's tenant a model's list can show as columns (`custom_fields.<name>`), by label. */
 export async function customFieldColumns(db: Kysely<DB>, ctx: RequestContext, model: ModelDef): Promise<CustomFieldColumn[]> {
   if (!ctx.tenantId || !Object.values(model.fields).some((f) => f.kind === 'custom_fields')) return [];
-  const { rows } = await sql<{ name: string; label: string; type: string; choices: string[] }>`
-    SELECT name, label, type, choices FROM custom_fields WHERE tenant_id = ${ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(db);
-  return rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices }));
+  const { rows } = await sql<{ name: string; label: string; type: string; choices: string[]; required: boolean; default: unknown }>`
+    SELECT name, label, type, choices, required, "default" FROM custom_fields WHERE tenant_id = ${ctx.tenantId} AND ${model.name} = ANY(object_types) ORDER BY label, name`.execute(db);
+  return rows.map((r) => ({ key: `custom_fields.${r.name}`, name: r.name, label: r.label || r.name, type: r.type, choices: r.choices, required: r.required, default: r.default ?? null }));
 }
 
 export interface CustomFieldColumn {
@@ -176,6 +184,10 @@ export interface CustomFieldColumn {
   label: string;
   type: string;
   choices: string[];
+  /** A new object must have a value. */
+  required: boolean;
+  /** What a new object gets when none is sent (null: nothing). */
+  default: unknown;
 }
 
 function modelForList(path: string): ModelDef {

@@ -96,6 +96,8 @@ export interface FieldDef {
    * picker holds, so a device's rack is picked among the racks of the site chosen in the form).
    */
   pickerFilters?: Record<string, string>;
+  /** integer: a form's dedicated editor (`rack_unit`: the free units of the rack the form's `rack` field holds). */
+  widget?: 'rack_unit';
   /** Turns an accepted input value into the stored one (e.g. hashing a password). */
   transform?: (value: unknown) => Promise<unknown>;
 }

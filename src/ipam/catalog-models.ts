@@ -109,7 +109,7 @@ export const ipRangeModel = defineModel({
   fields: {
     start_address: { kind: 'inet', help: 'First address with its mask, e.g. 10.0.0.100/24.' },
     end_address: { kind: 'inet', help: 'Last address, same family and mask as the start.' },
-    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Null for the global table.' },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Empty for the global table.' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     role: { kind: 'fk', target: 'ipam.role', nullable: true, onDelete: 'set_null' },
     mark_utilized: { kind: 'boolean', label: 'Marked utilised', help: 'Count the whole range as used in its prefix.' },

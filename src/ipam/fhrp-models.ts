@@ -73,8 +73,8 @@ export const fhrpGroupAssignmentModel = defineModel({
   displayParent: ['interface', 'vm_interface'],
   fields: {
     group: { kind: 'fk', target: 'ipam.fhrpgroup', label: 'FHRP group', onDelete: 'cascade' },
-    interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'cascade', help: 'A device interface (set this or vm_interface).' },
-    vm_interface: { kind: 'fk', target: 'virtualization.vminterface', label: 'VM interface', nullable: true, onDelete: 'cascade', help: 'A VM interface (set this or interface).' },
+    interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'cascade', help: 'A device interface (set this or the VM interface).' },
+    vm_interface: { kind: 'fk', target: 'virtualization.vminterface', label: 'VM interface', nullable: true, onDelete: 'cascade', help: 'A VM interface (set this or the device interface).' },
     priority: { kind: 'integer', min: 0, max: 255, help: 'Election priority, 0 to 255; the highest becomes active.' },
   },
   defaultOrdering: ['-priority'],

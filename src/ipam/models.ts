@@ -70,7 +70,7 @@ export const vrfModel = defineModel({
   tenantScoped: true,
   fields: {
     name: { kind: 'string', maxLength: 100, unique: true },
-    rd: { kind: 'string', label: 'Route distinguisher', maxLength: 21, nullable: true, help: 'ASN:NN or IPv4:NN; null for none.' },
+    rd: { kind: 'string', label: 'Route distinguisher', maxLength: 21, nullable: true, help: 'ASN:NN or IPv4:NN; empty for none.' },
     import_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_import_targets', from: 'vrf_id', to: 'route_target_id' } },
     export_targets: { kind: 'm2m', target: 'ipam.routetarget', through: { table: 'vrf_export_targets', from: 'vrf_id', to: 'route_target_id' } },
     l3vni: { kind: 'integer', label: 'L3 VNI', nullable: true, min: 1, max: 16777214, help: 'The VXLAN network identifier of this VRF in EVPN.' },
@@ -133,7 +133,7 @@ export const prefixModel = defineModel({
   displayField: 'prefix',
   fields: {
     prefix: { kind: 'cidr', help: 'Network/length with no host bits set, e.g. 10.0.0.0/24.' },
-    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Null for the global table.' },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Empty for the global table.' },
     site: { kind: 'fk', target: 'organization.site', nullable: true, onDelete: 'set_null' },
     vlan: { kind: 'fk', target: 'ipam.vlan', label: 'VLAN', nullable: true, onDelete: 'set_null' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
@@ -185,7 +185,7 @@ export const ipAddressModel = defineModel({
   displayField: 'address',
   fields: {
     address: { kind: 'inet', help: 'Address with its mask length, e.g. 10.0.0.1/24 (no mask means /32 or /128).' },
-    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Null for the global table.' },
+    vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect', help: 'Empty for the global table.' },
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     role: { kind: 'choice', choices: IP_ROLES, nullable: true },
     dns_name: {
@@ -200,14 +200,14 @@ export const ipAddressModel = defineModel({
     // The assignment is one of two interface kinds, stored as two nullable foreign keys so the database keeps
     // referential integrity (a generic object_type/object_id pair could not). Write one of them; the read-only
     // `assigned_object` / `assigned_object_type` show whichever is set.
-    assigned_interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'set_null', help: 'A device interface; leave assigned_vm_interface null.' },
+    assigned_interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'set_null', help: 'A device interface; leave the VM interface empty.' },
     assigned_vm_interface: {
       kind: 'fk',
       target: 'virtualization.vminterface',
       label: 'Assigned VM interface',
       nullable: true,
       onDelete: 'set_null',
-      help: 'A virtual machine interface; leave assigned_interface null.',
+      help: 'A virtual machine interface; leave the device interface empty.',
     },
     // NetBox assigns a virtual address to an FHRP group: the third assignment, exclusive with the two above.
     fhrp_group: {
@@ -216,7 +216,7 @@ export const ipAddressModel = defineModel({
       label: 'FHRP group',
       nullable: true,
       onDelete: 'set_null',
-      help: 'A first-hop redundancy group this is the virtual address of; leave both interfaces null.',
+      help: 'A first-hop redundancy group this is the virtual address of; leave both interfaces empty.',
     },
     nat_inside: { kind: 'fk', target: 'ipam.ipaddress', label: 'NAT (inside)', nullable: true, onDelete: 'set_null', help: 'The inside address this one is translated to/from.' },
     owner: ownerField,

@@ -18,7 +18,7 @@ export const eolMappingModel = defineModel({
     platform: { kind: 'fk', target: 'dcim.platform', onDelete: 'cascade', unique: true },
     product: { kind: 'string', maxLength: 128 },
     cycle: { kind: 'string', maxLength: 64 },
-    source: { kind: 'string', maxLength: 64, help: 'The catalog the cycle comes from (endoflife_date).' },
+    source: { kind: 'string', maxLength: 64, help: 'The catalog the cycle comes from (endoflife.date).' },
     label: { kind: 'string', maxLength: 200, readOnly: true, help: 'The product and cycle: `cisco-ios-xe 17.9`.' },
     release_date: { kind: 'date', nullable: true, readOnly: true },
     support_until: { kind: 'date', nullable: true, readOnly: true, label: 'Active support until' },

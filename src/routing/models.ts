@@ -29,15 +29,15 @@ const ACTIONS = opts('permit', 'deny');
 const ASN: FieldDef = { kind: 'integer', label: 'ASN', min: 1, max: 4294967295 };
 const description: FieldDef = { kind: 'string', maxLength: 200, default: '' };
 const sequence: FieldDef = { kind: 'integer', min: 1, max: 4294967294, help: 'Order of evaluation, lowest first; unique within the list.' };
-const deviceOwner: FieldDef = { kind: 'fk', target: 'dcim.device', nullable: true, onDelete: 'cascade', help: 'Set this or virtual_machine.' };
-const vmOwner: FieldDef = { kind: 'fk', target: 'virtualization.virtualmachine', label: 'Virtual machine', nullable: true, onDelete: 'cascade', help: 'Set this or device.' };
-const vrf: FieldDef = { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'cascade', help: 'Null for the global table.' };
+const deviceOwner: FieldDef = { kind: 'fk', target: 'dcim.device', nullable: true, onDelete: 'cascade', help: 'Set this or the virtual machine.' };
+const vmOwner: FieldDef = { kind: 'fk', target: 'virtualization.virtualmachine', label: 'Virtual machine', nullable: true, onDelete: 'cascade', help: 'Set this or the device.' };
+const vrf: FieldDef = { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'cascade', help: 'Empty for the global table.' };
 const bfdProfile: FieldDef = { kind: 'fk', target: 'routing.bfdprofile', label: 'BFD profile', nullable: true, onDelete: 'set_null' };
 const keychain: FieldDef = { kind: 'fk', target: 'routing.keychain', nullable: true, onDelete: 'protect' };
 const routerId: FieldDef = { kind: 'inet', label: 'Router ID', nullable: true, help: 'An IPv4 address without a mask.' };
 const families: FieldDef = { kind: 'string_list', maxLength: 30, default: [], help: 'Address families, e.g. ipv4-unicast, ipv6-unicast, l2vpn-evpn.' };
-const interfaceRef: FieldDef = { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'cascade', help: 'A device interface (set this or vm_interface).' };
-const vmInterfaceRef: FieldDef = { kind: 'fk', target: 'virtualization.vminterface', label: 'VM interface', nullable: true, onDelete: 'cascade', help: 'A VM interface (set this or interface).' };
+const interfaceRef: FieldDef = { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'cascade', help: 'A device interface (set this or the VM interface).' };
+const vmInterfaceRef: FieldDef = { kind: 'fk', target: 'virtualization.vminterface', label: 'VM interface', nullable: true, onDelete: 'cascade', help: 'A VM interface (set this or the device interface).' };
 // Names printed into configs: no spaces or angle brackets (they would break a CLI line or a `<keychain:NAME>` placeholder).
 const configName: FieldDef = { kind: 'string', maxLength: 100, unique: true, pattern: /^[^\s<>]+$/, patternMessage: 'No spaces or angle brackets: this name is printed into device configs.' };
 
@@ -428,7 +428,7 @@ const peerSettings: Record<string, FieldDef> = {
   next_hop_self: { kind: 'boolean' },
   route_reflector_client: { kind: 'boolean' },
   ebgp_multihop: { kind: 'integer', label: 'eBGP multihop', nullable: true, min: 1, max: 255 },
-  keepalive: { kind: 'integer', nullable: true, min: 0, max: 65535, help: 'Seconds; set together with hold_time (most platforms configure the pair).' },
+  keepalive: { kind: 'integer', nullable: true, min: 0, max: 65535, help: 'Seconds; set together with the hold time (most platforms configure the pair).' },
   hold_time: { kind: 'integer', nullable: true, min: 0, max: 65535, help: 'Seconds: 0 (never expire) or 3 and more, and more than the keepalive.' },
   maximum_prefix: { kind: 'integer', nullable: true, min: 1, max: 4294967295, help: 'Prefixes accepted from the neighbour before the session is torn down.' },
   allowas_in: { kind: 'integer', label: 'Allow-AS-in', nullable: true, min: 1, max: 10, help: 'Times the local ASN may appear in a received path.' },
@@ -501,7 +501,7 @@ export const bgpSessionModel = defineModel({
     peer_group: { kind: 'fk', target: 'routing.bgppeergroup', nullable: true, onDelete: 'protect' },
     name: { kind: 'string', maxLength: 100, nullable: true },
     local_address: { kind: 'inet', nullable: true, help: 'Source address of the session (with or without mask).' },
-    remote_address: { kind: 'inet', nullable: true, help: 'Neighbour address without a mask; null for an unnumbered session on `interface`.' },
+    remote_address: { kind: 'inet', nullable: true, help: 'Neighbour address without a mask; empty for an unnumbered session on the interface.' },
     interface: { kind: 'fk', target: 'dcim.interface', nullable: true, onDelete: 'cascade', help: 'Unnumbered (interface) neighbour.' },
     enabled: { kind: 'boolean', default: true },
     bfd: { kind: 'boolean', label: 'BFD' },
@@ -611,7 +611,7 @@ export const ospfInterfaceModel = defineModel({
     vm_interface: vmInterfaceRef,
     cost: { kind: 'integer', nullable: true, min: 1, max: 65535 },
     network_type: { kind: 'choice', choices: opts('broadcast', 'point-to-point', 'non-broadcast', 'point-to-multipoint'), nullable: true },
-    passive: { kind: 'boolean', nullable: true, default: null, help: 'Null follows the instance\'s passive_by_default.' },
+    passive: { kind: 'boolean', nullable: true, default: null, help: 'Empty follows the instance\'s "Passive by default".' },
     priority: { kind: 'integer', nullable: true, min: 0, max: 255 },
     hello: { kind: 'integer', label: 'Hello interval (s)', nullable: true, min: 1, max: 65535 },
     dead: { kind: 'integer', label: 'Dead interval (s)', nullable: true, min: 1, max: 65535 },
@@ -684,7 +684,7 @@ export const isisInterfaceModel = defineModel({
     interface: interfaceRef,
     vm_interface: vmInterfaceRef,
     families: { kind: 'string_list', maxLength: 4, default: ['ipv4'], help: 'ipv4 and/or ipv6.' },
-    level: { kind: 'choice', choices: ISIS_LEVELS, nullable: true, help: 'Null follows the instance.' },
+    level: { kind: 'choice', choices: ISIS_LEVELS, nullable: true, help: 'Empty follows the instance.' },
     metric: { kind: 'integer', nullable: true, min: 1, max: 16777215 },
     network_type: { kind: 'choice', choices: opts('broadcast', 'point-to-point'), nullable: true },
     passive: { kind: 'boolean' },
@@ -759,7 +759,7 @@ export const vniModel = defineModel({
     kind: { kind: 'choice', choices: [{ value: 'l2', label: 'L2 (VLAN)' }, { value: 'l3', label: 'L3 (VRF)' }], help: 'l2 maps a VLAN, l3 a VRF.' },
     vlan: { kind: 'fk', target: 'ipam.vlan', label: 'VLAN', nullable: true, onDelete: 'protect' },
     vrf: { kind: 'fk', target: 'ipam.vrf', label: 'VRF', nullable: true, onDelete: 'protect' },
-    mcast_group: { kind: 'inet', label: 'Multicast group', nullable: true, help: 'BUM replication group; leave null for ingress replication.' },
+    mcast_group: { kind: 'inet', label: 'Multicast group', nullable: true, help: 'BUM replication group; leave empty for ingress replication.' },
     ingress_replication: { kind: 'boolean' },
     description,
   },

@@ -66,7 +66,7 @@ export const configBundleModel = defineModel({
       kind: 'm2m',
       target: 'extras.exporttemplate',
       through: { table: 'config_bundle_templates', from: 'bundle_id', to: 'template_id' },
-      help: 'Device export templates; each lands at its bundle_path, and no two at the same one.',
+      help: 'Device export templates; each lands at its path in the bundle, and no two at the same one.',
     },
     roles: { kind: 'm2m', target: 'dcim.devicerole', through: { table: 'config_bundle_roles', from: 'bundle_id', to: 'role_id' }, help: 'Device roles `bundle=role` resolves to this bundle.' },
   },

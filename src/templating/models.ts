@@ -69,7 +69,7 @@ export const exportTemplateModel = defineModel({
       // Stored as an absolute path with single slashes; the reason for a refusal is given by the validate hook.
       normalize: (value) => normalizeTargetPath(value) ?? value,
       patternMessage: 'No control characters.',
-      help: 'Where the file lands on a device, for bundles, stored as /a/b (// and ./ collapsed). Without it the file is <name>.<file_extension>.',
+      help: 'Where the file lands on a device, for bundles, stored as /a/b (// and ./ collapsed). Without it the file is named after the template, with its file extension.',
     },
   },
   computed: { line_count: lineCount, bundle_path: bundlePath },

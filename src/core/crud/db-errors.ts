@@ -1,12 +1,14 @@
 // Database errors a client could have avoided → 4xx answers naming the field. Anything else stays a 500.
 import { ApiError, badRequest, conflict } from '../errors.ts';
 import { isStalePlan } from '../../db/statement-names.ts';
+import { allModels } from '../registry.ts';
 
 interface PgError {
   code?: string;
   detail?: string;
   constraint?: string;
   column?: string;
+  table?: string;
   message?: string;
 }
 
@@ -19,7 +21,11 @@ export function translateDbError(err: unknown): unknown {
       const m = /Key \(([^)]+)\)=\((.*)\) already exists/.exec(e.detail ?? '');
       const columns = m ? m[1]!.split(',').map((c) => c.trim()).filter((c) => c !== 'tenant_id') : [];
       const field = (columns[columns.length - 1] ?? 'non_field_errors').replace(/_id$/, '');
-      const msg = columns.length ? `An object with this ${columns.map((c) => c.replace(/_id$/, '')).join(' and ')} already exists.` : 'This object already exists.';
+      // Named as the user knows the row: "A device with this name already exists."
+      const label = (e.table && allModels().find((m) => m.table === e.table)?.label) || 'object';
+      const article = /^[aeiou]/i.test(label) ? 'An' : 'A';
+      const words = columns.map((c) => c.replace(/_id$/, '').replace(/_/g, ' ')).join(' and ');
+      const msg = columns.length ? `${article} ${label} with this ${words} already exists.` : `This ${label} already exists.`;
       return badRequest({ [field]: [msg] });
     }
     case '23503':

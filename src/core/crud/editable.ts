@@ -1,7 +1,7 @@
 // The fields a client may change on a model, described for forms: the one list /api/editable-fields/ answers
 // and bulk-update accepts. Derived from the registry; nothing here is a second hand-kept list of fields.
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { fieldLabel, findModel } from '../registry.ts';
+import { fieldLabel, findModel, isRequired } from '../registry.ts';
 import { choiceOptions } from './field-values.ts';
 
 export const EDITABLE_KINDS = ['text', 'int', 'decimal', 'bool', 'choice', 'status', 'object', 'objects', 'generic_objects', 'tags', 'date', 'datetime', 'secret', 'json', 'list'] as const;
@@ -15,6 +15,15 @@ export interface EditableField {
    */
   kind: (typeof EDITABLE_KINDS)[number];
   nullable: boolean;
+  /** The create form must fill it (the API answers "This field is required." without it). */
+  required: boolean;
+  /**
+   * The value a create stores when the field is not sent: what an add form shows (and sends) before anything is
+   * typed. Absent when nothing is stored (an empty optional field). A boolean without a declared default is false.
+   */
+  default?: unknown;
+  /** A dedicated editor: `rack_unit` picks among the free units of the rack the form's `rack` field holds. */
+  widget?: 'rack_unit';
   choices?: string;
   options?: Array<{ value: string; label: string }>;
   status_model?: string;
@@ -77,6 +86,9 @@ export const editableFieldSchema = {
     label: { type: 'string' },
     kind: { type: 'string', enum: [...EDITABLE_KINDS], description: 'How a form edits it. `secret`: write-only, never shown back; `json`: a JSON value; `list`: a list of `items` values.' },
     nullable: { type: 'boolean' },
+    required: { type: 'boolean', description: 'A create must send it.' },
+    default: { description: 'What a create stores when the field is not sent (absent: nothing, or null).' },
+    widget: { type: 'string', enum: ['rack_unit'], description: '`rack_unit`: an integer picked among the free units of the rack in the form\'s `rack` field.' },
     choices: { type: 'string', description: 'The vocabulary its values come from.' },
     options: { type: 'array', items: optionSchema },
     status_model: { type: 'string' },
@@ -93,7 +105,7 @@ export const editableFieldSchema = {
     hint: { type: 'string' },
     position: { type: 'integer', description: "Where the field stands in the model's definition: the order a form lays fields out in." },
   },
-  required: ['key', 'label', 'kind', 'nullable', 'position'],
+  required: ['key', 'label', 'kind', 'nullable', 'required', 'position'],
 };
 
 /** The write allow-list of a model: every field a client may set, sorted by label. */
@@ -124,7 +136,16 @@ export function bulkEditableKeys(model: ModelDef): ReadonlySet<string> {
 
 function editableDescriptor(model: ModelDef, key: string, field: FieldDef): Omit<EditableField, 'position'> | null {
   if (field.readOnly) return null;
-  const base = { key, label: fieldLabel(key, field), nullable: field.nullable ?? false, ...(field.help ? { hint: field.help } : {}) };
+  const shown = field.default !== undefined && field.default !== null ? field.default : field.default === undefined && field.kind === 'boolean' ? false : undefined;
+  const base = {
+    key,
+    label: fieldLabel(key, field),
+    nullable: field.nullable ?? false,
+    required: isRequired(field),
+    ...(shown !== undefined ? { default: shown } : {}),
+    ...(field.widget ? { widget: field.widget } : {}),
+    ...(field.help ? { hint: field.help } : {}),
+  };
   // Passwords and keys are set, never read back: the form offers a masked input and shows nothing stored.
   if ((field.writeOnly || field.secret) && (field.kind === 'string' || field.kind === 'text')) return { ...base, kind: 'secret' };
   switch (field.kind) {

@@ -5,7 +5,7 @@ import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { FieldDef, ModelDef } from '../registry.ts';
 import { allModels, columnOf, requireModel } from '../registry.ts';
-import { ErrorCollector, badRequest, conflict, notFound } from '../errors.ts';
+import { ApiError, ErrorCollector, badRequest, conflict, notFound, type FieldErrors } from '../errors.ts';
 import { scopeCondition } from '../access.ts';
 import { uuidv7 } from '../ids.ts';
 import { numidCounterStep } from '../numids.ts';
@@ -210,6 +210,46 @@ async function settleCustomFields(tx: Kysely<DB>, ctx: RequestContext, model: Mo
   }
 }
 
+/**
+ * Runs the model's validate hook and answers with its field errors instead of throwing them (anything else it
+ * throws is thrown), so the write can still learn what the database would say of the same row.
+ */
+async function validateCollecting(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, input: CheckedInput, existing: Row | null): Promise<FieldErrors | null> {
+  try {
+    await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing });
+    return null;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 400 && typeof err.body.detail !== 'string') return err.body as FieldErrors;
+    throw err;
+  }
+}
+
+/**
+ * A write the validate hook refused is still tried, inside a savepoint that is always rolled back, so a unique
+ * key of the database on the same row (a name already taken) is reported in the same 400 as the hook's errors (a
+ * rack unit taken) instead of on the next submit. Nothing of the attempt is kept; it costs a statement only on a
+ * write that is refused anyway.
+ */
+async function refusedWithConstraints<T>(tx: Kysely<DB>, refused: FieldErrors | null, write: () => Promise<T>): Promise<T> {
+  if (!refused) return write();
+  await sql`SAVEPOINT cairn_refused_write`.execute(tx);
+  const errors = new ErrorCollector();
+  for (const [k, messages] of Object.entries(refused)) for (const m of messages) errors.add(k, m);
+  try {
+    await write();
+  } catch (err) {
+    // Only a unique key taken (a name already used): a null or a check the hook would have filled or explained
+    // would only add noise to what the hook said.
+    const said = (err as { code?: string }).code === '23505' ? translateDbError(err) : null;
+    if (said instanceof ApiError && said.status === 400 && typeof said.body.detail !== 'string') {
+      for (const [k, messages] of Object.entries(said.body as FieldErrors)) if (k !== 'non_field_errors' && !errors.errors[k]) for (const m of messages) errors.add(k, m);
+    }
+  }
+  await sql`ROLLBACK TO SAVEPOINT cairn_refused_write`.execute(tx);
+  await sql`RELEASE SAVEPOINT cairn_refused_write`.execute(tx);
+  throw badRequest(errors.errors);
+}
+
 export async function inTransaction<T>(db: Kysely<DB>, work: (tx: Kysely<DB>) => Promise<T>): Promise<T> {
   try {
     return await db.transaction().execute(work);
@@ -238,7 +278,7 @@ export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
   await settleCustomFields(tx, ctx, model, input, null, 'create');
   // References first: a hook may read the rows an input names, and must only ever see the caller's own.
   await checkReferences(tx, ctx, model, [input]);
-  await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: null });
+  const refused = await validateCollecting(tx, ctx, model, input, null);
   const id = uuidv7();
   const scope = model.tenantScoped ? ctx.tenantId! : 'global';
   const columns: Record<string, unknown> = { ...(model.createDefaults?.(ctx) ?? {}), ...input.columns, ...serverColumns, id };
@@ -246,9 +286,11 @@ export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
   if (model.tenantScoped) columns.tenant_id = ctx.tenantId;
   const names = Object.keys(columns);
   // The row's number is taken in the insert's own statement (numids.ts for the counter): one round trip, not two.
-  const { rows } = await sql<Row>`WITH n AS (${numidCounterStep(scope, model.table, 1)})
+  const { rows } = await refusedWithConstraints(tx, refused, () =>
+    sql<Row>`WITH n AS (${numidCounterStep(scope, model.table, 1)})
     INSERT INTO ${sql.table(model.table)} (${sql.join([...names.map((n) => sql.ref(n)), sql.ref('numid')])})
-    SELECT ${sql.join(names.map((n) => valueSql(model, n, columns[n])))}, n.last FROM n RETURNING *`.execute(tx);
+    SELECT ${sql.join(names.map((n) => valueSql(model, n, columns[n])))}, n.last FROM n RETURNING *`.execute(tx),
+  );
   const row = rows[0]!;
   await writeRelations(tx, ctx, model, id, input, false);
   await model.hooks.afterCreate?.({ tx, ctx, model, row });
@@ -293,15 +335,15 @@ export async function updateRowInTx(
   await resolveNaturalKeys(tx, ctx, model, [input]);
   await settleCustomFields(tx, ctx, model, input, before, mode);
   await checkReferences(tx, ctx, model, [input]);
-  await model.hooks.validate?.({ tx, ctx, model, input: input.values, existing: before });
+  const refused = await validateCollecting(tx, ctx, model, input, before);
   const tagsBefore = await tagSlugs(tx, model, id);
   const columns = { ...input.columns, ...serverColumns };
   const names = Object.keys(columns);
   let row = before;
-  if (names.length) {
+  if (names.length || refused) {
     const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, columns[n])}`);
     sets.push(sql`last_updated = now()`);
-    const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx);
+    const { rows } = await refusedWithConstraints(tx, refused, () => sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx));
     row = rows[0]!;
   }
   await writeRelations(tx, ctx, model, id, input, true);

@@ -3,8 +3,9 @@
 // turned into request values by toRequestValue.
 import { useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { get } from '../../api/client.ts';
 import { useChoices } from '../../api/hooks.ts';
-import type { Brief, CustomFieldColumn, EditableField, Option } from '../../api/types.ts';
+import type { Brief, CustomFieldColumn, EditableField, Option, Page } from '../../api/types.ts';
 import { inputClass } from '../ui.tsx';
 import { GenericObjectPicker, MultiObjectPicker, ObjectPicker } from './ObjectPicker.tsx';
 import { statusesQuery } from '../StatusBadge.tsx';
@@ -12,13 +13,18 @@ import { statusesQuery } from '../StatusBadge.tsx';
 /** A form value: text for scalar inputs, booleans, a brief row, or a list of them. */
 export type FormValue = string | boolean | null | Brief | Brief[] | string[];
 
-export function FieldShell({ id, label, hint, errors, children, required }: { id: string; label: string; hint?: string; errors?: string[]; children: React.ReactNode; required?: boolean }) {
+export function FieldShell({ id, label, hint, errors, children, required, fieldKey }: { id: string; label: string; hint?: string; errors?: string[]; children: React.ReactNode; required?: boolean; fieldKey?: string }) {
   return (
-    <div className="space-y-1" data-field={id}>
-      <label htmlFor={id} className="block text-sm font-medium text-slate-800">
-        {label}
-        {required ? <span className="text-red-700"> *</span> : null}
-      </label>
+    <div className="space-y-1" data-field={id} data-field-key={fieldKey} data-required={required || undefined}>
+      {/* The mark stays outside the label: the field's name is its label alone (aria-required says the rest). */}
+      <div className="text-sm font-medium text-slate-800">
+        <label htmlFor={id}>{label}</label>
+        {required ? (
+          <span className="text-red-700" aria-hidden="true" title="Required">
+            {' '}*
+          </span>
+        ) : null}
+      </div>
       {children}
       {hint ? <p className="text-xs text-slate-500">{hint}</p> : null}
       {errors?.length ? (
@@ -100,7 +106,7 @@ export function FieldInput({
 }) {
   const id = `field-${field.key}-${useId()}`;
   const invalid = !!errors?.length;
-  const common = { id, 'aria-invalid': invalid || undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
+  const common = { id, 'aria-invalid': invalid || undefined, 'aria-required': field.required || undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
   let input: React.ReactNode;
   switch (field.kind) {
     case 'bool':
@@ -135,6 +141,10 @@ export function FieldInput({
       break;
     case 'int':
     case 'decimal':
+      if (field.widget === 'rack_unit') {
+        input = <RackUnitSelect common={common} value={typeof value === 'string' ? value : ''} onChange={onChange} objectId={objectId} formValue={formValue} />;
+        break;
+      }
       input = <input {...common} className={inputClass} inputMode={field.kind === 'int' ? 'numeric' : 'decimal'} value={typeof value === 'string' ? value : ''} onChange={(e) => onChange(e.target.value)} />;
       break;
     case 'date':
@@ -158,9 +168,65 @@ export function FieldInput({
       );
   }
   return (
-    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors}>
+    <FieldShell id={id} label={field.label} hint={field.hint} errors={errors} required={field.required} fieldKey={field.key}>
       {input}
     </FieldShell>
+  );
+}
+
+interface ElevationUnit {
+  id: number;
+  name: string;
+  occupied: boolean;
+  device: { id: string } | null;
+}
+
+/**
+ * A device's position: the units of the rack picked in the form where a device of the picked type fits (every unit
+ * it would take free on the picked face, and on the other face too for a full-depth type; the device being edited
+ * frees its own units). The server checks the placement again on save.
+ */
+function RackUnitSelect({ common, value, onChange, objectId, formValue }: { common: Record<string, unknown> & { id: string }; value: string; onChange: (v: FormValue) => void; objectId?: string; formValue?: (key: string) => FormValue }) {
+  const rack = formValue?.('rack') as Brief | null | undefined;
+  const type = formValue?.('device_type') as Brief | null | undefined;
+  const faceValue = formValue?.('face');
+  const face = faceValue === 'rear' ? 'rear' : 'front';
+  const other = face === 'front' ? 'rear' : 'front';
+  const rackId = rack && typeof rack.id === 'string' ? rack.id : null;
+  const typeId = type && typeof type.id === 'string' ? type.id : null;
+  const units = useQuery({
+    queryKey: ['rack-units', rackId],
+    enabled: !!rackId,
+    queryFn: async () => {
+      const [front, rear] = await Promise.all((['front', 'rear'] as const).map((f) => get<Page<ElevationUnit>>(`/api/racks/${rackId}/elevation/`, { face: f })));
+      return { front: front!.results, rear: rear!.results };
+    },
+  });
+  const deviceType = useQuery({
+    queryKey: ['object', '/api/device-types/', typeId],
+    enabled: !!typeId,
+    queryFn: () => get<{ u_height: number | string; is_full_depth: boolean }>(`/api/device-types/${typeId}/`),
+  });
+  const height = deviceType.data ? Math.ceil(Number(deviceType.data.u_height)) : 1;
+  const fullDepth = deviceType.data?.is_full_depth ?? false;
+  const taken = (f: 'front' | 'rear') => new Set((units.data?.[f] ?? []).filter((u) => u.occupied && u.device?.id !== objectId).map((u) => u.id));
+  const blocked = units.data ? new Set([...taken(face), ...(fullDepth ? taken(other) : [])]) : new Set<number>();
+  const all = (units.data?.[face] ?? []).map((u) => u.id).sort((a, b) => a - b);
+  const top = all.length ? all[all.length - 1]! : 0;
+  const free = height > 0 ? all.filter((u) => u + height - 1 <= top && Array.from({ length: height }, (_, i) => u + i).every((x) => !blocked.has(x))) : [];
+  const span = (u: number) => (height > 1 ? `U${u}–U${u + height - 1}` : `U${u}`);
+  const placeholder = !rackId ? 'Choose a rack first' : units.isLoading ? 'Loading…' : height === 0 ? 'Takes no unit (0U)' : free.length ? '—' : `No free unit on the ${face}`;
+  const kept = value !== '' && !free.includes(Number(value));
+  return (
+    <select {...common} className={inputClass} value={value} disabled={!rackId && value === ''} onChange={(e) => onChange(e.target.value)} data-free-units={free.length}>
+      <option value="">{placeholder}</option>
+      {kept ? <option value={value}>{`U${value}`}</option> : null}
+      {[...free].reverse().map((u) => (
+        <option key={u} value={String(u)}>
+          {span(u)}
+        </option>
+      ))}
+    </select>
   );
 }
 
@@ -253,6 +319,7 @@ export function customFieldAsEditable(cf: CustomFieldColumn): EditableField {
     kind,
     // A custom field can always be cleared; the server says when it is required.
     nullable: true,
+    required: cf.required,
     // After the model's own fields, as the form draws them in a section of their own.
     position: Number.MAX_SAFE_INTEGER,
     ...(cf.type === 'select' ? { options: cf.choices.map((c) => ({ value: c, label: c })) } : {}),

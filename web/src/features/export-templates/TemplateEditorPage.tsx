@@ -129,7 +129,12 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
 
   const codeErrors = errors.template_code ?? previewErrors.template_code;
   const line = codeErrors?.length ? errorLine(codeErrors[0]!) : null;
-  const typeOptions = (models.data ?? []).filter((m) => m.model !== MODEL).sort((a, b) => a.model.localeCompare(b.model));
+  // By the models' plural labels ("Devices"), the app added only where two models share one.
+  const plural = (m: { label_plural: string }) => m.label_plural.charAt(0).toUpperCase() + m.label_plural.slice(1);
+  const typeOptions = (models.data ?? [])
+    .filter((m) => m.model !== MODEL)
+    .map((m, _i, all) => ({ model: m.model, text: all.filter((o) => o.label_plural === m.label_plural).length > 1 ? `${plural(m)} (${m.app})` : plural(m) }))
+    .sort((a, b) => a.text.localeCompare(b.text));
   const otherErrors = { ...previewErrors, ...errors };
   delete otherErrors.template_code;
   const subjectErrors = subjectPreview ? otherErrors[subjectPreview.field] : undefined;
@@ -208,7 +213,7 @@ function Editor({ saved }: { saved: ExportTemplate | null }) {
               {typeOptions.some((m) => m.model === draft.object_type) ? null : <option value={draft.object_type}>{draft.object_type}</option>}
               {typeOptions.map((m) => (
                 <option key={m.model} value={m.model}>
-                  {m.model} ({m.label_plural})
+                  {m.text}
                 </option>
               ))}
             </select>

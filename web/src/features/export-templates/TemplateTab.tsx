@@ -8,16 +8,18 @@ import { Button } from '../../components/ui.tsx';
 import { CodeEditor } from './CodeEditor.tsx';
 import { PreviewPanel } from './PreviewPanel.tsx';
 import { TEMPLATES_PATH, type ExportTemplate, type PreviewAnswer } from './api.ts';
+import { useObjectTypeLabel } from './ObjectTypeCell.tsx';
 
 export default function TemplateTab({ object }: DetailTabProps) {
   const t = object as ExportTemplate;
+  const typeLabel = useObjectTypeLabel();
   const run = useMutation({ mutationFn: () => get<PreviewAnswer>(`${TEMPLATES_PATH}${t.id}/preview/`) });
   return (
     <div className="space-y-4">
       <dl className="grid grid-cols-2 gap-3 rounded-lg border border-slate-200 bg-white p-4 text-sm sm:grid-cols-4">
         <div>
           <dt className="text-slate-500">Object type</dt>
-          <dd className="font-mono">{t.object_type}</dd>
+          <dd data-object-type={t.object_type}>{typeLabel(t.object_type)}</dd>
         </div>
         <div>
           <dt className="text-slate-500">Lines</dt>

@@ -1,8 +1,10 @@
 // Change log: who changed the object, when, and which fields went from what to what: each field by its label,
 // each custom field on a row of its own, related objects by name (the log stores their ids), choices by label.
+// A field no list shows (a device's config template, written by id) is still described by the model's editable
+// fields: its label, and its related model so its value reads as a name, never as a raw id.
 import { useQuery } from '@tanstack/react-query';
 import { get } from '../../api/client.ts';
-import { useChoices, useListFields, useModels } from '../../api/hooks.ts';
+import { useChoices, useEditableFields, useListFields, useModels } from '../../api/hooks.ts';
 import type { ApiObject, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
@@ -67,9 +69,18 @@ export function useChangeCells(modelName: string | undefined, changed: ChangedFi
   const models = useModels();
   const path = models.data?.find((m) => m.model === modelName)?.path;
   const fields = useListFields(path);
+  const editable = useEditableFields(modelName);
   const vocabularies = useChoices();
   // Every field the list-fields catalog describes, columns or not: a change of a cable's length unit reads "Meters".
   const columns = new Map<string, Column>((fields.data ? [...allColumns(fields.data), ...otherColumns(fields.data)] : []).map((c) => [c.key, c]));
+  // Fields only a form edits (write-only, or shown under another name): described from the editable fields.
+  for (const f of editable.data ?? []) {
+    if (columns.has(f.key)) continue;
+    const base = { key: f.key, label: f.label, sortable: false, custom: false };
+    if (f.kind === 'object' && f.object_model) columns.set(f.key, { ...base, kind: 'object', related: f.object_model });
+    else if (f.kind === 'choice') columns.set(f.key, { ...base, kind: 'choice', options: f.options, choices: f.choices });
+    else if (f.kind === 'bool') columns.set(f.key, { ...base, kind: 'boolean' });
+  }
   const wanted = new Map<string, Set<string>>();
   for (const f of changed) {
     const column = columns.get(f.key);
@@ -102,13 +113,13 @@ export function useChangeCells(modelName: string | undefined, changed: ChangedFi
     }
     return <Value value={v} kind={column.kind} related={column.related} options={column.options ?? (column.choices ? vocabularies.data?.[column.choices] : undefined)} />;
   };
-  const label = (key: string) => columns.get(key)?.label ?? fallbackLabel(key);
+  const label = (key: string) => columns.get(key)?.label ?? editable.data?.find((f) => f.key === key)?.label ?? fallbackLabel(key);
   /** A field the list of that model shows (or a custom field): what a created or deleted object's record lists. */
   const shown = (key: string) => columns.has(key) || key.startsWith(`${CUSTOM}.`);
   // The list's own column order (custom fields after), for a whole record read top to bottom.
   const order = new Map([...columns.keys()].map((key, i) => [key, i]));
   const position = (key: string) => order.get(key) ?? order.size;
-  return { isLoading: models.isLoading || fields.isLoading, cell, label, shown, position };
+  return { isLoading: models.isLoading || fields.isLoading || editable.isLoading, cell, label, shown, position };
 }
 
 /** Before and after of each field, one row a field; `only` one side (a created or deleted record's values). */

@@ -25,7 +25,9 @@ export function CreatePage() {
   return (
     <div>
       <PageHeader title={`Add ${model.label}`} />
+      {/* One form per model: going from one Add page to another starts from that model's defaults, not the last one's values. */}
       <ObjectForm
+        key={model.model}
         model={model}
         submitLabel="Create"
         prefill={prefill}

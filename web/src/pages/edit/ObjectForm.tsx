@@ -1,11 +1,15 @@
 // The create/edit form of any model: one editor per editable field (from /api/editable-fields/) plus the
-// model's custom fields. Only fields the user touched are sent (the server fills defaults and keeps the rest);
-// the API's `{field: [message]}` errors are shown on their field, anything else above the form.
-import { useMemo, useState, type FormEvent } from 'react';
+// model's custom fields. An add form shows each field's default (the registry's, a custom field's, the status
+// marked default for the model) and sends what it shows; an edit form sends only the fields the user touched.
+// Required fields are marked before any submit and checked all at once; the API's `{field: [message]}` errors are
+// shown on their fields, all of them, listed above the form, with the keyboard on the first.
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { ApiError, type FieldErrors } from '../../api/client.ts';
 import { useEditableFields, useListFields } from '../../api/hooks.ts';
 import type { ApiObject, CustomFieldColumn, EditableField, ModelInfo } from '../../api/types.ts';
 import { ErrorState, Loading, errorMessage } from '../../components/states.tsx';
+import { statusesQuery } from '../../components/StatusBadge.tsx';
 import { Button } from '../../components/ui.tsx';
 import { FieldInput, customFieldAsEditable, customFormValue, customRequestValue, toFormValue, toRequestValue, type FormValue } from '../../components/fields/FieldInput.tsx';
 
@@ -56,26 +60,63 @@ export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCa
   const [busy, setBusy] = useState(false);
   // On a new object the slug follows its name (or a device type's model) as one types, until it is edited by hand.
   const [slugByHand, setSlugByHand] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  // Bumped by each refused submit: once the errors are drawn, the keyboard goes to the first field with a problem
+  // (in the form's order) and the page scrolls to it.
+  const [refusals, setRefusals] = useState(0);
+  useEffect(() => {
+    if (!refusals) return;
+    const first = formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    first?.focus();
+    first?.scrollIntoView({ block: 'center' });
+  }, [refusals]);
+  // The status a new object gets when none is sent (statuses.ts applyDefaultStatus): shown, and sent, as chosen.
+  const statuses = useQuery({ ...statusesQuery, enabled: !object });
+  const defaultStatus = (statuses.data?.results ?? []).find((st) => Array.isArray(st.default_for) && (st.default_for as string[]).includes(model.model)) ?? null;
 
   if (editable.isLoading || listFields.isLoading) return <Loading />;
   if (editable.error) return <ErrorState error={editable.error} retry={() => void editable.refetch()} />;
 
   const customOf = (key: string) => customs.find((c) => c.key === key);
   const given = (f: EditableField) => !object && prefill !== undefined && Object.hasOwn(prefill, f.key) && !customOf(f.key) && prefillFits(f, prefill[f.key]);
+  /** On an add form: the value the server would store for a field left alone, or undefined when it stores nothing. */
+  const defaultOf = (f: EditableField): unknown => {
+    if (object) return undefined;
+    const cf = customOf(f.key);
+    if (cf) return cf.default ?? undefined;
+    if (f.kind === 'status') return defaultStatus ?? undefined;
+    return f.default;
+  };
   const initial = (f: EditableField): FormValue => {
     if (given(f)) return toFormValue(f, prefill![f.key]);
     const cf = customOf(f.key);
-    if (cf) return customFormValue(cf, (object?.custom_fields as Record<string, unknown> | undefined)?.[cf.name] ?? null);
-    return toFormValue(f, object?.[f.key] ?? null);
+    if (cf) return customFormValue(cf, object ? ((object.custom_fields as Record<string, unknown> | undefined)?.[cf.name] ?? null) : (cf.default ?? null));
+    return toFormValue(f, object ? (object[f.key] ?? null) : (defaultOf(f) ?? null));
   };
   const valueOf = (f: EditableField) => (f.key in values ? values[f.key]! : initial(f));
+  // On an edit only what was changed is checked: a stored secret reads empty, and a custom field made required
+  // since must not block an unrelated edit (the server checks it only when it is sent).
+  const requiredOf = (f: EditableField) => f.required && (!object || dirty.has(f.key));
+  const isEmpty = (v: FormValue) => v === null || v === '' || (Array.isArray(v) && v.length === 0);
+  const labelOf = (key: string) => fields.find((f) => f.key === key)?.label ?? key;
+
+  const focusFirstProblem = () => setRefusals((n) => n + 1);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
+    // Every required field left empty, all at once, before anything is sent.
+    const missing = fields.filter((f) => requiredOf(f) && isEmpty(valueOf(f)));
+    if (missing.length) {
+      setErrors(Object.fromEntries(missing.map((f) => [f.key, ['This field is required.']])));
+      setFailure(null);
+      focusFirstProblem();
+      return;
+    }
     const body: Record<string, unknown> = {};
     const custom: Record<string, unknown> = {};
     for (const f of fields) {
-      if (!dirty.has(f.key) && !given(f)) continue;
+      // What the add form shows is what it sends: a default shown, or a value filled in, is a value chosen.
+      if (!dirty.has(f.key) && !given(f) && defaultOf(f) === undefined) continue;
       const cf = customOf(f.key);
       if (cf) custom[cf.name] = customRequestValue(cf, valueOf(f));
       else body[f.key] = toRequestValue(f, valueOf(f));
@@ -91,9 +132,8 @@ export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCa
       setErrors(fe);
       const known = new Set(fields.map((f) => f.key));
       const unplaced = Object.entries(fe).filter(([k]) => !known.has(k));
-      setFailure(Object.keys(fe).length === 0 ? errorMessage(err) : unplaced.length ? unplaced.map(([k, v]) => `${k}: ${v.join(' ')}`).join('; ') : 'Some fields need attention.');
-      // Put the keyboard on the first field with a problem.
-      setTimeout(() => (document.querySelector('[aria-invalid="true"]') as HTMLElement | null)?.focus(), 0);
+      setFailure(Object.keys(fe).length === 0 ? errorMessage(err) : unplaced.length ? unplaced.map(([k, v]) => `${k === 'non_field_errors' ? '' : `${labelOf(k)}: `}${v.join(' ')}`).join('; ') : null);
+      focusFirstProblem();
     } finally {
       setBusy(false);
     }
@@ -125,13 +165,29 @@ export function ObjectForm({ model, object, submitLabel, prefill, onSubmit, onCa
       }}
     />
   );
+  const placed = fields.filter((f) => errors[f.key]?.length);
   return (
-    <form onSubmit={submit} noValidate className="max-w-3xl space-y-6" aria-label={`${submitLabel} ${model.label}`}>
-      {failure ? (
-        <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800">
-          {failure}
+    <form ref={formRef} onSubmit={submit} noValidate className="max-w-3xl space-y-6" aria-label={`${submitLabel} ${model.label}`}>
+      {failure || placed.length ? (
+        <div role="alert" className="rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-800" data-form-errors={placed.length}>
+          {failure ? <p>{failure}</p> : null}
+          {placed.length ? (
+            <>
+              <p>{placed.length === 1 ? '1 field needs attention:' : `${placed.length} fields need attention:`}</p>
+              <ul className="mt-1 list-disc pl-5">
+                {placed.map((f) => (
+                  <li key={f.key}>
+                    <span className="font-medium">{f.label}</span>: {errors[f.key]!.join(' ')}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
         </div>
       ) : null}
+      <p className="text-xs text-slate-500">
+        Fields marked <span className="text-red-700">*</span> are required.
+      </p>
       <fieldset className="grid gap-4 rounded-lg border border-slate-200 bg-white p-4 sm:grid-cols-2">
         <legend className="px-1 text-sm font-semibold">{model.label.charAt(0).toUpperCase() + model.label.slice(1)}</legend>
         {plain.map(editor)}
