@@ -205,6 +205,21 @@ describe('NetBox dialect: writes', () => {
     expect((await list('alice', '/api/dcim/devices/?site=fra1')).count).toBe(0);
   });
 
+  it('a bulk PUT is a PUT of each object: the required fields must be sent, and the rest keep their values', async () => {
+    const alice = h.as('alice');
+    const made = (await ok(await alice.post('/api/dcim/sites/', [{ name: 'Put 1', slug: 'put1', description: 'kept' }, { name: 'Put 2', slug: 'put2' }]), 201)) as unknown as Obj[];
+    // As PATCH would take it, PUT does not: NetBox's bulk PUT validates each object with partial=False.
+    const partial = await alice.put('/api/dcim/sites/', made.map((s) => ({ id: s.id, description: 'changed' })));
+    expect(partial.statusCode).toBe(400);
+    // NetBox, too, stops at the first object that fails (its serializers run one after the other).
+    expect(partial.json()).toEqual({ '[0].name': ['This field is required.'], '[0].slug': ['This field is required.'] });
+    expect((await ok(await alice.get(`/api/dcim/sites/${String(made[0]!.id)}/`))).description).toBe('kept');
+    const put = (await ok(await alice.put('/api/dcim/sites/', made.map((s, i) => ({ id: s.id, name: `Put ${i + 1}b`, slug: s.slug, status: 'planned' }))))) as unknown as Obj[];
+    expect(put.map((s) => [s.name, (s.status as Obj).value, s.description])).toEqual([['Put 1b', 'planned', 'kept'], ['Put 2b', 'planned', '']]);
+    expect((await alice.patch('/api/dcim/sites/', made.map((s) => ({ id: s.id, description: 'patched' })))).statusCode).toBe(200);
+    expect((await alice.delete('/api/dcim/sites/', made.map((s) => ({ id: s.id })))).statusCode).toBe(204);
+  });
+
   it('keeps the fence and permissions: another tenant\'s numbers name nothing, a viewer cannot write', async () => {
     const bob = h.as('bob');
     const res = await bob.post('/api/dcim/devices/', { name: 'x', device_type: 1, role: 1, site: site.id });

@@ -154,14 +154,16 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
             return (await answer(req, [row]))[0];
           }),
       });
-      // NetBox's bulk form: a list of objects, each with its id.
+      // NetBox's bulk form: a list of objects, each with its id. As in NetBox (BulkUpdateModelMixin: its serializer
+      // with partial=False for PUT), a bulk PUT checks each object as a PUT: every required field must be sent;
+      // fields left out keep their values, as DRF's non-partial update keeps them.
       app[method](path, {
         ...dialectRoute,
         preParsing: permitted(model, 'change'),
         handler: async (req) =>
           translated(entry, async () => {
             const bodies = await bodiesOf(req, entry, true, true);
-            return answer(req, await patchList(dbOf(req), req.ctx, model, bodies));
+            return answer(req, await patchList(dbOf(req), req.ctx, model, bodies, method === 'put' ? 'update' : 'patch'));
           }),
       });
     }
