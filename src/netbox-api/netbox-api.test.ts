@@ -48,6 +48,30 @@ describe('NetBox dialect: shapes', () => {
     expect(await ok(await h.as('alice').get(`/api/dcim/sites/${site.id}/`))).toMatchObject({ device_count: 1, prefix_count: 0 });
   });
 
+  it('nested objects carry their description where the model has one, tags included, at no extra query', async () => {
+    const alice = h.as('alice');
+    await ok(await alice.post('/api/extras/tags/', { name: 'Support', slug: 'support', description: 'gold support' }), 201);
+    await ok(await alice.patch(`/api/dcim/sites/${site.id}/`, { description: 'first site' }));
+    const tagged = await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { tags: [{ slug: 'support' }] }));
+    expect(tagged.site).toMatchObject({ id: site.id, slug: 'ams1', description: 'first site' });
+    expect(tagged.role).toMatchObject({ slug: 'leaf', description: '' });
+    expect(tagged.tags).toEqual([expect.objectContaining({ slug: 'support', color: expect.any(String), description: 'gold support' })]);
+    const listed = (await list('alice', '/api/dcim/devices/')).results[0]!;
+    expect(listed.platform).toMatchObject({ slug: 'eos', description: '' });
+    // Cairn's device types have no description: none is made up.
+    expect(listed.device_type).toMatchObject({ model: '7050' });
+    expect(listed.device_type).not.toHaveProperty('description');
+    // Cairn's own API keeps its briefs as they were.
+    expect((await ok(await alice.get('/api/devices/'))).results).toEqual([expect.objectContaining({ site: expect.not.objectContaining({ description: expect.anything() }) })]);
+    const queries = async (url: string) => {
+      const before = h.database.queryCount();
+      await ok(await alice.get(url));
+      return h.database.queryCount() - before;
+    };
+    expect(await queries('/api/dcim/devices/?limit=50')).toBe(await queries('/api/devices/?limit=50'));
+    await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { tags: [] }));
+  });
+
   it('reads one object by its number, with the API-Version header; another tenant\'s number is not found', async () => {
     const res = await h.as('alice').get(`/api/dcim/devices/${device.id}/`);
     expect(res.headers['api-version']).toBe('4.2');

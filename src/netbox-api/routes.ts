@@ -18,7 +18,7 @@ import { NETBOX_ENDPOINTS } from './endpoints.ts';
 import { allModels, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
-import { choiceOptions, toNetbox } from './serializer.ts';
+import { choiceOptions, installBriefDescriptions, toNetbox } from './serializer.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
 import { dialectRoute } from './route-options.ts';
@@ -214,6 +214,7 @@ function registerStandIn(app: FastifyInstance, path: string): void {
 }
 
 export function registerNetboxApi(app: FastifyInstance): void {
+  installBriefDescriptions();
   const served = new Set<string>();
   for (const entry of dialectModels()) {
     registerModel(app, entry);
