@@ -334,9 +334,38 @@ describe('NetBox dialect: special routes', () => {
     // Written under NetBox's name; answered as Cairn's own and resolved templates (Cairn's device has both).
     expect((await ok(await alice.get(`/api/dcim/devices/${device.id}/`))).config_template).toMatchObject({ own: { name: 'leaf-config' }, resolved: { name: 'leaf-config' } });
     const rendered = await ok(await alice.post(`/api/dcim/devices/${device.id}/render-config/`, {}));
-    expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/export-templates/${tpl.numid}/` } });
+    expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/config-templates/${tpl.numid}/` } });
+    expect((await ok(await alice.get(`/api/dcim/device-roles/${(device.role as Obj).id}/`))).config_template).toMatchObject({ id: tpl.numid, url: `http://localhost/api/extras/config-templates/${tpl.numid}/` });
     const text = await h.as('alice').post(`/api/dcim/devices/${device.id}/render-config/?format=txt`, {});
     expect(text.body).toBe('hostname ams1-leaf1');
+  });
+
+  it('serves Cairn\'s device templates as NetBox\'s config templates: list, read, create, change, delete', async () => {
+    const alice = h.as('alice');
+    // An export template of another kind (sites) is no config template.
+    const other = await ok(await alice.post('/api/export-templates/', { name: 'site-list', object_type: 'organization.site', template_code: '{% for s in queryset %}{{ s.name }}{% endfor %}' }), 201);
+    const made = await ok(await alice.post('/api/extras/config-templates/', { name: 'spine-config', description: 'spines', template_code: 'hostname {{ device.name }}', environment_params: {} }), 201);
+    expect(made).toEqual({
+      id: expect.any(Number), url: `http://localhost/api/extras/config-templates/${String(made.id)}/`, display_url: expect.stringContaining('/objects/extras.exporttemplate/'), display: 'spine-config',
+      name: 'spine-config', description: 'spines', environment_params: {}, template_code: 'hostname {{ device.name }}', data_source: null, data_path: '', data_file: null, data_synced: null, tags: [],
+      created: expect.any(String), last_updated: expect.any(String),
+    });
+    // It is a device export template of Cairn's, renderable and bindable.
+    expect(await ok(await alice.get(`/api/export-templates/?name=spine-config`))).toMatchObject({ count: 1, results: [{ object_type: 'dcim.device', as_attachment: false }] });
+    const listed = await list('alice', '/api/extras/config-templates/?ordering=name');
+    expect(listed.results.map((t) => t.name)).toEqual(['leaf-config', 'spine-config']);
+    expect((await list('alice', '/api/extras/config-templates/?brief=1&name=spine-config')).results).toEqual([{ id: made.id, url: made.url, display: 'spine-config', name: 'spine-config', description: 'spines' }]);
+    expect((await h.as('alice').get(`/api/extras/config-templates/${String(other.numid)}/`)).statusCode).toBe(404);
+    expect((await h.as('bob').get(`/api/extras/config-templates/${String(made.id)}/`)).statusCode).toBe(404);
+    expect((await ok(await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { template_code: 'hostname {{ device.name | upper }}' }))).template_code).toBe('hostname {{ device.name | upper }}');
+    const broken = await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { template_code: '{% if %}' });
+    expect(broken.statusCode).toBe(400);
+    expect(Object.keys(broken.json())).toEqual(['template_code']);
+    expect((await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { environment_params: { trim_blocks: true } })).json()).toEqual({ environment_params: [expect.stringContaining('environment parameters')] });
+    expect((await alice.put(`/api/extras/config-templates/${String(made.id)}/`, { name: 'spine-config' })).json()).toEqual({ template_code: ['This field is required.'] });
+    expect((await h.as('viewer').post('/api/extras/config-templates/', { name: 'v', template_code: 'x' })).statusCode).toBe(403);
+    expect((await alice.delete(`/api/extras/config-templates/${String(made.id)}/`)).statusCode).toBe(204);
+    expect((await list('alice', '/api/extras/config-templates/')).count).toBe(1);
   });
 
   it('/api/schema/?format=json is NetBox\'s document; /api/schema/ stays Cairn\'s', async () => {

@@ -23,6 +23,8 @@ import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
 import { dialectRoute } from './route-options.ts';
 import { registerNetboxSpecialRoutes } from './special-routes.ts';
+import { registerConfigTemplates } from './config-templates.ts';
+import { CONFIG_TEMPLATES_PATH } from './serializer.ts';
 
 type Json = Record<string, unknown>;
 
@@ -220,6 +222,9 @@ export function registerNetboxApi(app: FastifyInstance): void {
     registerModel(app, entry);
     served.add(entry.path);
   }
+  // Config templates are Cairn's device export templates, in NetBox's shape (config-templates.ts).
+  registerConfigTemplates(app);
+  served.add(CONFIG_TEMPLATES_PATH);
   const cairnPaths = new Set(allModels().map((m) => m.path));
   for (const endpoint of NETBOX_ENDPOINTS.values()) {
     const path = `/api/${endpoint}/`;

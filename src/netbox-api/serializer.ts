@@ -11,6 +11,10 @@ import { vocabularyOptions } from '../core/vocabularies.ts';
 import { isUuid } from '../core/ids.ts';
 import { addBriefExtension, type ApiObject } from '../core/crud/serialize.ts';
 import { dialectModels, dialectOf, netboxTypeName, renamedTypes, type DialectModel } from './dialect.ts';
+import { NETBOX_ENDPOINTS } from './endpoints.ts';
+
+/** Where NetBox serves config templates (config-templates.ts serves Cairn's there). */
+export const CONFIG_TEMPLATES_PATH = `/api/${NETBOX_ENDPOINTS.get('extras.configtemplate')!}/`;
 
 type Json = Record<string, unknown>;
 
@@ -257,6 +261,11 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
           break;
         default:
           out[step.nbKey] = convertNested(v, related, opts.origin);
+          // A role's, platform's or VM's config template is one of NetBox's config templates (config-templates.ts).
+          if (step.field.target === 'extras.exporttemplate' && step.key === 'config_template') {
+            const brief = out[step.nbKey] as Json | null;
+            if (brief && typeof brief.id === 'number') brief.url = `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/`;
+          }
       }
     }
     for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
@@ -308,9 +317,10 @@ async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, entry: Dialect
   return out;
 }
 
-function narrowed(obj: Json, opts: ShapeOptions): Json {
+/** An answer narrowed as asked: `fields=`, else `brief=1` (to `briefKeys`), else `omit=`. */
+export function narrowed(obj: Json, opts: ShapeOptions, briefKeys: ReadonlySet<string> = BRIEF_KEYS): Json {
   if (opts.fields?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => opts.fields!.has(k)));
-  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k)));
+  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => briefKeys.has(k)));
   if (opts.omit?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => !opts.omit!.has(k)));
   return obj;
 }
