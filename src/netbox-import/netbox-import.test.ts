@@ -435,7 +435,8 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
 });
 
 // NetBox 3.7's demo (circuit terminations by site_id/provider_network_id, VLAN groups scoped by type and id, blank
-// choices as ''): every table counted and a sample compared field by field, as for 4.1 above.
+// choices as ''): every table counted and a sample compared field by field, as for 4.1 above. (A re-run is tested on
+// 4.1, whose blank choices are 3.7's too, and on the 4.2 shape below.)
 describe.skipIf(!serverUrl || !demoAvailable('3.7'))('cairn import netbox (NetBox 3.7 demo)', () => {
   let demo: DemoCopy;
   let database: TestDatabase;
@@ -524,12 +525,6 @@ describe.skipIf(!serverUrl || !demoAvailable('3.7'))('cairn import netbox (NetBo
     const nbOwned = await nbRows<{ id: string; owner: string }>('SELECT d.id::text, t.name AS owner FROM dcim_device d JOIN tenancy_tenant t ON t.id = d.tenant_id ORDER BY d.id');
     const owned = await cairnRows<{ id: string; owner: string }>(sql`SELECT d.numid::text AS id, o.name AS owner FROM devices d JOIN owners o ON o.id = d.owner_id WHERE d.tenant_id = ${tenantId} ORDER BY d.numid`);
     expect(owned).toEqual(nbOwned);
-  });
-
-  it('a re-run with nothing changed in NetBox writes nothing', async () => {
-    const again = await importNetBox(database, { url: demo.url, tenantSlug: 'netbox37' });
-    expect(again.changeLogEntries).toBe(0);
-    expect(again.tables.filter((t) => t.created || t.updated)).toEqual([]);
   });
 });
 
