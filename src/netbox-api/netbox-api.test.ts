@@ -241,6 +241,15 @@ describe('NetBox dialect: writes', () => {
     const put = (await ok(await alice.put('/api/dcim/sites/', made.map((s, i) => ({ id: s.id, name: `Put ${i + 1}b`, slug: s.slug, status: 'planned' }))))) as unknown as Obj[];
     expect(put.map((s) => [s.name, (s.status as Obj).value, s.description])).toEqual([['Put 1b', 'planned', 'kept'], ['Put 2b', 'planned', '']]);
     expect((await alice.patch('/api/dcim/sites/', made.map((s) => ({ id: s.id, description: 'patched' })))).statusCode).toBe(200);
+    // Custom field values a PUT does not name are kept, as NetBox keeps them (its custom field data starts from the
+    // stored values); Cairn's own PUT replaces them all.
+    for (const name of ['put_floor', 'put_ref']) await ok(await alice.post('/api/extras/custom-fields/', { name, type: 'text', object_types: ['dcim.site'] }), 201);
+    await ok(await alice.patch(`/api/dcim/sites/${String(made[0]!.id)}/`, { custom_fields: { put_floor: '1', put_ref: 'R-1' } }));
+    const one = await ok(await alice.put(`/api/dcim/sites/${String(made[0]!.id)}/`, { name: 'Put 1b', slug: 'put1', custom_fields: { put_floor: '2' } }));
+    expect(one.custom_fields).toMatchObject({ put_floor: '2', put_ref: 'R-1' });
+    const bulk = (await ok(await alice.put('/api/dcim/sites/', [{ id: made[0]!.id, name: 'Put 1b', slug: 'put1', custom_fields: { put_ref: null } }]))) as unknown as Obj[];
+    expect(bulk[0]!.custom_fields).toMatchObject({ put_floor: '2' });
+    expect((bulk[0]!.custom_fields as Obj).put_ref ?? null).toBeNull();
     expect((await alice.delete('/api/dcim/sites/', made.map((s) => ({ id: s.id })))).statusCode).toBe(204);
   });
 

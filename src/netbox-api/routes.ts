@@ -15,7 +15,7 @@ import { serializeRows, type ApiObject, type Row } from '../core/crud/serialize.
 import type { QueryValues } from '../core/crud/list-query.ts';
 import { badRequest, notFound, unauthorized, type FieldErrors } from '../core/errors.ts';
 import { NETBOX_ENDPOINTS } from './endpoints.ts';
-import { allModels, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
 import { choiceOptions, installBriefDescriptions, toNetbox } from './serializer.ts';
@@ -68,6 +68,22 @@ async function bodiesOf(req: FastifyRequest, entry: DialectModel, list: boolean,
   }
   if (Object.keys(errors).length) throw badRequest(errors);
   return out;
+}
+
+/**
+ * NetBox's custom field values on a PUT: like a PATCH, a PUT names only the values it changes, the others kept
+ * (NetBox's CustomFieldsDataField starts from the object's stored values, partial or not), where Cairn's own PUT
+ * replaces them all. Each body is a Cairn body of the object `id` (already found in the caller's fence).
+ */
+async function keepStoredCustomFields(req: FastifyRequest, entry: DialectModel, items: Array<{ id: string; body: Json }>): Promise<void> {
+  const [key, field] = Object.entries(entry.model.fields).find(([, f]) => f.kind === 'custom_fields') ?? [];
+  if (!key || !field) return;
+  const sent = items.filter(({ body }) => body[key] && typeof body[key] === 'object' && !Array.isArray(body[key]));
+  if (!sent.length) return;
+  const { rows } = await sql<{ id: string; v: Json | null }>`SELECT id::text AS id, ${sql.ref(columnOf(key, field))} AS v FROM ${sql.table(entry.model.table)}
+    WHERE id = ANY(${sent.map((i) => i.id)}::uuid[])`.execute(dbOf(req));
+  const stored = new Map(rows.map((r) => [r.id, r.v ?? {}]));
+  for (const { id, body } of sent) body[key] = { ...(stored.get(id) ?? {}), ...(body[key] as Json) };
 }
 
 /** OPTIONS on a list: what DRF's metadata says, the POST fields with each choice field's choices. */
@@ -152,6 +168,7 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
           translated(entry, async () => {
             const id = await uuidOf(req, entry);
             const [body] = await bodiesOf(req, entry, false, false);
+            if (method === 'put') await keepStoredCustomFields(req, entry, [{ id, body: body! }]);
             const row = await updateObject(dbOf(req), req.ctx, model, id, body, method === 'put' ? 'update' : 'patch');
             return (await answer(req, [row]))[0];
           }),
@@ -165,6 +182,7 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
         handler: async (req) =>
           translated(entry, async () => {
             const bodies = await bodiesOf(req, entry, true, true);
+            if (method === 'put') await keepStoredCustomFields(req, entry, bodies.map((body) => ({ id: String(body.id), body })));
             return answer(req, await patchList(dbOf(req), req.ctx, model, bodies, method === 'put' ? 'update' : 'patch'));
           }),
       });
