@@ -340,8 +340,9 @@ describe('NetBox dialect: special routes', () => {
     const tpl = await ok(await alice.post('/api/export-templates/', { name: 'leaf-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n' }), 201);
     await ok(await alice.patch(`/api/dcim/device-roles/${(device.role as Obj).id}/`, { config_template: tpl.numid }));
     await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { config_template: tpl.numid }));
-    // Written under NetBox's name; answered as Cairn's own and resolved templates (Cairn's device has both).
-    expect((await ok(await alice.get(`/api/dcim/devices/${device.id}/`))).config_template).toMatchObject({ own: { name: 'leaf-config' }, resolved: { name: 'leaf-config' } });
+    // Written and answered under NetBox's name: the device's own template, one of NetBox's config templates.
+    expect((await ok(await alice.get(`/api/dcim/devices/${device.id}/`))).config_template).toEqual({ id: tpl.numid, url: `http://localhost/api/extras/config-templates/${String(tpl.numid)}/`, display: 'leaf-config', name: 'leaf-config', description: '' });
+    expect((await list('alice', '/api/dcim/devices/?site=ams1')).results.find((d) => d.id === device.id)!.config_template).toMatchObject({ id: tpl.numid });
     const rendered = await ok(await alice.post(`/api/dcim/devices/${device.id}/render-config/`, {}));
     expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/config-templates/${tpl.numid}/` } });
     expect((await ok(await alice.get(`/api/dcim/device-roles/${(device.role as Obj).id}/`))).config_template).toMatchObject({ id: tpl.numid, url: `http://localhost/api/extras/config-templates/${tpl.numid}/` });

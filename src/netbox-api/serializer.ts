@@ -4,7 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, getModel, isColumnField } from '../core/registry.ts';
+import { allModels, columnOf, getModel, isColumnField, requireModel } from '../core/registry.ts';
 import type { RequestContext } from '../core/context.ts';
 import { scopeCondition } from '../core/access.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
@@ -237,6 +237,14 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
   const refs = new Map<ModelDef, Set<string>>();
   const known = new Map<string, number>();
   for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
+  // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
+  const binding = entry.model.computed.config_template && !entry.out.has('config_template') ? requireModel('extras.exporttemplate') : null;
+  if (binding) {
+    for (const o of objects) {
+      const own = ownTemplate(o);
+      if (own) refs.set(binding, (refs.get(binding) ?? new Set()).add(own.id));
+    }
+  }
   const related = await numidsOf(db, refs, known);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
@@ -280,7 +288,15 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
       out[`${relation}_id`] = brief ? brief.id : null;
       out[relation] = brief;
     }
+    if (binding) {
+      const own = ownTemplate(o);
+      const numid = own ? related.numids.get(own.id) : undefined;
+      out.config_template = own && numid !== undefined
+        ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' }
+        : null;
+    }
     for (const key of Object.keys(model.computed)) {
+      if (binding && key === 'config_template') continue;
       if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
       // A field served under this name wins (a device's config_template is its own template, as in NetBox).
       if (servedKeys(entry).has(key)) continue;
@@ -296,6 +312,13 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
     if ('last_updated' in o) out.last_updated = o.last_updated;
     return narrowed(out, opts);
   });
+}
+
+/** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
+function ownTemplate(o: ApiObject): { id: string; name: string } | null {
+  const binding = o.config_template as { own?: { id?: unknown; name?: unknown } | null } | null | undefined;
+  const own = binding && typeof binding === 'object' ? binding.own : null;
+  return own && typeof own.id === 'string' && isUuid(own.id) ? { id: own.id, name: String(own.name) } : null;
 }
 
 /** NetBox's `<model>_count` values of a page's objects (the declaration's counts): one statement, in the fence. */
