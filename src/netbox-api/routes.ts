@@ -18,13 +18,12 @@ import { NETBOX_ENDPOINTS } from './endpoints.ts';
 import { allModels, columnOf, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
-import { choiceOptions, installBriefDescriptions, toNetbox } from './serializer.ts';
+import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, toNetbox } from './serializer.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
 import { dialectRoute } from './route-options.ts';
 import { registerNetboxSpecialRoutes } from './special-routes.ts';
 import { registerConfigTemplates } from './config-templates.ts';
-import { CONFIG_TEMPLATES_PATH } from './serializer.ts';
 
 type Json = Record<string, unknown>;
 
