@@ -543,9 +543,12 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
   beforeAll(async () => {
     demo = await demoCopy(serverUrl!, '4.1', 'import42');
     await reshapeAs42(demo.client, MACS);
-    // A prefix scoped to a location (on that location's site), and a cluster scoped to a site.
+    // A prefix scoped to a location (on that location's site), one scoped to a region (no site), and a cluster
+    // scoped to a site.
     await demo.client.query(`UPDATE ipam_prefix p SET scope_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'location'), scope_id = l.id,
       _location_id = l.id, _site_id = l.site_id FROM dcim_location l WHERE l.id = (SELECT min(id) FROM dcim_location) AND p.id = (SELECT min(id) FROM ipam_prefix WHERE scope_id IS NULL)`);
+    await demo.client.query(`UPDATE ipam_prefix SET scope_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'region'), scope_id = 1, _region_id = 1
+      WHERE id = (SELECT min(id) FROM ipam_prefix WHERE scope_id IS NULL)`);
     await demo.client.query(`UPDATE virtualization_cluster SET scope_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'site'), scope_id = 1, _site_id = 1 WHERE id = 1`);
     database = await openTestDatabase();
     report = await importNetBox(database, { url: demo.url, tenantSlug: 'netbox42' });
@@ -562,8 +565,12 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     expect(report.tables.flatMap((t) => Object.keys(t.skipped).map((why) => `${t.table}: ${why}`))).toEqual([]);
     expect(report.tablesWithoutHome).toEqual([{ table: 'dcim_macaddress', rows: 1 }]);
     const byTable = Object.fromEntries(report.tables.map((t) => [t.table, t]));
-    // The location a prefix was scoped to has no Cairn field: reported, its site kept.
-    expect(byTable.ipam_prefix!.columnsWithoutHome).toEqual({ _location_id: 1 });
+    // A prefix's location or region scope has no Cairn field: each counted in the report, a location's site kept.
+    expect(byTable.ipam_prefix!.columnsWithoutHome).toEqual({});
+    expect(byTable.ipam_prefix!.adapted).toEqual({
+      "scoped to a location: put on the location's site (Cairn keeps a site here, no location)": 1,
+      'scoped to a region or site group: no site (Cairn keeps a site here, nothing wider)': 1,
+    });
     // 4.2's termination, scope and cached columns are all read (a cluster's status, Cairn has none of, is listed as in 4.1).
     const scopeColumns = (t: string) => Object.keys(byTable[t]!.columnsWithoutHome).filter((c) => /^(_|scope|termination)/.test(c));
     expect(scopeColumns('circuits_circuittermination')).toEqual([]);
@@ -580,6 +587,7 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
 
     const nbPrefixes = await nbRows<{ id: string; site: string | null }>('SELECT id::text, _site_id::text AS site FROM ipam_prefix ORDER BY ipam_prefix.id');
     expect(nbPrefixes.filter((p) => p.site).length).toBe(66);
+    expect(nbPrefixes.filter((p) => !p.site).length).toBeGreaterThan(0);
     const prefixes = await cairnRows<{ id: string; site: string | null }>(sql`SELECT p.numid::text AS id, s.numid::text AS site FROM prefixes p LEFT JOIN sites s ON s.id = p.site_id WHERE p.tenant_id = ${tenantId} ORDER BY p.numid`);
     expect(prefixes).toEqual(nbPrefixes);
     const clusters = await cairnRows<{ id: string; site: string }>(sql`SELECT c.numid::text AS id, s.numid::text AS site FROM clusters c JOIN sites s ON s.id = c.site_id WHERE c.tenant_id = ${tenantId}`);

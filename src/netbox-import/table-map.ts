@@ -74,18 +74,22 @@ const genericAs = (prefix: string, model: string) => (row: NetBoxRow, cx: MapCon
 
 /**
  * NetBox's scoped VLAN groups, and 4.2's scoped prefixes and clusters: the site or region the scope names. A 4.2
- * prefix or cluster scoped to a location is on that location's site (NetBox's cached `_site_id`), Cairn's nearest
- * field; a scope wider than a site (a region or site group) gives no site.
+ * prefix or cluster (they have only a site in Cairn) scoped to a location is put on that location's site (NetBox's
+ * cached `_site_id`); one scoped to a region or site group gets no site. Both are counted in the report.
  */
 const scopeAs = (model: string) => (row: NetBoxRow, cx: MapContext) => {
   if (row.scope_type_id === undefined) return row.site_id !== undefined && model === 'organization.site' ? cx.ref('dcim_site', row.site_id) : null;
   const named = genericAs('scope', model)(row, cx);
-  if (named || model !== 'organization.site' || row._site_id === undefined || row._site_id === null) return named;
-  return cx.ref('dcim_site', row._site_id);
+  if (named || model !== 'organization.site' || row._site_id === undefined || row.scope_type_id === null) return named;
+  if (row._location_id !== null && row._location_id !== undefined && row._site_id !== null) {
+    cx.note("scoped to a location: put on the location's site (Cairn keeps a site here, no location)");
+    return cx.ref('dcim_site', row._site_id);
+  }
+  cx.note('scoped to a region or site group: no site (Cairn keeps a site here, nothing wider)');
+  return null;
 };
-/** 4.2's cached scope columns a prefix or cluster reads (its site) or can tell from its site (region, site group);
- * a location (`_location_id`) has no Cairn field and is reported. */
-const SCOPE_CACHE_READS = ['_site_id', '_region_id', '_sitegroup_id'];
+/** 4.2's cached scope columns of a prefix or cluster: read by scopeAs, or told by its site (region, site group). */
+const SCOPE_CACHE_READS = ['_site_id', '_location_id', '_region_id', '_sitegroup_id'];
 
 /** What a Cairn circuit termination may end at (its termination_type). */
 const CIRCUIT_TERMINATION_POINTS = new Set(['dcim.site', 'dcim.location', 'circuits.providernetwork']);
