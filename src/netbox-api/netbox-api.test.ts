@@ -48,6 +48,30 @@ describe('NetBox dialect: shapes', () => {
     expect(await ok(await h.as('alice').get(`/api/dcim/sites/${site.id}/`))).toMatchObject({ device_count: 1, prefix_count: 0 });
   });
 
+  it('nested objects carry their description where the model has one, tags included, at no extra query', async () => {
+    const alice = h.as('alice');
+    await ok(await alice.post('/api/extras/tags/', { name: 'Support', slug: 'support', description: 'gold support' }), 201);
+    await ok(await alice.patch(`/api/dcim/sites/${site.id}/`, { description: 'first site' }));
+    const tagged = await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { tags: [{ slug: 'support' }] }));
+    expect(tagged.site).toMatchObject({ id: site.id, slug: 'ams1', description: 'first site' });
+    expect(tagged.role).toMatchObject({ slug: 'leaf', description: '' });
+    expect(tagged.tags).toEqual([expect.objectContaining({ slug: 'support', color: expect.any(String), description: 'gold support' })]);
+    const listed = (await list('alice', '/api/dcim/devices/')).results[0]!;
+    expect(listed.platform).toMatchObject({ slug: 'eos', description: '' });
+    // Cairn's device types have no description: none is made up.
+    expect(listed.device_type).toMatchObject({ model: '7050' });
+    expect(listed.device_type).not.toHaveProperty('description');
+    // Cairn's own API keeps its briefs as they were.
+    expect((await ok(await alice.get('/api/devices/'))).results).toEqual([expect.objectContaining({ site: expect.not.objectContaining({ description: expect.anything() }) })]);
+    const queries = async (url: string) => {
+      const before = h.database.queryCount();
+      await ok(await alice.get(url));
+      return h.database.queryCount() - before;
+    };
+    expect(await queries('/api/dcim/devices/?limit=50')).toBe(await queries('/api/devices/?limit=50'));
+    await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { tags: [] }));
+  });
+
   it('reads one object by its number, with the API-Version header; another tenant\'s number is not found', async () => {
     const res = await h.as('alice').get(`/api/dcim/devices/${device.id}/`);
     expect(res.headers['api-version']).toBe('4.2');
@@ -205,6 +229,30 @@ describe('NetBox dialect: writes', () => {
     expect((await list('alice', '/api/dcim/devices/?site=fra1')).count).toBe(0);
   });
 
+  it('a bulk PUT is a PUT of each object: the required fields must be sent, and the rest keep their values', async () => {
+    const alice = h.as('alice');
+    const made = (await ok(await alice.post('/api/dcim/sites/', [{ name: 'Put 1', slug: 'put1', description: 'kept' }, { name: 'Put 2', slug: 'put2' }]), 201)) as unknown as Obj[];
+    // As PATCH would take it, PUT does not: NetBox's bulk PUT validates each object with partial=False.
+    const partial = await alice.put('/api/dcim/sites/', made.map((s) => ({ id: s.id, description: 'changed' })));
+    expect(partial.statusCode).toBe(400);
+    // NetBox, too, stops at the first object that fails (its serializers run one after the other).
+    expect(partial.json()).toEqual({ '[0].name': ['This field is required.'], '[0].slug': ['This field is required.'] });
+    expect((await ok(await alice.get(`/api/dcim/sites/${String(made[0]!.id)}/`))).description).toBe('kept');
+    const put = (await ok(await alice.put('/api/dcim/sites/', made.map((s, i) => ({ id: s.id, name: `Put ${i + 1}b`, slug: s.slug, status: 'planned' }))))) as unknown as Obj[];
+    expect(put.map((s) => [s.name, (s.status as Obj).value, s.description])).toEqual([['Put 1b', 'planned', 'kept'], ['Put 2b', 'planned', '']]);
+    expect((await alice.patch('/api/dcim/sites/', made.map((s) => ({ id: s.id, description: 'patched' })))).statusCode).toBe(200);
+    // Custom field values a PUT does not name are kept, as NetBox keeps them (its custom field data starts from the
+    // stored values); Cairn's own PUT replaces them all.
+    for (const name of ['put_floor', 'put_ref']) await ok(await alice.post('/api/extras/custom-fields/', { name, type: 'text', object_types: ['dcim.site'] }), 201);
+    await ok(await alice.patch(`/api/dcim/sites/${String(made[0]!.id)}/`, { custom_fields: { put_floor: '1', put_ref: 'R-1' } }));
+    const one = await ok(await alice.put(`/api/dcim/sites/${String(made[0]!.id)}/`, { name: 'Put 1b', slug: 'put1', custom_fields: { put_floor: '2' } }));
+    expect(one.custom_fields).toMatchObject({ put_floor: '2', put_ref: 'R-1' });
+    const bulk = (await ok(await alice.put('/api/dcim/sites/', [{ id: made[0]!.id, name: 'Put 1b', slug: 'put1', custom_fields: { put_ref: null } }]))) as unknown as Obj[];
+    expect(bulk[0]!.custom_fields).toMatchObject({ put_floor: '2' });
+    expect((bulk[0]!.custom_fields as Obj).put_ref ?? null).toBeNull();
+    expect((await alice.delete('/api/dcim/sites/', made.map((s) => ({ id: s.id })))).statusCode).toBe(204);
+  });
+
   it('keeps the fence and permissions: another tenant\'s numbers name nothing, a viewer cannot write', async () => {
     const bob = h.as('bob');
     const res = await bob.post('/api/dcim/devices/', { name: 'x', device_type: 1, role: 1, site: site.id });
@@ -292,12 +340,42 @@ describe('NetBox dialect: special routes', () => {
     const tpl = await ok(await alice.post('/api/export-templates/', { name: 'leaf-config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}\n' }), 201);
     await ok(await alice.patch(`/api/dcim/device-roles/${(device.role as Obj).id}/`, { config_template: tpl.numid }));
     await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { config_template: tpl.numid }));
-    // Written under NetBox's name; answered as Cairn's own and resolved templates (Cairn's device has both).
-    expect((await ok(await alice.get(`/api/dcim/devices/${device.id}/`))).config_template).toMatchObject({ own: { name: 'leaf-config' }, resolved: { name: 'leaf-config' } });
+    // Written and answered under NetBox's name: the device's own template, one of NetBox's config templates.
+    expect((await ok(await alice.get(`/api/dcim/devices/${device.id}/`))).config_template).toEqual({ id: tpl.numid, url: `http://localhost/api/extras/config-templates/${String(tpl.numid)}/`, display: 'leaf-config', name: 'leaf-config', description: '' });
+    expect((await list('alice', '/api/dcim/devices/?site=ams1')).results.find((d) => d.id === device.id)!.config_template).toMatchObject({ id: tpl.numid });
     const rendered = await ok(await alice.post(`/api/dcim/devices/${device.id}/render-config/`, {}));
-    expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/export-templates/${tpl.numid}/` } });
+    expect(rendered).toMatchObject({ content: 'hostname ams1-leaf1', configtemplate: { id: tpl.numid, name: 'leaf-config', url: `http://localhost/api/extras/config-templates/${tpl.numid}/` } });
+    expect((await ok(await alice.get(`/api/dcim/device-roles/${(device.role as Obj).id}/`))).config_template).toMatchObject({ id: tpl.numid, url: `http://localhost/api/extras/config-templates/${tpl.numid}/` });
     const text = await h.as('alice').post(`/api/dcim/devices/${device.id}/render-config/?format=txt`, {});
     expect(text.body).toBe('hostname ams1-leaf1');
+  });
+
+  it('serves Cairn\'s device templates as NetBox\'s config templates: list, read, create, change, delete', async () => {
+    const alice = h.as('alice');
+    // An export template of another kind (sites) is no config template.
+    const other = await ok(await alice.post('/api/export-templates/', { name: 'site-list', object_type: 'organization.site', template_code: '{% for s in queryset %}{{ s.name }}{% endfor %}' }), 201);
+    const made = await ok(await alice.post('/api/extras/config-templates/', { name: 'spine-config', description: 'spines', template_code: 'hostname {{ device.name }}', environment_params: {} }), 201);
+    expect(made).toEqual({
+      id: expect.any(Number), url: `http://localhost/api/extras/config-templates/${String(made.id)}/`, display_url: expect.stringContaining('/objects/extras.exporttemplate/'), display: 'spine-config',
+      name: 'spine-config', description: 'spines', environment_params: {}, template_code: 'hostname {{ device.name }}', data_source: null, data_path: '', data_file: null, data_synced: null, tags: [],
+      created: expect.any(String), last_updated: expect.any(String),
+    });
+    // It is a device export template of Cairn's, renderable and bindable.
+    expect(await ok(await alice.get(`/api/export-templates/?name=spine-config`))).toMatchObject({ count: 1, results: [{ object_type: 'dcim.device', as_attachment: false }] });
+    const listed = await list('alice', '/api/extras/config-templates/?ordering=name');
+    expect(listed.results.map((t) => t.name)).toEqual(['leaf-config', 'spine-config']);
+    expect((await list('alice', '/api/extras/config-templates/?brief=1&name=spine-config')).results).toEqual([{ id: made.id, url: made.url, display: 'spine-config', name: 'spine-config', description: 'spines' }]);
+    expect((await h.as('alice').get(`/api/extras/config-templates/${String(other.numid)}/`)).statusCode).toBe(404);
+    expect((await h.as('bob').get(`/api/extras/config-templates/${String(made.id)}/`)).statusCode).toBe(404);
+    expect((await ok(await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { template_code: 'hostname {{ device.name | upper }}' }))).template_code).toBe('hostname {{ device.name | upper }}');
+    const broken = await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { template_code: '{% if %}' });
+    expect(broken.statusCode).toBe(400);
+    expect(Object.keys(broken.json())).toEqual(['template_code']);
+    expect((await alice.patch(`/api/extras/config-templates/${String(made.id)}/`, { environment_params: { trim_blocks: true } })).json()).toEqual({ environment_params: [expect.stringContaining('environment parameters')] });
+    expect((await alice.put(`/api/extras/config-templates/${String(made.id)}/`, { name: 'spine-config' })).json()).toEqual({ template_code: ['This field is required.'] });
+    expect((await h.as('viewer').post('/api/extras/config-templates/', { name: 'v', template_code: 'x' })).statusCode).toBe(403);
+    expect((await alice.delete(`/api/extras/config-templates/${String(made.id)}/`)).statusCode).toBe(204);
+    expect((await list('alice', '/api/extras/config-templates/')).count).toBe(1);
   });
 
   it('/api/schema/?format=json is NetBox\'s document; /api/schema/ stays Cairn\'s', async () => {

@@ -15,14 +15,15 @@ import { serializeRows, type ApiObject, type Row } from '../core/crud/serialize.
 import type { QueryValues } from '../core/crud/list-query.ts';
 import { badRequest, notFound, unauthorized, type FieldErrors } from '../core/errors.ts';
 import { NETBOX_ENDPOINTS } from './endpoints.ts';
-import { allModels, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
+import { allModels, columnOf, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
-import { choiceOptions, toNetbox } from './serializer.ts';
+import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, toNetbox } from './serializer.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
 import { dialectRoute } from './route-options.ts';
 import { registerNetboxSpecialRoutes } from './special-routes.ts';
+import { registerConfigTemplates } from './config-templates.ts';
 
 type Json = Record<string, unknown>;
 
@@ -66,6 +67,22 @@ async function bodiesOf(req: FastifyRequest, entry: DialectModel, list: boolean,
   }
   if (Object.keys(errors).length) throw badRequest(errors);
   return out;
+}
+
+/**
+ * NetBox's custom field values on a PUT: like a PATCH, a PUT names only the values it changes, the others kept
+ * (NetBox's CustomFieldsDataField starts from the object's stored values, partial or not), where Cairn's own PUT
+ * replaces them all. Each body is a Cairn body of the object `id` (already found in the caller's fence).
+ */
+async function keepStoredCustomFields(req: FastifyRequest, entry: DialectModel, items: Array<{ id: string; body: Json }>): Promise<void> {
+  const [key, field] = Object.entries(entry.model.fields).find(([, f]) => f.kind === 'custom_fields') ?? [];
+  if (!key || !field) return;
+  const sent = items.filter(({ body }) => body[key] && typeof body[key] === 'object' && !Array.isArray(body[key]));
+  if (!sent.length) return;
+  const { rows } = await sql<{ id: string; v: Json | null }>`SELECT id::text AS id, ${sql.ref(columnOf(key, field))} AS v FROM ${sql.table(entry.model.table)}
+    WHERE id = ANY(${sent.map((i) => i.id)}::uuid[])`.execute(dbOf(req));
+  const stored = new Map(rows.map((r) => [r.id, r.v ?? {}]));
+  for (const { id, body } of sent) body[key] = { ...(stored.get(id) ?? {}), ...(body[key] as Json) };
 }
 
 /** OPTIONS on a list: what DRF's metadata says, the POST fields with each choice field's choices. */
@@ -150,18 +167,22 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
           translated(entry, async () => {
             const id = await uuidOf(req, entry);
             const [body] = await bodiesOf(req, entry, false, false);
+            if (method === 'put') await keepStoredCustomFields(req, entry, [{ id, body: body! }]);
             const row = await updateObject(dbOf(req), req.ctx, model, id, body, method === 'put' ? 'update' : 'patch');
             return (await answer(req, [row]))[0];
           }),
       });
-      // NetBox's bulk form: a list of objects, each with its id.
+      // NetBox's bulk form: a list of objects, each with its id. As in NetBox (BulkUpdateModelMixin: its serializer
+      // with partial=False for PUT), a bulk PUT checks each object as a PUT: every required field must be sent;
+      // fields left out keep their values, as DRF's non-partial update keeps them.
       app[method](path, {
         ...dialectRoute,
         preParsing: permitted(model, 'change'),
         handler: async (req) =>
           translated(entry, async () => {
             const bodies = await bodiesOf(req, entry, true, true);
-            return answer(req, await patchList(dbOf(req), req.ctx, model, bodies));
+            if (method === 'put') await keepStoredCustomFields(req, entry, bodies.map((body) => ({ id: String(body.id), body })));
+            return answer(req, await patchList(dbOf(req), req.ctx, model, bodies, method === 'put' ? 'update' : 'patch'));
           }),
       });
     }
@@ -212,11 +233,15 @@ function registerStandIn(app: FastifyInstance, path: string): void {
 }
 
 export function registerNetboxApi(app: FastifyInstance): void {
+  installBriefDescriptions();
   const served = new Set<string>();
   for (const entry of dialectModels()) {
     registerModel(app, entry);
     served.add(entry.path);
   }
+  // Config templates are Cairn's device export templates, in NetBox's shape (config-templates.ts).
+  registerConfigTemplates(app);
+  served.add(CONFIG_TEMPLATES_PATH);
   const cairnPaths = new Set(allModels().map((m) => m.path));
   for (const endpoint of NETBOX_ENDPOINTS.values()) {
     const path = `/api/${endpoint}/`;

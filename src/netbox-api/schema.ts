@@ -8,6 +8,7 @@ import { cableEndKinds } from '../dcim/cable-ends.ts';
 import { availablePaths } from './available-routes.ts';
 import { dialectModels, dialectOf, type DialectModel } from './dialect.ts';
 import { NETBOX_API_VERSION, NETBOX_ENDPOINTS } from './endpoints.ts';
+import { CONFIG_TEMPLATES_PATH } from './serializer.ts';
 
 const cairnPaths = () => new Set(allModels().map((m) => m.path));
 
@@ -66,6 +67,19 @@ export function netboxOpenapi(): Json {
     paths[entry.path] = list;
     paths[`${entry.path}{id}/`] = detail;
   }
+  // Config templates: Cairn's device export templates in NetBox's shape (config-templates.ts).
+  const ops = (id: string, code: string) => ({ operationId: id, tags: ['extras'], responses: { [code]: { description: '', content: { 'application/json': { schema: open } } } } });
+  paths[CONFIG_TEMPLATES_PATH] = {
+    get: { ...ops('extras_config_templates_list', '200'), parameters: ['id', 'name', 'description', 'q', 'limit', 'offset', 'ordering'].map((name) => ({ in: 'query', name, schema: { type: 'string' } })) },
+    post: ops('extras_config_templates_create', '201'),
+  };
+  const idParam = [{ in: 'path', name: 'id', required: true, schema: { type: 'integer' } }];
+  paths[`${CONFIG_TEMPLATES_PATH}{id}/`] = {
+    get: { ...ops('extras_config_templates_retrieve', '200'), parameters: idParam },
+    put: ops('extras_config_templates_update', '200'),
+    patch: ops('extras_config_templates_partial_update', '200'),
+    delete: ops('extras_config_templates_destroy', '204'),
+  };
   // The lists of kinds Cairn has no model for (answered empty), the status, and a prefix's or range's free addresses.
   for (const endpoint of NETBOX_ENDPOINTS.values()) {
     const path = `/api/${endpoint}/`;

@@ -4,13 +4,17 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { FieldDef, ModelDef } from '../core/registry.ts';
-import { allModels, columnOf, getModel } from '../core/registry.ts';
+import { allModels, columnOf, getModel, isColumnField, requireModel } from '../core/registry.ts';
 import type { RequestContext } from '../core/context.ts';
 import { scopeCondition } from '../core/access.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
 import { isUuid } from '../core/ids.ts';
-import type { ApiObject } from '../core/crud/serialize.ts';
-import { dialectOf, netboxTypeName, renamedTypes, type DialectModel } from './dialect.ts';
+import { addBriefExtension, type ApiObject } from '../core/crud/serialize.ts';
+import { dialectModels, dialectOf, netboxTypeName, renamedTypes, type DialectModel } from './dialect.ts';
+import { NETBOX_ENDPOINTS } from './endpoints.ts';
+
+/** Where NetBox serves config templates (config-templates.ts serves Cairn's there). */
+export const CONFIG_TEMPLATES_PATH = `/api/${NETBOX_ENDPOINTS.get('extras.configtemplate')!}/`;
 
 type Json = Record<string, unknown>;
 
@@ -71,26 +75,71 @@ function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map
     return;
   }
   const obj = value as Json;
-  if ('numid' in obj && typeof obj.id === 'string') known.set(obj.id, Number(obj.numid));
-  else {
-    const model = refModel(obj);
-    if (model) {
-      if (model.numbered) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
-    }
-  }
+  const hasNumid = 'numid' in obj && typeof obj.id === 'string';
+  if (hasNumid) known.set(obj.id as string, Number(obj.numid));
+  // Looked up: a related object's number when its brief came without one, and its description when the model has
+  // one and the brief came without it (many-to-many links and tags, computed values).
+  const model = hasNumid && 'description' in obj ? undefined : refModel(obj);
+  if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
   for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
 }
 
-/** uuid → numid of related objects not known yet, one statement for all models (the ids came from fenced reads). */
-async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, out: Map<string, number>): Promise<Map<string, number>> {
+/** What the dialect looked up of related objects by id: their numbers and (NetBox's briefs carry it) descriptions. */
+interface Related {
+  numids: Map<string, number>;
+  descriptions: Map<string, string>;
+}
+
+/** The column of a model's `description` field, when it has one stored as a column. */
+function descriptionColumn(model: ModelDef): string | null {
+  const field = model.fields.description;
+  return field && isColumnField(field) ? columnOf('description', field) : null;
+}
+
+/** Whether the dialect's brief objects of `model` carry a description (a NetBox model with one; not a status). */
+function describedBrief(model: ModelDef): boolean {
+  return descriptionColumn(model) !== null && dialectOf(model.name) !== undefined;
+}
+
+/**
+ * uuid → numid (and description) of related objects, one statement for all models (the ids came from fenced
+ * reads); nothing is asked when every brief came with its number and description.
+ */
+async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, known: Map<string, number>): Promise<Related> {
+  const descriptions = new Map<string, string>();
   const parts = [...refs].flatMap(([model, all]) => {
-    const ids = [...all].filter((id) => !out.has(id));
-    return ids.length ? [sql`SELECT id::text AS id, numid FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
+    const ids = [...all];
+    const column = descriptionColumn(model);
+    const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
+    return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return out;
-  const { rows } = await sql<{ id: string; numid: string | number }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
-  for (const r of rows) out.set(r.id, Number(r.numid));
-  return out;
+  if (!parts.length) return { numids: known, descriptions };
+  const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  for (const r of rows) {
+    known.set(r.id, Number(r.numid));
+    if (r.description !== null) descriptions.set(r.id, r.description);
+  }
+  return { numids: known, descriptions };
+}
+
+let briefDescriptions = false;
+/**
+ * NetBox's brief objects carry the object's description where the model has one. Briefs read for the dialect (the
+ * ones with their numbers) read it in their own statement, as a brief extension; Cairn's own briefs are unchanged.
+ */
+export function installBriefDescriptions(): void {
+  if (briefDescriptions) return;
+  briefDescriptions = true;
+  for (const entry of dialectModels()) {
+    const column = descriptionColumn(entry.model);
+    if (!column) continue;
+    addBriefExtension(entry.model.name, {
+      select: (alias) => sql`${sql.ref(`${alias}.${column}`)}`,
+      apply: (brief, selected) => {
+        if ('numid' in brief) brief.description = selected ?? '';
+      },
+    });
+  }
 }
 
 export interface ShapeOptions {
@@ -101,7 +150,8 @@ export interface ShapeOptions {
 }
 
 /** A nested Cairn object in NetBox's brief form: integer id, NetBox url, NetBox's keys. */
-function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
+function briefOf(obj: Json, related: Related, origin: string): Json {
+  const { numids } = related;
   const model = refModel(obj);
   if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
   const numid = 'numid' in obj ? Number(obj.numid) : numids.get(String(obj.id));
@@ -112,21 +162,22 @@ function briefOf(obj: Json, numids: Map<string, number>, origin: string): Json {
     if (k === 'id') out.id = numid ?? v;
     else if (k === 'url') continue;
     else if (k === 'object_id' && typeof v === 'string') out.object_id = numids.get(v) ?? v;
-    else out[k] = convertNested(v, numids, origin);
+    else out[k] = convertNested(v, related, origin);
     if (k === 'id') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : obj.url;
   }
   if (out.url === undefined) delete out.url;
+  if (!('description' in out) && related.descriptions.has(String(obj.id))) out.description = related.descriptions.get(String(obj.id));
   // (NetBox's brief objects have no display_url: only whole objects do.)
   return out;
 }
 
-function convertNested(value: unknown, numids: Map<string, number>, origin: string): unknown {
+function convertNested(value: unknown, related: Related, origin: string): unknown {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => convertNested(v, numids, origin));
+  if (Array.isArray(value)) return value.map((v) => convertNested(v, related, origin));
   const obj = value as Json;
-  if (refModel(obj)) return briefOf(obj, numids, origin);
+  if (refModel(obj)) return briefOf(obj, related, origin);
   const out: Json = {};
-  for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, numids, origin);
+  for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, related, origin);
   return out;
 }
 
@@ -186,7 +237,15 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
   const refs = new Map<ModelDef, Set<string>>();
   const known = new Map<string, number>();
   for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
-  const numids = await numidsOf(db, refs, known);
+  // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
+  const binding = entry.model.computed.config_template && !entry.out.has('config_template') ? requireModel('extras.exporttemplate') : null;
+  if (binding) {
+    for (const o of objects) {
+      const own = ownTemplate(o);
+      if (own) refs.set(binding, (refs.get(binding) ?? new Set()).add(own.id));
+    }
+  }
+  const related = await numidsOf(db, refs, known);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const plan = fieldPlan(entry);
@@ -209,7 +268,12 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
           out[step.nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
           break;
         default:
-          out[step.nbKey] = convertNested(v, numids, opts.origin);
+          out[step.nbKey] = convertNested(v, related, opts.origin);
+          // A role's, platform's or VM's config template is one of NetBox's config templates (config-templates.ts).
+          if (step.field.target === 'extras.exporttemplate' && step.key === 'config_template') {
+            const brief = out[step.nbKey] as Json | null;
+            if (brief && typeof brief.id === 'number') brief.url = `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/`;
+          }
       }
     }
     for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
@@ -220,11 +284,19 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
         if (v && typeof v === 'object') set = [type, v as Json];
       }
       out[`${relation}_type`] = set ? set[0] : null;
-      const brief = set ? (convertNested(set[1], numids, opts.origin) as Json) : null;
+      const brief = set ? (convertNested(set[1], related, opts.origin) as Json) : null;
       out[`${relation}_id`] = brief ? brief.id : null;
       out[relation] = brief;
     }
+    if (binding) {
+      const own = ownTemplate(o);
+      const numid = own ? related.numids.get(own.id) : undefined;
+      out.config_template = own && numid !== undefined
+        ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' }
+        : null;
+    }
     for (const key of Object.keys(model.computed)) {
+      if (binding && key === 'config_template') continue;
       if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
       // A field served under this name wins (a device's config_template is its own template, as in NetBox).
       if (servedKeys(entry).has(key)) continue;
@@ -233,13 +305,20 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
       // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
       if (computed.kind === 'choice' && computed.options && o[key] !== null && o[key] !== undefined) {
         out[key] = { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) };
-      } else out[key] = convertNested(o[key], numids, opts.origin);
+      } else out[key] = convertNested(o[key], related, opts.origin);
     }
     for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
     if ('created' in o) out.created = o.created;
     if ('last_updated' in o) out.last_updated = o.last_updated;
     return narrowed(out, opts);
   });
+}
+
+/** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
+function ownTemplate(o: ApiObject): { id: string; name: string } | null {
+  const binding = o.config_template as { own?: { id?: unknown; name?: unknown } | null } | null | undefined;
+  const own = binding && typeof binding === 'object' ? binding.own : null;
+  return own && typeof own.id === 'string' && isUuid(own.id) ? { id: own.id, name: String(own.name) } : null;
 }
 
 /** NetBox's `<model>_count` values of a page's objects (the declaration's counts): one statement, in the fence. */
@@ -261,9 +340,10 @@ async function relatedCounts(db: Kysely<DB>, ctx: RequestContext, entry: Dialect
   return out;
 }
 
-function narrowed(obj: Json, opts: ShapeOptions): Json {
+/** An answer narrowed as asked: `fields=`, else `brief=1` (to `briefKeys`), else `omit=`. */
+export function narrowed(obj: Json, opts: ShapeOptions, briefKeys: ReadonlySet<string> = BRIEF_KEYS): Json {
   if (opts.fields?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => opts.fields!.has(k)));
-  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => BRIEF_KEYS.has(k)));
+  if (opts.brief) return Object.fromEntries(Object.entries(obj).filter(([k]) => briefKeys.has(k)));
   if (opts.omit?.size) return Object.fromEntries(Object.entries(obj).filter(([k]) => !opts.omit!.has(k)));
   return obj;
 }

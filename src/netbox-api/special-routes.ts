@@ -11,7 +11,7 @@ import { loadScopedRow } from '../core/crud/write.ts';
 import { registerAvailableRoutes } from './available-routes.ts';
 import { dialectOf } from './dialect.ts';
 import { idOfNumid } from './numids.ts';
-import { toNetboxTree } from './serializer.ts';
+import { CONFIG_TEMPLATES_PATH, toNetboxTree } from './serializer.ts';
 import { permitted } from '../core/crud/routes.ts';
 import { cableEndKinds } from '../dcim/cable-ends.ts';
 import { traceFrom } from '../dcim/trace.ts';
@@ -93,7 +93,10 @@ export function registerNetboxSpecialRoutes(app: FastifyInstance): void {
         if ((req.query as { format?: string }).format === 'txt') return reply.type('text/plain; charset=utf-8').send(content);
         const templates = requireModel('extras.exporttemplate');
         const template = file ? { id: file.template_id, url: `${originOf(req)}${templates.path}${file.template_id}/`, display: file.template, name: file.template } : null;
-        return { configtemplate: await toNetboxTree(dbOf(req), template, originOf(req)), content };
+        const configtemplate = (await toNetboxTree(dbOf(req), template, originOf(req))) as Record<string, unknown> | null;
+        // One of NetBox's config templates (config-templates.ts serves Cairn's device export templates as those).
+        if (configtemplate && typeof configtemplate.id === 'number') configtemplate.url = `${originOf(req)}${CONFIG_TEMPLATES_PATH}${configtemplate.id}/`;
+        return { configtemplate, content };
       },
     });
   }

@@ -247,6 +247,13 @@ class ImportRun {
     const readAsPart = new Set([...Object.values(PRELOAD_ALIASES).flat(), ...TABLE_MAP.flatMap((e) => Object.values(e.m2m ?? {}).flatMap((j) => (Array.isArray(j.table) ? j.table : [j.table]))), ...TABLE_MAP.flatMap((e) => e.preload ?? []), 'extras_eventrule_object_types', 'users_user', 'auth_user', 'users_group', 'auth_group', 'users_token', 'users_objectpermission', 'users_objectpermission_groups', 'users_objectpermission_users', 'users_objectpermission_object_types', 'users_group_object_permissions', 'users_user_object_permissions']);
     for (const [table, rows] of await this.source.tablesWithRows()) {
       if (mappedTables.has(table) || readAsPart.has(table) || INTERNAL_TABLES.test(table)) continue;
+      if (table === 'dcim_macaddress') {
+        // NetBox 4.2's MAC address objects: an interface's primary one is its mac_address here (table-map.ts); the
+        // others (a second MAC on an interface, or one assigned to nothing) have no home and are listed.
+        const lost = await this.unusedMacAddresses();
+        if (lost > 0) tablesWithoutHome.push({ table, rows: lost });
+        continue;
+      }
       tablesWithoutHome.push({ table, rows });
     }
     const { rows: changes } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM object_changes WHERE request_id = ${this.requestId}`.execute(this.tx);
@@ -685,6 +692,14 @@ class ImportRun {
   // ------------------------------------------------------------------ after the rows
 
   /** Addresses and prefixes repeated in a space that refuses duplicates (what the models' hooks check per row). */
+  /** NetBox 4.2 MAC addresses that are no interface's (or VM interface's) primary one. */
+  private async unusedMacAddresses(): Promise<number> {
+    const primaryOf = ['dcim_interface', 'virtualization_vminterface'].filter((t) => this.source.columns(t).has('primary_mac_address_id'));
+    const unused = primaryOf.map((t) => `NOT EXISTS (SELECT 1 FROM ${quoteIdent(t)} i WHERE i.primary_mac_address_id = m.id)`).join(' AND ') || 'true';
+    const [row] = await this.source.query<{ n: string }>(`SELECT count(*) AS n FROM dcim_macaddress m WHERE ${unused}`);
+    return Number(row!.n);
+  }
+
   private async refuseDuplicateAddresses(): Promise<void> {
     const checks = [
       { table: 'ip_addresses', nb: 'ipam_ipaddress', field: 'address', same: sql`host(a.address) = host(b.address)` },

@@ -72,11 +72,24 @@ const genericAs = (prefix: string, model: string) => (row: NetBoxRow, cx: MapCon
   return target?.model === model ? target.id : null;
 };
 
-/** NetBox 3.7 scoped VLAN groups and 4.2 scoped prefixes: the site or region the scope names. */
+/**
+ * NetBox's scoped VLAN groups, and 4.2's scoped prefixes and clusters: the site or region the scope names. A 4.2
+ * prefix or cluster (they have only a site in Cairn) scoped to a location is put on that location's site (NetBox's
+ * cached `_site_id`); one scoped to a region or site group gets no site. Both are counted in the report.
+ */
 const scopeAs = (model: string) => (row: NetBoxRow, cx: MapContext) => {
   if (row.scope_type_id === undefined) return row.site_id !== undefined && model === 'organization.site' ? cx.ref('dcim_site', row.site_id) : null;
-  return genericAs('scope', model)(row, cx);
+  const named = genericAs('scope', model)(row, cx);
+  if (named || model !== 'organization.site' || row._site_id === undefined || row.scope_type_id === null) return named;
+  if (row._location_id !== null && row._location_id !== undefined && row._site_id !== null) {
+    cx.note("scoped to a location: put on the location's site (Cairn keeps a site here, no location)");
+    return cx.ref('dcim_site', row._site_id);
+  }
+  cx.note('scoped to a region or site group: no site (Cairn keeps a site here, nothing wider)');
+  return null;
 };
+/** 4.2's cached scope columns of a prefix or cluster: read by scopeAs, or told by its site (region, site group). */
+const SCOPE_CACHE_READS = ['_site_id', '_location_id', '_region_id', '_sitegroup_id'];
 
 /** What a Cairn circuit termination may end at (its termination_type). */
 const CIRCUIT_TERMINATION_POINTS = new Set(['dcim.site', 'dcim.location', 'circuits.providernetwork']);
@@ -253,7 +266,7 @@ export const TABLE_MAP: readonly TableMapping[] = [
   { table: 'wireless_wirelesslan', model: 'wireless.wirelesslan', columns: { auth_type: blankAsNull('auth_type'), auth_cipher: blankAsNull('auth_cipher') } },
   { table: 'virtualization_clustertype', model: 'virtualization.clustertype' },
   { table: 'virtualization_clustergroup', model: 'virtualization.clustergroup' },
-  { table: 'virtualization_cluster', model: 'virtualization.cluster', columns: { site: scopeAs('organization.site') } },
+  { table: 'virtualization_cluster', model: 'virtualization.cluster', reads: SCOPE_CACHE_READS, columns: { site: scopeAs('organization.site') } },
   // Before the devices (their virtual_chassis); the master device is set in the second pass.
   { table: 'dcim_virtualchassis', model: 'dcim.virtualchassis' },
   {
@@ -324,7 +337,7 @@ export const TABLE_MAP: readonly TableMapping[] = [
     model: 'ipam.fhrpgroupassignment',
     columns: { interface: genericAs('interface', 'dcim.interface'), vm_interface: genericAs('interface', 'virtualization.vminterface') },
   },
-  { table: 'ipam_prefix', model: 'ipam.prefix', columns: { site: scopeAs('organization.site') } },
+  { table: 'ipam_prefix', model: 'ipam.prefix', reads: SCOPE_CACHE_READS, columns: { site: scopeAs('organization.site') } },
   { table: 'ipam_iprange', model: 'ipam.iprange' },
   {
     table: 'ipam_ipaddress',

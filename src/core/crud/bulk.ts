@@ -365,21 +365,24 @@ export async function createList(db: Kysely<DB>, ctx: RequestContext, model: Mod
   });
 }
 
-/** `PATCH <list>` with `[{id, ...fields}]`: each row its own values, all in one transaction. */
-export async function patchList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown): Promise<Row[]> {
+/**
+ * `PATCH <list>` with `[{id, ...fields}]`: each row its own values, all in one transaction. With mode `update`
+ * (NetBox's bulk PUT) each item is checked as a PUT is: every required field must be sent.
+ */
+export async function patchList(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, body: unknown, mode: 'patch' | 'update' = 'patch'): Promise<Row[]> {
   const items = checkItems(body);
   const prepared: Array<{ id: string; input: Awaited<ReturnType<typeof prepareUpdate>> }> = [];
   for (const [i, item] of items.entries()) {
     const { id, ...fields } = item;
     try {
-      prepared.push({ id: id.toLowerCase(), input: await prepareUpdate(model, fields, 'patch') });
+      prepared.push({ id: id.toLowerCase(), input: await prepareUpdate(model, fields, mode) });
     } catch (err) {
       throw namingItem(err, i);
     }
   }
   return inTransaction(db, async (tx) => {
     const rows: Row[] = [];
-    for (const p of prepared) rows.push(await updateRowInTx(tx, ctx, model, p.id, p.input, 'patch'));
+    for (const p of prepared) rows.push(await updateRowInTx(tx, ctx, model, p.id, p.input, mode));
     return rows;
   });
 }

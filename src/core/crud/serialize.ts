@@ -273,16 +273,23 @@ async function loadBriefSets(db: Kysely<DB>, ctx: RequestContext, sets: Readonly
   return finishBriefs(db, ctx, sets.map((s, i) => ({ target: s.target, rows: rows[i]! })), origin, withNumid);
 }
 
+/** The brief extensions of `target` read beside a link's brief columns (see groupBriefs), when asked for. */
+function linkExtensions(target: ModelDef, withExtensions: boolean): { columns: string[]; selects: RawBuilder<unknown>[] } {
+  const extensions = withExtensions ? (briefExtensions.get(target.name) ?? []) : [];
+  return { columns: extensions.map((_e, k) => extensionColumn(k)), selects: extensions.map((e) => e.select('r')) };
+}
+
 /** A many-to-many field's links from `ownerIds`: the owner, then the target's brief columns. */
-function m2mBranch(ctx: RequestContext, field: FieldDef, ownerIds: string[]): Branch {
+function m2mBranch(ctx: RequestContext, field: FieldDef, ownerIds: string[], withExtensions = false): Branch {
   const t = field.through!;
   const target = requireModel(field.target!);
   const columns = briefColumns(target);
+  const ext = linkExtensions(target, withExtensions);
   return {
-    columns: ['owner', ...columns],
+    columns: ['owner', ...columns, ...ext.columns],
     // Each target looked up by its key (LATERAL): as a join, PostgreSQL hashed every VLAN of the database for a
     // page's few links.
-    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref(`j.${t.from}`), ...columnsOf('r', columns)])} AS v
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref(`j.${t.from}`), ...columnsOf('r', columns), ...ext.selects])} AS v
       FROM ${sql.table(t.table)} j CROSS JOIN LATERAL (SELECT * FROM ${sql.table(target.table)} r
         WHERE r.id = ${sql.ref(`j.${t.to}`)} AND ${scopeCondition(ctx, target, 'r')} OFFSET 0) r
       WHERE ${sql.ref(`j.${t.from}`)} = ANY(${ownerIds}::uuid[])`,
@@ -290,11 +297,13 @@ function m2mBranch(ctx: RequestContext, field: FieldDef, ownerIds: string[]): Br
 }
 
 /** The tags of `ownerIds` (objects of `model`), each with its rank by name: the order a row shows them in. */
-function tagsBranch(model: ModelDef, ownerIds: string[]): Branch {
-  const columns = briefColumns(requireModel('extras.tag'));
+function tagsBranch(model: ModelDef, ownerIds: string[], withExtensions = false): Branch {
+  const tag = requireModel('extras.tag');
+  const columns = briefColumns(tag);
+  const ext = linkExtensions(tag, withExtensions);
   return {
-    columns: ['owner', 'rank', ...columns],
-    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref('ti.object_id'), sql`row_number() OVER (ORDER BY r.name)`, ...columnsOf('r', columns)])} AS v
+    columns: ['owner', 'rank', ...columns, ...ext.columns],
+    query: (g) => sql`SELECT ${sql.lit(g)}::int AS g, ${jsonOf([sql.ref('ti.object_id'), sql`row_number() OVER (ORDER BY r.name)`, ...columnsOf('r', columns), ...ext.selects])} AS v
       FROM tagged_items ti JOIN tags r ON r.id = ti.tag_id WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ownerIds}::uuid[])`,
   };
 }
@@ -349,10 +358,10 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
   for (const step of plan) {
     if (step.fieldKind === 'm2m') {
       links.push(step.key);
-      branches.push(m2mBranch(ctx, model.fields[step.key]!, ids));
+      branches.push(m2mBranch(ctx, model.fields[step.key]!, ids, opts.briefNumids));
     } else if (step.fieldKind === 'tags') {
       links.push(step.key);
-      branches.push(tagsBranch(model, ids));
+      branches.push(tagsBranch(model, ids, opts.briefNumids));
     }
   }
   const loaded = await relationRows(db, branches);
@@ -459,12 +468,16 @@ async function loadGenericLinks(db: Kysely<DB>, ctx: RequestContext, field: Fiel
   return out;
 }
 
+/** Link briefs by owner; with their numbers (the NetBox dialect's reads), with the extensions their branch read too. */
 function groupBriefs(target: ModelDef, links: Row[], origin: string, withNumid = false): Map<string, ApiObject[]> {
   const grouped = new Map<string, ApiObject[]>();
+  const extensions = withNumid ? (briefExtensions.get(target.name) ?? []) : [];
   for (const link of links) {
     const owner = String(link.owner);
     const list = grouped.get(owner) ?? [];
-    list.push(briefObject(target, link, origin, withNumid));
+    const brief = briefObject(target, link, origin, withNumid);
+    extensions.forEach((extension, k) => extension.apply(brief, link[extensionColumn(k)]));
+    list.push(brief);
     grouped.set(owner, list);
   }
   return grouped;
