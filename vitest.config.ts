@@ -22,11 +22,13 @@ const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src
 // also runs its database in its own processes): two of those files run in the PostgreSQL pass instead, still once.
 const MOVED_TO_POSTGRESQL = ['test/cli.test.ts', 'src/extras/webhook-serve.test.ts'];
 const moved = process.env.CAIRN_TEST_BOTH_PASSES ? MOVED_TO_POSTGRESQL : [];
-// Browser tests of pages whose answers do not depend on the database behind them (each starts a server with demo
-// data, 15-45 s): when both passes run, each of these runs in one of them, half in each, instead of twice.
+// The feature browser tests (test/web/features/: each starts a server with demo data and a browser, 20-60 s) check
+// the UI over the API, whose answers the rest of the suite checks on both databases: when both passes run, each of
+// them runs in one pass only. More go to the PostgreSQL pass, as the embedded one also runs EMBEDDED_ONLY.
+const feature = (name: string) => `test/web/features/${name}.test.ts`;
 const ONE_PASS_BROWSER = {
-  embedded: ['test/web/features/contacts.test.ts', 'test/web/features/rack-reservations.test.ts'],
-  postgresql: ['test/web/features/circuits.test.ts', 'test/web/features/console-power.test.ts'],
+  embedded: ['contacts', 'rack-reservations', 'admin-pages', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
+  postgresql: ['circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
 };
 const otherPassBrowser = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS_BROWSER.embedded : ONE_PASS_BROWSER.postgresql) : [];
 // Upgrade files whose runs roll back by restoring the database: on PostgreSQL a restore is one transaction over the
