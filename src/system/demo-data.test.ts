@@ -472,6 +472,27 @@ describe('demo data', () => {
     expect(compared).toBe(logged.reduce((a, r) => a + r.n, 0));
   });
 
+  it("queues a bulk load's creates for the tenant's webhooks, as the one-row writer does, unless its context is silent", async () => {
+    const tags = requireModel('extras.tag');
+    const queued = async (notify: boolean) => {
+      let found: Array<{ object_id: string; repr: string }> = [];
+      // Rolled back: the tags and the webhook only live for the question.
+      await h.database.db.transaction().execute(async (tx) => {
+        await sql`INSERT INTO webhooks (id, numid, tenant_id, name, url, object_types, events)
+          VALUES (gen_random_uuid(), 999999, ${h.tenants.b}, 'bulk-load hook', 'https://hooks.example/x', ARRAY['extras.tag'], ARRAY['created'])`.execute(tx);
+        const load = new BulkLoad(tx, { ...systemContext(h.tenants.b), notify });
+        const t = await load.identities(tags, 2);
+        await load.insert(tags, [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text']], [t.ids, t.numids, ['Hooked 1', 'Hooked 2'], ['hooked-1', 'hooked-2']]);
+        found = (await sql<{ object_id: string; repr: string }>`SELECT c.object_id, c.object_repr AS repr FROM webhook_outbox o JOIN object_changes c ON c.id = o.change_id
+          WHERE o.tenant_id = ${h.tenants.b} AND c.object_id = ANY(${t.ids}::uuid[]) ORDER BY c.object_repr`.execute(tx)).rows;
+        throw new Error('roll back');
+      }).catch((e: Error) => expect(e.message).toBe('roll back'));
+      return found.map((r) => r.repr);
+    };
+    expect(await queued(true)).toEqual(['Hooked 1', 'Hooked 2']);
+    expect(await queued(false)).toEqual([]);
+  });
+
   it("writes a bulk load's snapshots as snapshot() does for every column type, tricky values included", async () => {
     // A model over a scratch table with a column of each type the database builds snapshots of.
     const fields: Record<string, FieldDef> = {
