@@ -14,9 +14,8 @@ import { allModels, type ModelDef } from '../registry.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
 import { TENANT_COLUMN } from '../access.ts';
-import type { Row } from './serialize.ts';
 import { customFieldDefaultsFor } from './insert-rows.ts';
-import { briefColumns, displaysOf } from './serialize.ts';
+import { briefColumns, displaysOf, type Row } from './serialize.ts';
 import { columnTypesOf, recordCreatedObjects, type ColumnTypes } from '../changelog.ts';
 
 /** Column name, element type of the bound array, and a cast for array-typed columns (sent as array literals). */
@@ -69,15 +68,13 @@ export class BulkLoad {
     if (hasCustomFields && !columns.some(([n]) => n === 'custom_fields') && !('custom_fields' in consts)) {
       extra.custom_fields = sql`${JSON.stringify(await customFieldDefaultsFor(this.tx, this.tenantId, model.name))}::jsonb`;
     }
-    let types = this.columnTypes.get(model.table);
-    if (!types) this.columnTypes.set(model.table, (types = await columnTypesOf(this.tx, model.table)));
-    const logged = types;
+    const types = await this.columnTypesOf(model.table);
     // What the display texts are made of comes back (the id, number, display columns and display parent); the
     // snapshots are the database's to build.
     await this.write(model.table, columns, data, extra, { returning: [...new Set(['numid', ...briefColumns(model)])], created: async (created) => {
       const reprs = await displaysOf(this.tx, this.ctx, model, created);
       const ids = created.map((r) => String(r.id));
-      await recordCreatedObjects(this.tx, this.ctx, model, logged, { ids, reprs: ids.map((id) => reprs.get(id)!) });
+      await recordCreatedObjects(this.tx, this.ctx, model, types, { ids, reprs: ids.map((id) => reprs.get(id)!) });
     } });
   }
 
@@ -92,6 +89,12 @@ export class BulkLoad {
     if (columns.some(([n]) => n === TENANT_COLUMN) || TENANT_COLUMN in consts) throw new Error(`${table}: a bulk load sets the tenant itself (inTenant).`);
     const extra = opts.inTenant ? { ...consts, [TENANT_COLUMN]: sql`${this.tenantId}::uuid` } : consts;
     await this.write(table, columns, data, extra, null, Boolean(opts.skipExisting));
+  }
+
+  private async columnTypesOf(table: string): Promise<ColumnTypes> {
+    let types = this.columnTypes.get(table);
+    if (!types) this.columnTypes.set(table, (types = await columnTypesOf(this.tx, table)));
+    return types;
   }
 
   /** Tags `objectIds[i]` (objects of `model` in the load's tenant) with `tagIds[i]`; existing tags stay. */
