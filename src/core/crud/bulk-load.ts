@@ -1,9 +1,12 @@
-// The write path for loads of many thousands of rows planned ahead (`cairn demo-data`): column-major data
-// inserted with unnest, CHUNK rows per statement, ids and per-tenant numbers reserved in blocks so a plan can
-// point rows at each other before they are written. Each chunk of objects is logged in the change log
-// (whose listeners queue the webhooks) and indexed for search (by the tables' triggers), as insertRows does
-// for a handful of rows. The caller hands rows its own rules already satisfy: per-row validation hooks do not
-// run, which is what keeps the cost at a fixed number of statements per chunk.
+// The write path for loads of many thousands of rows planned ahead (`cairn demo-data`, `cairn import netbox`):
+// column-major data inserted with unnest, CHUNK rows per statement, ids and per-tenant numbers reserved in blocks
+// so a plan can point rows at each other before they are written. Each chunk of objects is logged in the change
+// log (whose listeners queue the webhooks) and indexed for search (by the tables' statement triggers, as the row
+// counts are), with the same entries insertRows writes for a handful of rows, but set-wise: the insert returns
+// only what the display texts are made of, and the change rows' snapshots are built by the database from the
+// stored rows (recordCreatedObjects), so a chunk's rows never travel to JavaScript and back. The caller hands
+// rows its own rules already satisfy: per-row validation hooks do not run, which is what keeps the cost at a
+// fixed number of statements per chunk.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
@@ -11,8 +14,9 @@ import { allModels, type ModelDef } from '../registry.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
 import { TENANT_COLUMN } from '../access.ts';
-import type { Row } from './serialize.ts';
-import { customFieldDefaultsFor, logCreated } from './insert-rows.ts';
+import { customFieldDefaultsFor } from './insert-rows.ts';
+import { briefColumns, displaysOf, type Row } from './serialize.ts';
+import { columnTypesOf, recordCreatedObjects, type ColumnTypes } from '../changelog.ts';
 
 /** Column name, element type of the bound array, and a cast for array-typed columns (sent as array literals). */
 export type LoadColumn = [name: string, pgType: string, cast?: string];
@@ -24,6 +28,8 @@ export class BulkLoad {
   /** Rows written per table, objects and links. */
   readonly rows: Record<string, number> = {};
   private readonly tenantId: string;
+  /** Column types of the models' tables, read once per load for the change log's snapshots. */
+  private readonly columnTypes = new Map<string, ColumnTypes>();
 
   constructor(
     private readonly tx: Kysely<DB>,
@@ -62,7 +68,14 @@ export class BulkLoad {
     if (hasCustomFields && !columns.some(([n]) => n === 'custom_fields') && !('custom_fields' in consts)) {
       extra.custom_fields = sql`${JSON.stringify(await customFieldDefaultsFor(this.tx, this.tenantId, model.name))}::jsonb`;
     }
-    await this.write(model.table, columns, data, extra, (created) => logCreated(this.tx, this.ctx, model, created));
+    const types = await this.columnTypesOf(model.table);
+    // What the display texts are made of comes back (the id, number, display columns and display parent); the
+    // snapshots are the database's to build.
+    await this.write(model.table, columns, data, extra, { returning: [...new Set(['numid', ...briefColumns(model)])], created: async (created) => {
+      const reprs = await displaysOf(this.tx, this.ctx, model, created);
+      const ids = created.map((r) => String(r.id));
+      await recordCreatedObjects(this.tx, this.ctx, model, types, { ids, reprs: ids.map((id) => reprs.get(id)!) });
+    } });
   }
 
   /**
@@ -78,6 +91,12 @@ export class BulkLoad {
     await this.write(table, columns, data, extra, null, Boolean(opts.skipExisting));
   }
 
+  private async columnTypesOf(table: string): Promise<ColumnTypes> {
+    let types = this.columnTypes.get(table);
+    if (!types) this.columnTypes.set(table, (types = await columnTypesOf(this.tx, table)));
+    return types;
+  }
+
   /** Tags `objectIds[i]` (objects of `model` in the load's tenant) with `tagIds[i]`; existing tags stay. */
   async tag(model: ModelDef, objectIds: string[], tagIds: string[]): Promise<void> {
     await this.link('tagged_items', [['tag_id', 'uuid'], ['object_id', 'uuid']], [tagIds, objectIds], { object_type: sql`${model.name}` }, { skipExisting: true, inTenant: true });
@@ -88,7 +107,7 @@ export class BulkLoad {
     columns: LoadColumn[],
     data: unknown[][],
     consts: Record<string, RawBuilder<unknown>>,
-    created: ((rows: Row[]) => Promise<void>) | null,
+    log: { returning: string[]; created: (rows: Row[]) => Promise<void> } | null,
     skipExisting = false,
   ): Promise<void> {
     const count = data[0]?.length ?? 0;
@@ -102,8 +121,8 @@ export class BulkLoad {
         SELECT ${sql.join([...selected, ...constNames.map((n) => consts[n]!)])}
         FROM unnest(${sql.join(arrays)}) AS u(${sql.join(columns.map((_c, i) => sql.ref(`c${i}`)))})
         ${skipExisting ? sql`ON CONFLICT DO NOTHING` : sql``}
-        ${created ? sql`RETURNING *` : sql``}`.execute(this.tx);
-      if (created) await created(rows);
+        ${log ? sql`RETURNING ${sql.join(log.returning.map((c) => sql.ref(c)))}` : sql``}`.execute(this.tx);
+      if (log) await log.created(rows);
       // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.
       if (end < count) this.progress(`    ${table}: ${end.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} rows`);
     }

@@ -80,7 +80,7 @@ async function displaysOfSets(db: Kysely<DB>, ctx: RequestContext | null, sets: 
 }
 
 /** The columns a brief object and its display text are made of (see briefObject, displayOf, displaysOf). */
-function briefColumns(model: ModelDef): string[] {
+export function briefColumns(model: ModelDef): string[] {
   const cols = new Set(['id']);
   if (model.numbered) cols.add('numid');
   if (model.displayField !== 'id') for (const c of displayColumns(model)) cols.add(c);
