@@ -16,9 +16,9 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { openBenchDatabase, fmt, loadNote } from './helpers.ts';
+import { benchSize, openBenchDatabase, fmt, loadNote, TINY } from './helpers.ts';
 
-const DEVICES = Number(process.env.BENCH_EXPORT_DEVICES ?? 50_000);
+const DEVICES = benchSize('BENCH_EXPORT_DEVICES', 50_000, 5, { devices: true });
 const TEMPLATE =
   '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.role.name }},{{ d.platform.name if d.platform else "" }},' +
   '{{ d.primary_ip|host if d.primary_ip else "" }},{{ d.serial }},{{ d.custom_fields.support_tier }}\n{% endfor %}';
@@ -120,7 +120,7 @@ export default async function run(): Promise<void> {
     };
     // Warm-up, then rounds of render and COPY side by side: on a shared machine the load moves between rounds, so
     // each round's ratio is reported too (their median is the steadier figure), and the load before and after.
-    const roundCount = Number(process.env.BENCH_EXPORT_ROUNDS ?? 5);
+    const roundCount = benchSize('BENCH_EXPORT_ROUNDS', 5, 1);
     const loadBefore = loadNote();
     await renderOnce();
     if (copyUrl) copyOnce();

@@ -15,16 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { loadNote, openBenchDatabase } from './helpers.ts';
+import { benchSize, loadNote, openBenchDatabase, TINY } from './helpers.ts';
 import { startCpuMeter, type CpuReading } from './cpu-meter.ts';
 
-const CONNECTIONS = 100;
-const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
+const CONNECTIONS = TINY ? 4 : 100;
+const SECONDS = benchSize('LOAD_SECONDS', 30, 1);
 // Measured on a warm server, as one that has run a while: the first seconds compile the code and prepare each pool
 // connection's statements (p99 264 ms cold against 220 ms warm in one comparison of this mix).
-const WARMUP_SECONDS = Number(process.env.LOAD_WARMUP_SECONDS ?? 5);
+const WARMUP_SECONDS = benchSize('LOAD_WARMUP_SECONDS', 5, 0);
 const MIX_HOOK = fileURLToPath(new URL('./load-mix.cjs', import.meta.url));
-const SIZES = (process.env.LOAD_DEVICES ?? '2000,20000').split(',').map(Number);
+const SIZES = (process.env.LOAD_DEVICES ?? process.env.BENCH_DEVICES_ALL ?? (TINY ? '5' : '2000,20000')).split(',').map(Number);
 
 interface Outcome {
   rps: number;
@@ -171,8 +171,8 @@ const ratio = (a: number, b: number) => `${(a / Math.max(b, 0.001)).toFixed(2)}x
 
 /** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
 async function requestCost(url: string, authorization: string): Promise<RequestCost> {
-  const n = 300;
-  await runClient(url, authorization, 30);
+  const n = TINY ? 2 : 300;
+  await runClient(url, authorization, TINY ? 1 : 30);
   const meter = startCpuMeter();
   await runClient(url, authorization, n);
   const r = meter();
