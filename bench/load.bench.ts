@@ -106,7 +106,7 @@ export default async function run(): Promise<void> {
         let server = 0;
         let postgres: number | null = 0;
         const costs: RequestCost[] = [];
-        for (const [k, path] of reads.entries()) {
+        for (const [k, path] of (TINY ? reads.slice(0, 2) : reads).entries()) {
           const cost = await requestCost(`http://127.0.0.1:${port}${path}`, headers.authorization);
           costs.push(cost);
           server += cost.serverMs;
@@ -119,7 +119,7 @@ export default async function run(): Promise<void> {
           console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}${growth}`);
         }
         firstCosts ??= costs;
-        const n = reads.length;
+        const n = costs.length;
         const cores = availableParallelism();
         const both = postgres === null ? '' : `, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${cores} cores serve at most ${Math.round((cores * 1000) / ((server + postgres) / n))} requests/s of them,`;
         console.log(`  the reads' mean: server ${(server / n).toFixed(2)} ms${both} the server's one thread at most ${Math.round(1000 / (server / n))}`);
