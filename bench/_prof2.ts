@@ -12,9 +12,20 @@ const name = `cairn_nbprof_${process.pid}`;
 const source = await generateNetBox(server, name, Number(process.env.N ?? 2000));
 process.env.BENCH_DB_POOL = '1';
 const database = await openBenchDatabase();
+{
+const client = await database.pool.connect();
+client.on('notice', (m: any) => { const s = String(m.message); console.log(s.slice(0, 400).replace(/\n/g, ' ') + ' ... ' + (s.match(/\n[^\n]*Trigger[^\n]*/g) ?? []).join(' | ') + '\n  FIRSTPLAN ' + (s.split('\n').find((l) => l.includes('actual time')) ?? '')); });
+client.release();
+await sql`LOAD 'auto_explain'`.execute(database.db);
+await sql`SET auto_explain.log_min_duration = 400`.execute(database.db);
+await sql`SET auto_explain.log_analyze = on`.execute(database.db);
+await sql`SET auto_explain.log_nested_statements = on`.execute(database.db);
+await sql`SET auto_explain.log_level = notice`.execute(database.db);
+}
 let t = Date.now();
 await importNetBox(database, { url: source.url, tenantSlug: 'netbox' });
 console.log('import', Date.now() - t);
+
 const tenantId = (await sql<{ id: string }>`SELECT id FROM tenants WHERE slug = 'netbox'`.execute(database.db)).rows[0]!.id;
 const client = await database.pool.connect();
 client.on('notice', (m: any) => console.log(String(m.message).slice(0, 6000)));

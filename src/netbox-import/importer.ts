@@ -717,6 +717,9 @@ class ImportRun {
     }
     const touched = (t: string) => this.states.some((s) => s.table === t && (s.report.created || s.report.updated));
     if (touched('ipam_prefix') || touched('ipam_ipaddress') || touched('ipam_iprange')) {
+      // Statistics of the rows just written (this transaction's own rows count): without them the planner took a
+      // tenant of thousands of prefixes for 14 rows and chose plans for that size (issue 52's benchmark).
+      await sql`ANALYZE prefixes, ip_addresses, ip_ranges`.execute(this.tx);
       await refreshTenantHierarchy(this.tx, this.tenantId);
       await refreshTenantUtilization(this.tx, this.tenantId);
     }
