@@ -6,13 +6,13 @@ import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { uuidv7 } from '../src/core/ids.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { fmt, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, medianMs, openBenchDatabase } from './helpers.ts';
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
   try {
     const db = database.db;
-    const devices = Number(process.env.BENCH_DEVICES ?? 10_000);
+    const devices = benchSize('BENCH_DEVICES', 10_000, 5, { devices: true });
     const result = await generateDemoData(db, { devices, seed: 1, tenantSlug: 'bench' });
     const tenantId = result.tenantId;
     // Three more fields with a value on every device, written in SQL (a bulk load, as the demo data is).

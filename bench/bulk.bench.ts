@@ -4,11 +4,11 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, loadNote, medianMs, openBenchDatabase, TINY } from './helpers.ts';
 
-const BATCH = 1000;
-const RUNS = 9;
-const WARMUP = 2;
+const BATCH = benchSize(null, 1000, 20);
+const RUNS = TINY ? 1 : 9;
+const WARMUP = TINY ? 0 : 2;
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();

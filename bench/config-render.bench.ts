@@ -6,10 +6,10 @@
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { openBenchDatabase, fmt } from './helpers.ts';
+import { benchSize, openBenchDatabase, fmt } from './helpers.ts';
 import { CONFIG_BENCH_TEMPLATES } from './config-render-fixture.ts';
 
-const DEVICES = Math.min(500, Number(process.env.BENCH_CONFIG_DEVICES ?? 500));
+const DEVICES = Math.min(500, benchSize('BENCH_CONFIG_DEVICES', 500, 5, { devices: true }));
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();

@@ -10,11 +10,11 @@ import { generateDemoData } from '../src/system/demo-data.ts';
 import { saveSettings } from '../src/lifecycle/settings.ts';
 import { importDocument } from '../src/lifecycle/service.ts';
 import { addDays, today } from '../src/lifecycle/status.ts';
-import { fmt, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, medianMs, openBenchDatabase } from './helpers.ts';
 
-const PRODUCTS = 500;
+const PRODUCTS = benchSize(null, 500, 5);
 const CYCLES_PER_PRODUCT = 12;
-const PLATFORMS = 1000;
+const PLATFORMS = benchSize(null, 1000, 10);
 
 function document(): Buffer {
   const base = today();
@@ -35,7 +35,7 @@ export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
   try {
     const db = database.db;
-    const devices = Number(process.env.BENCH_DEVICES ?? 50_000);
+    const devices = benchSize('BENCH_DEVICES', 50_000, 5, { devices: true });
     const demo = await generateDemoData(db, { devices, seed: 10, tenantSlug: 'bench' });
     const tenantId = demo.tenantId;
     await saveSettings(db, systemContext(null), { enabled: true });

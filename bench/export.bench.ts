@@ -6,6 +6,9 @@
 //     least spend before it renders a byte (the render's ratio to it is printed beside the one to COPY);
 //  3. Python Jinja2 (SandboxedEnvironment) rendering the same rows from preloaded dicts, for reference;
 //  4. RSS growth of the process while the render streams (target < 150 MB).
+// Two templates: TEMPLATE, which PostgreSQL renders (src/templating/pushdown.ts), and ENGINE_TEMPLATE, a real CSV
+// export's row (a conditional and two filters) that only the engine renders, its ratio to COPY printed too (goal
+// ≤ 2×, issue 56). Which path each takes is checked (planPushdown), not assumed.
 // Run: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench export
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,11 +19,22 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { openBenchDatabase, fmt, loadNote } from './helpers.ts';
+import { systemContext } from '../src/core/context.ts';
+import { requireModel } from '../src/core/registry.ts';
+import { templateEnvironment } from '../src/templating/environment.ts';
+import { planPushdown } from '../src/templating/pushdown.ts';
+import { benchSize, openBenchDatabase, fmt, loadNote, TINY } from './helpers.ts';
 
-const DEVICES = Number(process.env.BENCH_EXPORT_DEVICES ?? 50_000);
+const DEVICES = benchSize('BENCH_EXPORT_DEVICES', 50_000, 5, { devices: true });
 const TEMPLATE =
   '{% for d in objects %}{{ d.name }},{{ d.site.name }},{{ d.role.name }},{{ d.platform.name if d.platform else "" }},' +
+  '{{ d.primary_ip|host if d.primary_ip else "" }},{{ d.serial }},{{ d.custom_fields.support_tier }}\n{% endfor %}';
+
+// The same columns, as an export a person writes: the name upper-cased, the role lower-cased, the platform or
+// "none" by an {% if %} block. The filters and the block keep it from PostgreSQL: the engine renders every row.
+const ENGINE_TEMPLATE =
+  '{% for d in objects %}{{ d.name|upper }},{{ d.site.name }},{{ d.role.name|lower }},' +
+  '{% if d.platform %}{{ d.platform.name }}{% else %}none{% endif %},' +
   '{{ d.primary_ip|host if d.primary_ip else "" }},{{ d.serial }},{{ d.custom_fields.support_tier }}\n{% endfor %}';
 
 function copyQuery(tenantId: string): string {
@@ -84,10 +98,20 @@ export default async function run(): Promise<void> {
     });
     if (created.status !== 201) throw new Error(`creating the template failed: ${await created.text()}`);
     const id = ((await created.json()) as { id: string }).id;
+    const createdEngine = await fetch(`${address}/api/export-templates/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'bench-csv-engine', object_type: 'dcim.device', template_code: ENGINE_TEMPLATE, mime_type: 'text/csv', file_extension: 'csv' }),
+    });
+    if (createdEngine.status !== 201) throw new Error(`creating the engine template failed: ${await createdEngine.text()}`);
+    const engineId = ((await createdEngine.json()) as { id: string }).id;
+    const pushedDown = (source: string) => planPushdown(systemContext(demo.tenantId), requireModel('dcim.device'), templateEnvironment().compile(source, 'bench').statements()) !== null;
+    if (!pushedDown(TEMPLATE)) throw new Error('the pushdown template is no longer rendered by PostgreSQL');
+    if (pushedDown(ENGINE_TEMPLATE)) throw new Error('the engine template is rendered by PostgreSQL: it no longer measures the engine');
 
     // The render, streamed to curl and discarded; RSS sampled while it runs. The client is a process of its own, as
     // psql is for COPY: reading the answer in this process cost a tenth of the render's CPU (930 against 830 ms).
-    const renderOnce = async (): Promise<{ ms: number; cpuMs: number; bytes: number; rssGrowthMb: number }> => {
+    const renderOnce = async (templateId: string = id): Promise<{ ms: number; cpuMs: number; bytes: number; rssGrowthMb: number }> => {
       global.gc?.();
       const base = process.memoryUsage().rss;
       const cpu = process.cpuUsage();
@@ -98,7 +122,7 @@ export default async function run(): Promise<void> {
       const start = process.hrtime.bigint();
       // The network's devices, not the sites' patch panels (demo data adds two per site): 50,000 rows, the
       // most one render takes, and the rows COPY selects.
-      const { status, bytes } = await curlDiscard(`${address}/api/export-templates/${id}/render/?role__n=patch-panel`, headers.authorization);
+      const { status, bytes } = await curlDiscard(`${address}/api/export-templates/${templateId}/render/?role__n=patch-panel`, headers.authorization);
       if (status !== 200) throw new Error(`render failed: ${status}`);
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const used = process.cpuUsage(cpu);
@@ -120,7 +144,7 @@ export default async function run(): Promise<void> {
     };
     // Warm-up, then rounds of render and COPY side by side: on a shared machine the load moves between rounds, so
     // each round's ratio is reported too (their median is the steadier figure), and the load before and after.
-    const roundCount = Number(process.env.BENCH_EXPORT_ROUNDS ?? 5);
+    const roundCount = benchSize('BENCH_EXPORT_ROUNDS', 5, 1);
     const loadBefore = loadNote();
     await renderOnce();
     if (copyUrl) copyOnce();
@@ -133,8 +157,11 @@ export default async function run(): Promise<void> {
       return Number(process.hrtime.bigint() - start) / 1e6;
     };
     if (reader) await readOnce();
-    const rounds: Array<{ render: Awaited<ReturnType<typeof renderOnce>>; copyMs: number | null; readMs: number | null }> = [];
-    for (let i = 0; i < roundCount; i++) rounds.push({ render: await renderOnce(), copyMs: copyUrl ? copyOnce() : null, readMs: reader ? await readOnce() : null });
+    await renderOnce(engineId);
+    const rounds: Array<{ render: Awaited<ReturnType<typeof renderOnce>>; engine: Awaited<ReturnType<typeof renderOnce>>; copyMs: number | null; readMs: number | null }> = [];
+    for (let i = 0; i < roundCount; i++) {
+      rounds.push({ render: await renderOnce(), engine: await renderOnce(engineId), copyMs: copyUrl ? copyOnce() : null, readMs: reader ? await readOnce() : null });
+    }
     await reader?.end();
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const renderMs = median(rounds.map((r) => r.render.ms));
@@ -147,9 +174,17 @@ export default async function run(): Promise<void> {
       const ratios = rounds.map((r) => r.render.ms / r.copyMs!);
       console.log(`PostgreSQL COPY … TO STDOUT WITH CSV (psql, incl. process start): ${fmt(copyMs)} median of ${roundCount}, ${(copyLength / 1024 / 1024).toFixed(1)} MiB`);
       console.log(`ratio API render / COPY: ${(renderMs / copyMs).toFixed(2)}× of the medians; per round ${ratios.map((r) => r.toFixed(2)).join(', ')}, median ${median(ratios).toFixed(2)}×, spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}× (target ≤ 1.5×, issue 27); before: ${loadBefore}; after: ${loadNote()}`);
+      const engineMs = median(rounds.map((r) => r.engine.ms));
+      const engineRatios = rounds.map((r) => r.engine.ms / r.copyMs!);
+      console.log(`engine render (an {% if %} and two filters a row, not pushed down): ${fmt(engineMs)} median, CPU ${fmt(median(rounds.map((r) => r.engine.cpuMs)))}, ` +
+        `${(rounds[0]!.engine.bytes / 1024 / 1024).toFixed(1)} MiB, RSS growth ${Math.max(...rounds.map((r) => r.engine.rssGrowthMb)).toFixed(1)} MB; ratio engine render / COPY: ` +
+        `${(engineMs / copyMs).toFixed(2)}× of the medians; per round ${engineRatios.map((r) => r.toFixed(2)).join(', ')} (goal ≤ 2×, issue 56); engine / pushdown ${(engineMs / renderMs).toFixed(2)}×`);
       const readMs = median(rounds.map((r) => r.readMs!));
       console.log(`node-pg reading the same rows in one query (row arrays): ${fmt(readMs)} median of ${roundCount}, ${(readMs / copyMs).toFixed(2)}× COPY; API render / that read: ${(renderMs / readMs).toFixed(2)}×`);
-    } else console.log('COPY reference needs BENCH_DATABASE_URL (PostgreSQL).');
+    } else {
+      console.log('COPY reference needs BENCH_DATABASE_URL (PostgreSQL).');
+      console.log(`engine render (an {% if %} and two filters a row, not pushed down): ${fmt(median(rounds.map((r) => r.engine.ms)))} median; engine / pushdown ${(median(rounds.map((r) => r.engine.ms)) / renderMs).toFixed(2)}×`);
+    }
 
     // Python Jinja2 over the same rows as preloaded dicts.
     const { rows } = await sql<Record<string, string | null>>`SELECT d.name, s.name AS site, r.name AS role, p.name AS platform,

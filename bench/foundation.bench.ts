@@ -7,11 +7,13 @@ import { sql } from 'kysely';
 import http from 'node:http';
 import { buildApp } from '../src/app.ts';
 import { createTenant, createToken, createUser } from '../src/core/accounts.ts';
-import { fmt, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, openBenchDatabase, TINY } from './helpers.ts';
 
-const ROWS = 10_000;
+const ROWS = benchSize(null, 10_000, 50);
 // Both sides measured warm (compiled code, prepared statements), as a server is after its first minute.
-const WARMUP = 20;
+const WARMUP = TINY ? 1 : 20;
+const BLOCKS = TINY ? 1 : 6;
+const PER_BLOCK = TINY ? 1 : 10;
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
@@ -61,9 +63,9 @@ async function alternatingMedians(a: () => Promise<unknown>, b: () => Promise<un
   const times: [number[], number[]] = [[], []];
   for (let i = 0; i < WARMUP; i++) await a();
   for (let i = 0; i < WARMUP; i++) await b();
-  for (let block = 0; block < 6; block++) {
+  for (let block = 0; block < BLOCKS; block++) {
     for (const [side, work] of [a, b].entries()) {
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < PER_BLOCK; i++) {
         const start = process.hrtime.bigint();
         await work();
         times[side]!.push(Number(process.hrtime.bigint() - start) / 1e6);

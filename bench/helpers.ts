@@ -1,7 +1,10 @@
 // Shared by the benchmarks: a throw-away migrated database (PostgreSQL when BENCH_DATABASE_URL is set,
 // else embedded), and timing helpers that report medians. For comparisons on PostgreSQL, BENCH_DB_POOL sets the
 // pool's size (default 10, as the server's) and BENCH_NAMED=0 turns named statements off (src/db/statement-names.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
+// `npm run bench -- --tiny` (BENCH_TINY=1) runs every benchmark at a size that only shows it starts and sets up
+// (test/bench-smoke.test.ts); BENCH_TEMPLATE_DATABASE (a migrated PostgreSQL database) or BENCH_PGLITE_TEMPLATE (a
+// migrated data directory) are copied instead of migrating a database per benchmark.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -15,7 +18,8 @@ export async function openBenchDatabase(): Promise<Database & { label: string }>
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-    await admin.query(`CREATE DATABASE ${name}`);
+    const template = process.env.BENCH_TEMPLATE_DATABASE;
+    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
     await admin.end();
     const u = new URL(url);
     u.pathname = `/${name}`;
@@ -34,6 +38,7 @@ export async function openBenchDatabase(): Promise<Database & { label: string }>
     };
   }
   const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'));
+  if (process.env.BENCH_PGLITE_TEMPLATE) cpSync(process.env.BENCH_PGLITE_TEMPLATE, dir, { recursive: true });
   const database = await openPGlite(dir);
   await migrateToLatest(database.db);
   return {
@@ -46,7 +51,25 @@ export async function openBenchDatabase(): Promise<Database & { label: string }>
   };
 }
 
+/** True under `npm run bench -- --tiny`: every size as small as still exercises the code. */
+export const TINY = process.env.BENCH_TINY === '1';
+
+/**
+ * A benchmark's size: the environment variable `env` when set, else `tiny` under --tiny, else `full`. Device counts
+ * pass `devices: true` so `npm run bench -- --devices N` (BENCH_DEVICES_ALL) sets every benchmark's at once.
+ */
+export function benchSize(env: string | null, full: number, tiny: number, opts: { devices?: boolean } = {}): number {
+  const given = (env ? process.env[env] : undefined) ?? (opts.devices ? process.env.BENCH_DEVICES_ALL : undefined);
+  if (given !== undefined && given !== '') {
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${env ?? 'BENCH_DEVICES_ALL'}=${given}: a whole number is expected`);
+    return n;
+  }
+  return TINY ? tiny : full;
+}
+
 export async function medianMs(runs: number, work: () => Promise<unknown>, warmup = 3): Promise<number> {
+  if (TINY) [runs, warmup] = [1, 0];
   for (let i = 0; i < warmup; i++) await work();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {

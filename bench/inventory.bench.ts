@@ -5,13 +5,13 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
   try {
     const db = database.db;
-    const devices = Number(process.env.BENCH_DEVICES ?? (database.backend === 'postgres' ? 50_000 : 5_000));
+    const devices = benchSize('BENCH_DEVICES', database.backend === 'postgres' ? 50_000 : 5_000, 5, { devices: true });
     const result = await generateDemoData(db, { devices, seed: 1, tenantSlug: 'bench', onProgress: (line) => console.log(`  ${line}`) });
     const rate = result.totalRows / (result.ms / 1000);
 

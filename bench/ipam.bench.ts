@@ -10,14 +10,14 @@ import { buildApp } from '../src/app.ts';
 import { createTenant, createToken, createUser } from '../src/core/accounts.ts';
 import { refreshTenantHierarchy } from '../src/ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../src/ipam/utilization.ts';
-import { fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, loadNote, medianMs, openBenchDatabase, TINY } from './helpers.ts';
 
-const PREFIXES = 20_000;
-const ADDRESSES = 100_000;
-const DENSE = 50_000;
+const PREFIXES = benchSize(null, 20_000, 50);
+const ADDRESSES = benchSize(null, 100_000, 300);
+const DENSE = benchSize(null, 50_000, 300);
 const RUNS = 15;
-const CALLERS = 20;
-const SECONDS = 5;
+const CALLERS = TINY ? 2 : 20;
+const SECONDS = TINY ? 0.2 : 5;
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
@@ -61,7 +61,9 @@ export default async function run(): Promise<void> {
     // 2. available-ips on the dense /16.
     const dense = (await call('GET', '/api/prefixes/?prefix=10.200.0.0/16')).json().results[0].id as string;
     const first = (await call('GET', `/api/prefixes/${dense}/available-ips/?limit=50`)).json() as Array<{ address: string }>;
-    if (first[0]?.address !== '10.200.195.81/16') throw new Error(`available-ips on the dense /16 began at ${first[0]?.address}`);
+    // The first free address follows the DENSE used ones (10.200.195.81 at 50,000).
+    const firstFree = `10.200.${(DENSE + 1) >> 8}.${(DENSE + 1) & 255}/16`;
+    if (first[0]?.address !== firstFree) throw new Error(`available-ips on the dense /16 began at ${first[0]?.address}`);
     const available = await medianMs(RUNS, () => call('GET', `/api/prefixes/${dense}/available-ips/?limit=50`));
     const bareUsed = await medianMs(RUNS, () =>
       sql`SELECT host(a.address) FROM ip_addresses a WHERE a.tenant_id = ${tenantId} AND a.address && '10.200.0.0/16'::cidr ORDER BY host(a.address)::inet LIMIT 50`.execute(db));

@@ -15,16 +15,16 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { loadNote, openBenchDatabase } from './helpers.ts';
+import { benchSize, loadNote, openBenchDatabase, TINY } from './helpers.ts';
 import { startCpuMeter, type CpuReading } from './cpu-meter.ts';
 
-const CONNECTIONS = 100;
-const SECONDS = Number(process.env.LOAD_SECONDS ?? 30);
+const CONNECTIONS = TINY ? 4 : 100;
+const SECONDS = benchSize('LOAD_SECONDS', 30, 1);
 // Measured on a warm server, as one that has run a while: the first seconds compile the code and prepare each pool
 // connection's statements (p99 264 ms cold against 220 ms warm in one comparison of this mix).
-const WARMUP_SECONDS = Number(process.env.LOAD_WARMUP_SECONDS ?? 5);
+const WARMUP_SECONDS = benchSize('LOAD_WARMUP_SECONDS', 5, 0);
 const MIX_HOOK = fileURLToPath(new URL('./load-mix.cjs', import.meta.url));
-const SIZES = (process.env.LOAD_DEVICES ?? '2000,20000').split(',').map(Number);
+const SIZES = (process.env.LOAD_DEVICES ?? process.env.BENCH_DEVICES_ALL ?? (TINY ? '5' : '2000,20000')).split(',').map(Number);
 
 interface Outcome {
   rps: number;
@@ -106,7 +106,7 @@ export default async function run(): Promise<void> {
         let server = 0;
         let postgres: number | null = 0;
         const costs: RequestCost[] = [];
-        for (const [k, path] of reads.entries()) {
+        for (const [k, path] of (TINY ? reads.slice(0, 2) : reads).entries()) {
           const cost = await requestCost(`http://127.0.0.1:${port}${path}`, headers.authorization);
           costs.push(cost);
           server += cost.serverMs;
@@ -119,7 +119,7 @@ export default async function run(): Promise<void> {
           console.log(`  ${path.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')}: server ${cost.serverMs.toFixed(2)} ms${cost.postgresMs === null ? '' : `, PostgreSQL ${cost.postgresMs.toFixed(2)} ms`}${growth}`);
         }
         firstCosts ??= costs;
-        const n = reads.length;
+        const n = costs.length;
         const cores = availableParallelism();
         const both = postgres === null ? '' : `, PostgreSQL ${(postgres / n).toFixed(2)} ms: ${cores} cores serve at most ${Math.round((cores * 1000) / ((server + postgres) / n))} requests/s of them,`;
         console.log(`  the reads' mean: server ${(server / n).toFixed(2)} ms${both} the server's one thread at most ${Math.round(1000 / (server / n))}`);
@@ -171,8 +171,8 @@ const ratio = (a: number, b: number) => `${(a / Math.max(b, 0.001)).toFixed(2)}x
 
 /** CPU of one request to `url` in this process (the server) and in PostgreSQL: 300 in a row after 30 to warm up. */
 async function requestCost(url: string, authorization: string): Promise<RequestCost> {
-  const n = 300;
-  await runClient(url, authorization, 30);
+  const n = TINY ? 2 : 300;
+  await runClient(url, authorization, TINY ? 1 : 30);
   const meter = startCpuMeter();
   await runClient(url, authorization, n);
   const r = meter();

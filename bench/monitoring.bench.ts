@@ -8,12 +8,16 @@ import { generateDemoData } from '../src/system/demo-data.ts';
 import { RECONCILE_BATCH, reconcileServiceChecks } from '../src/monitoring/service.ts';
 import { mapLimited } from '../src/monitoring/runner.ts';
 import { probeTcp } from '../src/monitoring/probes.ts';
-import { openBenchDatabase } from './helpers.ts';
+import { benchSize, openBenchDatabase } from './helpers.ts';
+
+const DEVICES = benchSize('BENCH_DEVICES', 5000, 5, { devices: true });
+const CHECKS = benchSize(null, 5000, 40);
+const LISTENERS = benchSize(null, 100, 4);
 
 async function reconcileBench(): Promise<void> {
   const database = await openBenchDatabase();
   try {
-    const demo = await generateDemoData(database.db, { devices: 5000 });
+    const demo = await generateDemoData(database.db, { devices: DEVICES });
     // Two monitored services per device on its primary IP: ssh+https (tcp) and dns (tcp+udp 53).
     await sql`INSERT INTO services (id, numid, tenant_id, device_id, name, protocol, ports, protocol_ports, monitored)
       SELECT gen_random_uuid(), row_number() OVER (), d.tenant_id, d.id, s.name, 'tcp', s.ports, s.map, true
@@ -42,7 +46,7 @@ async function executorBench(): Promise<void> {
   const listeners: Server[] = [];
   const open: number[] = [];
   const closed: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < LISTENERS; i++) {
     const server = createServer((s) => s.destroy());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
@@ -54,14 +58,14 @@ async function executorBench(): Promise<void> {
       closed.push(port);
     }
   }
-  const targets = Array.from({ length: 5000 }, (_v, i) => (i % 2 === 0 ? open[i % open.length]! : closed[i % closed.length]!));
+  const targets = Array.from({ length: CHECKS }, (_v, i) => (i % 2 === 0 ? open[i % open.length]! : closed[i % closed.length]!));
   for (const concurrency of [50, 200]) {
     const t0 = performance.now();
     const results = await mapLimited(targets, concurrency, (port) => probeTcp('127.0.0.1', port, 2000));
     const s = (performance.now() - t0) / 1000;
     const up = results.filter((r) => r.status === 'up').length;
     console.log(
-      `executor: 5000 TCP checks (concurrency ${concurrency}, ${up} up, ${results.length - up} down) in ${s.toFixed(2)} s = ${(5000 / s).toFixed(0)} checks/s; ` +
+      `executor: ${CHECKS} TCP checks (concurrency ${concurrency}, ${up} up, ${results.length - up} down) in ${s.toFixed(2)} s = ${(CHECKS / s).toFixed(0)} checks/s; ` +
         `${s < 60 ? 'fits' : 'does NOT fit'} one 60 s interval (${((s / 60) * 100).toFixed(1)}% of it)`,
     );
   }

@@ -7,8 +7,9 @@ import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { TEMPLATE_OBJECT, UNDEFINED, createEnvironment, type TemplateObject } from '../src/templating/engine/index.ts';
+import { benchSize, TINY } from './helpers.ts';
 
-const ROWS = 50_000;
+const ROWS = benchSize(null, 50_000, 100);
 const TEMPLATE =
   '{% for row in rows %}{{ row.id }},{{ row.name|upper }},{{ row.site|lower }},{{ row.status|default("none") }},' +
   '{{ row.address }},{{ row.vlan }},{% if row.active %}yes{% else %}no{% endif %}' +
@@ -41,8 +42,8 @@ function makeRows(): Row[] {
 // round on the same machine; each round's ratio is printed, and their median is the figure. Three warm-up renders,
 // not one: V8 was still tiering the compiled template up over its first renders (one process: 150, 129, 118, 90,
 // 72, 66 ms, then 62-101). Python has no such phase; it warms up the same way for symmetry.
-const ROUNDS = 7;
-const WARMUP = 3;
+const ROUNDS = TINY ? 1 : 7;
+const WARMUP = TINY ? 1 : 3;
 
 // Warms up, says so, then renders once per line it reads and answers each with the render's time and length.
 const PYTHON = `

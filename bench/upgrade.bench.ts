@@ -4,8 +4,9 @@
 import { loadavg } from 'node:os';
 import { readJournal } from '../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease } from '../test/upgrade/install.ts';
+import { benchSize } from './helpers.ts';
 
-const DEVICES = Number(process.env.BENCH_UPGRADE_DEVICES ?? 50_000);
+const DEVICES = benchSize('BENCH_UPGRADE_DEVICES', 50_000, 5, { devices: true });
 
 export default async function run(): Promise<void> {
   const url = process.env.BENCH_DATABASE_URL;

@@ -8,9 +8,11 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromiumAvailable, openBrowser, signIn, startServer } from '../test/web/helpers.ts';
+import { benchSize, TINY } from './helpers.ts';
 
-const DEVICES = Number(process.env.BENCH_WEB_DEVICES ?? 50_000);
-const RUNS = 5;
+// Tiny: enough for a second page of 50 (the page change clicks Next).
+const DEVICES = benchSize('BENCH_WEB_DEVICES', 50_000, 60, { devices: true });
+const RUNS = TINY ? 1 : 5;
 
 // Clicks Next and resolves with the milliseconds until the new rows are drawn. A string, because tsx would wrap
 // named functions inside a closure in a `__name` helper the page does not have.
@@ -84,7 +86,8 @@ export default async function main(): Promise<void> {
     console.log(`  page change (click Next → rows drawn) ${ms(median(changes))}  bare API call ${ms(median(apiChange))}  ratio ${(median(changes) / median(apiChange)).toFixed(1)}x`);
     console.log(`  JavaScript loaded for the first page: ${scripts.length} files, ${(gz / 1024).toFixed(1)} kB gzipped (entry alone ${(budget.gzip_bytes / 1024).toFixed(1)} kB; budget 500 kB)`);
   } finally {
-    await browser.close();
+    // A failed close (the browser already gone) must not hide the error that ended the try.
+    await browser.close().catch((err: unknown) => console.error(`closing the browser: ${err instanceof Error ? err.message : String(err)}`));
     await server.stop();
   }
 }

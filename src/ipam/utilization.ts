@@ -67,7 +67,10 @@ const rangeSizeSql = (alias: string) => {
 const utilizationOf = sql`round(least(100, 100 * (CASE WHEN s.slug = 'container' THEN
     (SELECT coalesce(sum(power(2::numeric, ${bitsOf('c')} - masklen(c.prefix))), 0) FROM prefixes c
       WHERE ${containerSpace('c', 'p')} AND c.prefix << p.prefix
-        AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${containerSpace('m', 'p')} AND m.prefix << p.prefix AND m.prefix >> c.prefix))
+        -- No prefix between: one holding c with a longer mask than p (both hold c, so that is "inside p"). Written
+        -- with masklen, not m.prefix << p.prefix, so the index finds m by m >> c (c's few ancestors): with << the
+        -- plan read all of p's children for each child, 11.5 s for a /10 of 2,500 /27s (hours for 60,000).
+        AND NOT EXISTS (SELECT 1 FROM prefixes m WHERE ${containerSpace('m', 'p')} AND m.prefix >> c.prefix AND masklen(m.prefix) > masklen(p.prefix)))
   ELSE
     -- Addresses outside the ranges marked utilised (all of the prefix's, less those in such a range), plus those
     -- ranges whole. Subtracted rather than a NOT EXISTS per address: that read every range of the tenant for each
