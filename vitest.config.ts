@@ -19,8 +19,8 @@ const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/**/*.test.ts', 'test/cl
 // one, but see MOVED_TO_POSTGRESQL). About a hundred seconds of CPU of the CI's twelve minutes.
 const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'src/upgrade/online-cli.test.ts', 'test/ansible-inventory.test.ts', 'src/extras/webhook-serve.test.ts'];
 // When both passes run side by side (.ci/run sets CAIRN_TEST_BOTH_PASSES), the embedded pass is the longer one (it
-// also runs its database in its own processes): two of those files run in the PostgreSQL pass instead, still once.
-const MOVED_TO_POSTGRESQL = ['test/cli.test.ts', 'src/extras/webhook-serve.test.ts'];
+// also runs its database in its own processes): five of those files run in the PostgreSQL pass instead, still once.
+const MOVED_TO_POSTGRESQL = ['test/cli.test.ts', 'src/extras/webhook-serve.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'test/ansible-inventory.test.ts'];
 const moved = process.env.CAIRN_TEST_BOTH_PASSES ? MOVED_TO_POSTGRESQL : [];
 // The feature browser tests (test/web/features/: each starts a server with demo data and a browser, 20-60 s) check
 // the UI over the API, whose answers the rest of the suite checks on both databases: when both passes run, each of

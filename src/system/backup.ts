@@ -182,8 +182,23 @@ async function restorePostgres(databaseUrl: string, dumpFile: string): Promise<v
      END $$;
      CREATE SCHEMA public;\n`,
   );
-  await run('psql', ['--no-psqlrc', '--quiet', '--single-transaction', '--set=ON_ERROR_STOP=1', `--file=${prelude}`, `--file=${dumpFile}`, `--dbname=${url}`], { env });
+  const args = ['--no-psqlrc', '--quiet', '--single-transaction', '--set=ON_ERROR_STOP=1', `--file=${prelude}`, `--file=${dumpFile}`, `--dbname=${url}`];
+  // The one transaction locks every table, index and sequence of the schema (about 3,000 locks), from the lock table
+  // all the server's sessions share: while other sessions hold many, it can run out ("out of shared memory"). It
+  // then changed nothing, so it is tried again once they may have let go, a few times, before the error stands.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run('psql', args, { env });
+      return;
+    } catch (err) {
+      if (!(err instanceof BackupError) || !/out of shared memory/.test(err.message) || attempt >= RESTORE_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1) * (1 + Math.random())));
+    }
+  }
 }
+
+/** Tries of a PostgreSQL restore that ran out of the server's shared lock table (waits 1-2, 2-4, 4-8, 8-16 s between). */
+const RESTORE_ATTEMPTS = 5;
 
 // ---------------------------------------------------------------------------------------------- snapshots
 

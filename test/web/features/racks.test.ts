@@ -88,8 +88,11 @@ describe.skipIf(!ready)('rack elevations in chromium', () => {
     await options.first().waitFor();
     expect(await options.allInnerTexts()).toEqual([expect.stringContaining('R-web')]);
     await options.first().click();
-    await page.locator('[data-field^="field-position-"] input').fill('8');
+    // The face first: the position is a list of the units free on it.
     await page.locator('[data-field^="field-face-"] select').selectOption('front');
+    const position = page.locator('[data-field^="field-position-"] select');
+    await position.locator('option[value="8"]').waitFor({ state: 'attached' });
+    await position.selectOption('8');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL((url) => url.pathname === `/objects/dcim.device/${device.id}`);
     await page.goto(`${server.url}/objects/dcim.rack/${rack.id}?tab=elevation`);

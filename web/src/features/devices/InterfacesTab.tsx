@@ -180,7 +180,8 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                   />
                 </th>
               ) : null}
-              <th className="px-3 py-2">Name</th>
+              {/* The name stays in view when the wide table scrolls sideways. */}
+              <th className="sticky left-0 z-[1] bg-slate-50 px-3 py-2">Name</th>
               <th className="px-3 py-2">Type</th>
               <th className="px-3 py-2">Enabled</th>
               <th className="px-3 py-2">MTU</th>
@@ -203,7 +204,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
                     <input type="checkbox" aria-label={`Select ${i.name}`} checked={picked.has(i.id)} onChange={() => toggle(i.id)} />
                   </td>
                 ) : null}
-                <td className="px-3 py-2 whitespace-nowrap">
+                <td className="sticky left-0 z-[1] bg-white px-3 py-2 whitespace-nowrap">
                   <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
                     {i.name}
                   </Link>
