@@ -22,22 +22,33 @@ const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src
 // also runs its database in its own processes): five of those files run in the PostgreSQL pass instead, still once.
 const MOVED_TO_POSTGRESQL = ['test/cli.test.ts', 'src/extras/webhook-serve.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'test/ansible-inventory.test.ts'];
 const moved = process.env.CAIRN_TEST_BOTH_PASSES ? MOVED_TO_POSTGRESQL : [];
-// The feature browser tests (test/web/features/: each starts a server with demo data and a browser, 20-60 s) check
-// the UI over the API, whose answers the rest of the suite checks on both databases: when both passes run, each of
-// them runs in one pass only. More go to the PostgreSQL pass, as the embedded one also runs EMBEDDED_ONLY.
+// Files whose answers do not depend on the database behind them run in one pass only when both run: the browser
+// tests of pages (test/web/ui.test.ts, test/web/features/: each starts a server with demo data and a browser,
+// 20-60 s), which check the UI over the API the rest of the suite checks on both databases; the API document and
+// its generated client; the catalogs the registry derives; the hand-over between two releases' upgrade stages (a
+// protocol between processes, the same on either database).
 const feature = (name: string) => `test/web/features/${name}.test.ts`;
-const ONE_PASS_BROWSER = {
-  embedded: ['contacts', 'rack-reservations', 'admin-pages', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
-  postgresql: ['circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
+const ONE_PASS = {
+  embedded: [
+    ...['contacts', 'rack-reservations', 'admin-pages', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
+    'test/web/ui.test.ts',
+    'test/catalogs.test.ts',
+    'test/upgrade/handover.test.ts',
+  ],
+  postgresql: [
+    ...['circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
+    'test/api-docs.test.ts',
+    'test/openapi-client.test.ts',
+  ],
 };
-const otherPassBrowser = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS_BROWSER.embedded : ONE_PASS_BROWSER.postgresql) : [];
+const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];
 // Upgrade files whose runs roll back by restoring the database: on PostgreSQL a restore is one transaction over the
 // whole schema (about 3,000 locks, of the 6,400 a default server shares between all its sessions), so two at once
 // on the suite's one server ran out of shared lock memory. When both passes run, faults-rollback restores on
 // PostgreSQL and these others on the embedded database only, never two PostgreSQL restores at once.
 const EMBEDDED_PASS_RESTORES = ['test/upgrade/faults-outcomes.test.ts', 'test/upgrade/kill.test.ts'];
 const restoresElsewhere = process.env.CAIRN_TEST_BOTH_PASSES && process.env.TEST_DATABASE_URL ? EMBEDDED_PASS_RESTORES : [];
-const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPassBrowser, ...restoresElsewhere];
+const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPass, ...restoresElsewhere];
 
 export default defineConfig({
   test: {
