@@ -15,6 +15,11 @@ export function eventOf(action: string): string | null {
 export async function queueWebhookDeliveries(tx: Kysely<DB>, changes: RecordedChange[]): Promise<void> {
   const candidates = changes.filter((c) => c.tenant !== null && eventOf(c.action) !== null);
   if (candidates.length === 0) return;
+  // Most writes are in tenants without an enabled webhook: a look at the (few) webhooks first spares sending every
+  // change's id, event and type (a bulk load's 20,000-row chunks) for a join that finds nothing.
+  const tenants = [...new Set(candidates.map((c) => c.tenant!))];
+  const { rows: hooked } = await sql`SELECT 1 FROM ${tenantKeys('t', tenants, [])} JOIN webhooks w ON ${sameTenant('w', 't')} AND w.enabled LIMIT 1`.execute(tx);
+  if (hooked.length === 0) return;
   await sql`INSERT INTO webhook_outbox (id, ${tenantColumn()}, webhook_id, change_id)
     SELECT gen_random_uuid(), ${tenantColumn('w')}, w.id, c.id
     FROM ${tenantKeys('c', candidates.map((c) => c.tenant!), [
