@@ -54,7 +54,8 @@ describe.skipIf(!ready)('rack reservations in chromium', () => {
     await shot(page, 'rr02-rack-reservation-overview');
   });
 
-  it('opens the list, detail, edit and add pages of the new models without an error', async () => {
+  // Their add forms (and so their edit forms) are opened by forms.test.ts's walk over every model.
+  it('opens the list and detail pages of the new models without an error', async () => {
     const { page } = browser;
     const models: Record<string, string> = {
       'dcim.rackreservation': '/api/rack-reservations/', 'dcim.racktype': '/api/rack-types/', 'virtualization.clustertype': '/api/cluster-types/',
@@ -63,7 +64,7 @@ describe.skipIf(!ready)('rack reservations in chromium', () => {
     };
     for (const [model, listPath] of Object.entries(models)) {
       const first = (await server.api<Page<Row>>('GET', `${listPath}?limit=1`)).body.results[0];
-      const urls = [`/objects/${model}`, `/objects/${model}/new`, ...(first ? [`/objects/${model}/${first.id}`, `/objects/${model}/${first.id}/edit`] : [])];
+      const urls = [`/objects/${model}`, ...(first ? [`/objects/${model}/${first.id}`] : [])];
       for (const url of urls) {
         await page.goto(`${server.url}${url}`);
         await page.waitForLoadState('networkidle');
