@@ -1,4 +1,5 @@
 // Importing this module registers every model of every domain, in dependency order.
+import { wireStatusFields } from './extras/statuses.ts';
 import './core/models.ts';
 import './extras/models.ts';
 import './extras/custom-fields.ts';
@@ -38,3 +39,7 @@ import './organization/owner-filters.ts';
 import './search/hooks.ts';
 // Row counts of unfiltered lists: triggers on every tenant-scoped model's table, synced after migrations.
 import './core/crud/row-counts.ts';
+
+// Runs once every module above is evaluated (imports come first): every model's status field gets the catalog
+// status's rules (available to the model, default on create), ahead of the model's own hooks.
+wireStatusFields();

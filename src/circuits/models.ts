@@ -2,7 +2,6 @@
 // Z terminations. A termination is a cable end (registered in termination-cabling.ts): a trace crosses a circuit
 // from one termination to the other.
 import { defineModel } from '../core/registry.ts';
-import { statusHooks } from '../extras/statuses.ts';
 import { ownerField } from '../organization/owners.ts';
 import { linkPeerOf } from '../dcim/cabling.ts';
 import './choices.ts';
@@ -91,8 +90,6 @@ export const circuitTypeModel = defineModel({
   defaultOrdering: ['name'],
 });
 
-const circuitStatus = statusHooks('circuits.circuit');
-
 export const circuitModel = defineModel({
   name: 'circuits.circuit',
   table: 'circuits',
@@ -121,11 +118,8 @@ export const circuitModel = defineModel({
   searchFields: ['cid', 'description'],
   defaultOrdering: ['provider', 'cid'],
   hooks: {
-    async validate(args) {
-      await circuitStatus.validate(args);
-      await checkCircuitAccount(args);
-    },
-    afterCreate: circuitStatus.afterCreate,
+    // The status's rules: wireStatusFields (src/extras/statuses.ts).
+    validate: checkCircuitAccount,
     // Its terminations go by cascade: their cables first.
     beforeDelete: ({ tx, ctx, row }) => deleteCablesOfCircuits(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesOfCircuits(tx, ctx, rows.map((r) => String(r.id))),

@@ -356,16 +356,19 @@ type ListenerHook = 'validate' | 'afterCreate' | 'afterUpdate' | 'afterUpdateMan
 
 /**
  * Adds a listener to another domain's model hook, after the hook the model declared (and after listeners added
- * before): monitoring reacts to a device's primary IP changing without dcim importing monitoring.
+ * before): monitoring reacts to a device's primary IP changing without dcim importing monitoring. With
+ * `{ first: true }` it runs before them instead, for a rule the model's own hooks rely on (the status a created
+ * row defaults to, which a prefix's utilisation reads).
  */
-export function addModelHook<K extends ListenerHook>(modelName: string, kind: K, listener: NonNullable<ModelHooks[K]>): void {
+export function addModelHook<K extends ListenerHook>(modelName: string, kind: K, listener: NonNullable<ModelHooks[K]>, options: { first?: boolean } = {}): void {
   const model = requireModel(modelName);
-  noteRegistration(modelName, 'hooks', [kind]);
+  noteRegistration(modelName, options.first ? "hooks ahead of the model's" : 'hooks', [kind]);
   const previous = model.hooks[kind] as ((args: never) => Promise<void>) | undefined;
   const next = listener as (args: never) => Promise<void>;
+  const [one, two] = options.first ? [next, previous] : [previous, next];
   const chained = async (args: never): Promise<void> => {
-    if (previous) await previous(args);
-    await next(args);
+    if (one) await one(args);
+    if (two) await two(args);
   };
   model.hooks[kind] = chained as ModelHooks[K];
 }

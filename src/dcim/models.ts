@@ -3,7 +3,6 @@
 import { defineModel, type FieldDef } from '../core/registry.ts';
 import { ownerField } from '../organization/owners.ts';
 import { fieldError } from '../core/errors.ts';
-import { statusHooks } from '../extras/statuses.ts';
 import { materializeDeviceComponents, primaryIpField } from './service.ts';
 import { checkCableTerminations, deleteCablesLosingAnEnd, deleteCablesOfDevices, linkPeerField, TERMINATION_TYPES } from './cabling.ts';
 import { connectedEndpointField } from './trace.ts';
@@ -154,9 +153,6 @@ export const platformModel = defineModel({
   defaultOrdering: ['name'],
 });
 
-const deviceStatus = statusHooks('dcim.device');
-const cableStatus = statusHooks('dcim.cable');
-
 export const deviceModel = defineModel({
   name: 'dcim.device',
   table: 'devices',
@@ -211,8 +207,8 @@ export const deviceModel = defineModel({
   searchFields: ['name', 'serial', 'asset_tag', 'comments'],
   defaultOrdering: ['name'],
   hooks: {
+    // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
     async validate(args) {
-      await deviceStatus.validate(args);
       await checkPrimaryIps(args.tx, args.ctx, { kind: 'device', id: args.existing ? String(args.existing.id) : null, label: 'device' }, args.input);
       await checkDevicePlacement(args);
       await checkChassisMembership(args);
@@ -225,10 +221,7 @@ export const deviceModel = defineModel({
       await checkDevicesPlacedTogether(args);
       await moveChildrenWithParents(args.tx, args.ctx, args.rows);
     },
-    async afterCreate(args) {
-      await deviceStatus.afterCreate(args);
-      await materializeDeviceComponents(args);
-    },
+    afterCreate: materializeDeviceComponents,
     beforeDelete: ({ tx, ctx, row }) => deleteCablesOfDevices(tx, ctx, [String(row.id)]),
     beforeDeleteMany: ({ tx, ctx, rows }) => deleteCablesOfDevices(tx, ctx, rows.map((r) => String(r.id))),
   },
@@ -335,11 +328,8 @@ export const cableModel = defineModel({
   // The length column and row carry the unit ("3 Meters"), as NetBox's cable list does; the API keeps both fields.
   listColumnsExclude: ['length_unit'],
   hooks: {
-    async validate(args) {
-      await cableStatus.validate(args);
-      await checkCableTerminations(args);
-    },
-    afterCreate: (args) => cableStatus.afterCreate(args),
+    // The status's rules: wireStatusFields (src/extras/statuses.ts).
+    validate: checkCableTerminations,
   },
 });
 

@@ -6,7 +6,7 @@ import type { HookArgs } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
-import { requireModel } from '../core/registry.ts';
+import { addModelHook, allModels, columnOf, requireModel } from '../core/registry.ts';
 import { inTenant, tenantOf } from '../core/access.ts';
 
 interface StatusSeed {
@@ -63,7 +63,7 @@ export async function seedDefaultStatuses(tx: Kysely<DB>, tenantId: string): Pro
   await insertRows(tx, systemContext(tenantId), requireModel('extras.status'), TENANT_STATUSES.map((s) => ({ ...s })), { skipExistingOn: 'any' });
 }
 
-/** Refuses a status that is not available to `modelName`. Call from the model's validate hook. */
+/** Refuses a status that is not available to `modelName` (installed on every status field by wireStatusFields). */
 export async function checkStatusAvailable(tx: Kysely<DB>, tenantId: string | null, modelName: string, statusId: unknown, field = 'status'): Promise<void> {
   if (typeof statusId !== 'string') return;
   const { rows } = await sql<{ name: string; ok: boolean }>`SELECT name, ${modelName} = ANY(available_to) AS ok FROM statuses
@@ -87,12 +87,19 @@ export async function applyDefaultStatus(args: HookArgs & { row: Record<string, 
   if (rows[0]) Object.assign(row, rows[0]);
 }
 
-/** The hooks of a model whose `status` is a catalog status: availability on write, default on create. */
-export function statusHooks(modelName: string) {
-  return {
-    async validate({ tx, ctx, input }: HookArgs & { input: Record<string, unknown> }): Promise<void> {
-      await checkStatusAvailable(tx, ctx.tenantId, modelName, input.status);
-    },
-    afterCreate: (args: HookArgs & { row: Record<string, unknown> }) => applyDefaultStatus(args),
-  };
+/**
+ * The one place a catalog status's rules are installed: every field of every model that targets `extras.status`
+ * gets availability on write (validate) and the tenant's default on create (afterCreate), both ahead of the
+ * model's own hooks, so a prefix's utilisation and hierarchy see the status the row will keep. Called once by
+ * src/models.ts after every model is defined; a model declares only the field.
+ */
+export function wireStatusFields(): void {
+  for (const model of allModels()) {
+    for (const [key, field] of Object.entries(model.fields)) {
+      if (field.kind !== 'fk' || field.target !== 'extras.status') continue;
+      const column = columnOf(key, field);
+      addModelHook(model.name, 'validate', ({ tx, ctx, input }) => checkStatusAvailable(tx, ctx.tenantId, model.name, input[key], key), { first: true });
+      addModelHook(model.name, 'afterCreate', (args) => applyDefaultStatus(args, column), { first: true });
+    }
+  }
 }

@@ -7,7 +7,6 @@ import { defineModel, type ComputedField, type HookArgs } from '../core/registry
 import { ownerField } from '../organization/owners.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { scopeCondition } from '../core/access.ts';
-import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { rangeUsageKey, usageHooks } from './utilization.ts';
 
 const description = { kind: 'string', maxLength: 200, default: '' } as const;
@@ -123,8 +122,8 @@ export const ipRangeModel = defineModel({
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'start_address'],
   hooks: {
-    async validate({ tx, ctx, input, existing }) {
-      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.iprange', input.status);
+    // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
+    async validate({ input, existing }) {
       const start = String(input.start_address ?? existing?.start_address ?? '');
       const end = String(input.end_address ?? existing?.end_address ?? '');
       if (!start || !end) return;
@@ -136,10 +135,7 @@ export const ipRangeModel = defineModel({
       else if ((rangeSize(start, end) ?? 0n) < 1n) errors.add('end_address', `${end} comes before the start address ${start}.`);
       errors.throwIfAny();
     },
-    async afterCreate(args) {
-      await applyDefaultStatus(args);
-      await rangeUsage.afterCreate(args);
-    },
+    afterCreate: rangeUsage.afterCreate,
     afterUpdate: rangeUsage.afterUpdate,
     afterUpdateMany: rangeUsage.afterUpdateMany,
     afterDelete: rangeUsage.afterDelete,

@@ -3,7 +3,6 @@
 import { defineModel, type ChoiceOption } from '../core/registry.ts';
 import { ownerField } from '../organization/owners.ts';
 import { fieldError } from '../core/errors.ts';
-import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { hierarchyHooks } from './hierarchy.ts';
 import { addressUsageKey, usageHooks, utilizationField } from './utilization.ts';
 import { natOutsideField } from './nat.ts';
@@ -115,11 +114,8 @@ export const vlanModel = defineModel({
   searchFields: ['name', 'description'],
   defaultOrdering: ['vid', 'name'],
   hooks: {
-    async validate({ tx, ctx, input, existing }) {
-      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.vlan', input.status);
-      await checkVlanInGroup({ tx, input, existing });
-    },
-    afterCreate: (args) => applyDefaultStatus(args),
+    // The status's rules: wireStatusFields (src/extras/statuses.ts).
+    validate: ({ tx, input, existing }) => checkVlanInGroup({ tx, input, existing }),
   },
 });
 
@@ -151,12 +147,10 @@ export const prefixModel = defineModel({
   searchContext: ['vrf'],
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'prefix'],
+  // The status's rules run first: wireStatusFields (src/extras/statuses.ts) sets a created prefix's default status
+  // before these hooks (its utilisation reads it).
   hooks: {
-    async validate({ tx, ctx, input }) {
-      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.prefix', input.status);
-    },
     async afterCreate(args) {
-      await applyDefaultStatus(args);
       await prefixUnique.afterCreate(args);
       await hierarchyHooks.afterCreate(args);
     },
@@ -237,8 +231,8 @@ export const ipAddressModel = defineModel({
   // NetBox's generic pair, for API clients: the UI shows the two fields they are read from, each with its parent.
   listColumnsExclude: ['assigned_object', 'assigned_object_type'],
   hooks: {
-    async validate({ tx, ctx, input, existing }) {
-      await checkStatusAvailable(tx, ctx.tenantId, 'ipam.ipaddress', input.status);
+    // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
+    async validate({ tx, input, existing }) {
       const pick = (key: string, column: string): string | null =>
         key in input ? ((input[key] as string | null) ?? null) : ((existing?.[column] as string | null | undefined) ?? null);
       const iface = pick('assigned_interface', 'assigned_interface_id');
@@ -257,7 +251,6 @@ export const ipAddressModel = defineModel({
       }
     },
     async afterCreate(args) {
-      await applyDefaultStatus(args);
       await addressUnique.afterCreate(args);
       await addressUsage.afterCreate(args);
     },

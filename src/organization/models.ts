@@ -1,6 +1,5 @@
 // Organisation: regions (a tree) and the sites in them.
 import { defineModel } from '../core/registry.ts';
-import { statusHooks } from '../extras/statuses.ts';
 import { MAX_TREE_DEPTH, treeParentCheck } from '../core/tree.ts';
 import { ownerField } from './owners.ts';
 
@@ -38,6 +37,7 @@ export const siteModel = defineModel({
     region: { kind: 'fk', target: 'organization.region', nullable: true, onDelete: 'set_null' },
     // NetBox's Site.group: deleting a site group leaves its sites ungrouped (site-groups.ts).
     group: { kind: 'fk', target: 'dcim.sitegroup', label: 'Site group', nullable: true, onDelete: 'set_null' },
+    // A catalog status: its rules come from wireStatusFields (src/extras/statuses.ts), as every status field's do.
     status: { kind: 'fk', target: 'extras.status', nullable: true, onDelete: 'protect' },
     description: { kind: 'string', maxLength: 200, default: '' },
     owner: ownerField,
@@ -46,5 +46,4 @@ export const siteModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
-  hooks: statusHooks('organization.site'),
 });

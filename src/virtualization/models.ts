@@ -2,7 +2,6 @@
 // template, primary IPs, routing), so its fields follow the device's.
 import { defineModel } from '../core/registry.ts';
 import { ownerField } from '../organization/owners.ts';
-import { applyDefaultStatus, checkStatusAvailable } from '../extras/statuses.ts';
 import { checkPrimaryIps, checkVlanMode } from '../ipam/service.ts';
 import { refuseVlansOutOfScope, virtualMachineHost, vlansToCheck } from '../ipam/vlan-scope.ts';
 import { ErrorCollector } from '../core/errors.ts';
@@ -75,11 +74,10 @@ export const virtualMachineModel = defineModel({
   searchFields: ['name', 'comments'],
   defaultOrdering: ['name'],
   hooks: {
+    // The status's rules: wireStatusFields (src/extras/statuses.ts).
     async validate({ tx, ctx, input, existing }) {
-      await checkStatusAvailable(tx, ctx.tenantId, 'virtualization.virtualmachine', input.status);
       await checkPrimaryIps(tx, ctx, { kind: 'vm', id: existing ? String(existing.id) : null, label: 'virtual machine' }, input);
     },
-    afterCreate: (args) => applyDefaultStatus(args),
   },
 });
 

@@ -7,11 +7,11 @@ import { get, post } from '../../api/client.ts';
 import { useModelInfo } from '../../api/hooks.ts';
 import type { Page } from '../../api/types.ts';
 import { paths } from '../../app/paths.ts';
-import { Empty, ErrorState, Loading } from '../../components/states.tsx';
+import { Empty, Loading } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Button, PageHeader, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
-import { Pager } from '../../components/Pager.tsx';
 import { ModelList, type ListState } from '../../pages/list/ModelList.tsx';
 import type { Violation } from '../devices/ComplianceTab.tsx';
 
@@ -107,38 +107,30 @@ export default function CompliancePage() {
             </select>
           </div>
         </div>
-        {violations.isLoading ? <Loading /> : null}
-        {violations.error ? <ErrorState error={violations.error} retry={() => void violations.refetch()} /> : null}
-        {violations.data && count === 0 ? <Empty title="No open violations">Everything checked passes its rules.</Empty> : null}
-        {violations.data && count > 0 ? (
-          <>
-            <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-              <thead className="bg-slate-50 text-left text-slate-600">
-                <tr>
-                  <th className="px-3 py-2">Object</th>
-                  <th className="px-3 py-2">Rule</th>
-                  <th className="px-3 py-2">Problem</th>
-                  <th className="px-3 py-2">Failing since</th>
-                </tr>
-              </thead>
-              <tbody>
-                {violations.data.results.map((v) => (
-                  <tr key={v.id} className="border-t border-slate-100">
-                    <td className="px-3 py-2">
-                      <Link className="text-sky-700 hover:underline" to={paths.detail(v.object_type, v.object_id)} search={{ tab: 'compliance' }}>
-                        {names.data?.get(v.object_id) ?? `${v.object_type === 'dcim.device' ? 'Device' : 'VM'} ${v.object_id}`}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-2">{v.rule.name}</td>
-                    <td className="px-3 py-2">{v.message}</td>
-                    <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(v.since)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager offset={offset} pageSize={PAGE} count={count} onOffset={setOffset} />
-          </>
-        ) : null}
+        <DataTable
+          caption="Open violations"
+          rows={violations.data?.results}
+          rowKey={(v) => v.id}
+          loading={violations.isLoading}
+          error={violations.error}
+          retry={() => void violations.refetch()}
+          empty={<Empty title="No open violations">Everything checked passes its rules.</Empty>}
+          pager={{ offset, pageSize: PAGE, count, onOffset: setOffset }}
+          columns={[
+            {
+              key: 'object',
+              header: 'Object',
+              cell: (v) => (
+                <Link className="text-sky-700 hover:underline" to={paths.detail(v.object_type, v.object_id)} search={{ tab: 'compliance' }}>
+                  {names.data?.get(v.object_id) ?? `${v.object_type === 'dcim.device' ? 'Device' : 'VM'} ${v.object_id}`}
+                </Link>
+              ),
+            },
+            { key: 'rule', header: 'Rule', cell: (v) => v.rule.name },
+            { key: 'problem', header: 'Problem', cell: (v) => v.message },
+            { key: 'since', header: 'Failing since', cell: (v) => formatDateTime(v.since), className: 'whitespace-nowrap' },
+          ]}
+        />
       </section>
       <section aria-labelledby="rules-heading" className="space-y-3">
         <h2 id="rules-heading" className="text-lg font-semibold">

@@ -7,6 +7,7 @@ import { paths } from '../../app/paths.ts';
 import { ErrorState, Loading } from '../../components/states.tsx';
 import { Badge } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 
 export interface Violation {
   id: string;
@@ -44,30 +45,26 @@ export default function ComplianceTab({ model, object }: DetailTabProps) {
           All rules and violations
         </Link>
       </p>
-      {violations.length ? (
-        <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              <th className="px-3 py-2">Rule</th>
-              <th className="px-3 py-2">Problem</th>
-              <th className="px-3 py-2">Failing since</th>
-            </tr>
-          </thead>
-          <tbody>
-            {violations.map((v) => (
-              <tr key={v.id} className="border-t border-slate-100">
-                <td className="px-3 py-2">
-                  <Link className="text-sky-700 hover:underline" to={paths.detail('compliance.rule', v.rule.id)}>
-                    {v.rule.name}
-                  </Link>
-                </td>
-                <td className="px-3 py-2">{v.message}</td>
-                <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(v.since)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {/* The badge above says there are none. */}
+      <DataTable
+        caption="Open violations"
+        rows={violations}
+        rowKey={(v) => v.id}
+        empty={null}
+        columns={[
+          {
+            key: 'rule',
+            header: 'Rule',
+            cell: (v) => (
+              <Link className="text-sky-700 hover:underline" to={paths.detail('compliance.rule', v.rule.id)}>
+                {v.rule.name}
+              </Link>
+            ),
+          },
+          { key: 'problem', header: 'Problem', cell: (v) => v.message },
+          { key: 'since', header: 'Failing since', cell: (v) => formatDateTime(v.since), className: 'whitespace-nowrap' },
+        ]}
+      />
     </div>
   );
 }

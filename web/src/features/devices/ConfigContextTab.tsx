@@ -7,6 +7,7 @@ import { Link } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Button } from '../../components/ui.tsx';
 
@@ -79,43 +80,37 @@ export default function ConfigContextTab({ model, object }: DetailTabProps) {
         </Button>
       </div>
       {view === 'keys' ? (
-        data.keys.length ? (
-          <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-            <table className="w-full text-sm" aria-label="Config context keys and their sources">
-              <thead className="bg-slate-50 text-left text-slate-600">
-                <tr>
-                  <th className="px-3 py-2">Key</th>
-                  <th className="px-3 py-2">Value</th>
-                  <th className="px-3 py-2">From</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.keys.map((k) => (
-                  <tr key={k.path.join('\u0000')} className="border-t border-slate-100 align-top" data-key={k.path.join('.')}>
-                    <td className="px-3 py-2 font-mono whitespace-nowrap">{k.path.join('.')}</td>
-                    <td className="max-w-md px-3 py-2 font-mono text-xs break-all">{json(k.value)}</td>
-                    <td className="px-3 py-2" data-source={k.source.name}>
-                      <ContextLink c={k.source} />
-                      {k.overridden.length ? (
-                        <div className="text-xs text-slate-500">
-                          overrides{' '}
-                          {k.overridden.map((o, n) => (
-                            <span key={o.id}>
-                              {n ? ', ' : ''}
-                              <ContextLink c={o} />
-                            </span>
-                          ))}
-                        </div>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ) : (
-          <Empty title="The applied contexts hold no data" />
-        )
+        <DataTable
+          caption="Config context keys and their sources"
+          rows={data.keys}
+          rowKey={(k) => k.path.join('\u0000')}
+          rowProps={(k) => ({ 'data-key': k.path.join('.') })}
+          empty="The applied contexts hold no data"
+          columns={[
+            { key: 'key', header: 'Key', cell: (k) => k.path.join('.'), className: 'font-mono whitespace-nowrap' },
+            { key: 'value', header: 'Value', cell: (k) => json(k.value), className: 'max-w-md font-mono text-xs break-all' },
+            {
+              key: 'from',
+              header: 'From',
+              cell: (k) => (
+                <div data-source={k.source.name}>
+                  <ContextLink c={k.source} />
+                  {k.overridden.length ? (
+                    <div className="text-xs text-slate-500">
+                      overrides{' '}
+                      {k.overridden.map((o, n) => (
+                        <span key={o.id}>
+                          {n ? ', ' : ''}
+                          <ContextLink c={o} />
+                        </span>
+                      ))}
+                    </div>
+                  ) : null}
+                </div>
+              ),
+            },
+          ]}
+        />
       ) : (
         <pre className="max-h-[32rem] overflow-auto rounded border border-slate-200 bg-slate-50 p-3 font-mono text-[12px] leading-5" aria-label="Merged config context">
           {JSON.stringify(data.rendered, null, 2)}

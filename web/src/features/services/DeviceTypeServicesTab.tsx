@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, patch } from '../../api/client.ts';
 import type { ApiObject, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
-import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
+import { Empty, errorMessage } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { portsText } from './api.ts';
 
@@ -30,32 +31,27 @@ export default function DeviceTypeServicesTab({ object, me }: DetailTabProps) {
     },
     onError: (err) => toast.show({ message: errorMessage(err), tone: 'error' }),
   });
-  if (rows.isLoading) return <Loading />;
-  if (rows.error) return <ErrorState error={rows.error} retry={() => void rows.refetch()} />;
-  const list = rows.data!.results;
-  if (!list.length) return <Empty title="No service templates">Add service templates under Service templates with this device type.</Empty>;
   return (
-    <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-      <thead className="bg-slate-50 text-left text-slate-600">
-        <tr>
-          <th className="px-3 py-2">Service</th>
-          <th className="px-3 py-2">Ports</th>
-          <th className="px-3 py-2">Monitor</th>
-          <th className="px-3 py-2">Description</th>
-        </tr>
-      </thead>
-      <tbody>
-        {list.map((s) => (
-          <tr key={s.id} className="border-t border-slate-100">
-            <td className="px-3 py-2 font-medium">{s.name}</td>
-            <td className="px-3 py-2 font-mono text-xs">{portsText(s.protocol_ports)}</td>
-            <td className="px-3 py-2">
-              <input type="checkbox" aria-label={`Monitor ${s.name}`} checked={tick.isPending && tick.variables.id === s.id ? tick.variables.monitor : s.monitor} disabled={me.read_only || tick.isPending} onChange={(e) => tick.mutate({ id: s.id, monitor: e.target.checked })} />
-            </td>
-            <td className="px-3 py-2 text-slate-600">{s.description}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <DataTable
+      caption="Service templates"
+      rows={rows.data?.results}
+      rowKey={(s) => s.id}
+      loading={rows.isLoading}
+      error={rows.error}
+      retry={() => void rows.refetch()}
+      empty={<Empty title="No service templates">Add service templates under Service templates with this device type.</Empty>}
+      columns={[
+        { key: 'name', header: 'Service', cell: (s) => s.name, className: 'font-medium' },
+        { key: 'ports', header: 'Ports', cell: (s) => portsText(s.protocol_ports), className: 'font-mono text-xs' },
+        {
+          key: 'monitor',
+          header: 'Monitor',
+          cell: (s) => (
+            <input type="checkbox" aria-label={`Monitor ${s.name}`} checked={tick.isPending && tick.variables.id === s.id ? tick.variables.monitor : s.monitor} disabled={me.read_only || tick.isPending} onChange={(e) => tick.mutate({ id: s.id, monitor: e.target.checked })} />
+          ),
+        },
+        { key: 'description', header: 'Description', cell: (s) => s.description, className: 'text-slate-600' },
+      ]}
+    />
   );
 }

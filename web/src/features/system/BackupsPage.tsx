@@ -6,7 +6,8 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError, get, post } from '../../api/client.ts';
 import { Dialog, DialogActions } from '../../components/Dialog.tsx';
-import { Empty, Loading } from '../../components/states.tsx';
+import { Empty } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Badge, Button, PageHeader } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
@@ -110,51 +111,40 @@ export default function BackupsPage() {
           {create.isPending ? 'Creating backup…' : 'Create backup'}
         </Button>
       </div>
-      {backups.isLoading ? <Loading /> : null}
-      {backups.error ? <UnavailableOr error={backups.error} what="The backup list" retry={() => void backups.refetch()} /> : null}
-      {backups.data && backups.data.count === 0 ? <Empty title="No backups yet">Upgrades take one first; Create backup takes one now.</Empty> : null}
-      {backups.data?.count ? (
-        <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              <th className="px-3 py-2">Taken</th>
-              <th className="px-3 py-2">Kind</th>
-              <th className="px-3 py-2">Version</th>
-              <th className="px-3 py-2">Size</th>
-              <th className="px-3 py-2">File</th>
-              <th className="px-3 py-2">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {backups.data.results.map((b) => {
+      <DataTable
+        caption="Backups"
+        rows={backups.data?.results}
+        rowKey={(b) => b.id}
+        loading={backups.isLoading}
+        error={backups.error}
+        renderError={(error) => <UnavailableOr error={error} what="The backup list" retry={() => void backups.refetch()} />}
+        empty={<Empty title="No backups yet">Upgrades take one first; Create backup takes one now.</Empty>}
+        columns={[
+          { key: 'taken', header: 'Taken', cell: (b) => formatDateTime(b.created), className: 'whitespace-nowrap' },
+          { key: 'kind', header: 'Kind', cell: (b) => <Badge tone={b.kind === 'pre-upgrade' ? 'sky' : 'slate'}>{b.kind}</Badge> },
+          { key: 'version', header: 'Version', cell: (b) => b.version },
+          { key: 'size', header: 'Size', cell: (b) => size(b.size) },
+          { key: 'file', header: 'File', cell: (b) => b.file, className: 'font-mono text-xs' },
+          {
+            key: 'actions',
+            header: <span className="sr-only">Actions</span>,
+            className: 'text-right',
+            cell: (b) => {
               const sameVersion = running !== null && b.version === running;
               return (
-                <tr key={b.id} className="border-t border-slate-100">
-                  <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(b.created)}</td>
-                  <td className="px-3 py-2">
-                    <Badge tone={b.kind === 'pre-upgrade' ? 'sky' : 'slate'}>{b.kind}</Badge>
-                  </td>
-                  <td className="px-3 py-2">{b.version}</td>
-                  <td className="px-3 py-2">{size(b.size)}</td>
-                  <td className="px-3 py-2 font-mono text-xs">{b.file}</td>
-                  <td className="px-3 py-2 text-right">
-                    <Button
-                      onClick={() => setRestoring(b)}
-                      disabled={!sameVersion}
-                      aria-label={`Restore ${b.id}`}
-                      title={sameVersion ? undefined : running ? `Made by Cairn ${b.version}; this is ${running}: restore it after installing ${b.version}.` : undefined}
-                    >
-                      Restore
-                    </Button>
-                  </td>
-                </tr>
+                <Button
+                  onClick={() => setRestoring(b)}
+                  disabled={!sameVersion}
+                  aria-label={`Restore ${b.id}`}
+                  title={sameVersion ? undefined : running ? `Made by Cairn ${b.version}; this is ${running}: restore it after installing ${b.version}.` : undefined}
+                >
+                  Restore
+                </Button>
               );
-            })}
-          </tbody>
-        </table>
-      ) : null}
+            },
+          },
+        ]}
+      />
       <RestoreDialog backup={restoring} onClose={() => setRestoring(null)} />
     </div>
   );

@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { get, post } from '../../api/client.ts';
 import type { paths } from '../../api/schema.gen.ts';
-import { Empty, Loading } from '../../components/states.tsx';
+import { Empty } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { useToast } from '../../components/Toasts.tsx';
 import { Badge, Button, PageHeader, inputClass } from '../../components/ui.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
-import { Pager } from '../../components/Pager.tsx';
 import { UnavailableOr } from './Unavailable.tsx';
 
 type Job = paths['/api/jobs/']['get']['responses'][200]['content']['application/json']['results'][number];
@@ -111,86 +111,81 @@ export default function JobsPage() {
             </select>
           </div>
         </div>
-        {jobs.isLoading ? <Loading /> : null}
-        {jobs.error ? <UnavailableOr error={jobs.error} what="The jobs list" retry={() => void jobs.refetch()} /> : null}
-        {jobs.data && count === 0 ? <Empty title="No jobs">Imports, refreshes, evaluations and deploys appear here while they run.</Empty> : null}
-        {jobs.data && count > 0 ? (
-          <>
-            <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-              <thead className="bg-slate-50 text-left text-slate-600">
-                <tr>
-                  <th className="px-3 py-2">Kind</th>
-                  <th className="px-3 py-2">Status</th>
-                  <th className="px-3 py-2">Progress</th>
-                  <th className="px-3 py-2">Started by</th>
-                  <th className="px-3 py-2">Created</th>
-                  <th className="px-3 py-2">Result</th>
-                  <th className="px-3 py-2">
-                    <span className="sr-only">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {jobs.data.results.map((j) => (
-                  <tr key={j.id} className="border-t border-slate-100 align-top" data-job={j.kind}>
-                    <td className="px-3 py-2">{jobKindLabel(j.kind)}</td>
-                    <td className="px-3 py-2">
-                      <Badge tone={TONE[j.status]}>{STATUS_LABELS[j.status]}</Badge>
-                      {j.cancel_requested && j.status === 'running' ? <span className="ml-1 text-xs text-amber-800">stopping…</span> : null}
-                    </td>
-                    <td className="px-3 py-2">
-                      <Progress p={j.progress} />
-                    </td>
-                    <td className="px-3 py-2">{startedByLabel(j.started_by)}</td>
-                    <td className="px-3 py-2 whitespace-nowrap">{formatDateTime(j.created)}</td>
-                    <td className="max-w-xs px-3 py-2 break-words">{j.error ? <span className="text-red-700">{j.error}</span> : j.result}</td>
-                    <td className="px-3 py-2">
-                      {j.cancellable && !j.cancel_requested ? (
-                        <Button onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending} aria-label={`Cancel ${jobKindLabel(j.kind)}`}>
-                          Cancel
-                        </Button>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <Pager offset={offset} pageSize={PAGE} count={count} onOffset={setOffset} />
-          </>
-        ) : null}
+        <DataTable
+          caption="Background jobs"
+          rows={jobs.data?.results}
+          rowKey={(j) => j.id}
+          rowProps={(j) => ({ 'data-job': j.kind })}
+          loading={jobs.isLoading}
+          error={jobs.error}
+          renderError={(error) => <UnavailableOr error={error} what="The jobs list" retry={() => void jobs.refetch()} />}
+          empty={<Empty title="No jobs">Imports, refreshes, evaluations and deploys appear here while they run.</Empty>}
+          pager={{ offset, pageSize: PAGE, count, onOffset: setOffset }}
+          columns={[
+            { key: 'kind', header: 'Kind', cell: (j) => jobKindLabel(j.kind) },
+            {
+              key: 'status',
+              header: 'Status',
+              cell: (j) => (
+                <>
+                  <Badge tone={TONE[j.status]}>{STATUS_LABELS[j.status]}</Badge>
+                  {j.cancel_requested && j.status === 'running' ? <span className="ml-1 text-xs text-amber-800">stopping…</span> : null}
+                </>
+              ),
+            },
+            { key: 'progress', header: 'Progress', cell: (j) => <Progress p={j.progress} /> },
+            { key: 'started_by', header: 'Started by', cell: (j) => startedByLabel(j.started_by) },
+            { key: 'created', header: 'Created', cell: (j) => formatDateTime(j.created), className: 'whitespace-nowrap' },
+            { key: 'result', header: 'Result', cell: (j) => (j.error ? <span className="text-red-700">{j.error}</span> : j.result), className: 'max-w-xs break-words' },
+            {
+              key: 'actions',
+              header: <span className="sr-only">Actions</span>,
+              cell: (j) =>
+                j.cancellable && !j.cancel_requested ? (
+                  <Button onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending} aria-label={`Cancel ${jobKindLabel(j.kind)}`}>
+                    Cancel
+                  </Button>
+                ) : null,
+            },
+          ]}
+        />
       </section>
       <section aria-labelledby="schedules-heading" className="space-y-3">
         <h2 id="schedules-heading" className="text-lg font-semibold">
           Schedules
         </h2>
-        {schedules.isLoading ? <Loading /> : null}
-        {schedules.error ? <UnavailableOr error={schedules.error} what="The schedule list" /> : null}
-        {schedules.data ? (
-          <table className="w-full rounded-lg border border-slate-200 bg-white text-sm">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className="px-3 py-2">Job</th>
-                <th className="px-3 py-2">Schedule</th>
-                <th className="px-3 py-2">Next run</th>
-              </tr>
-            </thead>
-            <tbody>
-              {schedules.data.results.map((s) => (
-                <tr key={s.name} className="border-t border-slate-100 align-top">
-                  <td className="px-3 py-2">
-                    <p className="font-medium">{jobKindLabel(s.kind)}</p>
-                    <p className="text-xs text-slate-500">{s.description}</p>
-                  </td>
-                  <td className="px-3 py-2">
-                    <span className="font-mono text-xs">{s.schedule || 'off'}</span>
-                    {s.setting ? <p className="text-xs text-slate-500">set by {s.setting}</p> : null}
-                  </td>
-                  <td className="px-3 py-2">{s.schedule_error ? <span className="text-red-700">{s.schedule_error}</span> : s.next_run ? formatDateTime(s.next_run) : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : null}
+        <DataTable
+          caption="Schedules"
+          rows={schedules.data?.results}
+          rowKey={(s) => s.name}
+          loading={schedules.isLoading}
+          error={schedules.error}
+          renderError={(error) => <UnavailableOr error={error} what="The schedule list" />}
+          empty="No schedules"
+          columns={[
+            {
+              key: 'job',
+              header: 'Job',
+              cell: (s) => (
+                <>
+                  <p className="font-medium">{jobKindLabel(s.kind)}</p>
+                  <p className="text-xs text-slate-500">{s.description}</p>
+                </>
+              ),
+            },
+            {
+              key: 'schedule',
+              header: 'Schedule',
+              cell: (s) => (
+                <>
+                  <span className="font-mono text-xs">{s.schedule || 'off'}</span>
+                  {s.setting ? <p className="text-xs text-slate-500">set by {s.setting}</p> : null}
+                </>
+              ),
+            },
+            { key: 'next', header: 'Next run', cell: (s) => (s.schedule_error ? <span className="text-red-700">{s.schedule_error}</span> : s.next_run ? formatDateTime(s.next_run) : '—') },
+          ]}
+        />
       </section>
     </div>
   );

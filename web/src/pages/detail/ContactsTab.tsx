@@ -7,7 +7,8 @@ import { ApiError, del, get, post } from '../../api/client.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
-import { Empty, ErrorState, Loading } from '../../components/states.tsx';
+import { ErrorState } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { FieldShell } from '../../components/fields/FieldInput.tsx';
 import { ObjectPicker } from '../../components/fields/ObjectPicker.tsx';
@@ -97,60 +98,73 @@ export function ContactsTab({ model, object }: DetailTabProps) {
         </Button>
       </form>
       <div className="lg:col-span-2">
-        {assignments.isLoading ? <Loading /> : assignments.error ? <ErrorState error={assignments.error} retry={() => void assignments.refetch()} /> : !assignments.data?.results.length ? <Empty title="No contacts assigned" /> : (
-          <table className="w-full rounded-lg border border-slate-200 bg-white text-sm" aria-label="Contacts">
-            <thead className="bg-slate-50 text-left text-xs text-slate-600">
-              <tr>
-                <th className="px-3 py-2 font-medium">Contact</th>
-                <th className="px-3 py-2 font-medium">Role</th>
-                <th className="px-3 py-2 font-medium">Priority</th>
-                <th className="px-3 py-2 font-medium">Email and phone</th>
-                <th className="px-3 py-2">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => {
+        <DataTable
+          caption="Contacts"
+          rows={assignments.data ? rows : undefined}
+          rowKey={(a) => a.id}
+          loading={assignments.isLoading}
+          error={assignments.error}
+          retry={() => void assignments.refetch()}
+          empty="No contacts assigned"
+          columns={[
+            {
+              key: 'contact',
+              header: 'Contact',
+              className: 'whitespace-nowrap',
+              cell: (a) => {
                 const c = a.contact as Brief | null;
-                const r = a.role as Brief | null;
-                const details = contactOf(c?.id);
+                return c ? (
+                  <Link to={paths.detail('tenancy.contact', c.id)} className="text-sky-700 hover:underline">
+                    {c.display}
+                  </Link>
+                ) : null;
+              },
+            },
+            { key: 'role', header: 'Role', cell: (a) => (a.role as Brief | null)?.display ?? '' },
+            {
+              key: 'priority',
+              header: 'Priority',
+              cell: (a) => (a.priority ? <Badge tone={PRIORITY_TONES[String(a.priority)] ?? 'slate'}>{priorityLabel(a.priority)}</Badge> : <span className="text-slate-400">—</span>),
+            },
+            {
+              key: 'reach',
+              header: 'Email and phone',
+              cell: (a) => {
+                const details = contactOf((a.contact as Brief | null)?.id);
                 const email = typeof details?.email === 'string' ? details.email : '';
                 const phone = typeof details?.phone === 'string' ? details.phone : '';
                 return (
-                  <tr key={a.id} className="border-t border-slate-100">
-                    <td className="whitespace-nowrap px-3 py-2">
-                      {c ? (
-                        <Link to={paths.detail('tenancy.contact', c.id)} className="text-sky-700 hover:underline">
-                          {c.display}
-                        </Link>
-                      ) : null}
-                    </td>
-                    <td className="px-3 py-2">{r?.display ?? ''}</td>
-                    <td className="px-3 py-2">{a.priority ? <Badge tone={PRIORITY_TONES[String(a.priority)] ?? 'slate'}>{priorityLabel(a.priority)}</Badge> : <span className="text-slate-400">—</span>}</td>
-                    <td className="px-3 py-2">
-                      {email ? (
-                        <a href={`mailto:${email}`} className="block text-sky-700 hover:underline">
-                          {email}
-                        </a>
-                      ) : null}
-                      {phone ? (
-                        <a href={`tel:${phone.replace(/\s/g, '')}`} className="block whitespace-nowrap text-slate-600 hover:underline">
-                          {phone}
-                        </a>
-                      ) : null}
-                    </td>
-                    <td className="px-3 py-2 text-right">
-                      <Button type="button" onClick={() => remove.mutate(a.id)} disabled={remove.isPending} aria-label={`Remove ${c?.display ?? 'contact'} as ${r?.display ?? 'contact'}`}>
-                        Remove
-                      </Button>
-                    </td>
-                  </tr>
+                  <>
+                    {email ? (
+                      <a href={`mailto:${email}`} className="block text-sky-700 hover:underline">
+                        {email}
+                      </a>
+                    ) : null}
+                    {phone ? (
+                      <a href={`tel:${phone.replace(/\s/g, '')}`} className="block whitespace-nowrap text-slate-600 hover:underline">
+                        {phone}
+                      </a>
+                    ) : null}
+                  </>
                 );
-              })}
-            </tbody>
-          </table>
-        )}
+              },
+            },
+            {
+              key: 'actions',
+              header: <span className="sr-only">Actions</span>,
+              className: 'text-right',
+              cell: (a) => {
+                const c = a.contact as Brief | null;
+                const r = a.role as Brief | null;
+                return (
+                  <Button type="button" onClick={() => remove.mutate(a.id)} disabled={remove.isPending} aria-label={`Remove ${c?.display ?? 'contact'} as ${r?.display ?? 'contact'}`}>
+                    Remove
+                  </Button>
+                );
+              },
+            },
+          ]}
+        />
         {remove.error ? <ErrorState error={remove.error} /> : null}
       </div>
     </div>

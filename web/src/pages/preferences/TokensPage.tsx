@@ -6,7 +6,8 @@ import { ApiError, del, get, post } from '../../api/client.ts';
 import { useMe } from '../../api/hooks.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import { Dialog } from '../../components/Dialog.tsx';
-import { Empty, ErrorState, Loading } from '../../components/states.tsx';
+import { ErrorState } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Badge, Button, PageHeader, inputClass } from '../../components/ui.tsx';
 import { FieldShell } from '../../components/fields/FieldInput.tsx';
 import { formatDateTime } from '../../components/Value.tsx';
@@ -85,40 +86,33 @@ export default function TokensPage() {
           </Button>
         </form>
         <div className="lg:col-span-2">
-          {tokens.isLoading ? <Loading /> : tokens.error ? <ErrorState error={tokens.error} retry={() => void tokens.refetch()} /> : !tokens.data?.results.length ? <Empty title="You have no tokens" /> : (
-            <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-              <table className="min-w-full text-sm" data-testid="tokens">
-                <thead className="bg-slate-50 text-left text-slate-600">
-                  <tr>
-                    <th scope="col" className="px-3 py-2 font-medium">Key</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Tenant</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Access</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Description</th>
-                    <th scope="col" className="px-3 py-2 font-medium">Last used</th>
-                    <th scope="col" className="px-3 py-2">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {tokens.data.results.map((t) => (
-                    <tr key={t.id} className="border-t border-slate-100">
-                      <td className="px-3 py-1.5 font-mono">{String(t.key_prefix)}…</td>
-                      <td className="px-3 py-1.5">{(t.tenant as Brief | null)?.display ?? '—'}</td>
-                      <td className="px-3 py-1.5">{t.read_only ? <Badge tone="amber">Read only</Badge> : <Badge tone="green">Read & write</Badge>}</td>
-                      <td className="px-3 py-1.5">{String(t.description ?? '')}</td>
-                      <td className="px-3 py-1.5">{typeof t.last_used === 'string' ? formatDateTime(t.last_used) : 'Never'}</td>
-                      <td className="px-3 py-1.5 text-right">
-                        <Button variant="ghost" onClick={() => setRevoking(t)} aria-label={`Revoke token ${String(t.key_prefix)}`}>
-                          Revoke
-                        </Button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            testId="tokens"
+            caption="Your API tokens"
+            rows={tokens.data?.results}
+            rowKey={(t) => t.id}
+            loading={tokens.isLoading}
+            error={tokens.error}
+            retry={() => void tokens.refetch()}
+            empty="You have no tokens"
+            columns={[
+              { key: 'key', header: 'Key', cell: (t) => `${String(t.key_prefix)}…`, className: 'font-mono' },
+              { key: 'tenant', header: 'Tenant', cell: (t) => (t.tenant as Brief | null)?.display ?? '—' },
+              { key: 'access', header: 'Access', cell: (t) => (t.read_only ? <Badge tone="amber">Read only</Badge> : <Badge tone="green">Read & write</Badge>) },
+              { key: 'description', header: 'Description', cell: (t) => String(t.description ?? '') },
+              { key: 'last_used', header: 'Last used', cell: (t) => (typeof t.last_used === 'string' ? formatDateTime(t.last_used) : 'Never') },
+              {
+                key: 'actions',
+                header: <span className="sr-only">Actions</span>,
+                className: 'text-right',
+                cell: (t) => (
+                  <Button variant="ghost" onClick={() => setRevoking(t)} aria-label={`Revoke token ${String(t.key_prefix)}`}>
+                    Revoke
+                  </Button>
+                ),
+              },
+            ]}
+          />
         </div>
       </div>
       <Dialog open={created !== null} title="Your new token" onClose={() => setCreated(null)} footer={<Button variant="primary" onClick={() => setCreated(null)}>Done</Button>}>

@@ -1,0 +1,100 @@
+// The one data table of the pages that fetch their own rows (jobs, backups, tokens, a device's compliance…): the
+// generic model list's look (pages/list/ModelList.tsx), its loading, error and empty states, sortable headers that
+// are buttons (Enter or Space sorts, aria-sort says how), and the Previous/Next pager under a paged list.
+import type { HTMLAttributes, ReactNode } from 'react';
+import { Empty, ErrorState, Loading } from './states.tsx';
+import { Pager } from './Pager.tsx';
+
+export interface DataColumn<T> {
+  /** Unique among the columns. */
+  key: string;
+  /** The header; a column of row actions passes an sr-only label. */
+  header: ReactNode;
+  cell: (row: T) => ReactNode;
+  /** The `ordering` value that sorts by this column; the header becomes a button when `sort` is given. */
+  sortKey?: string;
+  /** Extra classes on this column's cells (`whitespace-nowrap`, `max-w-xs break-words`, `text-right`…). */
+  className?: string;
+}
+
+export interface DataTableProps<T> {
+  columns: ReadonlyArray<DataColumn<T> | false | null | undefined>;
+  /** Undefined while the first page loads. */
+  rows: readonly T[] | undefined;
+  rowKey: (row: T) => string;
+  /** Attributes of a row's <tr> (a data- attribute tests find it by, a highlight class). */
+  rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
+  /** What the table lists, for screen readers (a visually hidden caption). */
+  caption?: string;
+  loading?: boolean;
+  error?: unknown;
+  /** Shows the error; ErrorState (with `retry`) when not given. */
+  renderError?: (error: unknown) => ReactNode;
+  retry?: () => void;
+  /** Shown instead of the table when there are no rows: a string is the Empty state's title. */
+  empty: ReactNode;
+  /** A page of a longer list: the pager goes under the table. */
+  pager?: { offset: number; pageSize: number; count: number; onOffset: (offset: number) => void };
+  /** Server-side sorting: `ordering` is `key` or `-key`; `onSort` gets the column's sortKey. */
+  sort?: { ordering: string; onSort: (sortKey: string) => void };
+  /** Dims the rows while a new page is on its way (placeholder data shown). */
+  stale?: boolean;
+  testId?: string;
+}
+
+type Order = 'ascending' | 'descending' | 'none';
+
+function orderOf(ordering: string, key: string): Order {
+  return ordering === key ? 'ascending' : ordering === `-${key}` ? 'descending' : 'none';
+}
+
+export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, testId }: DataTableProps<T>) {
+  if (error) return <>{renderError ? renderError(error) : <ErrorState error={error} retry={retry} />}</>;
+  if (loading || rows === undefined) return <Loading />;
+  if (rows.length === 0) return typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
+  const shown = columns.filter((c): c is DataColumn<T> => Boolean(c));
+  return (
+    <div className="space-y-3">
+      <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${stale ? 'opacity-60' : ''}`}>
+        <table className="min-w-full text-sm" data-testid={testId}>
+          {caption ? <caption className="sr-only">{caption}</caption> : null}
+          <thead className="bg-slate-50 text-left text-slate-600">
+            <tr>
+              {shown.map((c) => {
+                const sortable = sort && c.sortKey ? c.sortKey : null;
+                const order = sortable ? orderOf(sort!.ordering, sortable) : 'none';
+                return (
+                  <th key={c.key} scope="col" className="border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap" aria-sort={sortable ? order : undefined}>
+                    {sortable ? (
+                      <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => sort!.onSort(sortable)}>
+                        {c.header}
+                        <span aria-hidden="true">{order === 'ascending' ? '▲' : order === 'descending' ? '▼' : '↕'}</span>
+                      </button>
+                    ) : (
+                      c.header
+                    )}
+                  </th>
+                );
+              })}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => {
+              const extra = rowProps?.(row) ?? {};
+              return (
+                <tr key={rowKey(row)} {...extra} className={`border-b border-slate-100 last:border-0 hover:bg-slate-50 ${extra.className ?? ''}`}>
+                  {shown.map((c) => (
+                    <td key={c.key} className={`px-3 py-1.5 align-top ${c.className ?? ''}`}>
+                      {c.cell(row)}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {pager ? <Pager {...pager} /> : null}
+    </div>
+  );
+}
