@@ -1,8 +1,11 @@
 // Several processes on one PostgreSQL, as a deployment behind a load balancer runs them: two `cairn serve` (each
 // running background work, the default) and one `cairn worker`. With the schedules ticking every two seconds,
-// every planned run happens once, not once per process; both web processes serve the same data.
+// every planned run happens once, not once per process; a monitoring check runs once per interval; a webhook
+// delivery is attempted once; both web processes serve the same data.
 // PostgreSQL only: the embedded database belongs to one process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,18 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
   const servers: CairnServer[] = [];
   let worker: ChildProcess | null = null;
   let env: NodeJS.ProcessEnv;
+  // A webhook receiver and a TCP port for the check to find open, both on this machine.
+  const received: string[] = [];
+  const receiver: Server = createHttpServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(204).end();
+    });
+  });
+  const listener = createTcpServer((socket) => socket.end());
+  const portOf = (srv: { address(): unknown }) => (srv.address() as { port: number }).port;
 
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -27,7 +42,10 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
     const dbUrl = new URL(url!);
     dbUrl.pathname = `/${rows[0]!.name}`;
     cwd = mkdtempSync(join(tmpdir(), 'cairn-multi-'));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
     env = {
+      CAIRN_SSRF_ALLOWLIST: '127.0.0.1',
       ...process.env,
       DATABASE_URL: dbUrl.toString(),
       CAIRN_SECRET_KEY: 'c'.repeat(64),
@@ -48,10 +66,29 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
     worker?.kill('SIGTERM');
     for (const s of servers) await s.stop();
     await database?.close();
+    receiver.close();
+    listener.close();
     if (cwd) rmSync(cwd, { recursive: true, force: true });
   }, 60_000);
 
-  it('runs each planned run of a schedule once, and both web processes answer from the same data', async () => {
+  it('runs each planned run of a schedule once, each check once per interval, each webhook delivery once, and both web processes answer from the same data', async () => {
+    const [a, b] = servers;
+    const login = await fetch(`${a!.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'multi-process-password' }) });
+    expect(login.status).toBe(200);
+    const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${a!.url}${path}`, { method: 'POST', headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect(res.status, `${path}: ${text}`).toBe(201);
+      return JSON.parse(text) as { id: string };
+    };
+    // A check every five seconds (the shortest interval) of a port that is open, and a webhook on new tags.
+    const template = await post('/api/check-templates/', { name: 'multi tcp', slug: 'multi-tcp', kind: 'tcp', port: portOf(listener), interval_seconds: 5, rise: 1, fall: 1 });
+    const address = await post('/api/ip-addresses/', { address: '127.0.0.1/32' });
+    const assignment = await post('/api/check-assignments/', { template: template.id, ip_address: address.id });
+    await post('/api/webhooks/', { name: 'multi', payload_url: `http://127.0.0.1:${portOf(receiver)}/hook`, object_types: ['extras.tag'], events: ['created'] });
+
     // Runs so far (before the worker had started) are not counted: from here on all three processes tick.
     await new Promise((r) => setTimeout(r, 2_500));
     const since = new Date();
@@ -73,16 +110,23 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
     const claims = await sql<{ name: string; planned: string; n: number }>`SELECT name, planned::text, count(*)::int AS n FROM schedule_claims GROUP BY 1, 2 HAVING count(*) > 1`.execute(database.db);
     expect(claims.rows).toEqual([]);
 
-    // Written through one web process, read through the other.
-    const [a, b] = servers;
-    const login = await fetch(`${a!.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'multi-process-password' }) });
-    expect(login.status).toBe(200);
-    const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-    const csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
-    const created = await fetch(`${a!.url}/api/tags/`, { method: 'POST', headers: { cookie: cookies, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'seen-by-both', slug: 'seen-by-both' }) });
-    expect(created.status).toBe(201);
+    // The check: nine seconds of a five-second interval are at most two runs (three processes each running it
+    // would have made up to six), and at least one.
+    const results = await sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE assignment_id = ${assignment.id}
+      AND created >= ${since.toISOString()}::timestamptz AND created < ${until.toISOString()}::timestamptz`.execute(database.db);
+    expect(results.rows[0]!.n).toBeGreaterThanOrEqual(1);
+    expect(results.rows[0]!.n).toBeLessThanOrEqual(Math.floor((until.getTime() - since.getTime()) / 5000) + 1);
+
+    // Written through one web process, read through the other; its webhook delivered once, by one process.
+    await post('/api/tags/', { name: 'seen-by-both', slug: 'seen-by-both' });
     const listed = (await (await fetch(`${b!.url}/api/tags/?slug=seen-by-both`, { headers: { cookie: cookies } })).json()) as { count: number };
     expect(listed.count).toBe(1);
+    for (let i = 0; i < 150 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 200));
+    // Time for a second attempt to arrive, if any process were to make one.
+    await new Promise((r) => setTimeout(r, 4_000));
+    expect(received.map((body) => (JSON.parse(body) as { object_type: string }).object_type)).toEqual(['extras.tag']);
+    const attempts = await sql<{ n: number }>`SELECT count(*)::int AS n FROM webhook_deliveries`.execute(database.db);
+    expect(attempts.rows[0]!.n).toBe(1);
     expect(worker?.exitCode).toBeNull();
   }, 120_000);
 });
