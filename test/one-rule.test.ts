@@ -4,8 +4,9 @@
 // the NetBox import write through. Each refusal is a 400 naming the field, and nothing is written.
 //
 // The rule is a throwaway on organization.site (NetBox's dcim.site): a site whose description is 'forbidden-by-test'
-// is refused. Test files share a process one after another (vitest isolate: false), so the hook, once added, stays on the model for the files
-// that follow: it only acts while `ruleOn` is set, which this file sets in beforeAll and clears in afterAll.
+// is refused. Test files share a process one after another (vitest isolate: false), so the hook, once added, stays
+// on the model for the files that follow: it only acts while `ruleOn` is set, which this file sets in beforeAll and
+// clears in afterAll.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { addModelHook, requireModel } from '../src/core/registry.ts';

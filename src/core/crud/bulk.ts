@@ -9,7 +9,7 @@ import type { ModelDef } from '../registry.ts';
 import { allModels, columnOf } from '../registry.ts';
 import { ApiError, ErrorCollector, badRequest, conflict, namingItem, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { scopeCondition } from '../access.ts';
+import { changeTenantOf, scopeCondition } from '../access.ts';
 import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { bulkEditableKeys } from './editable.ts';
 import { displayOf, displaysOf, type Row } from './serialize.ts';
@@ -152,7 +152,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
             repr: reprs.get(String(row.id))!,
             before: snapshot(model, row, tags ? { tags: tags.get(String(row.id)) } : {}),
             after: null,
-            tenantId: typeof row.tenant_id === 'string' ? row.tenant_id : null,
+            tenantId: changeTenantOf(model, row, ctx),
           })),
         );
       }
@@ -308,7 +308,7 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
           repr: reprs.get(id)!,
           before: snapshot(model, b0, tagsBefore ? { tags: tagsBefore.get(id) } : {}),
           after: snapshot(model, after[i]!, tagsAfter ? { tags: tagsAfter.get(id) } : {}),
-          tenantId: typeof b0.tenant_id === 'string' ? b0.tenant_id : null,
+          tenantId: changeTenantOf(model, b0, ctx),
         };
       });
       await recordChanges(tx, ctx, entries);

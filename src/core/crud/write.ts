@@ -6,7 +6,7 @@ import type { RequestContext } from '../context.ts';
 import type { FieldDef, ModelDef } from '../registry.ts';
 import { allModels, columnOf, requireModel } from '../registry.ts';
 import { ApiError, ErrorCollector, badRequest, conflict, notFound, type FieldErrors } from '../errors.ts';
-import { scopeCondition } from '../access.ts';
+import { changeTenantOf, scopeCondition } from '../access.ts';
 import { uuidv7 } from '../ids.ts';
 import { numidCounterStep } from '../numids.ts';
 import { recordChanges, snapshot } from '../changelog.ts';
@@ -296,14 +296,9 @@ export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
   await model.hooks.afterCreate?.({ tx, ctx, model, row });
   const tags = await tagSlugs(tx, model, id);
   await recordChanges(tx, ctx, [
-    { model, action: 'create', objectId: id, repr: await reprOf(tx, ctx, model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
+    { model, action: 'create', objectId: id, repr: await reprOf(tx, ctx, model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: changeTenantOf(model, row, ctx) },
   ]);
   return row;
-}
-
-function tenantOf(model: ModelDef, row: Row, ctx: RequestContext): string | null {
-  if (typeof row.tenant_id === 'string') return row.tenant_id;
-  return model.tenantScoped ? ctx.tenantId : null;
 }
 
 export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, body: unknown, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
@@ -357,7 +352,7 @@ export async function updateRowInTx(
       repr: await reprOf(tx, ctx, model, row),
       before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
       after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
-      tenantId: tenantOf(model, row, ctx),
+      tenantId: changeTenantOf(model, row, ctx),
     },
   ]);
   return row;
@@ -406,7 +401,7 @@ export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: M
     await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
     await model.hooks.afterDelete?.({ tx, ctx, model, rows: [row] });
     await recordChanges(tx, ctx, [
-      { model, action: 'delete', objectId: id, repr: await reprOf(tx, ctx, model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
+      { model, action: 'delete', objectId: id, repr: await reprOf(tx, ctx, model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: changeTenantOf(model, row, ctx) },
     ]);
   });
 }
