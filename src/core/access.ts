@@ -58,9 +58,24 @@ export function inTenant(tenantId: string | null, alias?: string): RawBuilder<un
  * act for the row's tenant rather than a caller's.
  */
 export function tenantOf(row: Readonly<Record<string, unknown>>): string {
-  const tenant = row[TENANT_COLUMN];
-  if (typeof tenant !== 'string') throw new Error(`tenantOf: the row has no ${TENANT_COLUMN} (a deployment-wide row, or a column list without it)`);
+  const tenant = storedTenant(row);
+  if (tenant === null) throw new Error(`tenantOf: the row has no ${TENANT_COLUMN} (a deployment-wide row, or a column list without it)`);
   return tenant;
+}
+
+/**
+ * The tenant a change-log entry of `row` (a row of `model`, as stored or as it was) is filed under: the row's own
+ * tenant column, else the caller's tenant for a tenant-scoped model, else none (a deployment-wide row). The one
+ * rule for every write path's entries: single and bulk writes, server-made rows and server updates.
+ */
+export function changeTenantOf(model: ModelDef, row: Readonly<Record<string, unknown>>, ctx: RequestContext): string | null {
+  return storedTenant(row) ?? (model.tenantScoped ? ctx.tenantId : null);
+}
+
+/** The tenant column's value of a row as read, or null where it has none (a deployment-wide row, or not selected). */
+function storedTenant(row: Readonly<Record<string, unknown>>): string | null {
+  const tenant = row[TENANT_COLUMN];
+  return typeof tenant === 'string' ? tenant : null;
 }
 
 /** A stored row's tenant column, as a type: for rows read whole (`SELECT x.*`); read the value with rowTenant. */

@@ -4,6 +4,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import type { Database } from '../db/database.ts';
 import type { RequestContext } from './context.ts';
+import type { ModelDef } from './registry.ts';
+import { requireModelPermission, type Action } from './access.ts';
 import { fieldError } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { jsonBytes } from './json-bytes.ts';
@@ -75,6 +77,18 @@ export function checkedFirst(check: (req: FastifyRequest) => void | Promise<void
     await check(req);
     return payload;
   };
+}
+
+/**
+ * The permission pre-check of a route on registry models: each `[model, action]` the caller must be allowed (with
+ * requireModelPermission's 403 and message), before the body is parsed or anything is validated. The generic CRUD
+ * routes (`permitted` in src/core/crud/routes.ts, one model) and the domains' routes over several models (the
+ * IPAM allocations) both use it.
+ */
+export function permittedFirst(...checks: ReadonlyArray<readonly [ModelDef, Action | string]>) {
+  return checkedFirst((req) => {
+    for (const [model, action] of checks) requireModelPermission(req.ctx, model, action);
+  });
 }
 
 export type App = FastifyInstance;

@@ -4,10 +4,9 @@
 // when it was sent a list.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { requireModelPermission, type Action } from '../core/access.ts';
 import { requireModel, type ModelDef } from '../core/registry.ts';
 import { badRequest } from '../core/errors.ts';
-import { answeredAsBuilt, checkedFirst, dbOf, originOf, parseId } from '../core/http.ts';
+import { answeredAsBuilt, dbOf, originOf, parseId, permittedFirst } from '../core/http.ts';
 import { briefObject, serializeRows, type Row } from '../core/crud/serialize.ts';
 import { briefSchema, schemaName } from '../core/crud/schemas.ts';
 import { loadScopedRow } from '../core/crud/write.ts';
@@ -43,13 +42,6 @@ const FreePrefix = { type: 'object', properties: { family, prefix: { type: 'stri
 const FreeAsn = { type: 'object', properties: { asn: { type: 'integer', minimum: 1, maximum: 4294967295 }, rir: briefSchema }, required: ['asn', 'rir'] };
 const FreeVid = { type: 'object', properties: { vid: { type: 'integer', minimum: 1, maximum: 4094 }, group: briefSchema }, required: ['vid', 'group'] };
 
-/** Permission checks before input (preParsing): a caller who may not act gets 403 whatever it sent. */
-function needs(...checks: Array<[ModelDef, Action]>) {
-  return checkedFirst((req) => {
-    for (const [model, action] of checks) requireModelPermission(req.ctx, model, action);
-  });
-}
-
 function limitOf(req: FastifyRequest, fallback: number): number {
   const raw = (req.query as { limit?: unknown }).limit;
   const limit = raw === undefined ? fallback : Number(raw);
@@ -82,7 +74,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     app.get(path, {
       ...answeredAsBuilt,
       schema: { tags: ['ipam'], summary: `The first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'} (limit, default 50), with its mask`, params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeAddress } } },
-      preParsing: needs([model, 'view'], [addresses, 'view']),
+      preParsing: permittedFirst([model, 'view'], [addresses, 'view']),
       handler: async (req) => {
         const limit = limitOf(req, 50);
         const { row, space } = await loadContainer(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id));
@@ -99,7 +91,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
         querystring: limitQuery,
         response: { 200: { type: 'array', items: FreeRange } },
       },
-      preParsing: needs([model, 'view'], [addresses, 'view']),
+      preParsing: permittedFirst([model, 'view'], [addresses, 'view']),
       handler: async (req) => {
         const limit = limitOf(req, 50);
         const { row, space } = await loadContainer(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id));
@@ -110,7 +102,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
     app.post(path, {
       ...answeredAsBuilt,
       schema: { tags: ['ipam'], summary: `Create addresses in the first free addresses of ${kind === 'prefix' ? 'a prefix' : 'an IP range'}: {} or an object for one, a list for several (all or none)`, params: idParams, body: createBody, response: { 201: createdAnswer(addresses) } },
-      preParsing: needs([model, 'view'], [addresses, 'add']),
+      preParsing: permittedFirst([model, 'view'], [addresses, 'add']),
       handler: async (req, reply) => {
         const rows = await allocateAddresses(dbOf(req), req.ctx, kind, parseId((req.params as { id: string }).id), req.body);
         return answerCreated(req, reply, addresses, rows);
@@ -122,7 +114,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.get(carvePath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'The free space of a prefix as the largest aligned child prefixes, in address order', params: idParams, response: { 200: { type: 'array', items: FreePrefix } } },
-    preParsing: needs([prefixes, 'view']),
+    preParsing: permittedFirst([prefixes, 'view']),
     handler: async (req) => {
       const prefix = await loadScopedRow(dbOf(req), req.ctx, prefixes, parseId((req.params as { id: string }).id));
       const vrf = await vrfBrief(req, prefix);
@@ -132,7 +124,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.post(carvePath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'Carve the first free child prefixes: {"prefix_length": 26} (and other prefix fields), or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(prefixes) } },
-    preParsing: needs([prefixes, 'add']),
+    preParsing: permittedFirst([prefixes, 'add']),
     handler: async (req, reply) => {
       const rows = await carvePrefixes(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
       return answerCreated(req, reply, prefixes, rows);
@@ -143,7 +135,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.get(vlanPath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'The first free VIDs of a VLAN group (limit, default 50)', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeVid } } },
-    preParsing: needs([groups, 'view'], [vlans, 'view']),
+    preParsing: permittedFirst([groups, 'view'], [vlans, 'view']),
     handler: async (req) => {
       const limit = limitOf(req, 50);
       const group = await loadScopedRow(dbOf(req), req.ctx, groups, parseId((req.params as { id: string }).id));
@@ -154,7 +146,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.post(vlanPath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'Create VLANs on the first free VIDs of a group: {"name": …} or a list (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(vlans) } },
-    preParsing: needs([groups, 'view'], [vlans, 'add']),
+    preParsing: permittedFirst([groups, 'view'], [vlans, 'add']),
     handler: async (req, reply) => {
       const rows = await allocateVlans(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
       return answerCreated(req, reply, vlans, rows);
@@ -165,7 +157,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.get(asnPath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'The first free AS numbers of an ASN range (limit, default 50), with its RIR', params: idParams, querystring: limitQuery, response: { 200: { type: 'array', items: FreeAsn } } },
-    preParsing: needs([asnRanges, 'view'], [asns, 'view']),
+    preParsing: permittedFirst([asnRanges, 'view'], [asns, 'view']),
     handler: async (req) => {
       const limit = limitOf(req, 50);
       const range = await loadScopedRow(dbOf(req), req.ctx, asnRanges, parseId((req.params as { id: string }).id));
@@ -176,7 +168,7 @@ export function registerIpamRoutes(app: FastifyInstance): void {
   app.post(asnPath, {
     ...answeredAsBuilt,
     schema: { tags: ['ipam'], summary: 'Create ASNs on the first free numbers of a range: {} or an object for one, a list for several (all or none)', params: idParams, body: createBody, response: { 201: createdAnswer(asns) } },
-    preParsing: needs([asnRanges, 'view'], [asns, 'add']),
+    preParsing: permittedFirst([asnRanges, 'view'], [asns, 'add']),
     handler: async (req, reply) => {
       const rows = await allocateAsns(dbOf(req), req.ctx, parseId((req.params as { id: string }).id), req.body);
       return answerCreated(req, reply, asns, rows);

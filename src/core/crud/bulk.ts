@@ -1,7 +1,8 @@
 // Bulk delete and bulk update by ids on every list. All input is checked before anything is touched; each
 // call is one transaction; ids outside the caller's scope fall out silently, as in a list; the change log
 // is written with one INSERT; the number of queries does not grow with the number of ids (models whose
-// hooks query per row are the documented exception).
+// hooks query per row are the documented exception). The SET list, relation and tag writes, tag reads and
+// change-log entries are write.ts's, the same code a single update runs for its one row.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
@@ -10,10 +11,9 @@ import { allModels, columnOf } from '../registry.ts';
 import { ApiError, ErrorCollector, badRequest, conflict, namingItem, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
-import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { bulkEditableKeys } from './editable.ts';
-import { displayOf, displaysOf, type Row } from './serialize.ts';
-import { checkReferences, createRowInTx, inTransaction, inUseMessage, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, updateRowInTx } from './write.ts';
+import { displayOf, type Row } from './serialize.ts';
+import { checkReferences, createRowInTx, inTransaction, inUseMessage, logChanges, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, setColumns, tagSlugsOf, updateRowInTx, writeRelations } from './write.ts';
 import type { CheckedInput } from './input.ts';
 import { resolveNaturalKeys } from './natural-keys.ts';
 import { translateDbError } from './db-errors.ts';
@@ -35,15 +35,6 @@ export function checkIds(body: unknown): string[] {
   if (ids.length > MAX_BULK_IDS) throw badRequest({ ids: [`At most ${MAX_BULK_IDS} ids per call.`] });
   for (const id of ids) if (!isUuid(id)) throw badRequest({ ids: [`${shown(id)} is not an id.`] });
   return [...new Set((ids as string[]).map((i) => i.toLowerCase()))];
-}
-
-async function tagSlugsOf(tx: Kysely<DB>, model: ModelDef, ids: string[]): Promise<Map<string, string[]> | null> {
-  if (!Object.values(model.fields).some((f) => f.kind === 'tags')) return null;
-  const { rows } = await sql<{ object_id: string; slug: string }>`SELECT ti.object_id, t.slug FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id
-    WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ids}::uuid[]) ORDER BY t.slug`.execute(tx);
-  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
-  for (const r of rows) out.get(r.object_id)!.push(r.slug);
-  return out;
 }
 
 /** Models whose rows a delete of `model` would remove too (ON DELETE CASCADE), with counts. */
@@ -141,20 +132,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
         await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${doomedIds}::uuid[])`.execute(tx);
         await model.hooks.afterDelete?.({ tx, ctx, model, rows: doomed });
-        const reprs = await displaysOf(tx, ctx, model, doomed);
-        await recordChanges(
-          tx,
-          ctx,
-          doomed.map((row) => ({
-            model,
-            action: 'delete',
-            objectId: String(row.id),
-            repr: reprs.get(String(row.id))!,
-            before: snapshot(model, row, tags ? { tags: tags.get(String(row.id)) } : {}),
-            after: null,
-            tenantId: typeof row.tenant_id === 'string' ? row.tenant_id : null,
-          })),
-        );
+        await logChanges(tx, ctx, model, 'delete', doomed.map((row) => ({ before: row, after: null })), { before: tags });
       }
       return { deleted: doomedIds.length, deleted_ids: doomedIds, skipped, dry_run: false };
     });
@@ -250,20 +228,8 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
       let after = before;
       const names = Object.keys(input.columns);
       if (names.length) {
-        const sets = names.map((n) => {
-          const field = Object.entries(model.fields).find(([k, f]) => columnOf(k, f) === n)?.[1];
-          const v = input.columns[n];
-          if (field?.kind === 'custom_fields') {
-            // Merge like a PATCH: keys sent as null are removed.
-            const obj = v as Record<string, unknown>;
-            const cleared = Object.keys(obj).filter((k) => obj[k] === null);
-            const kept = Object.fromEntries(Object.entries(obj).filter(([, x]) => x !== null));
-            return sql`${sql.ref(n)} = (COALESCE(${sql.ref(n)}, '{}'::jsonb) || ${JSON.stringify(kept)}::jsonb) - ${cleared}::text[]`;
-          }
-          if (field?.kind === 'json') return sql`${sql.ref(n)} = ${v === null ? null : JSON.stringify(v)}::jsonb`;
-          return sql`${sql.ref(n)} = ${v}`;
-        });
-        sets.push(sql`last_updated = now()`);
+        // The single update's SET, with custom fields merged like a PATCH in SQL (each row keeps its other keys).
+        const sets = setColumns(model, input.columns, 'merge');
         // Only the columns that changed come back (as stored: merged custom fields, canonical inet text, …) and
         // are laid over the locked row: returning and parsing every column again doubled the cost of the call.
         const { rows } = await sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ANY(${rowIds}::uuid[])
@@ -271,47 +237,15 @@ export async function bulkUpdate(db: Kysely<DB>, ctx: RequestContext, model: Mod
         const byId = new Map(rows.map((r) => [String(r.id), r]));
         after = before.map((r) => ({ ...r, ...byId.get(String(r.id))! }));
       }
-      for (const [key, relIds] of Object.entries(input.relations)) {
-        const t = model.fields[key]!.through!;
-        await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ANY(${rowIds}::uuid[])`.execute(tx);
-        if (relIds.length) {
-          await sql`INSERT INTO ${sql.table(t.table)} (${sql.ref(t.from)}, ${sql.ref(t.to)})
-            SELECT o, x FROM unnest(${rowIds}::uuid[]) AS o CROSS JOIN unnest(${relIds}::uuid[]) AS x`.execute(tx);
-        }
-      }
       const setTags = input.tags;
-      if (setTags) {
-        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rowIds}::uuid[])`.execute(tx);
-      }
-      const toAdd = [...(setTags ?? []), ...addTags];
-      if (toAdd.length) {
-        await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
-          SELECT ${ctx.tenantId}, x, ${model.name}, o FROM unnest(${rowIds}::uuid[]) AS o CROSS JOIN unnest(${toAdd}::uuid[]) AS x
-          ON CONFLICT DO NOTHING`.execute(tx);
-      }
-      if (removeTags.length) {
-        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${rowIds}::uuid[]) AND tag_id = ANY(${removeTags}::uuid[])`.execute(tx);
-      }
+      await writeRelations(tx, ctx, model, rowIds, input, { set: setTags, add: addTags, remove: removeTags }, true);
       if (model.hooks.afterUpdate) {
         for (let i = 0; i < before.length; i++) await model.hooks.afterUpdate({ tx, ctx, model, before: before[i]!, row: after[i]!, inBulk: true });
       }
       await model.hooks.afterUpdateMany?.({ tx, ctx, model, rows: before.map((b0, i) => ({ before: b0, row: after[i]! })) });
       // Tags read again only when this call changed them.
       const tagsAfter = setTags || addTags.length || removeTags.length ? await tagSlugsOf(tx, model, rowIds) : tagsBefore;
-      const reprs = await displaysOf(tx, ctx, model, after);
-      const entries: ChangeEntry[] = before.map((b0, i) => {
-        const id = String(b0.id);
-        return {
-          model,
-          action: 'update',
-          objectId: id,
-          repr: reprs.get(id)!,
-          before: snapshot(model, b0, tagsBefore ? { tags: tagsBefore.get(id) } : {}),
-          after: snapshot(model, after[i]!, tagsAfter ? { tags: tagsAfter.get(id) } : {}),
-          tenantId: typeof b0.tenant_id === 'string' ? b0.tenant_id : null,
-        };
-      });
-      await recordChanges(tx, ctx, entries);
+      await logChanges(tx, ctx, model, 'update', before.map((b0, i) => ({ before: b0, after: after[i]! })), { before: tagsBefore, after: tagsAfter });
       return { updated: rowIds.length, ids: rowIds };
     });
   } catch (err) {

@@ -1,10 +1,10 @@
 // The generic routes every registry model gets: list, create, retrieve, update, partial update, delete, and (where
 // other models point at it) what refers to an object.
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RequestPayload } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelDef } from '../registry.ts';
-import { requireModelPermission, type Action } from '../access.ts';
-import { dbOf, originOf, parseId, registryValidated, requestUrl } from '../http.ts';
+import type { Action } from '../access.ts';
+import { dbOf, originOf, parseId, permittedFirst, registryValidated, requestUrl } from '../http.ts';
 import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
 import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
@@ -41,15 +41,12 @@ export function registerModelSchemas(app: FastifyInstance, model: ModelDef): voi
 }
 
 /**
- * The permission check of a route, run before its input is looked at (preParsing: ahead of the body parser, the
- * control character guard and the handler's own checks), so a caller without the permission gets 403, never a
- * 400 about what it sent.
+ * The permission check of a route on one model, run before its input is looked at (preParsing: ahead of the body
+ * parser, the control character guard and the handler's own checks), so a caller without the permission gets 403,
+ * never a 400 about what it sent: the core's one pre-check (permittedFirst, src/core/http.ts) for one model.
  */
 export function permitted(model: ModelDef, action: Action) {
-  return async (req: FastifyRequest, _reply: FastifyReply, payload: RequestPayload): Promise<RequestPayload> => {
-    requireModelPermission(req.ctx, model, action);
-    return payload;
-  };
+  return permittedFirst([model, action]);
 }
 
 export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void {

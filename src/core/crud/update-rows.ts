@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import { systemContext, type RequestContext } from '../context.ts';
 import type { ModelDef } from '../registry.ts';
-import { scopeCondition } from '../access.ts';
+import { changeTenantOf, scopeCondition } from '../access.ts';
 import { recordChanges, snapshot } from '../changelog.ts';
 import { recordsetJson } from '../records.ts';
 import { displaysOf, type Row } from './serialize.ts';
@@ -48,7 +48,7 @@ export async function updateRows(tx: Kysely<DB>, ctx: RequestContext, model: Mod
     ctx,
     after.map((r) => {
       const id = String(r.id);
-      return { model, action: 'update' as const, objectId: id, repr: reprs.get(id)!, before: snapshot(model, beforeById.get(id)!), after: snapshot(model, r), tenantId: typeof r.tenant_id === 'string' ? r.tenant_id : null };
+      return { model, action: 'update' as const, objectId: id, repr: reprs.get(id)!, before: snapshot(model, beforeById.get(id)!), after: snapshot(model, r), tenantId: changeTenantOf(model, r, ctx) };
     }),
   );
   return after;

@@ -1,17 +1,19 @@
 // Create, update and delete of registry models: one transaction each, with reference checks inside the
-// tenant, the model's hooks, and the change-log row written in the same transaction.
+// tenant, the model's hooks, and the change-log row written in the same transaction. The stages written over a
+// list of rows (setColumns, writeRelations, tagSlugsOf, logChanges) are shared with bulk-update and bulk-delete
+// (bulk.ts), which run them once for N rows.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import type { FieldDef, ModelDef } from '../registry.ts';
 import { allModels, columnOf, requireModel } from '../registry.ts';
 import { ApiError, ErrorCollector, badRequest, conflict, notFound, type FieldErrors } from '../errors.ts';
-import { scopeCondition } from '../access.ts';
+import { changeTenantOf, scopeCondition } from '../access.ts';
 import { uuidv7 } from '../ids.ts';
 import { numidCounterStep } from '../numids.ts';
-import { recordChanges, snapshot } from '../changelog.ts';
+import { recordChanges, snapshot, type ChangeEntry } from '../changelog.ts';
 import { checkInput, type CheckedInput, type WriteMode } from './input.ts';
-import { displayOf, displaysOf, type Row } from './serialize.ts';
+import { displaysOf, type Row } from './serialize.ts';
 import { translateDbError } from './db-errors.ts';
 import { resolveNaturalKeys } from './natural-keys.ts';
 
@@ -31,13 +33,61 @@ function valueSql(model: ModelDef, column: string, value: unknown): RawBuilder<u
   return sql`${value}`;
 }
 
-/** Loads one row inside the caller's scope, or throws 404 exactly as for an id that does not exist. */
-
-/** The change log's text for a row: its display, with its display parent's in front where its model names one. */
-async function reprOf(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, row: Row): Promise<string> {
-  return model.displayParent ? (await displaysOf(tx, ctx, model, [row])).get(String(row.id))! : displayOf(model, row);
+/**
+ * The SET list of an update of `columns` (column → value), `last_updated` included. `customFields`: 'replace'
+ * stores the values settled for the one row written (settleCustomFields merged and checked them); 'merge' lays the
+ * keys sent over each row's stored ones in SQL, keys sent as null removed, for one statement over many rows.
+ */
+export function setColumns(model: ModelDef, columns: Record<string, unknown>, customFields: 'replace' | 'merge'): RawBuilder<unknown>[] {
+  const sets = Object.keys(columns).map((n) => {
+    const v = columns[n];
+    if (customFields === 'merge' && fieldByColumn(model, n)?.kind === 'custom_fields') {
+      const obj = v as Record<string, unknown>;
+      const cleared = Object.keys(obj).filter((k) => obj[k] === null);
+      const kept = Object.fromEntries(Object.entries(obj).filter(([, x]) => x !== null));
+      return sql`${sql.ref(n)} = (COALESCE(${sql.ref(n)}, '{}'::jsonb) || ${JSON.stringify(kept)}::jsonb) - ${cleared}::text[]`;
+    }
+    return sql`${sql.ref(n)} = ${valueSql(model, n, v)}`;
+  });
+  sets.push(sql`last_updated = now()`);
+  return sets;
 }
 
+/** Tag slugs of rows of `model` by id ([] for a row without tags), or null when the model has no tags: one query. */
+export async function tagSlugsOf(tx: Kysely<DB>, model: ModelDef, ids: string[]): Promise<Map<string, string[]> | null> {
+  if (!Object.values(model.fields).some((f) => f.kind === 'tags')) return null;
+  const { rows } = await sql<{ object_id: string; slug: string }>`SELECT ti.object_id, t.slug FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id
+    WHERE ti.object_type = ${model.name} AND ti.object_id = ANY(${ids}::uuid[]) ORDER BY t.slug`.execute(tx);
+  const out = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const r of rows) out.get(r.object_id)!.push(r.slug);
+  return out;
+}
+
+/**
+ * The change-log entries of a write of rows of `model`, in one INSERT (recordChanges): each object's state before
+ * and after (null for a create's before and a delete's after), with its tags where the model has them, its text
+ * (the display, with its display parent's in front: one query per parent level for all rows) and its tenant.
+ */
+export async function logChanges(
+  tx: Kysely<DB>,
+  ctx: RequestContext,
+  model: ModelDef,
+  action: 'create' | 'update' | 'delete',
+  changes: ReadonlyArray<{ before: Row | null; after: Row | null }>,
+  tags: { before?: Map<string, string[]> | null; after?: Map<string, string[]> | null } = {},
+): Promise<void> {
+  const shown = changes.map((c) => (c.after ?? c.before)!);
+  const reprs = await displaysOf(tx, ctx, model, shown);
+  const snap = (row: Row | null, byId: Map<string, string[]> | null | undefined) => (row ? snapshot(model, row, byId ? { tags: byId.get(String(row.id)) } : {}) : null);
+  const entries: ChangeEntry[] = changes.map((c, i) => {
+    const row = shown[i]!;
+    const id = String(row.id);
+    return { model, action, objectId: id, repr: reprs.get(id)!, before: snap(c.before, tags.before), after: snap(c.after, tags.after), tenantId: changeTenantOf(model, row, ctx) };
+  });
+  await recordChanges(tx, ctx, entries);
+}
+
+/** Loads one row inside the caller's scope, or throws 404 exactly as for an id that does not exist. */
 export async function loadScopedRow(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, forUpdate = false): Promise<Row> {
   const { rows } = await sql<Row>`SELECT * FROM ${sql.table(model.table)} t WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}
     ${forUpdate ? sql`FOR UPDATE` : sql``}`.execute(db);
@@ -84,7 +134,7 @@ export async function checkReferences(tx: Kysely<DB>, ctx: RequestContext, model
  * key, not by a prior SELECT, so two concurrent writes can never both take it: the second waits for the first
  * and then inserts nothing for it, and the write fails naming the row.
  */
-async function writeLinks(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, replacing: boolean): Promise<void> {
+async function writeLinks(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: Pick<CheckedInput, 'links'>, replacing: boolean): Promise<void> {
   const keys = Object.keys(input.links);
   if (replacing) {
     for (const key of keys) {
@@ -117,30 +167,38 @@ async function writeLinks(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, 
   errors.throwIfAny();
 }
 
-async function writeRelations(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, input: CheckedInput, replacing: boolean): Promise<void> {
-  await writeLinks(tx, ctx, model, id, input, replacing);
-  for (const [key, ids] of Object.entries(input.relations)) {
-    const t = model.fields[key]!.through!;
-    if (replacing) await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ${id}`.execute(tx);
-    if (ids.length) {
-      await sql`INSERT INTO ${sql.table(t.table)} (${sql.ref(t.from)}, ${sql.ref(t.to)})
-        SELECT ${id}, x FROM unnest(${ids}::uuid[]) AS x`.execute(tx);
-    }
-  }
-  if (input.tags) {
-    if (replacing) await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
-    if (input.tags.length) {
-      await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
-        SELECT ${ctx.tenantId}, x, ${model.name}, ${id} FROM unnest(${input.tags}::uuid[]) AS x`.execute(tx);
-    }
-  }
+/** Tag changes of a write: `set` replaces the rows' tags (null: left as they are), then `add` and `remove`. */
+export interface TagChanges {
+  set: string[] | null;
+  add?: string[];
+  remove?: string[];
 }
 
-async function tagSlugs(tx: Kysely<DB>, model: ModelDef, id: string): Promise<string[] | undefined> {
-  if (!Object.values(model.fields).some((f) => f.kind === 'tags')) return undefined;
-  const { rows } = await sql<{ slug: string }>`SELECT t.slug FROM tagged_items ti JOIN tags t ON t.id = ti.tag_id
-    WHERE ti.object_type = ${model.name} AND ti.object_id = ${id} ORDER BY t.slug`.execute(tx);
-  return rows.map((r) => r.slug);
+/**
+ * Writes the relations of `ids` (rows of `model` that all get the same values): generic_m2m links (one owner at a
+ * time: a single write's), many-to-many rows and tags, a statement per relation whatever the number of rows.
+ * `replacing`: the rows' old relations named in the write go first (an update; a create has none).
+ */
+export async function writeRelations(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, ids: string[], input: Pick<CheckedInput, 'links' | 'relations'>, tags: TagChanges, replacing: boolean): Promise<void> {
+  for (const id of Object.keys(input.links).length ? ids : []) await writeLinks(tx, ctx, model, id, input, replacing);
+  for (const [key, relIds] of Object.entries(input.relations)) {
+    const t = model.fields[key]!.through!;
+    if (replacing) await sql`DELETE FROM ${sql.table(t.table)} WHERE ${sql.ref(t.from)} = ANY(${ids}::uuid[])`.execute(tx);
+    if (relIds.length) {
+      await sql`INSERT INTO ${sql.table(t.table)} (${sql.ref(t.from)}, ${sql.ref(t.to)})
+        SELECT o, x FROM unnest(${ids}::uuid[]) AS o CROSS JOIN unnest(${relIds}::uuid[]) AS x`.execute(tx);
+    }
+  }
+  if (tags.set && replacing) await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${ids}::uuid[])`.execute(tx);
+  const toAdd = [...(tags.set ?? []), ...(tags.add ?? [])];
+  if (toAdd.length) {
+    await sql`INSERT INTO tagged_items (tenant_id, tag_id, object_type, object_id)
+      SELECT ${ctx.tenantId}, x, ${model.name}, o FROM unnest(${ids}::uuid[]) AS o CROSS JOIN unnest(${toAdd}::uuid[]) AS x
+      ON CONFLICT DO NOTHING`.execute(tx);
+  }
+  if (tags.remove?.length) {
+    await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${ids}::uuid[]) AND tag_id = ANY(${tags.remove}::uuid[])`.execute(tx);
+  }
 }
 
 async function applyTransforms(model: ModelDef, input: CheckedInput): Promise<void> {
@@ -292,18 +350,10 @@ export async function createRowInTx(tx: Kysely<DB>, ctx: RequestContext, model: 
     SELECT ${sql.join(names.map((n) => valueSql(model, n, columns[n])))}, n.last FROM n RETURNING *`.execute(tx),
   );
   const row = rows[0]!;
-  await writeRelations(tx, ctx, model, id, input, false);
+  await writeRelations(tx, ctx, model, [id], input, { set: input.tags }, false);
   await model.hooks.afterCreate?.({ tx, ctx, model, row });
-  const tags = await tagSlugs(tx, model, id);
-  await recordChanges(tx, ctx, [
-    { model, action: 'create', objectId: id, repr: await reprOf(tx, ctx, model, row), before: null, after: snapshot(model, row, tags ? { tags } : {}), tenantId: tenantOf(model, row, ctx) },
-  ]);
+  await logChanges(tx, ctx, model, 'create', [{ before: null, after: row }], { after: await tagSlugsOf(tx, model, [id]) });
   return row;
-}
-
-function tenantOf(model: ModelDef, row: Row, ctx: RequestContext): string | null {
-  if (typeof row.tenant_id === 'string') return row.tenant_id;
-  return model.tenantScoped ? ctx.tenantId : null;
 }
 
 export async function updateObject(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, body: unknown, mode: Exclude<WriteMode, 'create'>): Promise<Row> {
@@ -336,30 +386,17 @@ export async function updateRowInTx(
   await settleCustomFields(tx, ctx, model, input, before, mode);
   await checkReferences(tx, ctx, model, [input]);
   const refused = await validateCollecting(tx, ctx, model, input, before);
-  const tagsBefore = await tagSlugs(tx, model, id);
+  const tagsBefore = await tagSlugsOf(tx, model, [id]);
   const columns = { ...input.columns, ...serverColumns };
-  const names = Object.keys(columns);
   let row = before;
-  if (names.length || refused) {
-    const sets = names.map((n) => sql`${sql.ref(n)} = ${valueSql(model, n, columns[n])}`);
-    sets.push(sql`last_updated = now()`);
+  if (Object.keys(columns).length || refused) {
+    const sets = setColumns(model, columns, 'replace');
     const { rows } = await refusedWithConstraints(tx, refused, () => sql<Row>`UPDATE ${sql.table(model.table)} SET ${sql.join(sets)} WHERE id = ${id} RETURNING *`.execute(tx));
     row = rows[0]!;
   }
-  await writeRelations(tx, ctx, model, id, input, true);
+  await writeRelations(tx, ctx, model, [id], input, { set: input.tags }, true);
   await model.hooks.afterUpdate?.({ tx, ctx, model, before, row });
-  const tagsAfter = await tagSlugs(tx, model, id);
-  await recordChanges(tx, ctx, [
-    {
-      model,
-      action: 'update',
-      objectId: id,
-      repr: await reprOf(tx, ctx, model, row),
-      before: snapshot(model, before, tagsBefore ? { tags: tagsBefore } : {}),
-      after: snapshot(model, row, tagsAfter ? { tags: tagsAfter } : {}),
-      tenantId: tenantOf(model, row, ctx),
-    },
-  ]);
+  await logChanges(tx, ctx, model, 'update', [{ before, after: row }], { before: tagsBefore, after: await tagSlugsOf(tx, model, [id]) });
   return row;
 }
 
@@ -400,14 +437,12 @@ export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: M
     const uses = (await protectedBy(tx, model, [id])).get(id);
     if (uses) throw conflict(`Cannot delete this ${model.label}. ${inUseMessage(uses)}.`);
     await model.hooks.beforeDelete?.({ tx, ctx, model, row });
-    const tags = await tagSlugs(tx, model, id);
+    const tags = await tagSlugsOf(tx, model, [id]);
     await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
     await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
     await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
     await model.hooks.afterDelete?.({ tx, ctx, model, rows: [row] });
-    await recordChanges(tx, ctx, [
-      { model, action: 'delete', objectId: id, repr: await reprOf(tx, ctx, model, row), before: snapshot(model, row, tags ? { tags } : {}), after: null, tenantId: tenantOf(model, row, ctx) },
-    ]);
+    await logChanges(tx, ctx, model, 'delete', [{ before: row, after: null }], { before: tags });
   });
 }
 
