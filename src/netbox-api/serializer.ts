@@ -68,12 +68,17 @@ function refModel(obj: Json): ModelDef | undefined {
  * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
  * by the model their url names, to be looked up unless a brief of the same object had its number.
  */
-function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, depth = 0): void {
+function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, seen: Map<object, number>, depth = 0): void {
   if (depth > 6 || value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
-    for (const v of value) collectRefs(v, out, known, depth + 1);
+    for (const v of value) collectRefs(v, out, known, seen, depth + 1);
     return;
   }
+  // A page's rows share their related objects (every device of a site has the same site brief): each is walked once
+  // (again only when met nearer the top, where more of it is within the depth walked).
+  const before = seen.get(value);
+  if (before !== undefined && before <= depth) return;
+  seen.set(value, depth);
   const obj = value as Json;
   const hasNumid = 'numid' in obj && typeof obj.id === 'string';
   if (hasNumid) known.set(obj.id as string, Number(obj.numid));
@@ -81,13 +86,19 @@ function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map
   // one and the brief came without it (many-to-many links and tags, computed values).
   const model = hasNumid && 'description' in obj ? undefined : refModel(obj);
   if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
-  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, seen, depth + 1);
 }
 
 /** What the dialect looked up of related objects by id: their numbers and (NetBox's briefs carry it) descriptions. */
 interface Related {
   numids: Map<string, number>;
   descriptions: Map<string, string>;
+  /**
+   * The brief form of each related object already converted, by the Cairn object: the rows of a page share theirs,
+   * so a page of 1,000 devices converts its few sites once, not 1,000 times (and makes that much less garbage).
+   * Shared in the answer too: no caller changes a brief in place (config_template's url is set on a copy).
+   */
+  briefs: Map<object, Json>;
 }
 
 /** The column of a model's `description` field, when it has one stored as a column. */
@@ -107,19 +118,20 @@ function describedBrief(model: ModelDef): boolean {
  */
 async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, known: Map<string, number>): Promise<Related> {
   const descriptions = new Map<string, string>();
+  const briefs = new Map<object, Json>();
   const parts = [...refs].flatMap(([model, all]) => {
     const ids = [...all];
     const column = descriptionColumn(model);
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return { numids: known, descriptions };
+  if (!parts.length) return { numids: known, descriptions, briefs };
   const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) {
     known.set(r.id, Number(r.numid));
     if (r.description !== null) descriptions.set(r.id, r.description);
   }
-  return { numids: known, descriptions };
+  return { numids: known, descriptions, briefs };
 }
 
 let briefDescriptions = false;
@@ -175,7 +187,13 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => convertNested(v, related, origin));
   const obj = value as Json;
-  if (refModel(obj)) return briefOf(obj, related, origin);
+  const done = related.briefs.get(obj);
+  if (done) return done;
+  if (refModel(obj)) {
+    const brief = briefOf(obj, related, origin);
+    related.briefs.set(obj, brief);
+    return brief;
+  }
   const out: Json = {};
   for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, related, origin);
   return out;
@@ -185,7 +203,7 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
 export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: string): Promise<unknown> {
   const refs = new Map<ModelDef, Set<string>>();
   const known = new Map<string, number>();
-  collectRefs(value, refs, known);
+  collectRefs(value, refs, known, new Map());
   return convertNested(value, await numidsOf(db, refs, known), origin);
 }
 
@@ -236,7 +254,8 @@ function fieldPlan(entry: DialectModel): FieldStep[] {
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
   const refs = new Map<ModelDef, Set<string>>();
   const known = new Map<string, number>();
-  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
+  const seen = new Map<object, number>();
+  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known, seen);
   // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
   const binding = entry.model.computed.config_template && !entry.out.has('config_template') ? requireModel('extras.exporttemplate') : null;
   if (binding) {
@@ -272,7 +291,7 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
           // A role's, platform's or VM's config template is one of NetBox's config templates (config-templates.ts).
           if (step.field.target === 'extras.exporttemplate' && step.key === 'config_template') {
             const brief = out[step.nbKey] as Json | null;
-            if (brief && typeof brief.id === 'number') brief.url = `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/`;
+            if (brief && typeof brief.id === 'number') out[step.nbKey] = { ...brief, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/` };
           }
       }
     }
