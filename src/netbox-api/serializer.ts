@@ -68,10 +68,11 @@ function refModel(obj: Json): ModelDef | undefined {
  * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
  * by the model their url names, to be looked up unless a brief of the same object had its number.
  */
-function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, seen: Map<object, number>, depth = 0): void {
+function collectRefs(value: unknown, walk: RefWalk, depth = 0): void {
   if (depth > 6 || value === null || typeof value !== 'object') return;
+  const { refs: out, known, described: describedIds, seen } = walk;
   if (Array.isArray(value)) {
-    for (const v of value) collectRefs(v, out, known, seen, depth + 1);
+    for (const v of value) collectRefs(v, walk, depth + 1);
     return;
   }
   // A page's rows share their related objects (every device of a site has the same site brief): each is walked once
@@ -81,12 +82,29 @@ function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map
   seen.set(value, depth);
   const obj = value as Json;
   const hasNumid = 'numid' in obj && typeof obj.id === 'string';
-  if (hasNumid) known.set(obj.id as string, Number(obj.numid));
+  if (hasNumid) {
+    known.set(obj.id as string, Number(obj.numid));
+    // The brief's description (read from its column, as numidsOf would): the same object met again without its
+    // number (a device's primary_ip beside its primary_ip4) needs no lookup.
+    if (typeof obj.description === 'string') describedIds.set(obj.id as string, obj.description);
+  }
   // Looked up: a related object's number when its brief came without one, and its description when the model has
   // one and the brief came without it (many-to-many links and tags, computed values).
   const model = hasNumid && 'description' in obj ? undefined : refModel(obj);
   if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
-  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, seen, depth + 1);
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, walk, depth + 1);
+}
+
+/** What collectRefs found: objects to look up by model, the numbers and descriptions briefs came with. */
+interface RefWalk {
+  refs: Map<ModelDef, Set<string>>;
+  known: Map<string, number>;
+  described: Map<string, string>;
+  seen: Map<object, number>;
+}
+
+function newWalk(): RefWalk {
+  return { refs: new Map(), known: new Map(), described: new Map(), seen: new Map() };
 }
 
 /** What the dialect looked up of related objects by id: their numbers and (NetBox's briefs carry it) descriptions. */
@@ -99,6 +117,11 @@ interface Related {
    * Shared in the answer too: no caller changes a brief in place (config_template's url is set on a copy).
    */
   briefs: Map<object, Json>;
+  /**
+   * Every object the answer holds more than once (those briefs, a choice's or a status's {value, label}): never
+   * changed once made, so its JSON text can be written once for a page (page-bytes.ts).
+   */
+  shared: Set<object>;
 }
 
 /** The column of a model's `description` field, when it has one stored as a column. */
@@ -116,22 +139,31 @@ function describedBrief(model: ModelDef): boolean {
  * uuid → numid (and description) of related objects, one statement for all models (the ids came from fenced
  * reads); nothing is asked when every brief came with its number and description.
  */
-async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, known: Map<string, number>): Promise<Related> {
+async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
+  const { refs, known, described } = walk;
   const descriptions = new Map<string, string>();
   const briefs = new Map<object, Json>();
+  const shared = new Set<object>();
   const parts = [...refs].flatMap(([model, all]) => {
-    const ids = [...all];
     const column = descriptionColumn(model);
+    // An object whose brief came with its number (and its description, where the model has one) elsewhere in the
+    // answer is not asked for again: what the statement would read is what that brief read from the same columns.
+    const ids: string[] = [];
+    for (const id of all) {
+      const description = described.get(id);
+      if (!known.has(id) || (column && description === undefined)) ids.push(id);
+      else if (column) descriptions.set(id, description!);
+    }
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return { numids: known, descriptions, briefs };
+  if (!parts.length) return { numids: known, descriptions, briefs, shared };
   const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) {
     known.set(r.id, Number(r.numid));
     if (r.description !== null) descriptions.set(r.id, r.description);
   }
-  return { numids: known, descriptions, briefs };
+  return { numids: known, descriptions, briefs, shared };
 }
 
 let briefDescriptions = false;
@@ -192,6 +224,7 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
   if (refModel(obj)) {
     const brief = briefOf(obj, related, origin);
     related.briefs.set(obj, brief);
+    related.shared.add(brief);
     return brief;
   }
   const out: Json = {};
@@ -201,10 +234,9 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
 
 /** Any answer of Cairn's (a trace, a list of briefs) with every related object in NetBox's brief form. */
 export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: string): Promise<unknown> {
-  const refs = new Map<ModelDef, Set<string>>();
-  const known = new Map<string, number>();
-  collectRefs(value, refs, known, new Map());
-  return convertNested(value, await numidsOf(db, refs, known), origin);
+  const walk = newWalk();
+  collectRefs(value, walk);
+  return convertNested(value, await numidsOf(db, walk), origin);
 }
 
 /** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
@@ -252,10 +284,22 @@ function fieldPlan(entry: DialectModel): FieldStep[] {
 
 /** Cairn objects of `entry`'s model → NetBox objects. */
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
-  const refs = new Map<ModelDef, Set<string>>();
-  const known = new Map<string, number>();
-  const seen = new Map<object, number>();
-  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known, seen);
+  return (await netboxObjects(db, ctx, entry, objects, opts)).objects;
+}
+
+/**
+ * toNetbox's objects, with the nested objects they share (the same object wherever it is nested): a list page writes
+ * each one's JSON once (page-bytes.ts).
+ */
+export async function netboxObjects(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<{ objects: Json[]; shared: ReadonlySet<object> }> {
+  const walk = newWalk();
+  const { refs } = walk;
+  for (const o of objects) {
+    for (const k in o) {
+      const v = o[k];
+      if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, walk);
+    }
+  }
   // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
   const binding = entry.model.computed.config_template && !entry.out.has('config_template') ? requireModel('extras.exporttemplate') : null;
   if (binding) {
@@ -264,11 +308,34 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
       if (own) refs.set(binding, (refs.get(binding) ?? new Set()).add(own.id));
     }
   }
-  const related = await numidsOf(db, refs, known);
+  const related = await numidsOf(db, walk);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const plan = fieldPlan(entry);
-  return objects.map((o) => {
+  // A page's rows share their choices' and statuses' {value, label} too: one object for each.
+  const choices = new Map<FieldDef, Map<unknown, unknown>>();
+  const choiceOf = (field: FieldDef, v: unknown): unknown => {
+    if (v === null || v === undefined) return null;
+    let byValue = choices.get(field);
+    if (!byValue) choices.set(field, (byValue = new Map()));
+    let out = byValue.get(v);
+    if (out === undefined) {
+      byValue.set(v, (out = choiceValue(field, v)));
+      related.shared.add(out as object);
+    }
+    return out;
+  };
+  const statuses = new Map<object, Json>();
+  const statusOf = (v: unknown): Json | null => {
+    if (!v || typeof v !== 'object') return null;
+    let out = statuses.get(v);
+    if (!out) {
+      statuses.set(v, (out = { value: (v as Json).slug, label: (v as Json).name }));
+      related.shared.add(out);
+    }
+    return out;
+  };
+  const shaped = objects.map((o) => {
     const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
     for (const step of plan) {
       if (!(step.key in o)) continue;
@@ -281,10 +348,10 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
           out[step.nbKey] = renamedTypes(v, netboxTypeName);
           break;
         case 'choice':
-          out[step.nbKey] = choiceValue(step.field, v);
+          out[step.nbKey] = choiceOf(step.field, v);
           break;
         case 'status':
-          out[step.nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
+          out[step.nbKey] = statusOf(v);
           break;
         default:
           out[step.nbKey] = convertNested(v, related, opts.origin);
@@ -331,6 +398,7 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
     if ('last_updated' in o) out.last_updated = o.last_updated;
     return narrowed(out, opts);
   });
+  return { objects: shaped, shared: related.shared };
 }
 
 /** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
