@@ -1,26 +1,40 @@
-// A NetBox list page's JSON, written with each shared nested object's text made once (issue 53).
+// A NetBox list page's JSON, written straight from Cairn's objects (issue 53).
 //
 // Why: most of a NetBox page's bytes are the brief objects its rows nest (a device's site, rack, role, type, status),
-// and the rows of a page share them: 1,000 devices of a few sites nest the same few site briefs. toNetbox gives
-// each such object once (serializer.ts, Related.shared); JSON.stringify would still write it once per row. Here its
-// text is written once and reused. The bytes are JSON.stringify's: keys in their order, `undefined` left out of
-// objects and null in arrays, every other value through JSON.stringify itself. Encoded a batch of rows at a time,
-// as core/json-bytes.ts does (no one string of the whole page: see there).
+// and the rows of a page share them: 1,000 devices of a few sites nest the same few site briefs. The shaper gives
+// each such object once (serializer.ts, netboxShaper's `shared`); JSON.stringify would still write it once per row.
+// Here its text is written once and reused, and a row's keys are written as the shaper gives them, with no NetBox
+// object built in between. The bytes are JSON.stringify's: keys in their order, `undefined` left out of objects and
+// null in arrays, every other value as JSON.stringify writes it. Encoded a batch of rows at a time, as
+// core/json-bytes.ts does (no one string of the whole page: see there).
+import type { NetboxSink } from './serializer.ts';
 
 type Json = Record<string, unknown>;
 
 /** Characters encoded at a time (as core/json-bytes.ts). */
 const BATCH_CHARS = 16_384;
 
-class TextWriter {
+/** JSON text of values, each shared object's written once. */
+class JsonText {
   private readonly texts = new Map<object, string>();
-  private readonly keys = new Map<string, string>();
 
   constructor(private readonly shared: ReadonlySet<object>) {}
 
   /** JSON.stringify(value) as a property's or an element's value (undefined where JSON.stringify gives undefined). */
   value(value: unknown): string | undefined {
-    if (value === null || typeof value !== 'object') return JSON.stringify(value);
+    switch (typeof value) {
+      case 'string':
+        return JSON.stringify(value);
+      case 'number':
+        return Number.isFinite(value) ? String(value) : 'null';
+      case 'boolean':
+        return value ? 'true' : 'false';
+      case 'object':
+        break;
+      default:
+        return JSON.stringify(value);
+    }
+    if (value === null) return 'null';
     if (this.shared.has(value)) {
       let text = this.texts.get(value);
       if (text === undefined) this.texts.set(value, (text = JSON.stringify(value)));
@@ -34,27 +48,32 @@ class TextWriter {
     // Anything else (a custom field's values, a Date) as JSON.stringify writes it.
     return JSON.stringify(value);
   }
+}
 
-  /** A page's row: a plain object, its own keys in order. */
-  row(obj: Json): string {
-    let text = '';
-    for (const key of Object.keys(obj)) {
-      const v = this.value(obj[key]);
-      if (v === undefined) continue;
-      let quoted = this.keys.get(key);
-      if (quoted === undefined) this.keys.set(key, (quoted = JSON.stringify(key)));
-      text += (text ? ',' : '{') + quoted + ':' + v;
-    }
-    return text ? text + '}' : '{}';
+/** One row's text, its keys written as they are set (the shaper sets each key once: `distinctKeys`). */
+class RowText implements NetboxSink {
+  text = '';
+  private readonly keys = new Map<string, string>();
+
+  constructor(private readonly json: JsonText) {}
+
+  set(key: string, value: unknown): void {
+    const v = this.json.value(value);
+    if (v === undefined) return;
+    let quoted = this.keys.get(key);
+    if (quoted === undefined) this.keys.set(key, (quoted = JSON.stringify(key)));
+    this.text += (this.text ? ',' : '{') + quoted + ':' + v;
   }
 }
 
 /**
- * The bytes of `JSON.stringify({...envelope, results: rows})` (the envelope's keys in its order, `results` among
- * them), with the text of each object of `shared` written once.
+ * The bytes of `JSON.stringify({...envelope, results})` (the envelope's keys in its order, `results` among them),
+ * where `results` are the NetBox objects `write` gives for `objects`, each key set once, the objects of `shared`
+ * never changed.
  */
-export function netboxPageBytes(envelope: { results: unknown }, rows: Json[], shared: ReadonlySet<object>): Buffer {
-  const writer = new TextWriter(shared);
+export function netboxPageBytes<T>(envelope: { results: unknown }, objects: readonly T[], write: (o: T, sink: NetboxSink) => void, shared: ReadonlySet<object>): Buffer {
+  const json = new JsonText(shared);
+  const row = new RowText(json);
   const parts: Buffer[] = [];
   let first = true;
   for (const key of Object.keys(envelope)) {
@@ -62,8 +81,10 @@ export function netboxPageBytes(envelope: { results: unknown }, rows: Json[], sh
     if (key === 'results') {
       first = false;
       let batch = `${prefix}[`;
-      for (let i = 0; i < rows.length; i++) {
-        batch += (i ? ',' : '') + writer.row(rows[i]!);
+      for (let i = 0; i < objects.length; i++) {
+        row.text = '';
+        write(objects[i]!, row);
+        batch += (i ? ',' : '') + (row.text ? row.text + '}' : '{}');
         if (batch.length >= BATCH_CHARS) {
           parts.push(Buffer.from(batch));
           batch = '';
@@ -72,7 +93,7 @@ export function netboxPageBytes(envelope: { results: unknown }, rows: Json[], sh
       parts.push(Buffer.from(`${batch}]`));
       continue;
     }
-    const text = writer.value((envelope as Json)[key]);
+    const text = json.value((envelope as Json)[key]);
     if (text === undefined) continue;
     first = false;
     parts.push(Buffer.from(prefix + text));

@@ -282,16 +282,47 @@ function fieldPlan(entry: DialectModel): FieldStep[] {
   return plan;
 }
 
+/** Where a NetBox object's keys and values go, in order: an object (toNetbox) or JSON text (page-bytes.ts). */
+export interface NetboxSink {
+  set(key: string, value: unknown): void;
+}
+
+class ObjectSink implements NetboxSink {
+  out: Json = {};
+  set(key: string, value: unknown): void {
+    this.out[key] = value;
+  }
+}
+
 /** Cairn objects of `entry`'s model → NetBox objects. */
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
-  return (await netboxObjects(db, ctx, entry, objects, opts)).objects;
+  return netboxObjects(await netboxShaper(db, ctx, entry, objects, opts), objects, opts);
+}
+
+/** The NetBox objects a shaper writes for `objects` (narrowed as `opts` asks). */
+export function netboxObjects(shaper: NetboxShaper, objects: ApiObject[], opts: ShapeOptions): Json[] {
+  const sink = new ObjectSink();
+  return objects.map((o) => {
+    sink.out = {};
+    shaper.write(o, sink);
+    return narrowed(sink.out, opts);
+  });
+}
+
+export interface NetboxShaper {
+  write: (o: ApiObject, sink: NetboxSink) => void;
+  shared: ReadonlySet<object>;
+  distinctKeys: boolean;
 }
 
 /**
- * toNetbox's objects, with the nested objects they share (the same object wherever it is nested): a list page writes
- * each one's JSON once (page-bytes.ts).
+ * What writes a set of Cairn objects of `entry`'s model as NetBox objects, key by key, once their related objects'
+ * numbers, descriptions and counts are read (one statement each at most, for the whole set). `shared`: the nested
+ * objects it gives more than once (the same object wherever it is nested), never changed once given. `distinctKeys`:
+ * no key is set twice for an object, so the keys of an object come in the order they are set (a writer of text can
+ * write them as they come; one of objects keeps a key where it was first set).
  */
-export async function netboxObjects(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<{ objects: Json[]; shared: ReadonlySet<object> }> {
+export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<NetboxShaper> {
   const walk = newWalk();
   const { refs } = walk;
   for (const o of objects) {
@@ -335,70 +366,97 @@ export async function netboxObjects(db: Kysely<DB>, ctx: RequestContext, entry: 
     }
     return out;
   };
-  const shaped = objects.map((o) => {
-    const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
+  // The computed values written under their own names, and the aliases' sources, worked out once for the set.
+  const computedKeys = Object.keys(model.computed).filter(
+    (key) =>
+      !(binding && key === 'config_template') &&
+      !(entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) &&
+      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
+      !servedKeys(entry).has(key),
+  );
+  const aliases = [...entry.aliases].flatMap(([alias, key]) => (entry.out.has(key) ? [[alias, entry.out.get(key)!] as const] : []));
+  const aliased = new Set(aliases.map(([, nbKey]) => nbKey));
+  const values = new Map<string, unknown>();
+  const keys = [
+    'id', 'url', 'display_url', 'display',
+    ...plan.map((step) => step.nbKey),
+    ...aliases.map(([alias]) => alias),
+    ...[...entry.generic.keys()].flatMap((relation) => [`${relation}_type`, `${relation}_id`, relation]),
+    ...(binding ? ['config_template'] : []),
+    ...computedKeys,
+    ...counts.keys(),
+    'created', 'last_updated',
+  ];
+  // (An integer-like key would come first in an object whatever its turn.)
+  const distinctKeys = new Set(keys).size === keys.length && !keys.some((k) => /^\d+$/.test(k));
+
+  const write = (o: ApiObject, out: NetboxSink): void => {
+    values.clear();
+    out.set('id', Number(o.numid));
+    out.set('url', netboxUrl(entry, o.numid, opts.origin));
+    out.set('display_url', `${opts.origin}/objects/${model.name}/${String(o.id)}`);
+    out.set('display', o.display);
     for (const step of plan) {
       if (!(step.key in o)) continue;
       const v = o[step.key];
+      let value: unknown;
       switch (step.mode) {
         case 'value':
-          out[step.nbKey] = v;
+          value = v;
           break;
         case 'types':
-          out[step.nbKey] = renamedTypes(v, netboxTypeName);
+          value = renamedTypes(v, netboxTypeName);
           break;
         case 'choice':
-          out[step.nbKey] = choiceOf(step.field, v);
+          value = choiceOf(step.field, v);
           break;
         case 'status':
-          out[step.nbKey] = statusOf(v);
+          value = statusOf(v);
           break;
         default:
-          out[step.nbKey] = convertNested(v, related, opts.origin);
+          value = convertNested(v, related, opts.origin);
           // A role's, platform's or VM's config template is one of NetBox's config templates (config-templates.ts).
           if (step.field.target === 'extras.exporttemplate' && step.key === 'config_template') {
-            const brief = out[step.nbKey] as Json | null;
-            if (brief && typeof brief.id === 'number') out[step.nbKey] = { ...brief, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/` };
+            const brief = value as Json | null;
+            if (brief && typeof brief.id === 'number') value = { ...brief, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/` };
           }
       }
+      out.set(step.nbKey, value);
+      if (aliased.has(step.nbKey)) values.set(step.nbKey, value);
     }
-    for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
+    for (const [alias, nbKey] of aliases) out.set(alias, values.get(nbKey));
     for (const [relation, types] of entry.generic) {
       let set: [string, Json] | null = null;
       for (const [type, key] of types) {
         const v = o[key];
         if (v && typeof v === 'object') set = [type, v as Json];
       }
-      out[`${relation}_type`] = set ? set[0] : null;
+      out.set(`${relation}_type`, set ? set[0] : null);
       const brief = set ? (convertNested(set[1], related, opts.origin) as Json) : null;
-      out[`${relation}_id`] = brief ? brief.id : null;
-      out[relation] = brief;
+      out.set(`${relation}_id`, brief ? brief.id : null);
+      out.set(relation, brief);
     }
     if (binding) {
       const own = ownTemplate(o);
       const numid = own ? related.numids.get(own.id) : undefined;
-      out.config_template = own && numid !== undefined
-        ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' }
-        : null;
+      out.set(
+        'config_template',
+        own && numid !== undefined ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' } : null,
+      );
     }
-    for (const key of Object.keys(model.computed)) {
-      if (binding && key === 'config_template') continue;
-      if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
-      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
-      if (servedKeys(entry).has(key)) continue;
+    for (const key of computedKeys) {
       if (!(key in o)) continue;
       const computed = model.computed[key]!;
       // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
       if (computed.kind === 'choice' && computed.options && o[key] !== null && o[key] !== undefined) {
-        out[key] = { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) };
-      } else out[key] = convertNested(o[key], related, opts.origin);
+        out.set(key, { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) });
+      } else out.set(key, convertNested(o[key], related, opts.origin));
     }
-    for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
-    if ('created' in o) out.created = o.created;
-    if ('last_updated' in o) out.last_updated = o.last_updated;
-    return narrowed(out, opts);
-  });
-  return { objects: shaped, shared: related.shared };
+    for (const [name, byId] of counts) out.set(name, byId.get(String(o.id)) ?? 0);
+    if ('created' in o) out.set('created', o.created);
+    if ('last_updated' in o) out.set('last_updated', o.last_updated);
+  };
+  return { write, shared: related.shared, distinctKeys };
 }
 
 /** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
