@@ -379,11 +379,12 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
   const values = new Map<string, unknown>();
   const keys = [
     'id', 'url', 'display_url', 'display',
-    ...plan.map((step) => step.nbKey),
+    // (Fields the objects do not carry are never set: a device's write-only config_template_id.)
+    ...plan.filter((step) => objects.some((o) => step.key in o)).map((step) => step.nbKey),
     ...aliases.map(([alias]) => alias),
     ...[...entry.generic.keys()].flatMap((relation) => [`${relation}_type`, `${relation}_id`, relation]),
     ...(binding ? ['config_template'] : []),
-    ...computedKeys,
+    ...computedKeys.filter((key) => objects.some((o) => key in o)),
     ...counts.keys(),
     'created', 'last_updated',
   ];
