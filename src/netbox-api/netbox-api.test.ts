@@ -92,6 +92,38 @@ describe('NetBox dialect: shapes', () => {
     expect(await queries(`/api/dcim/devices/${device.id}/`)).toBeLessThanOrEqual((await queries('/api/devices/?limit=1')) + 1);
   });
 
+  it('writes a whole list page as the same bytes as its objects would be, primary address and tags included, at no extra query', async () => {
+    // A whole page is written as text straight from Cairn's objects (page-bytes.ts); a narrowed one (here by an
+    // omit that names nothing) goes through NetBox objects and the route's serializer. Both must give one answer.
+    const alice = h.as('alice');
+    const iface = await ok(await alice.post('/api/dcim/interfaces/', { device: device.id, name: 'eth9', type: '1000base-t' }), 201);
+    const ip = await ok(await alice.post('/api/ipam/ip-addresses/', { address: '192.0.2.9/24', assigned_object_type: 'dcim.interface', assigned_object_id: iface.id, status: 'active', description: 'loopback "9" \u203a' }), 201);
+    await ok(await alice.post('/api/extras/tags/', { name: 'Page', slug: 'page', description: 'tagged' }), 201);
+    await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { primary_ip4: ip.id, tags: [{ slug: 'page' }], custom_fields: {} }));
+    for (const path of ['/api/dcim/devices/', '/api/dcim/interfaces/', '/api/ipam/ip-addresses/', '/api/dcim/sites/', '/api/extras/tags/', '/api/dcim/device-types/']) {
+      const whole = await alice.get(path);
+      const narrowed = await alice.get(`${path}?omit=no_such_field`);
+      expect(whole.statusCode, path).toBe(200);
+      expect(whole.headers['content-type'], path).toBe(narrowed.headers['content-type']);
+      expect(whole.body, path).toBe(narrowed.body);
+      expect(whole.json(), path).toEqual(JSON.parse(narrowed.body));
+    }
+    const listed = (await list('alice', '/api/dcim/devices/')).results[0]!;
+    // The computed primary_ip has no number of its own: it takes primary_ip4's (and its description), not a lookup.
+    expect(listed.primary_ip).toMatchObject({ id: ip.id, address: '192.0.2.9/24', description: 'loopback "9" \u203a' });
+    expect(listed.primary_ip4).toEqual(listed.primary_ip);
+    expect(listed.tags).toEqual([expect.objectContaining({ slug: 'page', description: 'tagged' })]);
+    const queries = async (url: string) => {
+      const before = h.database.queryCount();
+      await ok(await alice.get(url));
+      return h.database.queryCount() - before;
+    };
+    expect(await queries('/api/dcim/devices/')).toBe(await queries('/api/devices/'));
+    await ok(await alice.patch(`/api/dcim/devices/${device.id}/`, { primary_ip4: null, tags: [] }));
+    expect((await alice.delete(`/api/ipam/ip-addresses/${ip.id}/`)).statusCode).toBe(204);
+    expect((await alice.delete(`/api/dcim/interfaces/${iface.id}/`)).statusCode).toBe(204);
+  });
+
   it('narrows answers: brief, fields, omit, exclude=config_context', async () => {
     const brief = (await list('alice', '/api/dcim/devices/?brief=1')).results[0]!;
     expect(Object.keys(brief).sort()).toEqual(['description', 'display', 'id', 'name', 'url'].filter((k) => k in brief).sort());

@@ -18,7 +18,8 @@ import { NETBOX_ENDPOINTS } from './endpoints.ts';
 import { allModels, columnOf, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
-import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, toNetbox } from './serializer.ts';
+import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, netboxObjects, netboxShaper, toNetbox } from './serializer.ts';
+import { netboxPageBytes } from './page-bytes.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
 import { dialectRoute } from './route-options.ts';
@@ -26,6 +27,9 @@ import { registerNetboxSpecialRoutes } from './special-routes.ts';
 import { registerConfigTemplates } from './config-templates.ts';
 
 type Json = Record<string, unknown>;
+
+/** The content type Fastify gives the JSON answers its serializer writes. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function shaped(req: FastifyRequest, entry: DialectModel, objects: ApiObject[]): Promise<Json[]> {
   const shape = shapeOf(req.query as QueryValues);
@@ -129,10 +133,17 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
   app.get(path, {
     ...dialectRoute,
     preParsing: permitted(model, 'view'),
-    handler: async (req) => {
+    handler: async (req, reply) => {
       const query = await cairnQuery(dbOf(req), req.ctx, entry, req.query as QueryValues);
       const page = await listPage(dbOf(req), req.ctx, model, query, requestUrl(req), true);
-      return { ...page, results: await shaped(req, entry, page.results) };
+      const shape = { origin: originOf(req), ...shapeOf(req.query as QueryValues) };
+      const shaper = await netboxShaper(dbOf(req), req.ctx, entry, page.results, shape);
+      // Whole objects, each key once: the page's bytes written straight from Cairn's objects, each related object's
+      // text once (page-bytes.ts), the same bytes as the route's serializer would write of NetBox objects.
+      if (shaper.distinctKeys && !shape.brief && !shape.fields?.size && !shape.omit?.size) {
+        return reply.type(JSON_TYPE).send(netboxPageBytes(page, page.results, shaper.write, shaper.shared));
+      }
+      return { ...page, results: netboxObjects(shaper, page.results, shape) };
     },
   });
   app.options(path, { ...dialectRoute, preParsing: permitted(model, 'view'), handler: async (req) => listMetadata(req, entry) });

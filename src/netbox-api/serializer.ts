@@ -68,26 +68,60 @@ function refModel(obj: Json): ModelDef | undefined {
  * (briefNumids) give theirs to `known`; the others (computed values such as a device's primary_ip) are collected
  * by the model their url names, to be looked up unless a brief of the same object had its number.
  */
-function collectRefs(value: unknown, out: Map<ModelDef, Set<string>>, known: Map<string, number>, depth = 0): void {
+function collectRefs(value: unknown, walk: RefWalk, depth = 0): void {
   if (depth > 6 || value === null || typeof value !== 'object') return;
+  const { refs: out, known, described: describedIds, seen } = walk;
   if (Array.isArray(value)) {
-    for (const v of value) collectRefs(v, out, known, depth + 1);
+    for (const v of value) collectRefs(v, walk, depth + 1);
     return;
   }
+  // A page's rows share their related objects (every device of a site has the same site brief): each is walked once
+  // (again only when met nearer the top, where more of it is within the depth walked).
+  const before = seen.get(value);
+  if (before !== undefined && before <= depth) return;
+  seen.set(value, depth);
   const obj = value as Json;
   const hasNumid = 'numid' in obj && typeof obj.id === 'string';
-  if (hasNumid) known.set(obj.id as string, Number(obj.numid));
+  if (hasNumid) {
+    known.set(obj.id as string, Number(obj.numid));
+    // The brief's description (read from its column, as numidsOf would): the same object met again without its
+    // number (a device's primary_ip beside its primary_ip4) needs no lookup.
+    if (typeof obj.description === 'string') describedIds.set(obj.id as string, obj.description);
+  }
   // Looked up: a related object's number when its brief came without one, and its description when the model has
   // one and the brief came without it (many-to-many links and tags, computed values).
   const model = hasNumid && 'description' in obj ? undefined : refModel(obj);
   if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
-  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, out, known, depth + 1);
+  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, walk, depth + 1);
+}
+
+/** What collectRefs found: objects to look up by model, the numbers and descriptions briefs came with. */
+interface RefWalk {
+  refs: Map<ModelDef, Set<string>>;
+  known: Map<string, number>;
+  described: Map<string, string>;
+  seen: Map<object, number>;
+}
+
+function newWalk(): RefWalk {
+  return { refs: new Map(), known: new Map(), described: new Map(), seen: new Map() };
 }
 
 /** What the dialect looked up of related objects by id: their numbers and (NetBox's briefs carry it) descriptions. */
 interface Related {
   numids: Map<string, number>;
   descriptions: Map<string, string>;
+  /**
+   * The brief form of each related object already converted, by the Cairn object: the rows of a page share theirs,
+   * so a page of 1,000 devices converts its few sites once, not 1,000 times (and makes that much less garbage).
+   * Shared in the answer too: no caller changes a brief in place (config_template's url is set on a copy).
+   */
+  briefs: Map<object, Json>;
+  /**
+   * Every object the answer holds more than once (those briefs, a choice's or a status's {value, label}): never
+   * changed once made, so its JSON text can be written once for a page (page-bytes.ts).
+   */
+  shared: Set<object>;
 }
 
 /** The column of a model's `description` field, when it has one stored as a column. */
@@ -105,21 +139,31 @@ function describedBrief(model: ModelDef): boolean {
  * uuid → numid (and description) of related objects, one statement for all models (the ids came from fenced
  * reads); nothing is asked when every brief came with its number and description.
  */
-async function numidsOf(db: Kysely<DB>, refs: Map<ModelDef, Set<string>>, known: Map<string, number>): Promise<Related> {
+async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
+  const { refs, known, described } = walk;
   const descriptions = new Map<string, string>();
+  const briefs = new Map<object, Json>();
+  const shared = new Set<object>();
   const parts = [...refs].flatMap(([model, all]) => {
-    const ids = [...all];
     const column = descriptionColumn(model);
+    // An object whose brief came with its number (and its description, where the model has one) elsewhere in the
+    // answer is not asked for again: what the statement would read is what that brief read from the same columns.
+    const ids: string[] = [];
+    for (const id of all) {
+      const description = described.get(id);
+      if (!known.has(id) || (column && description === undefined)) ids.push(id);
+      else if (column) descriptions.set(id, description!);
+    }
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return { numids: known, descriptions };
+  if (!parts.length) return { numids: known, descriptions, briefs, shared };
   const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) {
     known.set(r.id, Number(r.numid));
     if (r.description !== null) descriptions.set(r.id, r.description);
   }
-  return { numids: known, descriptions };
+  return { numids: known, descriptions, briefs, shared };
 }
 
 let briefDescriptions = false;
@@ -175,7 +219,14 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => convertNested(v, related, origin));
   const obj = value as Json;
-  if (refModel(obj)) return briefOf(obj, related, origin);
+  const done = related.briefs.get(obj);
+  if (done) return done;
+  if (refModel(obj)) {
+    const brief = briefOf(obj, related, origin);
+    related.briefs.set(obj, brief);
+    related.shared.add(brief);
+    return brief;
+  }
   const out: Json = {};
   for (const [k, v] of Object.entries(obj)) out[k] = convertNested(v, related, origin);
   return out;
@@ -183,10 +234,9 @@ function convertNested(value: unknown, related: Related, origin: string): unknow
 
 /** Any answer of Cairn's (a trace, a list of briefs) with every related object in NetBox's brief form. */
 export async function toNetboxTree(db: Kysely<DB>, value: unknown, origin: string): Promise<unknown> {
-  const refs = new Map<ModelDef, Set<string>>();
-  const known = new Map<string, number>();
-  collectRefs(value, refs, known);
-  return convertNested(value, await numidsOf(db, refs, known), origin);
+  const walk = newWalk();
+  collectRefs(value, walk);
+  return convertNested(value, await numidsOf(db, walk), origin);
 }
 
 /** The NetBox keys of a model's brief form (NetBox's `brief=1`): id, url, display, and its naming fields. */
@@ -232,11 +282,55 @@ function fieldPlan(entry: DialectModel): FieldStep[] {
   return plan;
 }
 
+/** Where a NetBox object's keys and values go, in order: an object (toNetbox) or JSON text (page-bytes.ts). */
+export interface NetboxSink {
+  set(key: string, value: unknown): void;
+}
+
+class ObjectSink implements NetboxSink {
+  out: Json = {};
+  set(key: string, value: unknown): void {
+    this.out[key] = value;
+  }
+}
+
 /** Cairn objects of `entry`'s model → NetBox objects. */
 export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<Json[]> {
-  const refs = new Map<ModelDef, Set<string>>();
-  const known = new Map<string, number>();
-  for (const o of objects) for (const [k, v] of Object.entries(o)) if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, refs, known);
+  return netboxObjects(await netboxShaper(db, ctx, entry, objects, opts), objects, opts);
+}
+
+/** The NetBox objects a shaper writes for `objects` (narrowed as `opts` asks). */
+export function netboxObjects(shaper: NetboxShaper, objects: ApiObject[], opts: ShapeOptions): Json[] {
+  const sink = new ObjectSink();
+  return objects.map((o) => {
+    sink.out = {};
+    shaper.write(o, sink);
+    return narrowed(sink.out, opts);
+  });
+}
+
+export interface NetboxShaper {
+  write: (o: ApiObject, sink: NetboxSink) => void;
+  shared: ReadonlySet<object>;
+  distinctKeys: boolean;
+}
+
+/**
+ * What writes a set of Cairn objects of `entry`'s model as NetBox objects, key by key, once their related objects'
+ * numbers, descriptions and counts are read (one statement each at most, for the whole set). `shared`: the nested
+ * objects it gives more than once (the same object wherever it is nested), never changed once given. `distinctKeys`:
+ * no key is set twice for an object, so the keys of an object come in the order they are set (a writer of text can
+ * write them as they come; one of objects keeps a key where it was first set).
+ */
+export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<NetboxShaper> {
+  const walk = newWalk();
+  const { refs } = walk;
+  for (const o of objects) {
+    for (const k in o) {
+      const v = o[k];
+      if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, walk);
+    }
+  }
   // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
   const binding = entry.model.computed.config_template && !entry.out.has('config_template') ? requireModel('extras.exporttemplate') : null;
   if (binding) {
@@ -245,73 +339,125 @@ export async function toNetbox(db: Kysely<DB>, ctx: RequestContext, entry: Diale
       if (own) refs.set(binding, (refs.get(binding) ?? new Set()).add(own.id));
     }
   }
-  const related = await numidsOf(db, refs, known);
+  const related = await numidsOf(db, walk);
   const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
   const { model } = entry;
   const plan = fieldPlan(entry);
-  return objects.map((o) => {
-    const out: Json = { id: Number(o.numid), url: netboxUrl(entry, o.numid, opts.origin), display_url: `${opts.origin}/objects/${model.name}/${String(o.id)}`, display: o.display };
+  // A page's rows share their choices' and statuses' {value, label} too: one object for each.
+  const choices = new Map<FieldDef, Map<unknown, unknown>>();
+  const choiceOf = (field: FieldDef, v: unknown): unknown => {
+    if (v === null || v === undefined) return null;
+    let byValue = choices.get(field);
+    if (!byValue) choices.set(field, (byValue = new Map()));
+    let out = byValue.get(v);
+    if (out === undefined) {
+      byValue.set(v, (out = choiceValue(field, v)));
+      related.shared.add(out as object);
+    }
+    return out;
+  };
+  const statuses = new Map<object, Json>();
+  const statusOf = (v: unknown): Json | null => {
+    if (!v || typeof v !== 'object') return null;
+    let out = statuses.get(v);
+    if (!out) {
+      statuses.set(v, (out = { value: (v as Json).slug, label: (v as Json).name }));
+      related.shared.add(out);
+    }
+    return out;
+  };
+  // The computed values written under their own names, and the aliases' sources, worked out once for the set.
+  const computedKeys = Object.keys(model.computed).filter(
+    (key) =>
+      !(binding && key === 'config_template') &&
+      !(entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) &&
+      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
+      !servedKeys(entry).has(key),
+  );
+  const aliases = [...entry.aliases].flatMap(([alias, key]) => (entry.out.has(key) ? [[alias, entry.out.get(key)!] as const] : []));
+  const aliased = new Set(aliases.map(([, nbKey]) => nbKey));
+  const values = new Map<string, unknown>();
+  const keys = [
+    'id', 'url', 'display_url', 'display',
+    // (Fields the objects do not carry are never set: a device's write-only config_template_id.)
+    ...plan.filter((step) => objects.some((o) => step.key in o)).map((step) => step.nbKey),
+    ...aliases.map(([alias]) => alias),
+    ...[...entry.generic.keys()].flatMap((relation) => [`${relation}_type`, `${relation}_id`, relation]),
+    ...(binding ? ['config_template'] : []),
+    ...computedKeys.filter((key) => objects.some((o) => key in o)),
+    ...counts.keys(),
+    'created', 'last_updated',
+  ];
+  // (An integer-like key would come first in an object whatever its turn.)
+  const distinctKeys = new Set(keys).size === keys.length && !keys.some((k) => /^\d+$/.test(k));
+
+  const write = (o: ApiObject, out: NetboxSink): void => {
+    values.clear();
+    out.set('id', Number(o.numid));
+    out.set('url', netboxUrl(entry, o.numid, opts.origin));
+    out.set('display_url', `${opts.origin}/objects/${model.name}/${String(o.id)}`);
+    out.set('display', o.display);
     for (const step of plan) {
       if (!(step.key in o)) continue;
       const v = o[step.key];
+      let value: unknown;
       switch (step.mode) {
         case 'value':
-          out[step.nbKey] = v;
+          value = v;
           break;
         case 'types':
-          out[step.nbKey] = renamedTypes(v, netboxTypeName);
+          value = renamedTypes(v, netboxTypeName);
           break;
         case 'choice':
-          out[step.nbKey] = choiceValue(step.field, v);
+          value = choiceOf(step.field, v);
           break;
         case 'status':
-          out[step.nbKey] = v && typeof v === 'object' ? { value: (v as Json).slug, label: (v as Json).name } : null;
+          value = statusOf(v);
           break;
         default:
-          out[step.nbKey] = convertNested(v, related, opts.origin);
+          value = convertNested(v, related, opts.origin);
           // A role's, platform's or VM's config template is one of NetBox's config templates (config-templates.ts).
           if (step.field.target === 'extras.exporttemplate' && step.key === 'config_template') {
-            const brief = out[step.nbKey] as Json | null;
-            if (brief && typeof brief.id === 'number') brief.url = `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/`;
+            const brief = value as Json | null;
+            if (brief && typeof brief.id === 'number') value = { ...brief, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${brief.id}/` };
           }
       }
+      out.set(step.nbKey, value);
+      if (aliased.has(step.nbKey)) values.set(step.nbKey, value);
     }
-    for (const [alias, key] of entry.aliases) if (entry.out.has(key)) out[alias] = out[entry.out.get(key)!];
+    for (const [alias, nbKey] of aliases) out.set(alias, values.get(nbKey));
     for (const [relation, types] of entry.generic) {
       let set: [string, Json] | null = null;
       for (const [type, key] of types) {
         const v = o[key];
         if (v && typeof v === 'object') set = [type, v as Json];
       }
-      out[`${relation}_type`] = set ? set[0] : null;
+      out.set(`${relation}_type`, set ? set[0] : null);
       const brief = set ? (convertNested(set[1], related, opts.origin) as Json) : null;
-      out[`${relation}_id`] = brief ? brief.id : null;
-      out[relation] = brief;
+      out.set(`${relation}_id`, brief ? brief.id : null);
+      out.set(relation, brief);
     }
     if (binding) {
       const own = ownTemplate(o);
       const numid = own ? related.numids.get(own.id) : undefined;
-      out.config_template = own && numid !== undefined
-        ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' }
-        : null;
+      out.set(
+        'config_template',
+        own && numid !== undefined ? { id: numid, url: `${opts.origin}${CONFIG_TEMPLATES_PATH}${numid}/`, display: own.name, name: own.name, description: related.descriptions.get(own.id) ?? '' } : null,
+      );
     }
-    for (const key of Object.keys(model.computed)) {
-      if (binding && key === 'config_template') continue;
-      if (entry.generic.has(key) || (key.endsWith('_type') && entry.generic.has(key.slice(0, -5)))) continue;
-      // A field served under this name wins (a device's config_template is its own template, as in NetBox).
-      if (servedKeys(entry).has(key)) continue;
+    for (const key of computedKeys) {
       if (!(key in o)) continue;
       const computed = model.computed[key]!;
       // A computed choice (an address's family) is {value, label} as NetBox writes choices; the value keeps its type.
       if (computed.kind === 'choice' && computed.options && o[key] !== null && o[key] !== undefined) {
-        out[key] = { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) };
-      } else out[key] = convertNested(o[key], related, opts.origin);
+        out.set(key, { value: o[key], label: computed.options.find((c) => c.value === String(o[key]))?.label ?? String(o[key]) });
+      } else out.set(key, convertNested(o[key], related, opts.origin));
     }
-    for (const [name, byId] of counts) out[name] = byId.get(String(o.id)) ?? 0;
-    if ('created' in o) out.created = o.created;
-    if ('last_updated' in o) out.last_updated = o.last_updated;
-    return narrowed(out, opts);
-  });
+    for (const [name, byId] of counts) out.set(name, byId.get(String(o.id)) ?? 0);
+    if ('created' in o) out.set('created', o.created);
+    if ('last_updated' in o) out.set('last_updated', o.last_updated);
+  };
+  return { write, shared: related.shared, distinctKeys };
 }
 
 /** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
