@@ -9,10 +9,10 @@
 // prefixes a device (90), 0.9 VLANs a device (63). Sites and racks are where the demo is too small to say: 50
 // devices a site and 10 a rack, as a mid-sized network has. Device types, roles and platforms are the demo's
 // (network devices only: no patch panels, PDUs or chassis). About 32 rows a device in all.
+import { withServer } from '../test/helpers/pg-test-databases.ts';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import pg from 'pg';
 
 /** The demo database, loaded once per server (the import test loads the same one under the same name). */
 export const NETBOX_DEMO_TEMPLATE = 'cairn_netbox_demo_41_template';
@@ -31,19 +31,10 @@ export function databaseUrl(serverUrl: string, name: string): string {
   return u.toString();
 }
 
-async function withClient<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Loads the demo dump into the template database unless it is there; loaded under another name and renamed when complete. */
 export async function ensureNetBoxDemoTemplate(serverUrl: string, dump: string): Promise<void> {
-  await withClient(serverUrl, async (c) => {
+  await withServer(serverUrl, async (c) => {
     await c.query('CREATE ROLE netbox').catch(() => undefined);
     const { rows } = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [NETBOX_DEMO_TEMPLATE]);
     if (rows.length) return;
@@ -82,13 +73,13 @@ const ROLES = [1, 2, 3, 4, 7, 8, 9];
  */
 export async function generateNetBox(serverUrl: string, name: string, devices: number): Promise<GeneratedNetBox> {
   const started = Date.now();
-  await withClient(serverUrl, async (c) => {
+  await withServer(serverUrl, async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${name} TEMPLATE ${NETBOX_DEMO_TEMPLATE}`);
   });
   const url = databaseUrl(serverUrl, name);
   const added: Record<string, number> = {};
-  await withClient(url, async (c) => {
+  await withServer(url, async (c) => {
     const N = devices;
     const S = Math.max(1, Math.ceil(N / DEVICES_PER_SITE));
     const R = Math.max(1, Math.ceil(N / DEVICES_PER_RACK));
@@ -186,5 +177,5 @@ export async function generateNetBox(serverUrl: string, name: string, devices: n
 }
 
 export async function dropNetBoxDatabase(serverUrl: string, name: string): Promise<void> {
-  await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  await withServer(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
