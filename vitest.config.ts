@@ -55,7 +55,7 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // A long cache keeps the 2 s refresh out of query-count assertions; setMaintenance() invalidates it, per database.
     // Every answer checked against its documented schema (test/runner/answer-check-setup.ts fails the test).
-    env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000', CAIRN_CHECK_ANSWERS: '1' },
+    env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000', CAIRN_CHECK_ANSWERS: '1', CAIRN_PASSWORD_HASH_COST: '10' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // One worker per core. PGlite instances are memory-hungry (~300 MB each), so never more than that.

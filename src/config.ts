@@ -61,6 +61,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   if (databaseUrl) validateDatabaseUrl(databaseUrl);
   const logFormat = env.CAIRN_LOG_FORMAT || (onTerminal ? 'pretty' : 'json');
   if (logFormat !== 'pretty' && logFormat !== 'json') throw new ConfigError(`CAIRN_LOG_FORMAT must be json or pretty (got "${logFormat}").`);
+  passwordHashN(env); // refused at start rather than at the first new password
   return {
     host: overrides.host ?? env.HOST ?? '127.0.0.1',
     port,
@@ -78,6 +79,22 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     renderMaxBytes: positiveInteger(env, 'CAIRN_RENDER_MAX_BYTES', RENDER_DEFAULTS.maxBytes),
     renderTimeBudgetMs: positiveInteger(env, 'CAIRN_RENDER_TIME_BUDGET_MS', RENDER_DEFAULTS.timeBudgetMs),
   };
+}
+
+/**
+ * scrypt's work factor for new password hashes (src/core/auth/passwords.ts), as log2(N): 14 (N = 16,384, about
+ * 50 ms) unless CAIRN_PASSWORD_HASH_COST says otherwise (10 to 20). Each hash records its own N, so changing it
+ * never locks anyone out. The test suite sets 10: it creates thousands of users and checks nothing that depends
+ * on the cost.
+ */
+export function passwordHashN(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.CAIRN_PASSWORD_HASH_COST;
+  if (text === undefined || text === '') return 2 ** 14;
+  const cost = Number(text);
+  if (!Number.isInteger(cost) || cost < 10 || cost > 20) {
+    throw new ConfigError(`Invalid CAIRN_PASSWORD_HASH_COST "${text}": expected a whole number from 10 to 20 (log2 of scrypt's N).`);
+  }
+  return 2 ** cost;
 }
 
 function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { freePort } from '../helpers/cairn-process.ts';
+import { demoDatabase, demoDataDir } from './demo-cache.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'cairn.mjs');
@@ -41,6 +42,15 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** A value the suite's global setup provided, or '' outside vitest (the bench starts from nothing). */
+function provided(key: 'pgTemplate' | 'pgliteTemplate'): string {
+  try {
+    return inject(key);
+  } catch {
+    return '';
+  }
+}
+
 export interface WebServer {
   url: string;
   /** The copy of web/dist this server serves; a test may change it. */
@@ -67,12 +77,12 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
   delete env.PORT;
   let dropDatabase: (() => Promise<void>) | null = null;
   const pgUrl = process.env.TEST_DATABASE_URL;
+  const loadDemo = async () => {
+    const demo = await run(['demo-data', '--devices', String(opts.demoDevices)], env);
+    if (demo.code !== 0) throw new Error(`demo-data failed:\n${demo.output}`);
+  };
   if (pgUrl) {
     const name = `cairn_web_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: pgUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
     const url = new URL(pgUrl);
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();
@@ -83,21 +93,15 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => c.query(`DROP DATABASE IF EXISTS ${name}`));
       await c.end();
     };
+    // With demo data: from the run's migrated template (the demo-data process would run the same migrations).
+    await demoDatabase(pgUrl, name, opts.demoDevices ? provided('pgTemplate') : '', opts.demoDevices, loadDemo);
   } else {
     delete env.DATABASE_URL;
     // A copy of the suite's migrated template skips initdb and the migrations (only inside vitest; the bench
     // starts from an empty directory).
-    let template = '';
-    try {
-      template = inject('pgliteTemplate');
-    } catch {
-      template = '';
-    }
+    const template = provided('pgliteTemplate');
     if (template) cpSync(template, dataDir, { recursive: true });
-  }
-  if (opts.demoDevices) {
-    const demo = await run(['demo-data', '--devices', String(opts.demoDevices)], env);
-    if (demo.code !== 0) throw new Error(`demo-data failed:\n${demo.output}`);
+    if (opts.demoDevices) await demoDataDir(opts.demoDevices, dataDir, loadDemo);
   }
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,20 +1,22 @@
 // scrypt password hashes: `scrypt$N$r$p$salt$hash` (hex), compared in constant time. Django's
 // `pbkdf2_sha256$iterations$salt$base64` (users imported from NetBox) is accepted too, and replaced by an scrypt
 // hash at the first successful sign-in (needsRehash), so a NetBox user keeps their password across the move.
+import { passwordHashN } from '../../config.ts';
 import { pbkdf2 as pbkdf2Cb, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 function scrypt(password: string, salt: Buffer, keylen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    scryptCb(password, salt, keylen, opts, (err, key) => (err ? reject(err) : resolve(key))),
+    // scrypt needs 128·N·r bytes; Node's default ceiling (32 MiB) would refuse costs from 15 up.
+    scryptCb(password, salt, keylen, { ...opts, maxmem: 256 * (opts.N ?? 16384) * (opts.r ?? 8) }, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
-const N = 16384;
 const R = 8;
 const P = 1;
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
+  const N = passwordHashN();
   const key = await scrypt(password, salt, 32, { N, r: R, p: P });
   return `scrypt$${N}$${R}$${P}$${salt.toString('hex')}$${key.toString('hex')}`;
 }
