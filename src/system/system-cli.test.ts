@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BackupInfo } from './backup.ts';
 import type { StepNotesStatus } from '../install/step-notes.ts';
+import { bareEnv } from '../../test/helpers/cairn-process.ts';
 
 const bin = resolve(import.meta.dirname, '../../bin/cairn.mjs');
 const work = mkdtempSync(join(tmpdir(), 'cairn-cli-test-'));
@@ -19,7 +20,7 @@ function cairn(...args: string[]): Promise<{ code: number; stdout: string; stder
       process.execPath,
       [bin, '--data-dir', dataDir, ...args],
       // The checkout's .env must not leak in: run from the work dir, backups under it.
-      { cwd: work, env: { PATH: process.env.PATH, HOME: work, CAIRN_BACKUPS_DIR: join(work, 'backups') }, encoding: 'utf8' },
+      { cwd: work, env: bareEnv({ HOME: work, CAIRN_BACKUPS_DIR: join(work, 'backups') }), encoding: 'utf8' },
       (err, stdout, stderr) => res({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

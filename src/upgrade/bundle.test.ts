@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleError, buildBundle, MANIFEST_FILE, releaseEntry, sha256File, unpackBundle, verifyRelease, type BundleManifest } from './bundle.ts';
 import { migrations } from '../db/migrations/index.ts';
-import { freePort } from '../../test/helpers/cairn-process.ts';
+import { bareEnv, freePort } from '../../test/helpers/cairn-process.ts';
 
 const sourceDir = resolve(import.meta.dirname, '../..');
 const hasWebBuild = existsSync(join(sourceDir, 'web/dist/index.html'));
@@ -20,7 +20,7 @@ function cairn(args: string[], dataDir: string): string {
   // A clean environment: the release must not lean on tsx, the checkout or the test's variables.
   return execFileSync(process.execPath, [releaseEntry(release), '--data-dir', dataDir, ...args], {
     cwd: work,
-    env: { PATH: process.env.PATH, HOME: work },
+    env: bareEnv({ HOME: work }),
     encoding: 'utf8',
   });
 }
@@ -101,7 +101,7 @@ describe('unpackBundle and the compiled server', () => {
     const port = await freePort();
     server = spawn(process.execPath, [releaseEntry(release), '--data-dir', dataDir, 'serve', '--port', String(port)], {
       cwd: work,
-      env: { PATH: process.env.PATH, HOME: work, CAIRN_ADMIN_PASSWORD: 'bundle-test-password' },
+      env: bareEnv({ HOME: work, CAIRN_ADMIN_PASSWORD: 'bundle-test-password' }),
       stdio: 'ignore',
     });
     let health: { status?: string; version?: string } = {};

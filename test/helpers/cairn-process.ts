@@ -19,6 +19,18 @@ export interface CairnProcessOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/**
+ * An environment with nothing of the checkout's or the caller's in it (no DATABASE_URL, no .env values), for
+ * processes that must see only what a test gives them, but with what the test run sets for every process it
+ * starts: its temporary directory (in memory, test/runner/tmpdir.ts), V8's baseline compiler for PGlite
+ * (NODE_OPTIONS, test/runner/wasm-baseline.cjs) and the suite's password hash cost.
+ */
+export function bareEnv(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+  for (const key of ['TMPDIR', 'NODE_OPTIONS', 'CAIRN_PASSWORD_HASH_COST'] as const) if (process.env[key] !== undefined) env[key] = process.env[key];
+  return { ...env, ...vars };
+}
+
 /** Runs one `cairn` command to its end. */
 export function runCairn(args: string[], { cwd, env }: CairnProcessOptions): Promise<CairnRun> {
   return new Promise((done) => {
