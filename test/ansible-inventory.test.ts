@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from './helpers/cairn-process.ts';
+import { freePort, seedMigratedDataDir } from './helpers/cairn-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SCRIPT = join(ROOT, 'contrib/ansible/cairn_inventory.py');
@@ -81,6 +81,7 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): { status: num
 beforeAll(async () => {
   if (unavailable) return;
   dataDir = mkdtempSync(join(tmpdir(), 'cairn-ansible-data-'));
+  seedMigratedDataDir(dataDir);
   workDir = mkdtempSync(join(tmpdir(), 'cairn-ansible-work-'));
   // The embedded database allows one process: accounts and the token first, then the server.
   cli(['createsuperuser', '--username', 'admin', '--password', 'ansible-e2e-password']);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eventually, startStandin, type Standin } from '../../test/helpers/outbound.ts';
-import { runCairn, startServe, type CairnRun, type CairnServer } from '../../test/helpers/cairn-process.ts';
+import { runCairn, seedMigratedDataDir, startServe, type CairnRun, type CairnServer } from '../../test/helpers/cairn-process.ts';
 
 let tmp: string;
 let receiver: Standin;
@@ -26,6 +26,7 @@ function cairn(args: string[]): Promise<CairnRun> {
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'cairn-hook-serve-'));
+  seedMigratedDataDir(join(tmp, 'data'));
   receiver = await startStandin(() => ({ status: 204 }));
 });
 afterAll(async () => {

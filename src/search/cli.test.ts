@@ -1,12 +1,12 @@
 // `cairn status` and `cairn rebuild` as real processes: a missing search extension is named with the statement
 // to run, the rebuild creates it where permitted, indexes every tenant, and leaves a job record.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../db/database.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,11 +40,14 @@ beforeAll(async () => {
   if (serverUrl) {
     const admin = new pg.Client({ connectionString: serverUrl });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
+    // The run's migrated template: this file is about status and rebuild, not about migrating.
+    await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${inject('pgTemplate')}`);
     await admin.end();
     const u = new URL(serverUrl);
     u.pathname = `/${dbName}`;
     dbUrl = u.toString();
+  } else if (inject('pgliteTemplate')) {
+    cpSync(inject('pgliteTemplate'), join(tmp, 'data'), { recursive: true });
   }
 });
 afterAll(async () => {

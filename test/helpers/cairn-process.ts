@@ -4,7 +4,9 @@
 import { ANSWER_MISMATCH } from '../../src/core/answer-check.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cpSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { inject } from 'vitest';
 
 export const CAIRN_BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'cairn.mjs');
 
@@ -29,6 +31,15 @@ export function bareEnv(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
   for (const key of ['TMPDIR', 'NODE_OPTIONS', 'CAIRN_PASSWORD_HASH_COST'] as const) if (process.env[key] !== undefined) env[key] = process.env[key];
   return { ...env, ...vars };
+}
+
+/**
+ * Fills an embedded data directory with a copy of the run's migrated template, so the first `cairn` command a
+ * test starts does not spend seconds on initdb and the migrations (unless first-run behaviour is what it tests).
+ */
+export function seedMigratedDataDir(dataDir: string): void {
+  const template = inject('pgliteTemplate');
+  if (template) cpSync(template, dataDir, { recursive: true });
 }
 
 /** Runs one `cairn` command to its end. */
