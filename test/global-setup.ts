@@ -25,24 +25,32 @@ interface RunState {
 }
 const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun ??= { templates: null, projects: 0 });
 
-async function makeTemplates(): Promise<Templates> {
-  const url = process.env.TEST_DATABASE_URL;
-  if (url) {
-    await dropTestDatabases(url, { deadRunsOnly: true });
-    const pgTemplate = `${testDatabasePrefix(process.pid)}template`;
-    await withServer(url, (c) => c.query(`CREATE DATABASE ${pgTemplate}`));
-    const u = new URL(url);
-    u.pathname = `/${pgTemplate}`;
-    const database = await openPostgres(u.toString(), 1);
-    await migrateToLatest(database.db);
-    await database.close();
-    return { pgliteTemplate: '', pgTemplate };
-  }
+async function makePGliteTemplate(): Promise<string> {
   const templateDir = mkdtempSync(join(tmpdir(), 'cairn-test-template-'));
   const database = await openPGlite(templateDir);
   await migrateToLatest(database.db);
   await database.close();
-  return { pgliteTemplate: templateDir, pgTemplate: '' };
+  return templateDir;
+}
+
+async function makePostgresTemplate(url: string): Promise<string> {
+  await dropTestDatabases(url, { deadRunsOnly: true });
+  const pgTemplate = `${testDatabasePrefix(process.pid)}template`;
+  await withServer(url, (c) => c.query(`CREATE DATABASE ${pgTemplate}`));
+  const u = new URL(url);
+  u.pathname = `/${pgTemplate}`;
+  const database = await openPostgres(u.toString(), 1);
+  await migrateToLatest(database.db);
+  await database.close();
+  return pgTemplate;
+}
+
+// The embedded template is made on PostgreSQL runs too: the files that start `cairn` processes on an embedded data
+// directory of their own run there (vitest.config.ts, MOVED_TO_POSTGRESQL) and start from a copy of it.
+async function makeTemplates(): Promise<Templates> {
+  const url = process.env.TEST_DATABASE_URL;
+  const [pgliteTemplate, pgTemplate] = await Promise.all([makePGliteTemplate(), url ? makePostgresTemplate(url) : Promise.resolve('')]);
+  return { pgliteTemplate, pgTemplate };
 }
 
 export async function setup(project: TestProject): Promise<void> {
