@@ -70,8 +70,20 @@ const domainFiles = DOMAIN_ROOMS.flatMap((room) =>
     .map((f) => `src/${room}/${f}`),
 );
 // So do the suite-wide files over the API and the query builder, whose SQL is the same on either database: lookups,
-// query counts, the write path's rules, forms, bulk writes, keyset paging, index coverage, authentication.
-const SUITE_WIDE_ONE_PASS = ['lookups-agree', 'list-query-count', 'config-render-query-count', 'bulk-query-count', 'one-path', 'one-rule', 'form-descriptors', 'bulk', 'keyset', 'fk-indexes', 'contrib-push', 'auth'].map((n) => `test/${n}.test.ts`);
+// query counts, the write path's rules, forms, bulk writes, keyset paging, index coverage, authentication; search's
+// queries and write paths (its extensions and CLI run in both); the upgrade's and the UI's routes; and the pages of
+// backups and of a live upgrade in chromium (backups and restores themselves are src/system/backup*.test.ts, in both).
+const SUITE_WIDE_ONE_PASS = [
+  ...['lookups-agree', 'list-query-count', 'config-render-query-count', 'bulk-query-count', 'one-path', 'one-rule', 'form-descriptors', 'bulk', 'keyset', 'fk-indexes', 'contrib-push', 'auth'].map((n) => `test/${n}.test.ts`),
+  'src/search/search.test.ts',
+  'src/search/write-paths.test.ts',
+  'src/upgrade/online-routes.test.ts',
+  'src/upgrade/maintenance-admins.test.ts',
+  'test/upgrade/routes.test.ts',
+  'test/web/ui-api.test.ts',
+  'test/web/backups.test.ts',
+  'test/web/upgrade-live.test.ts',
+];
 const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS].filter((f) => !checkedInThisPass(f, 0.5));
 const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPass, ...restoresElsewhere, ...domainElsewhere];
 
