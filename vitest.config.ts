@@ -60,9 +60,9 @@ const EMBEDDED_PASS_RESTORES = ['test/upgrade/faults-outcomes.test.ts', 'test/up
 const POSTGRESQL_PASS_UPGRADES = ['test/upgrade/faults-rollback.test.ts', 'test/upgrade/clean.test.ts'];
 const restoresElsewhere = !process.env.CAIRN_TEST_BOTH_PASSES ? [] : process.env.TEST_DATABASE_URL ? EMBEDDED_PASS_RESTORES : POSTGRESQL_PASS_UPGRADES;
 // The domains' own test files (their routes, rules and pages over the core) run in one pass each when both run,
-// half in each by the file's name (test/runner/pass-share.ts says why); a migration's test runs in both. The core,
-// the database layer, the system and upgrade code, search and jobs, and test/ (the architecture, query counts, the
-// database's failures) run in both passes.
+// half in each by the file's name (test/runner/pass-share.ts says why); a migration's test runs in both, as do
+// the core, the database layer, the system code (backups, restores, demo data), jobs, search's extensions, the
+// upgrade's processes and the rest of test/ (the database's failures and restarts, statements, row counts, health).
 const DOMAIN_ROOMS = ['automation', 'circuits', 'compliance', 'dcim', 'extras', 'ipam', 'lifecycle', 'monitoring', 'netbox-api', 'organization', 'routing', 'templating', 'virtualization', 'vpn', 'wireless'];
 const domainFiles = DOMAIN_ROOMS.flatMap((room) =>
   (readdirSync(resolve(import.meta.dirname, 'src', room), { recursive: true }) as string[])
