@@ -46,6 +46,9 @@ const ONE_PASS = {
     // pynetbox and the netbox.netbox collection against the dialect, and against NetBox's demo data imported from
     // PostgreSQL (that part needs PostgreSQL).
     'test/netbox-clients.test.ts',
+    // The demo data's plan and contents, checked where large loads run; on the embedded database its loader runs in
+    // every browser test's, upgrade install's and cli-progress's `cairn demo-data` (23 CPU-s there, 5 here).
+    'src/system/demo-data.test.ts',
   ],
 };
 const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];
@@ -61,7 +64,7 @@ const POSTGRESQL_PASS_UPGRADES = ['test/upgrade/faults-rollback.test.ts', 'test/
 const restoresElsewhere = !process.env.CAIRN_TEST_BOTH_PASSES ? [] : process.env.TEST_DATABASE_URL ? EMBEDDED_PASS_RESTORES : POSTGRESQL_PASS_UPGRADES;
 // The domains' own test files (their routes, rules and pages over the core) run in one pass each when both run,
 // half in each by the file's name (test/runner/pass-share.ts says why); a migration's test runs in both, as do
-// the core, the database layer, the system code (backups, restores, demo data), jobs, search's extensions, the
+// the core, the database layer, the system code (backups, restores), jobs, search's extensions, the
 // upgrade's processes and the rest of test/ (the database's failures and restarts, statements, row counts, health).
 const DOMAIN_ROOMS = ['automation', 'circuits', 'compliance', 'dcim', 'extras', 'ipam', 'lifecycle', 'monitoring', 'netbox-api', 'organization', 'routing', 'templating', 'virtualization', 'vpn', 'wireless'];
 const domainFiles = DOMAIN_ROOMS.flatMap((room) =>
