@@ -2,12 +2,12 @@
 // PostgreSQL when TEST_DATABASE_URL is set) and `cairn backup create|restore`. The child is frozen (SIGSTOP) as
 // soon as its first progress line arrives; what is still to come must not have happened yet.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { bareEnv } from './helpers/cairn-process.ts';
+import { bareEnv, seedMigratedDataDir } from './helpers/cairn-process.ts';
 
 const BIN = resolve(import.meta.dirname, '..', 'bin', 'cairn.mjs');
 const work = mkdtempSync(join(tmpdir(), 'cairn-progress-'));
@@ -76,9 +76,7 @@ async function cairnOk(args: string[], databaseUrl: string | null): Promise<void
 
 /** A migrated embedded data directory: the run's template when there is one (initdb costs seconds), else `cairn migrate`. */
 async function migratedDataDir(): Promise<void> {
-  const template = inject('pgliteTemplate');
-  if (template) cpSync(template, join(work, 'data'), { recursive: true });
-  else await cairnOk(['migrate'], null);
+  if (!seedMigratedDataDir(join(work, 'data'))) await cairnOk(['migrate'], null);
 }
 
 // The embedded cases run in the embedded pass only when both passes run (the same processes on the same database).

@@ -1,13 +1,14 @@
 // `cairn status` and `cairn rebuild` as real processes: a missing search extension is named with the statement
 // to run, the rebuild creates it where permitted, indexes every tenant, and leaves a job record.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../db/database.ts';
+import { seedMigratedDataDir } from '../../test/helpers/cairn-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin', 'cairn.mjs');
@@ -46,8 +47,8 @@ beforeAll(async () => {
     const u = new URL(serverUrl);
     u.pathname = `/${dbName}`;
     dbUrl = u.toString();
-  } else if (inject('pgliteTemplate')) {
-    cpSync(inject('pgliteTemplate'), join(tmp, 'data'), { recursive: true });
+  } else {
+    seedMigratedDataDir(join(tmp, 'data'));
   }
 });
 afterAll(async () => {

@@ -36,10 +36,12 @@ export function bareEnv(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 /**
  * Fills an embedded data directory with a copy of the run's migrated template, so the first `cairn` command a
  * test starts does not spend seconds on initdb and the migrations (unless first-run behaviour is what it tests).
+ * False when the run made no template (the caller migrates another way).
  */
-export function seedMigratedDataDir(dataDir: string): void {
+export function seedMigratedDataDir(dataDir: string): boolean {
   const template = inject('pgliteTemplate');
   if (template) cpSync(template, dataDir, { recursive: true });
+  return Boolean(template);
 }
 
 /** Runs one `cairn` command to its end. */
