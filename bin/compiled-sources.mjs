@@ -5,9 +5,11 @@
 // loader thread. Loading `cairn serve`'s code took 1.3-1.7 s of CPU that way and takes 0.4-0.6 s compiled
 // (`cairn status`, which opens the embedded database, 1.45 -> 1.2 s); every CLI call a script or a test makes
 // gains as much (the test suite starts `cairn` hundreds of times: test/cli.test.ts 42 -> 28 s). Releases are
-// compiled the same way by src/upgrade/bundle.ts; this is the checkout's form of it, with npm packages left in
-// node_modules and no build step for a fresh clone: the first start compiles (about half a second), later ones
-// compare the recorded sizes and modification times of the files that were compiled (about 10 ms).
+// compiled the same way by src/upgrade/bundle.ts, and this is the checkout's form of it, npm packages compiled in
+// as there (with them left in node_modules a start still loaded some 1,200 package files: `cairn status` 1.5 ->
+// 1.15 CPU-s, a `cairn serve` start to healthy 3.2 -> 2.0). No build step for a fresh clone: the first start
+// compiles (about a second), later ones compare the recorded sizes and modification times of the files that
+// were compiled, and of npm's own record of node_modules, rewritten by every install (about 10 ms).
 //
 // Plain JavaScript: it runs before any TypeScript can be loaded.
 import { createHash } from 'node:crypto';
@@ -22,11 +24,18 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'cairn');
 // sources' own locations (see ownLocation), so one checkout must never take another's.
 const INDEX = join(CACHE, `index-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
 /** Bumped when the compile options below change, so no earlier compile is taken for one of these. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
 const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
-const SETTINGS = ['tsconfig.json', 'package.json'];
+const SETTINGS = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'];
+/**
+ * Packages loaded from node_modules rather than compiled in, as in a release (src/upgrade/bundle.ts says why each):
+ * they read files of their own at run time, or are native.
+ */
+const RUNTIME_FILE_PACKAGES = ['@electric-sql/pglite', '@fastify/swagger-ui', 'redoc', 'esbuild', 'pg-native'];
+// CommonJS packages compiled into an ES module still call require() for Node's built-ins (as in src/upgrade/bundle.ts).
+const REQUIRE_BANNER = "import { createRequire as cairnCreateRequire } from 'node:module'; const require = cairnCreateRequire(import.meta.url);";
 
 /** What is recorded of a file to tell it changed: `size:mtime`. */
 const stamp = (s) => `${s.size}:${s.mtimeMs}`;
@@ -83,8 +92,12 @@ async function compile() {
     platform: 'node',
     format: 'esm',
     target: `node${process.versions.node.split('.')[0]}`,
-    packages: 'external',
+    // npm packages compiled in, as in a release: loaded as files, some 1,200 of them (TypeBox, Kysely, Ajv, YAML…),
+    // their resolving, reading and compiling took half of a start's module loading.
+    external: RUNTIME_FILE_PACKAGES,
+    banner: { js: REQUIRE_BANNER },
     sourcemap: 'linked',
+    sourcesContent: false,
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
@@ -105,10 +118,16 @@ async function compile() {
 
   const inputs = {};
   let editedMeanwhile = false;
-  for (const rel of [...Object.keys(result.metafile.inputs), ...SETTINGS]) {
+  // Packages change with the lockfile npm keeps in node_modules (SETTINGS), not file by file.
+  const sources = Object.keys(result.metafile.inputs).filter((rel) => !rel.split('/').includes('node_modules'));
+  for (const rel of [...sources, ...SETTINGS]) {
     const path = resolve(ROOT, rel);
     const s = statSync(path, { throwIfNoEntry: false });
-    if (!s) continue;
+    // A setting file that is absent is recorded so: its appearing (npm's first install) is a change too.
+    if (!s) {
+      if (SETTINGS.includes(rel)) inputs[rel] = null;
+      continue;
+    }
     // Changed while compiling: what was compiled may be the file before. Used this once, not recorded.
     if (s.mtimeMs >= started) editedMeanwhile = true;
     inputs[relative(ROOT, path).split(sep).join('/')] = stamp(s);

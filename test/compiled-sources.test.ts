@@ -63,6 +63,25 @@ it('compiles once, runs the compile while no source changed, and compiles again 
   expect(compiledFiles()).toHaveLength(2);
 });
 
+it('compiles again when npm installs (its record of node_modules appears or changes): packages are compiled in', () => {
+  const lockfile = join(root, 'node_modules', '.package-lock.json');
+  const before = compiledFiles();
+  writeFileSync(lockfile, '{"lockfileVersion":3}\n');
+  expect(cairn()).toMatchObject({ code: 0, stdout: '2 found' });
+  const afterAppearing = compiledFiles();
+  expect(afterAppearing).toHaveLength(before.length);
+  // Compiled again to the same output (same name): the index, which recorded the lockfile as absent, now holds its stamp.
+  const index = readdirSync(cacheDir()).find((f) => f.startsWith('index-'))!;
+  const stampNow = () => JSON.parse(readFileSync(join(cacheDir(), index), 'utf8')).inputs['node_modules/.package-lock.json'];
+  expect(stampNow()).toBe(`${statSync(lockfile).size}:${statSync(lockfile).mtimeMs}`);
+  const written = statSync(join(cacheDir(), afterAppearing.at(-1)!)).mtimeMs;
+  expect(cairn()).toMatchObject({ code: 0, stdout: '2 found' });
+  expect(statSync(join(cacheDir(), afterAppearing.at(-1)!)).mtimeMs).toBe(written);
+  writeFileSync(lockfile, '{"lockfileVersion":3, "packages":{}}\n');
+  expect(cairn()).toMatchObject({ code: 0, stdout: '2 found' });
+  expect(stampNow()).toBe(`${statSync(lockfile).size}:${statSync(lockfile).mtimeMs}`);
+});
+
 it('keeps the newest four compiles', () => {
   for (let v = 3; v <= 7; v++) {
     writeFileSync(join(root, 'src', 'value.ts'), `export const value: number = ${v};\n`);

@@ -3,7 +3,8 @@
 // database (running every migration per file took 3-8 s; CREATE DATABASE … TEMPLATE takes well under one).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { openPGlite, openPostgres } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
@@ -45,11 +46,20 @@ async function makePostgresTemplate(url: string): Promise<string> {
   return pgTemplate;
 }
 
+/**
+ * The `cairn` command's compiled sources (bin/compiled-sources.mjs), made before the files start: on a fresh
+ * checkout the first dozen `cairn` processes the files start at once would each compile them (1-2 CPU-s each).
+ */
+async function compileCairn(): Promise<void> {
+  const compiled = (await import(pathToFileURL(resolve(import.meta.dirname, '../bin/compiled-sources.mjs')).href)) as { compiledMain(): Promise<string | null> };
+  await compiled.compiledMain();
+}
+
 // The embedded template is made on PostgreSQL runs too: the files that start `cairn` processes on an embedded data
 // directory of their own run there (vitest.config.ts, MOVED_TO_POSTGRESQL) and start from a copy of it.
 async function makeTemplates(): Promise<Templates> {
   const url = process.env.TEST_DATABASE_URL;
-  const [pgliteTemplate, pgTemplate] = await Promise.all([makePGliteTemplate(), url ? makePostgresTemplate(url) : Promise.resolve('')]);
+  const [pgliteTemplate, pgTemplate] = await Promise.all([makePGliteTemplate(), url ? makePostgresTemplate(url) : Promise.resolve(''), compileCairn()]);
   return { pgliteTemplate, pgTemplate };
 }
 
