@@ -1,11 +1,13 @@
 // The `cairn` command as real processes: first run, the data-directory lock, account commands, status, and
-// one-line failures. One data directory is reused throughout (each first open of PGlite costs seconds).
+// one-line failures. One data directory is reused throughout, a copy of the run's migrated template: the first
+// run is one without users (initdb and the migrations on an empty directory cost 5 CPU-s, and the upgrade tests'
+// installs run them through the CLI).
 import { type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, runCairn, startServe, type CairnRun as Run, type CairnServer } from './helpers/cairn-process.ts';
+import { freePort, runCairn, seedMigratedDataDir, startServe, type CairnRun as Run, type CairnServer } from './helpers/cairn-process.ts';
 
 let tmp: string;
 let dataDir: string;
@@ -45,6 +47,7 @@ function expectOneLineFailure(run: Run, pattern: RegExp): void {
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'cairn-cli-'));
   dataDir = join(tmp, 'data');
+  seedMigratedDataDir(dataDir);
 });
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
