@@ -45,11 +45,17 @@ function isHiddenDocRoute(path: string): boolean {
   return !path.startsWith('/api') || path === '/api' || path.startsWith('/api/docs');
 }
 
+let fetched: Record<string, unknown> | null = null;
+
+/** The document as /api/schema/ serves it, fetched and parsed once (parsing its YAML took 1-2 s); a copy per test. */
 async function schemaDocument(): Promise<Record<string, unknown>> {
-  const res = await h.as('alice').get('/api/schema/');
-  expect(res.statusCode).toBe(200);
-  expect(res.headers['content-type']).toMatch(/yaml/);
-  return parse(res.body) as Record<string, unknown>;
+  if (!fetched) {
+    const res = await h.as('alice').get('/api/schema/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/yaml/);
+    fetched = parse(res.body) as Record<string, unknown>;
+  }
+  return structuredClone(fetched);
 }
 
 describe('API reference', () => {
