@@ -9,7 +9,12 @@ export class ApiError extends Error {
     readonly body: Record<string, unknown>,
     readonly headers: Record<string, string> = {},
   ) {
+    // An answer to the client, not a fault of the server: no stack trace is ever shown or logged for one, and
+    // capturing it was most of what a refused request cost (the suite's generated bad-input checks: 0.5 s in 32).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(typeof body.detail === 'string' ? body.detail : JSON.stringify(body));
+    Error.stackTraceLimit = limit;
   }
 }
 
