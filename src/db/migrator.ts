@@ -27,7 +27,7 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
   // own tables exist (two catalog queries: 150 ms of a `cairn serve` start on the embedded database); when the
   // database already holds exactly the shipped migrations there is nothing for it to do, so it is not asked.
   const state = await migrationState(db);
-  if (state.applied.length && !state.dbBehindCode.length && !state.codeBehindDb.length) {
+  if (!state.dbBehindCode.length && !state.codeBehindDb.length) {
     await bringDerivedInLine(db);
     return [];
   }
