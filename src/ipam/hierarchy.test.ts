@@ -1,7 +1,9 @@
 // The prefix hierarchy (depth, children, utilisation) kept by every write, and next-free allocation that holds
 // under concurrent callers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { startHarness, type Harness } from '../../test/helpers/harness.ts';
+import { refreshTenantHierarchy } from './hierarchy.ts';
 
 let h: Harness;
 beforeAll(async () => {
@@ -63,6 +65,26 @@ describe('prefix hierarchy', () => {
     const byDepth = await h.as('alice').get('/api/prefixes/?depth=1&prefix=172.16.1.0/24');
     expect(byDepth.statusCode, byDepth.body).toBe(200);
     expect(byDepth.json().results.map((r: { id: string }) => r.id)).toEqual([leaf]);
+  });
+
+  it('a whole tenant recomputed at once (after a bulk load) gets the counts its writes gave, other tenants untouched', async () => {
+    const vrf = (await h.as('alice').post('/api/vrfs/', { name: 'hier-whole' })).json().id;
+    for (const p of ['10.80.0.0/16', '10.80.0.0/20', '10.80.1.0/24', '10.80.1.0/26', '10.80.2.0/24']) await prefix({ prefix: p });
+    for (const p of ['10.80.0.0/16', '10.80.1.0/24']) await prefix({ prefix: p, vrf });
+    const beta = await h.as('bob').post('/api/prefixes/', { prefix: '10.80.0.0/24' });
+    expect(beta.statusCode, beta.body).toBe(201);
+    const db = h.database.db;
+    const counts = async (tenant: string) => (await sql<{ id: string; depth: number; children: number }>`SELECT id, depth, children FROM prefixes
+      WHERE tenant_id = ${tenant} ORDER BY id`.execute(db)).rows;
+    const byHooks = await counts(h.tenants.a);
+    expect(byHooks.some((r) => r.depth >= 2) && byHooks.some((r) => r.children >= 2)).toBe(true);
+    await sql`UPDATE prefixes SET depth = 99, children = 99 WHERE tenant_id = ${h.tenants.a}`.execute(db);
+    await sql`UPDATE prefixes SET depth = 7, children = 7 WHERE tenant_id = ${h.tenants.b}`.execute(db);
+    await refreshTenantHierarchy(db, h.tenants.a);
+    expect(await counts(h.tenants.a)).toEqual(byHooks);
+    expect((await counts(h.tenants.b)).map((r) => [r.depth, r.children])).toEqual([[7, 7]]);
+    await refreshTenantHierarchy(db, h.tenants.b);
+    expect((await counts(h.tenants.b)).map((r) => [r.depth, r.children])).toEqual([[0, 0]]);
   });
 
   it('utilisation: a container counts child prefixes, other prefixes their addresses (NetBox rules)', async () => {

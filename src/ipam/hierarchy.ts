@@ -43,12 +43,26 @@ export async function refreshHierarchy(tx: Kysely<DB>, keys: PrefixKey[], exclud
     WHERE p.id = x.id AND (p.depth, p.children) IS DISTINCT FROM (x.depth, x.children)`.execute(tx);
 }
 
-/** Every prefix of a tenant at once (after a bulk load that wrote prefixes past the hooks). */
+/**
+ * Every prefix of a tenant at once (after a bulk load that wrote prefixes past the hooks). Each containing pair is
+ * found once, from the inner prefix (the index answers "which prefixes contain this one" quickly, "which does this
+ * one contain" slowly: 0.12 ms against 0.01 a prefix), then counted both ways; rows whose counts are right are left
+ * alone (an update re-checks every foreign key of a row written in the same transaction).
+ */
 export async function refreshTenantHierarchy(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await sql`UPDATE prefixes p SET
-      depth = (SELECT count(*)::int FROM prefixes q WHERE ${sameSpace('q', 'p')} AND q.prefix >> p.prefix),
-      children = (SELECT count(*)::int FROM prefixes q WHERE ${sameSpace('q', 'p')} AND q.prefix << p.prefix)
-    WHERE ${inTenant(tenantId, 'p')}`.execute(tx);
+  await sql`WITH pairs AS (
+      SELECT i.id AS inner_id, o.id AS outer_id FROM prefixes i JOIN prefixes o ON ${sameSpace('o', 'i')} AND o.prefix >> i.prefix
+      WHERE ${inTenant(tenantId, 'i')}
+    ),
+    depth AS (SELECT inner_id AS id, count(*)::int AS n FROM pairs GROUP BY inner_id),
+    children AS (SELECT outer_id AS id, count(*)::int AS n FROM pairs GROUP BY outer_id)
+    UPDATE prefixes p SET depth = x.depth, children = x.children
+    FROM (
+      SELECT a.id, coalesce(d.n, 0) AS depth, coalesce(c.n, 0) AS children
+      FROM prefixes a LEFT JOIN depth d ON d.id = a.id LEFT JOIN children c ON c.id = a.id
+      WHERE ${inTenant(tenantId, 'a')}
+    ) x
+    WHERE p.id = x.id AND (p.depth, p.children) IS DISTINCT FROM (x.depth, x.children)`.execute(tx);
 }
 
 /** The row as it is now stored (the derived columns of a row the caller is about to answer with). */

@@ -99,6 +99,11 @@ interface PlannedField {
   read: (row: NetBoxRow) => unknown;
   /** A reference to a table written later: set in the second pass. */
   deferred: boolean;
+  /**
+   * A deferred reference whose foreign key the database checks at commit (a device's primary addresses): a new row
+   * is written with the target's id at once, reserved before the target is written, so it needs no second pass.
+   */
+  atCommit: boolean;
 }
 
 interface EntryState {
@@ -109,6 +114,8 @@ interface EntryState {
   kept: NetBoxRow[];
   fields: PlannedField[];
   report: TableReport;
+  /** Indexes into `kept` of the rows that were written in an earlier run (updated, not created). */
+  existing: Set<number>;
 }
 
 export async function importNetBox(database: Database, options: ImportOptions): Promise<ImportReport> {
@@ -145,6 +152,10 @@ class ImportRun {
   private readonly requestId = `netbox-import:${uuidv7()}`;
   /** NetBox table → NetBox id → Cairn id. */
   private readonly ids = new Map<string, Map<number, string>>();
+  /** NetBox table → NetBox id → the Cairn id its object will have, given out before the table is written. */
+  private readonly reserved = new Map<string, Map<number, string>>();
+  /** Cairn table → column → name of its foreign key, for the keys the database may check at commit. */
+  private readonly checkedAtCommit = new Map<string, Map<string, string>>();
   /** NetBox table → its entry's index (what is written before what). */
   private readonly order = new Map<string, number>();
   /** NetBox table → Cairn model name. */
@@ -219,6 +230,7 @@ class ImportRun {
       }
     });
     this.total = entries.length + 3;
+    await this.deferDeferrableKeys();
     await this.refuseForeignObjects(entries.flatMap((e) => (e.table && e.model ? [e.model] : [])));
     this.taggedItems = this.source.hasTable('extras_taggeditem') ? await this.source.query('SELECT content_type_id, object_id, tag_id FROM extras_taggeditem ORDER BY id') : [];
 
@@ -328,7 +340,8 @@ class ImportRun {
     const existingByNumid = new Map(existing.map((r) => [Number(r.numid), r.id]));
     const idsOfTable = new Map<number, string>();
     this.ids.set(table, idsOfTable);
-    for (const r of rows) idsOfTable.set(Number(r.id), existingByNumid.get(Number(r.id) + offset) ?? uuidv7());
+    const reserved = this.reserved.get(table);
+    for (const r of rows) idsOfTable.set(Number(r.id), existingByNumid.get(Number(r.id) + offset) ?? reserved?.get(Number(r.id)) ?? uuidv7());
 
     if (model.fields.status?.kind === 'fk' && model.fields.status.target === 'extras.status' && columns.has('status') && !(entry.columns && 'status' in entry.columns)) {
       await this.ensureStatuses(model, rows.map((r) => String(r.status)));
@@ -348,8 +361,9 @@ class ImportRun {
       }
       kept.push(row);
     }
+    for (const f of fields) if (f.atCommit) await this.reserve(f.refTable!, kept.map((row) => f.read(row)));
     for (const row of kept) {
-      fields.forEach((f, i) => values[i]!.push(f.deferred ? null : this.checked(table, row, f)));
+      fields.forEach((f, i) => values[i]!.push(f.atCommit ? this.reservedRef(f.refTable!, f.read(row)) : f.deferred ? null : this.checked(table, row, f)));
     }
     // Custom fields, checked against the imported definitions' names (a value of a field that did not come
     // across is left out, and counted).
@@ -368,7 +382,9 @@ class ImportRun {
       if (n) report.columnsWithoutHome[c] = n;
     }
 
-    const live = fields.map((f, i) => ({ f, i })).filter(({ f }) => !f.deferred);
+    // A new row is written with every value but the deferred references (those checked at commit included); an
+    // existing one is compared on the values known now, its deferred references in the second pass.
+    const live = fields.map((f, i) => ({ f, i })).filter(({ f }) => !f.deferred || f.atCommit);
     // Fields the write path transforms (secrets encrypted at rest): transformed here for new rows; an existing
     // object keeps its stored secret (an encryption differs every time, so a comparison would always see a change).
     const transformed = live.filter(({ f }) => f.def.transform);
@@ -406,7 +422,7 @@ class ImportRun {
       report.created = newIdx.length;
     }
     if (oldIdx.length) {
-      const setCols = live.filter(({ f }) => !f.def.transform).map(({ f, i }) => ({ col: f.col, values: values[i]! }));
+      const setCols = live.filter(({ f }) => !f.def.transform && !f.deferred).map(({ f, i }) => ({ col: f.col, values: values[i]! }));
       if (customFields && cfCol) setCols.push({ col: cfCol, values: customFields });
       const changed = await this.applyChanges(table, model, kept, oldIdx, setCols, fields);
       report.updated = changed;
@@ -418,7 +434,7 @@ class ImportRun {
     if (table === 'extras_customfield') this.customFieldNames = new Set(kept.map((r) => String(r.name)));
     if (table === 'extras_tag') this.tagIds = new Map(kept.map((r) => [Number(r.id), idsOfTable.get(Number(r.id))!]));
     void used;
-    const state: EntryState = { entry, table, model, rows, kept, fields, report };
+    const state: EntryState = { entry, table, model, rows, kept, fields, report, existing: new Set(oldIdx) };
     this.states.push(state);
     return state;
   }
@@ -436,12 +452,12 @@ class ImportRun {
       const given = entry.columns?.[key];
       if (given === null) continue;
       if (typeof given === 'function') {
-        out.push({ key, def, col, refTable: null, read: (row) => given(row, this.cx), deferred: false });
+        out.push({ key, def, col, refTable: null, read: (row) => given(row, this.cx), deferred: false, atCommit: false });
         continue;
       }
       if (def.kind === 'fk' && def.target === 'extras.status' && given === undefined) {
         if (!nbColumns.has('status')) continue;
-        out.push({ key, def, col, refTable: null, read: (row) => this.statusIds.get(`${model.name}:${String(row.status)}`) ?? null, deferred: false });
+        out.push({ key, def, col, refTable: null, read: (row) => this.statusIds.get(`${model.name}:${String(row.status)}`) ?? null, deferred: false, atCommit: false });
         continue;
       }
       if (def.kind === 'fk') {
@@ -453,12 +469,13 @@ class ImportRun {
         // A reference to a table written later is set in the second pass; so is one to the row's own table when the
         // rows span several insert statements (a parent in a later statement would not exist yet).
         const later = targetOrder !== undefined && (targetOrder > myOrder || (targetOrder === myOrder && rowCount > SELF_REFERENCES_IN_ONE_STATEMENT));
-        out.push({ key, def, col, refTable, read: (row) => row[nbCol], deferred: later });
+        const atCommit = later && col.nullable && this.checkedAtCommit.get(model.table)?.has(col.name) === true;
+        out.push({ key, def, col, refTable, read: (row) => row[nbCol], deferred: later, atCommit });
         continue;
       }
       const nbCol = typeof given === 'string' ? given : key;
       if (!nbColumns.has(nbCol)) continue;
-      out.push({ key, def, col, refTable: null, read: (row) => row[nbCol], deferred: false });
+      out.push({ key, def, col, refTable: null, read: (row) => row[nbCol], deferred: false, atCommit: false });
     }
     return out;
   }
@@ -584,20 +601,70 @@ class ImportRun {
     return changed.length;
   }
 
-  /** The second pass: references to tables written after the row's own (a device's primary addresses). */
+  /**
+   * The second pass: references to tables written after the row's own (an interface's LAG in a later statement).
+   * Existing objects are compared on every row; a new row only where it has something to set: a reference
+   * written now, or one reserved at insert (checked at commit) whose target did not come across, cleared here so
+   * the commit's check passes.
+   */
   private async writeDeferred(): Promise<void> {
     for (const state of this.states) {
       const deferred = state.fields.filter((f) => f.deferred);
       if (deferred.length === 0 || state.kept.length === 0) continue;
-      const all = state.kept.map((_r, k) => k);
       const setCols = deferred.map((f) => ({ col: f.col, values: state.kept.map((row) => {
         const raw = f.read(row);
         const resolved = raw === null || raw === undefined ? null : this.ref(f.refTable!, raw);
         if (raw !== null && raw !== undefined && !resolved) state.report.columnsWithoutHome[`${f.key} (not imported)`] = (state.report.columnsWithoutHome[`${f.key} (not imported)`] ?? 0) + 1;
         return resolved;
       }) }));
-      await this.applyChanges(state.table, state.model, state.kept, all, setCols, deferred);
+      const idx: number[] = [];
+      for (let k = 0; k < state.kept.length; k++) {
+        const toSet = state.existing.has(k) || deferred.some((f, j) => (f.atCommit ? setCols[j]!.values[k] === null && hasValue(f.read(state.kept[k]!)) : setCols[j]!.values[k] !== null));
+        if (toSet) idx.push(k);
+      }
+      if (idx.length) await this.applyChanges(state.table, state.model, state.kept, idx, setCols, deferred);
     }
+  }
+
+  /**
+   * Foreign keys the schema lets a transaction check at commit (a device's primary addresses, which are written
+   * after the device) are checked there for the import: a new device is written with its addresses' ids at once.
+   */
+  private async deferDeferrableKeys(): Promise<void> {
+    const { rows } = await sql<{ constraint: string; table: string; column: string }>`SELECT c.conname AS constraint, t.relname AS table, a.attname AS column
+      FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+      WHERE c.contype = 'f' AND c.condeferrable AND cardinality(c.conkey) = 1 AND t.relnamespace = current_schema()::regnamespace`.execute(this.tx);
+    if (rows.length === 0) return;
+    for (const r of rows) {
+      let columns = this.checkedAtCommit.get(r.table);
+      if (!columns) this.checkedAtCommit.set(r.table, (columns = new Map()));
+      columns.set(r.column, r.constraint);
+    }
+    await sql`SET CONSTRAINTS ${sql.join(rows.map((r) => sql.id(r.constraint)))} DEFERRED`.execute(this.tx);
+  }
+
+  /**
+   * Gives out the Cairn ids of NetBox rows of `table` (not written yet) that new rows point at: the object's id
+   * when an earlier run wrote it, else a new one that the table's own import will use.
+   */
+  private async reserve(table: string, netboxIds: unknown[]): Promise<void> {
+    let reserved = this.reserved.get(table);
+    if (!reserved) this.reserved.set(table, (reserved = new Map()));
+    const wanted = [...new Set(netboxIds.filter(hasValue).map(Number))].filter((id) => !reserved!.has(id));
+    if (wanted.length === 0) return;
+    const index = this.order.get(table);
+    const model = getModel(this.modelOfTable.get(table) ?? '');
+    if (index === undefined || !model) return;
+    const offset = TABLE_MAP[index]!.numidOffset ?? 0;
+    const { rows: existing } = await sql<{ id: string; numid: string }>`SELECT id, numid FROM ${sql.table(model.table)}
+      WHERE ${inTenant(this.tenantId)} AND numid = ANY(${wanted.map((id) => id + offset)}::int8[])`.execute(this.tx);
+    const existingByNumid = new Map(existing.map((r) => [Number(r.numid), r.id]));
+    for (const id of wanted) reserved.set(id, existingByNumid.get(id + offset) ?? uuidv7());
+  }
+
+  private reservedRef(table: string, raw: unknown): string | null {
+    if (!hasValue(raw)) return null;
+    return this.reserved.get(table)?.get(Number(raw)) ?? null;
   }
 
   // ------------------------------------------------------------------ relations

@@ -146,6 +146,11 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     await addExtras(nb);
     await addCables(nb);
     await addFamilies(nb);
+    // Nor do its devices and VMs have primary addresses: give three devices and a VM one (the addresses are
+    // imported after them).
+    await nb.query(`UPDATE dcim_device d SET primary_ip4_id = a.id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM ipam_ipaddress WHERE family(address) = 4) a
+      WHERE d.id IN (SELECT id FROM dcim_device ORDER BY id LIMIT 3) AND a.n = d.id % 7 + 1`);
+    await nb.query(`UPDATE virtualization_virtualmachine SET primary_ip4_id = (SELECT max(id) FROM ipam_ipaddress WHERE family(address) = 4) WHERE id = (SELECT min(id) FROM virtualization_virtualmachine)`);
     database = await openTestDatabase();
     app = await buildApp({ database });
     const started = Date.now();
@@ -297,6 +302,22 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     const ifs = await cairnRows<{ numid: string; name: string }>(sql`SELECT i.numid, i.name FROM interfaces i JOIN devices d ON d.id = i.device_id
       WHERE d.tenant_id = ${tenantId} AND d.name = ${c.a_dev} ORDER BY i.numid`);
     expect(ifs.map((i) => [Number(i.numid), i.name])).toEqual(nbIfs.map((i) => [Number(i.id), i.name]));
+  });
+
+  it("keeps devices' and a VM's primary addresses, written with the object (no update after)", async () => {
+    const { rows: nbPrimary } = await nb.query<{ id: string; ip: string }>(`SELECT id, primary_ip4_id AS ip FROM dcim_device WHERE primary_ip4_id IS NOT NULL
+      UNION ALL SELECT -id, primary_ip4_id FROM virtualization_virtualmachine WHERE primary_ip4_id IS NOT NULL ORDER BY 1`);
+    expect(nbPrimary).toHaveLength(4);
+    const primary = await cairnRows<{ numid: string; ip: string }>(sql`SELECT d.numid, a.numid AS ip FROM devices d JOIN ip_addresses a ON a.id = d.primary_ip4_id WHERE d.tenant_id = ${tenantId}
+      UNION ALL SELECT -v.numid, a.numid FROM virtual_machines v JOIN ip_addresses a ON a.id = v.primary_ip4_id WHERE v.tenant_id = ${tenantId} ORDER BY 1`);
+    expect(primary.map((r) => [Number(r.numid), Number(r.ip)])).toEqual(nbPrimary.map((r) => [Number(r.id), Number(r.ip)]));
+    // Each device's one change-log entry (its creation) already holds its primary address.
+    const updates = await cairnRows<{ n: number }>(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId} AND object_type IN ('dcim.device', 'virtualization.virtualmachine') AND action = 'update'`);
+    expect(updates).toEqual([{ n: 0 }]);
+    const created = await cairnRows<{ ip: string }>(sql`SELECT c.after->>'primary_ip4' AS ip FROM object_changes c JOIN devices d ON d.id = c.object_id
+      WHERE c.tenant_id = ${tenantId} AND c.action = 'create' AND d.numid = ${Number(nbPrimary[1]!.id)}`);
+    expect(created).toHaveLength(1);
+    expect(created[0]!.ip).toBeTruthy();
   });
 
   it("keeps an address's interface and VRF, a prefix's VLAN, custom field values, tags and an owner", async () => {
