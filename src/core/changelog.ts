@@ -205,7 +205,9 @@ export async function recordCreatedObjects(tx: Kysely<DB>, ctx: RequestContext, 
     SELECT u.change_id, ${model.tenantScoped ? sql.ref('t.tenant_id') : sql`NULL::uuid`}, ${author.userId}::uuid, ${author.username}, ${author.requestId},
       'create', ${model.name}, t.id, u.repr, NULL, ${after}
     FROM unnest(${changeIds}::uuid[], ${ids}::uuid[], ${reprs.map((r) => r.slice(0, 200))}::text[]) AS u(change_id, object_id, repr)
-    JOIN ${sql.table(model.table)} t ON t.id = u.object_id
+    -- Each row found by its key: the planner, with no statistics for rows this transaction wrote, hashed the whole
+    -- table for every chunk of a bulk load (a cost that grew with the table). OFFSET 0 keeps the lookup per row.
+    CROSS JOIN LATERAL (SELECT * FROM ${sql.table(model.table)} x WHERE x.id = u.object_id OFFSET 0) t
     ${listening ? sql`RETURNING id, tenant_id` : sql``}`.execute(tx);
   if (listening) await notifyListeners(tx, ctx, rows.map((r): RecordedChange => ({ id: r.id, tenant: r.tenant_id, action: 'create', object_type: model.name })));
 }

@@ -4,3 +4,8 @@
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
+
+/** A string literal for PostgreSQL: in single quotes, its own single quotes doubled (standard_conforming_strings). */
+export function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}

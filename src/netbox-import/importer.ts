@@ -25,7 +25,8 @@ import { raiseNumidCounter } from '../core/numids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
-import { NetBoxImportError, NetBoxSource, quoteIdent, type NetBoxRow } from './source.ts';
+import { NetBoxImportError, NetBoxSource, type NetBoxRow } from './source.ts';
+import { quoteIdent } from '../db/quote.ts';
 import { cableEndModels, endsOf, RENAMED_MODELS, TABLE_MAP, type MapContext, type TableMapping } from './table-map.ts';
 import { bindType, cairnColumns, defaultValue, encodeForArray, type CairnColumn } from './cairn-columns.ts';
 import { importAccounts, type AccountsReport } from './accounts.ts';
@@ -156,6 +157,8 @@ class ImportRun {
   private readonly reserved = new Map<string, Map<number, string>>();
   /** Cairn table → column → name of its foreign key, for the keys the database may check at commit. */
   private readonly checkedAtCommit = new Map<string, Map<string, string>>();
+  /** Each planned field's check (checkOf), made on its first value. */
+  private readonly checks = new Map<PlannedField, (row: NetBoxRow) => unknown>();
   /** NetBox table → its entry's index (what is written before what). */
   private readonly order = new Map<string, number>();
   /** NetBox table → Cairn model name. */
@@ -239,9 +242,11 @@ class ImportRun {
     this.progress(`users and groups: ${accounts.report.users.created} users created, ${accounts.report.users.matched} matched; ${accounts.report.tokens.created} tokens`);
 
     const tables: TableReport[] = [];
-    for (const { entry, table, model } of entries) {
-      if (!table) continue;
-      if (!model) continue;
+    const work = entries.flatMap(({ entry, table, model }) => (table && model ? [{ entry, table, model }] : []));
+    for (const [i, { entry, table, model }] of work.entries()) {
+      // The next table is read (and decoded) while this one is written.
+      const next = work[i + 1];
+      if (next) this.source.prefetch(next.table, this.selectOf(next.entry, next.table));
       const state = await this.importTable(entry, table, model);
       tables.push(state.report);
       const r = state.report;
@@ -300,6 +305,11 @@ class ImportRun {
     }
   }
 
+  /** What an entry reads of its table beside the columns (joined values), as rows() takes it. */
+  private selectOf(entry: TableMapping, table: string): string {
+    return entry.select?.(this.source.version, this.source.columns(table)) ?? '';
+  }
+
   private tableOf(spec: string | string[]): string | null {
     for (const t of Array.isArray(spec) ? spec : [spec]) if (this.source.hasTable(t)) return t;
     return null;
@@ -326,8 +336,7 @@ class ImportRun {
 
   private async importTable(entry: TableMapping, table: string, model: ModelDef): Promise<EntryState> {
     const columns = this.source.columns(table);
-    const extra = entry.select?.(this.source.version, columns) ?? '';
-    const rows = await this.source.rows(table, extra);
+    const rows = await this.source.rows(table, this.selectOf(entry, table));
     await this.preload(entry.preload ?? []);
     const cols = await cairnColumns(this.tx, model.table);
     const report: TableReport = { table, model: model.name, read: rows.length, created: 0, updated: 0, unchanged: 0, skipped: {}, columnsWithoutHome: {}, adapted: {} };
@@ -495,47 +504,63 @@ class ImportRun {
 
   /** A field's value for a row, as Cairn stores it, or a one-line refusal naming the table, id and field. */
   private checked(table: string, row: NetBoxRow, f: PlannedField): unknown {
-    const refuse = (why: string): never => {
+    let check = this.checks.get(f);
+    if (!check) this.checks.set(f, (check = this.checkOf(table, f)));
+    return check(row);
+  }
+
+  /**
+   * How a field's values are read and checked, decided once per field (its column type, limits, choices) rather
+   * than for each of a table's rows: a table of 200,000 interfaces is millions of values.
+   */
+  private checkOf(table: string, f: PlannedField): (row: NetBoxRow) => unknown {
+    const refuse = (row: NetBoxRow, why: string): never => {
       throw new NetBoxImportError(`${table} id ${String(row.id)}, field ${f.key}: ${why}`);
     };
-    let v = f.read(row);
-    if (f.refTable) v = v === null || v === undefined ? null : this.ref(f.refTable, v);
-    // NetBox's blank colour (a circuit type without one) is Cairn's none, or the column's default.
-    if (v === '' && f.def.kind === 'color') v = null;
-    if (v === '' && f.col.nullable && (f.def.kind === 'choice' || f.def.kind === 'fk' || f.def.kind === 'date' || f.def.kind === 'integer' || f.def.kind === 'decimal')) v = null;
-    if (v === null || v === undefined) {
-      if (f.col.nullable) return null;
-      const d = defaultValue(f.col);
-      if (d) return d.value;
-      return refuse('a value is required');
-    }
+    const kind = f.def.kind;
+    const blankIsNull = kind === 'color' || (f.col.nullable && (kind === 'choice' || kind === 'fk' || kind === 'date' || kind === 'integer' || kind === 'decimal'));
+    const fallback = f.col.nullable ? null : defaultValue(f.col);
     const udt = f.col.udt;
-    if (udt === 'int2' || udt === 'int4' || udt === 'int8') {
-      const n = Number(v);
-      if (!Number.isInteger(n)) refuse(`${String(v)} is not a whole number`);
-      if (f.def.min !== undefined && n < f.def.min) refuse(`${n} is below ${f.def.min}`);
-      if (f.def.max !== undefined && n > f.def.max) refuse(`${n} is above ${f.def.max}`);
-      return n;
-    }
-    if (udt === 'numeric') return String(v);
-    if (udt === 'bool') return Boolean(v);
-    if (udt === 'varchar' || udt === 'text' || udt === 'bpchar') {
-      const s = v instanceof Date ? v.toISOString() : String(v);
-      const max = f.col.maxLength ?? f.def.maxLength;
-      if (max && s.length > max) refuse(`${s.length} characters, at most ${max} here`);
-      if (f.def.kind === 'choice') {
-        const allowed = f.def.choices ?? (f.def.vocabulary ? vocabularyOptions(f.def.vocabulary) : null);
-        if (allowed && !allowed.some((o) => o.value === s)) refuse(`"${s}" is not one of Cairn's values (${allowed.map((o) => o.value).slice(0, 12).join(', ')}${allowed.length > 12 ? ', …' : ''})`);
+    const whole = udt === 'int2' || udt === 'int4' || udt === 'int8';
+    const textual = udt === 'varchar' || udt === 'text' || udt === 'bpchar';
+    const max = f.col.maxLength ?? f.def.maxLength;
+    const choices = kind === 'choice' ? (f.def.choices ?? (f.def.vocabulary ? vocabularyOptions(f.def.vocabulary) : null)) : null;
+    const allowed = choices ? new Set(choices.map((o) => o.value)) : null;
+    const { min: lowest, max: highest } = f.def;
+    return (row) => {
+      let v = f.read(row);
+      if (f.refTable) v = v === null || v === undefined ? null : this.ref(f.refTable, v);
+      // NetBox's blank colour (a circuit type without one) is Cairn's none, or the column's default; so is a
+      // blank choice, reference, date or number where the column takes none.
+      if (v === '' && blankIsNull) v = null;
+      if (v === null || v === undefined) {
+        if (f.col.nullable) return null;
+        if (fallback) return fallback.value;
+        return refuse(row, 'a value is required');
       }
-      if (f.def.kind === 'color' && !/^[0-9a-f]{6}$/i.test(s)) refuse(`"${s}" is not a colour (six hex digits)`);
-      return s;
-    }
-    if (udt.startsWith('_')) {
-      if (!Array.isArray(v)) refuse('expected a list');
+      if (whole) {
+        const n = Number(v);
+        if (!Number.isInteger(n)) refuse(row, `${String(v)} is not a whole number`);
+        if (lowest !== undefined && n < lowest) refuse(row, `${n} is below ${lowest}`);
+        if (highest !== undefined && n > highest) refuse(row, `${n} is above ${highest}`);
+        return n;
+      }
+      if (udt === 'numeric') return String(v);
+      if (udt === 'bool') return Boolean(v);
+      if (textual) {
+        const text = v instanceof Date ? v.toISOString() : String(v);
+        if (max && text.length > max) refuse(row, `${text.length} characters, at most ${max} here`);
+        if (allowed && !allowed.has(text)) refuse(row, `"${text}" is not one of Cairn's values (${choices!.map((o) => o.value).slice(0, 12).join(', ')}${choices!.length > 12 ? ', …' : ''})`);
+        if (kind === 'color' && !/^[0-9a-f]{6}$/i.test(text)) refuse(row, `"${text}" is not a colour (six hex digits)`);
+        return text;
+      }
+      if (udt.startsWith('_')) {
+        if (!Array.isArray(v)) refuse(row, 'expected a list');
+        return v;
+      }
+      if (v instanceof Date) return v.toISOString();
       return v;
-    }
-    if (v instanceof Date) return v.toISOString();
-    return v;
+    };
   }
 
   private customFieldsOf(row: NetBoxRow, report: TableReport): Record<string, unknown> {
@@ -839,4 +864,3 @@ function hasValue(v: unknown): boolean {
   return true;
 }
 
-export { quoteIdent };

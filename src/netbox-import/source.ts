@@ -1,6 +1,7 @@
 // The NetBox side of the import: a read-only connection to NetBox's PostgreSQL database, read with plain SQL
 // (NetBox's schema is foreign here: no models), what version wrote it, and its content types.
 import pg from 'pg';
+import { quoteIdent, quoteLiteral } from '../db/quote.ts';
 
 /** Refusals the command prints as one line (not NetBox, wrong version, a row Cairn's rules refuse). */
 export class NetBoxImportError extends Error {}
@@ -29,6 +30,20 @@ export function versionOfDcimMigration(n: number): string | null {
   return found;
 }
 
+async function connect(url: string): Promise<pg.Client> {
+  // Dates stay text (node-postgres would make a local-midnight Date of them and shift them by the time zone).
+  const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
+  const client = new pg.Client({ connectionString: url, types });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new NetBoxImportError(`cannot connect to ${redact(url)}: ${(err as Error).message}`);
+  }
+  return client;
+}
+
+
 export class NetBoxSource {
   private columnsByTable = new Map<string, Set<string>>();
   /** NetBox column (`table.column`) → the table its foreign key points at. */
@@ -37,22 +52,25 @@ export class NetBoxSource {
   readonly contentTypes = new Map<number, string>();
   version = '';
 
-  private constructor(private readonly client: pg.Client) {}
+  /** The snapshot this connection reads (exported, so a second connection can read the same one). */
+  private snapshot: string | null = null;
+  /** A second connection on the same snapshot, reading the next table while the import writes this one. */
+  private reader: Promise<pg.Client> | null = null;
+  private readonly prefetched = new Map<string, Promise<NetBoxRow[]>>();
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly url: string,
+  ) {}
 
   static async open(url: string): Promise<NetBoxSource> {
-    // Dates stay text (node-postgres would make a local-midnight Date of them and shift them by the time zone).
-    const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === DATE_OID ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser };
-    const client = new pg.Client({ connectionString: url, types });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-    } catch (err) {
-      throw new NetBoxImportError(`cannot connect to ${redact(url)}: ${(err as Error).message}`);
-    }
-    const source = new NetBoxSource(client);
+    const client = await connect(url);
+    const source = new NetBoxSource(client, url);
     try {
       // Read-only from the start: the import never writes to NetBox, and one snapshot gives consistent tables.
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      // Refused on some servers (a standby before PostgreSQL 10): the import then reads on this connection alone.
+      source.snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id').catch(() => null))?.rows[0]?.id ?? null;
       await source.describe();
     } catch (err) {
       await source.close();
@@ -62,6 +80,9 @@ export class NetBoxSource {
   }
 
   async close(): Promise<void> {
+    const reader = this.reader;
+    this.reader = null;
+    if (reader) await reader.then((c) => c.end()).catch(() => undefined);
     await this.client.end().catch(() => undefined);
   }
 
@@ -127,8 +148,38 @@ export class NetBoxSource {
 
   /** Every row of a table, in id order (a table without `id`, a join table, in its own order). */
   async rows(table: string, extraSelect = ''): Promise<NetBoxRow[]> {
+    const key = `${table} ${extraSelect}`;
+    const ahead = this.prefetched.get(key);
+    if (ahead) {
+      this.prefetched.delete(key);
+      return ahead;
+    }
+    return this.query(this.rowsSql(table, extraSelect));
+  }
+
+  /**
+   * Starts reading what rows(table, extraSelect) will be asked for, on a second connection that sees the same
+   * snapshot, so reading and decoding one table overlaps writing the one before it. Does nothing where the
+   * snapshot could not be shared.
+   */
+  prefetch(table: string, extraSelect = ''): void {
+    const key = `${table} ${extraSelect}`;
+    if (!this.snapshot || this.prefetched.has(key)) return;
+    const snapshot = this.snapshot;
+    this.reader ??= connect(this.url).then(async (c) => {
+      await c.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await c.query(`SET TRANSACTION SNAPSHOT ${quoteLiteral(snapshot)}`);
+      return c;
+    });
+    const rows = this.reader.then(async (c) => (await c.query<NetBoxRow>(this.rowsSql(table, extraSelect))).rows);
+    // Its error surfaces where rows() awaits it; one never asked for must not end the process.
+    rows.catch(() => undefined);
+    this.prefetched.set(key, rows);
+  }
+
+  private rowsSql(table: string, extraSelect: string): string {
     const order = this.columns(table).has('id') ? ' ORDER BY t.id' : '';
-    return this.query(`SELECT t.*${extraSelect ? `, ${extraSelect}` : ''} FROM ${quoteIdent(table)} t${order}`);
+    return `SELECT t.*${extraSelect ? `, ${extraSelect}` : ''} FROM ${quoteIdent(table)} t${order}`;
   }
 
   async count(table: string): Promise<number> {
@@ -147,9 +198,6 @@ export class NetBoxSource {
   }
 }
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** The URL without its password, for messages. */
 export function redact(url: string): string {

@@ -3,7 +3,7 @@
 // `cairn status` report a missing extension with the statement a superuser must run.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
-import { quoteIdent } from '../db/quote.ts';
+import { quoteIdent, quoteLiteral } from '../db/quote.ts';
 
 export const SEARCH_EXTENSIONS = ['pg_trgm', 'unaccent'] as const;
 export type SearchExtension = (typeof SEARCH_EXTENSIONS)[number];
@@ -62,9 +62,6 @@ async function settleDeviceTrigramIndex(db: Kysely<DB>): Promise<void> {
   END $$`.execute(db);
 }
 
-function quoteLiteral(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
 
 /**
  * Creates what search needs and may still be missing: the extensions when this role may (a superuser may have

@@ -49,6 +49,7 @@ import * as m0046 from './0046_circuits.ts';
 import * as m0047 from './0047_sign_in_throttle.ts';
 import * as m0049 from './0049_module_console_power.ts';
 import * as m0050 from './0050_provider_asns.ts';
+import * as m0051 from './0051_natural_key_split.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -100,4 +101,5 @@ export const migrations: Record<string, Migration> = {
   '0047_sign_in_throttle': m0047,
   '0049_module_console_power': m0049,
   '0050_provider_asns': m0050,
+  '0051_natural_key_split': m0051,
 };
