@@ -76,6 +76,9 @@ export interface ImportReport {
 /** Rows the bulk load writes in one statement (its chunk), within which rows may point at each other. */
 const SELF_REFERENCES_IN_ONE_STATEMENT = 20_000;
 
+/** NetBox tables read ahead of the one being written (on a second connection, in order). */
+const READ_AHEAD = 6;
+
 /** Thrown to roll a dry run back once everything is checked. */
 class DryRunDone extends Error {}
 
@@ -244,9 +247,9 @@ class ImportRun {
     const tables: TableReport[] = [];
     const work = entries.flatMap(({ entry, table, model }) => (table && model ? [{ entry, table, model }] : []));
     for (const [i, { entry, table, model }] of work.entries()) {
-      // The next table is read (and decoded) while this one is written.
-      const next = work[i + 1];
-      if (next) this.source.prefetch(next.table, this.selectOf(next.entry, next.table));
+      // The next tables are read (and decoded) while this one is written: far enough ahead that the big one
+      // (interfaces) is read while the devices before it are written, not only during the small tables between.
+      for (const next of work.slice(i + 1, i + 1 + READ_AHEAD)) this.source.prefetch(next.table, this.selectOf(next.entry, next.table));
       const state = await this.importTable(entry, table, model);
       tables.push(state.report);
       const r = state.report;

@@ -17,6 +17,7 @@ import { TENANT_COLUMN } from '../access.ts';
 import { customFieldDefaultsFor } from './insert-rows.ts';
 import { briefColumns, displaysOf, type Row } from './serialize.ts';
 import { columnTypesOf, recordCreatedObjects, type ColumnTypes } from '../changelog.ts';
+import { arrayLiteral } from '../../db/array-literal.ts';
 
 /** Column name, element type of the bound array, and a cast for array-typed columns (sent as array literals). */
 export type LoadColumn = [name: string, pgType: string, cast?: string];
@@ -113,15 +114,29 @@ export class BulkLoad {
     const count = data[0]?.length ?? 0;
     const constNames = Object.keys(consts);
     const names = [...columns.map(([n]) => n), ...constNames];
+    // A chunk's arrays go as array literals in text (read by the database as the column's array type), encoded
+    // ahead: the next chunk is encoded while the database writes this one, instead of by the driver after it.
+    const encode = (start: number): RawBuilder<unknown>[] => {
+      const end = Math.min(count, start + CHUNK);
+      return columns.map(([, type], i) => sql`${arrayLiteral(data[i]!.slice(start, end))}::text::${sql.raw(type)}[]`);
+    };
+    let arrays = count ? encode(0) : [];
     for (let start = 0; start < count; start += CHUNK) {
       const end = Math.min(count, start + CHUNK);
-      const arrays = columns.map(([, type], i) => sql`${data[i]!.slice(start, end)}::${sql.raw(type)}[]`);
       const selected = columns.map(([, , cast], i) => (cast ? sql`${sql.ref(`u.c${i}`)}::${sql.raw(cast)}` : sql.ref(`u.c${i}`)));
-      const { rows } = await sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
+      const written = sql<Row>`INSERT INTO ${sql.table(table)} (${sql.join(names.map((n) => sql.ref(n)))})
         SELECT ${sql.join([...selected, ...constNames.map((n) => consts[n]!)])}
         FROM unnest(${sql.join(arrays)}) AS u(${sql.join(columns.map((_c, i) => sql.ref(`c${i}`)))})
         ${skipExisting ? sql`ON CONFLICT DO NOTHING` : sql``}
         ${log ? sql`RETURNING ${sql.join(log.returning.map((c) => sql.ref(c)))}` : sql``}`.execute(this.tx);
+      // Its failure is met where it is awaited below; until then it must not count as unhandled.
+      written.catch(() => undefined);
+      if (end < count) {
+        // Once the statement is on its way (the driver sends it on a later turn of the event loop).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        arrays = encode(end);
+      }
+      const { rows } = await written;
       if (log) await log.created(rows);
       // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.
       if (end < count) this.progress(`    ${table}: ${end.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} rows`);
