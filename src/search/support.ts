@@ -83,7 +83,8 @@ export async function ensureSearchSupport(db: Kysely<DB>): Promise<ExtensionStat
     : `SELECT lower(coalesce($1, ''))`;
   await sql`${sql.raw(`CREATE OR REPLACE FUNCTION cairn_search_norm(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$ ${body} $fn$`)}`.execute(db);
   if (state.schemas.pg_trgm) {
-    await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops) WITH (gin_pending_list_limit = 256)`)}`.execute(db);
+    // Its pending-list cap is each session's (PENDING_LIST_KB in db/database.ts), not the index's.
+    await sql`${sql.raw(`CREATE INDEX IF NOT EXISTS search_index_trgm_idx ON search_index USING gin (norm ${quoteIdent(state.schemas.pg_trgm)}.gin_trgm_ops)`)}`.execute(db);
     // And the one the device list's `q` reads (migration 0034), missing when pg_trgm came after the migration.
     await sql`${sql.raw(deviceTrigramIndexSql(state.schemas.pg_trgm))}`.execute(db);
     await settleDeviceTrigramIndex(db);

@@ -50,6 +50,28 @@ describe('demo data', () => {
   const circuitCables = borders * 3;
   const rerun = sitesWithUplinks.map((s) => Math.min(24, plan.devices.filter((d) => d.site === s.index && (d.role === 'leaf' || d.role === 'border')).length)).reduce((a, b) => a + b, 0);
 
+  it("a load's search entries are merged into the trigram index before it returns; the session's cap stays 256 kB", async () => {
+    const db = h.database.db;
+    const cap = async (q: typeof db) => (await sql<{ v: string }>`SELECT current_setting('gin_pending_list_limit') AS v`.execute(q)).rows[0]!.v;
+    expect(await cap(db)).toBe('256kB');
+    const { rows: options } = await sql<{ reloptions: string[] | null }>`SELECT reloptions FROM pg_class WHERE relname = 'search_index_trgm_idx'`.execute(db);
+    expect(options).toEqual([{ reloptions: null }]);
+    // Pending pages are readable with pgstattuple (PostgreSQL's contrib; the embedded database has none).
+    const readable = await sql`CREATE EXTENSION IF NOT EXISTS pgstattuple`.execute(db).then(() => true, () => false);
+    const tags = requireModel('extras.tag');
+    const seen = await db.transaction().execute(async (tx) => {
+      const load = new BulkLoad(tx, systemContext(h.tenants.b));
+      const t = await load.identities(tags, 3000);
+      await load.insert(tags, [['id', 'uuid'], ['numid', 'int8'], ['name', 'text'], ['slug', 'text']], [t.ids, t.numids, t.ids.map((_, i) => `Pending ${i}`), t.ids.map((_, i) => `pending-${i}`)]);
+      const pending = readable ? (await sql<{ n: number }>`SELECT pending_pages AS n FROM pgstatginindex('search_index_trgm_idx')`.execute(tx)).rows[0]!.n : 0;
+      const found = (await sql<{ n: number }>`SELECT count(*)::int AS n FROM search_index WHERE norm LIKE '%pending 2999%'`.execute(tx)).rows[0]!.n;
+      const result = { pending, cap: await cap(tx), found };
+      await sql`ROLLBACK`.execute(tx);
+      return result;
+    }).catch((e: unknown) => (e instanceof Error ? { error: e.message } : e));
+    expect(seen).toEqual({ pending: 0, cap: '256kB', found: 1 });
+  });
+
   it('writes the planned counts, visible through the API', async () => {
     const admin = h.as('admin');
     const count = async (path: string) => (await admin.get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).json().count as number;

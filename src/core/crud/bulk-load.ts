@@ -25,6 +25,10 @@ export type LoadColumn = [name: string, pgType: string, cast?: string];
 /** Rows per INSERT statement: big enough to amortise the round trip, small enough for the bind buffer. */
 const CHUNK = 20_000;
 
+/** A load's cap on a GIN index's pending list (kB), and from how many rows a write raises it. */
+const PENDING_BATCH_KB = 65_536;
+const PENDING_BATCH_FROM = 1_000;
+
 export class BulkLoad {
   /** Rows written per table, objects and links. */
   readonly rows: Record<string, number> = {};
@@ -121,6 +125,9 @@ export class BulkLoad {
       return columns.map(([, type], i) => sql`${arrayLiteral(data[i]!.slice(start, end))}::text::${sql.raw(type)}[]`);
     };
     let arrays = count ? encode(0) : [];
+    // Objects are indexed for search as they are written (GIN trigram indexes): merged in big batches, once at the
+    // end, rather than every 256 kB of pending entries (PENDING_LIST_KB), 7-9 µs less for each entry.
+    const pending = log && count > PENDING_BATCH_FROM ? await this.raisePendingLists() : null;
     for (let start = 0; start < count; start += CHUNK) {
       const end = Math.min(count, start + CHUNK);
       const selected = columns.map(([, , cast], i) => (cast ? sql`${sql.ref(`u.c${i}`)}::${sql.raw(cast)}` : sql.ref(`u.c${i}`)));
@@ -141,6 +148,26 @@ export class BulkLoad {
       // A big table is minutes of work at 50,000 devices: say how far it got, not only when it is done.
       if (end < count) this.progress(`    ${table}: ${end.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} rows`);
     }
+    if (pending !== null) await this.mergePendingLists(pending);
     this.rows[table] = (this.rows[table] ?? 0) + count;
+  }
+
+  /** Raises this transaction's GIN pending-list cap; returns the cap it had. */
+  private async raisePendingLists(): Promise<string> {
+    const { rows } = await sql<{ previous: string }>`SELECT s.previous, set_config('gin_pending_list_limit', ${String(PENDING_BATCH_KB)}, true)
+      FROM (SELECT current_setting('gin_pending_list_limit') AS previous) s`.execute(this.tx);
+    return rows[0]!.previous;
+  }
+
+  /**
+   * Merges what the load left pending in the schema's GIN indexes that keep a pending list (the search index's
+   * trigrams), so no later writer's insert pays for merging it and no search reads it, and restores the cap. Only
+   * indexes this role owns (merging is the owner's, as vacuuming is): an index someone else made keeps its list.
+   */
+  private async mergePendingLists(previous: string): Promise<void> {
+    await sql`SELECT set_config('gin_pending_list_limit', ${previous}, true),
+        (SELECT count(gin_clean_pending_list(c.oid)) FROM pg_class c JOIN pg_am am ON am.oid = c.relam
+          WHERE am.amname = 'gin' AND c.relnamespace = current_schema()::regnamespace AND pg_has_role(c.relowner, 'USAGE')
+            AND NOT coalesce('fastupdate=off' = ANY(c.reloptions), false))`.execute(this.tx);
   }
 }
