@@ -71,13 +71,14 @@ describe('prefix hierarchy', () => {
     const vrf = (await h.as('alice').post('/api/vrfs/', { name: 'hier-whole' })).json().id;
     for (const p of ['10.80.0.0/16', '10.80.0.0/20', '10.80.1.0/24', '10.80.1.0/26', '10.80.2.0/24']) await prefix({ prefix: p });
     for (const p of ['10.80.0.0/16', '10.80.1.0/24']) await prefix({ prefix: p, vrf });
+    for (const p of ['2001:db8:80::/48', '2001:db8:80:1::/64', '2001:db8:80:1::/80']) await prefix({ prefix: p });
     const beta = await h.as('bob').post('/api/prefixes/', { prefix: '10.80.0.0/24' });
     expect(beta.statusCode, beta.body).toBe(201);
     const db = h.database.db;
     const counts = async (tenant: string) => (await sql<{ id: string; depth: number; children: number }>`SELECT id, depth, children FROM prefixes
       WHERE tenant_id = ${tenant} ORDER BY id`.execute(db)).rows;
     const byHooks = await counts(h.tenants.a);
-    expect(byHooks.some((r) => r.depth >= 2) && byHooks.some((r) => r.children >= 2)).toBe(true);
+    expect(byHooks.some((r) => r.depth >= 3) && byHooks.some((r) => r.children >= 3)).toBe(true);
     await sql`UPDATE prefixes SET depth = 99, children = 99 WHERE tenant_id = ${h.tenants.a}`.execute(db);
     await sql`UPDATE prefixes SET depth = 7, children = 7 WHERE tenant_id = ${h.tenants.b}`.execute(db);
     await refreshTenantHierarchy(db, h.tenants.a);

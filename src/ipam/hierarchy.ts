@@ -44,14 +44,22 @@ export async function refreshHierarchy(tx: Kysely<DB>, keys: PrefixKey[], exclud
 }
 
 /**
- * Every prefix of a tenant at once (after a bulk load that wrote prefixes past the hooks). Each containing pair is
- * found once, from the inner prefix (the index answers "which prefixes contain this one" quickly, "which does this
- * one contain" slowly: 0.12 ms against 0.01 a prefix), then counted both ways; rows whose counts are right are left
- * alone (an update re-checks every foreign key of a row written in the same transaction).
+ * Every prefix of a tenant at once (after a bulk load that wrote prefixes past the hooks). A prefix's containers
+ * are found by key, not by the inet index: for each mask length the tenant uses that is shorter than the prefix's,
+ * the prefix cut to that length (set_masklen on a cidr zeroes the rest) is the only network that can contain it,
+ * looked up by hash. The index took 0.01-0.07 ms a prefix (4.5 s for 62,500 prefixes); the lookups take a few
+ * hundred ms. Each containing pair is counted both ways; only rows whose counts change are written (an update
+ * re-checks every foreign key of a row written in the same transaction).
  */
 export async function refreshTenantHierarchy(tx: Kysely<DB>, tenantId: string): Promise<void> {
-  await sql`WITH pairs AS (
-      SELECT i.id AS inner_id, o.id AS outer_id FROM prefixes i JOIN prefixes o ON ${sameSpace('o', 'i')} AND o.prefix >> i.prefix
+  await sql`WITH lengths AS (
+      SELECT DISTINCT family(p.prefix) AS family, masklen(p.prefix) AS len FROM prefixes p WHERE ${inTenant(tenantId, 'p')}
+    ),
+    pairs AS (
+      SELECT i.id AS inner_id, o.id AS outer_id
+      FROM prefixes i
+      JOIN lengths l ON l.family = family(i.prefix) AND l.len < masklen(i.prefix)
+      JOIN prefixes o ON o.prefix = set_masklen(i.prefix, l.len) AND ${sameSpace('o', 'i')}
       WHERE ${inTenant(tenantId, 'i')}
     ),
     depth AS (SELECT inner_id AS id, count(*)::int AS n FROM pairs GROUP BY inner_id),
