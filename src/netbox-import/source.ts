@@ -43,7 +43,6 @@ async function connect(url: string): Promise<pg.Client> {
   return client;
 }
 
-
 export class NetBoxSource {
   private columnsByTable = new Map<string, Set<string>>();
   /** NetBox column (`table.column`) → the table its foreign key points at. */
@@ -69,8 +68,8 @@ export class NetBoxSource {
     try {
       // Read-only from the start: the import never writes to NetBox, and one snapshot gives consistent tables.
       await client.query('BEGIN TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      // Refused on some servers (a standby before PostgreSQL 10): the import then reads on this connection alone.
-      source.snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id').catch(() => null))?.rows[0]?.id ?? null;
+      // Named, so a second connection can read the same snapshot (prefetch).
+      source.snapshot = (await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id')).rows[0]!.id;
       await source.describe();
     } catch (err) {
       await source.close();
@@ -152,15 +151,17 @@ export class NetBoxSource {
     const ahead = this.prefetched.get(key);
     if (ahead) {
       this.prefetched.delete(key);
-      return ahead;
+      // A second connection the server refused (its connection limit) costs the read-ahead, not the import: the
+      // rows are read here instead, where a real error in the query fails as it would have.
+      const rows = await ahead.catch(() => null);
+      if (rows) return rows;
     }
     return this.query(this.rowsSql(table, extraSelect));
   }
 
   /**
    * Starts reading what rows(table, extraSelect) will be asked for, on a second connection that sees the same
-   * snapshot, so reading and decoding one table overlaps writing the one before it. Does nothing where the
-   * snapshot could not be shared.
+   * snapshot, so reading and decoding one table overlaps writing the one before it.
    */
   prefetch(table: string, extraSelect = ''): void {
     const key = `${table} ${extraSelect}`;
