@@ -25,6 +25,7 @@ import { raiseNumidCounter } from '../core/numids.ts';
 import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
+import { vlanAvailableOn } from '../ipam/vlan-scope.ts';
 import { NetBoxImportError, NetBoxSource, type NetBoxRow } from './source.ts';
 import { quoteIdent } from '../db/quote.ts';
 import { cableEndModels, endsOf, RENAMED_MODELS, TABLE_MAP, type MapContext, type TableMapping } from './table-map.ts';
@@ -258,6 +259,9 @@ class ImportRun {
     }
     await this.writeDeferred();
     await this.refuseDuplicateAddresses();
+    await this.refuseMisplacedDevices();
+    await this.refuseForeignPrimaryAddresses();
+    await this.refuseInterfaceRelations();
     await this.finish();
     this.progress('references between tables, numbers, prefix hierarchy');
 
@@ -815,6 +819,118 @@ class ImportRun {
         ORDER BY x.numid LIMIT 1`.execute(this.tx);
       const dup = rows[0];
       if (dup) throw new NetBoxImportError(`${c.nb} id ${dup.numid}, field ${c.field}: ${dup.value} already exists in ${dup.vrf_name ? `VRF ${dup.vrf_name}` : 'the global table'}, where ${c.field === 'address' ? 'addresses' : 'prefixes'} are unique (set the VRF's enforce_unique off in NetBox, or CAIRN_ENFORCE_GLOBAL_UNIQUE=false)`);
+    }
+  }
+
+  /** NetBox's id of a Cairn object written from `table` (its number less the entry's offset). */
+  private netboxId(table: string, numid: string | number): number {
+    const index = this.order.get(table);
+    return Number(numid) - (index === undefined ? 0 : (TABLE_MAP[index]!.numidOffset ?? 0));
+  }
+
+  /**
+   * Devices placed as a device's own writes would refuse (checkDevicePlacement), checked once over the tenant: a
+   * position outside the rack, a position on a 0U device, a unit (and face, or either face for full-depth
+   * devices) another device holds. The later device by NetBox id is the one named.
+   */
+  private async refuseMisplacedDevices(): Promise<void> {
+    if (!this.ids.has('dcim_device')) return;
+    const { rows: outside } = await sql<{ numid: string; model: string; position: number; last: number; rack: string; bottom: number; top: number; u: number }>`
+      SELECT a.numid, t.model, a.position, a.position + t.u_height - 1 AS last, r.name AS rack, r.starting_unit AS bottom,
+        r.starting_unit + r.u_height - 1 AS top, t.u_height AS u
+      FROM devices a JOIN device_types t ON t.id = a.device_type_id JOIN racks r ON r.id = a.rack_id
+      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL
+        AND (t.u_height = 0 OR a.position < r.starting_unit OR a.position + t.u_height - 1 > r.starting_unit + r.u_height - 1)
+      ORDER BY a.numid LIMIT 1`.execute(this.tx);
+    const o = outside[0];
+    if (o) {
+      const why = o.u === 0 ? `a ${o.model} is 0U: it takes no unit, so it cannot have a position`
+        : `${o.u === 1 ? `U${o.position}` : `U${o.position}–U${o.last}`} is outside rack ${o.rack} (U${o.bottom}–U${o.top})`;
+      throw new NetBoxImportError(`dcim_device id ${this.netboxId('dcim_device', o.numid)}, field position: ${why}`);
+    }
+    const { rows: shared } = await sql<{ numid: string; occupant: string; unit: number; face: string }>`
+      SELECT a.numid, b.name AS occupant, greatest(a.position, b.position) AS unit,
+        CASE WHEN a.face = b.face OR bt.is_full_depth THEN a.face ELSE b.face END AS face
+      FROM devices a JOIN device_types at ON at.id = a.device_type_id
+      JOIN devices b ON b.rack_id = a.rack_id AND b.numid < a.numid AND b.position IS NOT NULL
+      JOIN device_types bt ON bt.id = b.device_type_id
+      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL AND at.u_height > 0 AND bt.u_height > 0
+        AND b.position <= a.position + at.u_height - 1 AND a.position <= b.position + bt.u_height - 1
+        AND (a.face = b.face OR at.is_full_depth OR bt.is_full_depth)
+      ORDER BY a.numid LIMIT 1`.execute(this.tx);
+    const s = shared[0];
+    if (s) throw new NetBoxImportError(`dcim_device id ${this.netboxId('dcim_device', s.numid)}, field position: U${s.unit} ${s.face} is taken by ${s.occupant}`);
+  }
+
+  /**
+   * Primary addresses as a device's or VM's own writes would refuse them (checkPrimaryIps): of the slot's family,
+   * and assigned to one of the object's own interfaces.
+   */
+  private async refuseForeignPrimaryAddresses(): Promise<void> {
+    const owners = [
+      { table: 'dcim_device', label: 'device', objects: sql`devices`, interfaces: sql`interfaces`, owner: sql`device_id`, assigned: sql`assigned_interface_id` },
+      { table: 'virtualization_virtualmachine', label: 'virtual machine', objects: sql`virtual_machines`, interfaces: sql`vm_interfaces`, owner: sql`virtual_machine_id`, assigned: sql`assigned_vm_interface_id` },
+    ];
+    for (const o of owners) {
+      if (!this.ids.has(o.table)) continue;
+      const { rows } = await sql<{ numid: string; slot: string; address: string; family: number; wanted: number }>`
+        SELECT d.numid, s.slot, a.address::text AS address, family(a.address) AS family, s.wanted
+        FROM ${o.objects} d
+        CROSS JOIN LATERAL (VALUES ('primary_ip4', d.primary_ip4_id, 4), ('primary_ip6', d.primary_ip6_id, 6)) AS s(slot, ip, wanted)
+        JOIN ip_addresses a ON a.id = s.ip
+        LEFT JOIN ${o.interfaces} i ON i.id = a.${o.assigned}
+        WHERE ${inTenant(this.tenantId, 'd')} AND (family(a.address) <> s.wanted OR i.${o.owner} IS DISTINCT FROM d.id)
+        ORDER BY d.numid, s.slot LIMIT 1`.execute(this.tx);
+      const r = rows[0];
+      if (!r) continue;
+      const why = r.family !== r.wanted ? `${r.slot} takes an IPv${r.wanted} address; ${r.address} is IPv${r.family}`
+        : `${r.address} is not assigned to an interface of this ${o.label} (Cairn keeps a primary address on the object's own interfaces)`;
+      throw new NetBoxImportError(`${o.table} id ${this.netboxId(o.table, r.numid)}, field ${r.slot}: ${why}`);
+    }
+  }
+
+  /**
+   * Interfaces related as their own writes would refuse (checkInterfaceRelations, vlan-scope.ts): a LAG or parent
+   * on another device, a LAG that is not of type lag, a VLAN outside the host's scope (global VLANs, its site's,
+   * those of a group of its site or the site's region).
+   */
+  private async refuseInterfaceRelations(): Promise<void> {
+    if (this.ids.has('dcim_interface')) {
+      const { rows } = await sql<{ numid: string; field: string; other: string; device: string; type: string; same: boolean }>`
+        SELECT i.numid, r.field, o.name AS other, od.name AS device, o.type, o.device_id = i.device_id AS same
+        FROM interfaces i CROSS JOIN LATERAL (VALUES ('lag', i.lag_id), ('parent', i.parent_id)) AS r(field, target)
+        JOIN interfaces o ON o.id = r.target JOIN devices od ON od.id = o.device_id
+        WHERE ${inTenant(this.tenantId, 'i')} AND r.target IS NOT NULL
+          AND (o.id = i.id OR o.device_id <> i.device_id OR (r.field = 'lag' AND o.type <> 'lag'))
+        ORDER BY i.numid, r.field LIMIT 1`.execute(this.tx);
+      const r = rows[0];
+      if (r) {
+        const what = r.field === 'lag' ? 'LAG' : 'parent';
+        const why = !r.same ? `${r.device} › ${r.other} is on another device: the ${what} must be an interface of the same device`
+          : r.field === 'lag' && r.type !== 'lag' ? `${r.device} › ${r.other} is not a LAG (its type is ${r.type})` : `an interface cannot be its own ${what}`;
+        throw new NetBoxImportError(`dcim_interface id ${this.netboxId('dcim_interface', r.numid)}, field ${r.field}: ${why}`);
+      }
+    }
+    const hosts = [
+      { table: 'dcim_interface', noun: 'device', interfaces: sql`interfaces`, tagged: sql`interface_tagged_vlans`, from: sql`interface_id`,
+        site: sql`(SELECT d.site_id FROM devices d WHERE d.id = i.device_id)` },
+      { table: 'virtualization_vminterface', noun: 'virtual machine', interfaces: sql`vm_interfaces`, tagged: sql`vm_interface_tagged_vlans`, from: sql`vm_interface_id`,
+        site: sql`(SELECT coalesce(vm.site_id, c.site_id) FROM virtual_machines vm LEFT JOIN clusters c ON c.id = vm.cluster_id WHERE vm.id = i.virtual_machine_id)` },
+    ];
+    for (const h of hosts) {
+      if (!this.ids.has(h.table)) continue;
+      const { rows } = await sql<{ numid: string; field: string; vid: number; name: string }>`
+        SELECT x.numid, x.field, v.vid, v.name FROM (
+          SELECT i.numid, 'untagged_vlan' AS field, i.untagged_vlan_id AS vlan_id, ${h.site} AS site_id FROM ${h.interfaces} i
+          WHERE ${inTenant(this.tenantId, 'i')} AND i.untagged_vlan_id IS NOT NULL
+          UNION ALL
+          SELECT i.numid, 'tagged_vlans', t.vlan_id, ${h.site} FROM ${h.tagged} t JOIN ${h.interfaces} i ON i.id = t.${h.from}
+          WHERE ${inTenant(this.tenantId, 'i')}
+        ) x JOIN vlans v ON v.id = x.vlan_id
+        WHERE NOT ${vlanAvailableOn('v', { site: sql`x.site_id`, noun: h.noun })}
+        ORDER BY x.numid, x.field LIMIT 1`.execute(this.tx);
+      const r = rows[0];
+      if (r) throw new NetBoxImportError(`${h.table} id ${this.netboxId(h.table, r.numid)}, field ${r.field}: VLAN ${r.vid} (${r.name}) is not available on the interface's ${h.noun}: an interface takes global VLANs or those of its ${h.noun}'s site (or of a VLAN group of that site or its region)`);
     }
   }
 

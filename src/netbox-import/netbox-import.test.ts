@@ -122,6 +122,21 @@ async function expectEveryTableCounted(nb: pg.Client, database: TestDatabase, te
   }
 }
 
+/** Primary IPv4 addresses for the first three devices and the first VM, each on the object's first interface. */
+async function givePrimaryAddresses(nb: pg.Client): Promise<void> {
+  const { rows: free } = await nb.query<{ id: string }>(`SELECT id FROM ipam_ipaddress WHERE family(address) = 4 AND vrf_id IS NULL AND assigned_object_id IS NULL ORDER BY id LIMIT 4`);
+  const { rows: devices } = await nb.query<{ id: string; iface: string }>(`SELECT d.id, min(i.id) AS iface FROM dcim_device d JOIN dcim_interface i ON i.device_id = d.id GROUP BY d.id ORDER BY d.id LIMIT 3`);
+  const { rows: [vm] } = await nb.query<{ id: string; iface: string }>(`SELECT v.id, min(i.id) AS iface FROM virtualization_virtualmachine v JOIN virtualization_vminterface i ON i.virtual_machine_id = v.id GROUP BY v.id ORDER BY v.id LIMIT 1`);
+  const assign = (ip: string, model: string, iface: string) => nb.query(`UPDATE ipam_ipaddress SET assigned_object_type_id = (SELECT id FROM django_content_type WHERE app_label = $2 AND model = $3), assigned_object_id = $4 WHERE id = $1`,
+    [ip, model === 'interface' ? 'dcim' : 'virtualization', model, iface]);
+  for (const [k, d] of devices.entries()) {
+    await assign(free[k]!.id, 'interface', d.iface);
+    await nb.query('UPDATE dcim_device SET primary_ip4_id = $1 WHERE id = $2', [free[k]!.id, d.id]);
+  }
+  await assign(free[3]!.id, 'vminterface', vm!.iface);
+  await nb.query('UPDATE virtualization_virtualmachine SET primary_ip4_id = $1 WHERE id = $2', [free[3]!.id, vm!.id]);
+}
+
 describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBox 4.1 demo)', () => {
   let demo: DemoCopy;
   let nb: pg.Client;
@@ -146,11 +161,9 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     await addExtras(nb);
     await addCables(nb);
     await addFamilies(nb);
-    // Nor do its devices and VMs have primary addresses: give three devices and a VM one (the addresses are
-    // imported after them).
-    await nb.query(`UPDATE dcim_device d SET primary_ip4_id = a.id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM ipam_ipaddress WHERE family(address) = 4) a
-      WHERE d.id IN (SELECT id FROM dcim_device ORDER BY id LIMIT 3) AND a.n = d.id % 7 + 1`);
-    await nb.query(`UPDATE virtualization_virtualmachine SET primary_ip4_id = (SELECT max(id) FROM ipam_ipaddress WHERE family(address) = 4) WHERE id = (SELECT min(id) FROM virtualization_virtualmachine)`);
+    // Nor do its devices and VMs have primary addresses: three devices and a VM get one, assigned first to one of
+    // their own interfaces (the addresses are imported after them).
+    await givePrimaryAddresses(nb);
     database = await openTestDatabase();
     app = await buildApp({ database });
     const started = Date.now();
@@ -322,7 +335,7 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
 
   it("keeps an address's interface and VRF, a prefix's VLAN, custom field values, tags and an owner", async () => {
     const { rows: [addr] } = await nb.query<{ id: string; iface: string; vrf: string | null }>(`SELECT id, assigned_object_id AS iface, vrf_id AS vrf FROM ipam_ipaddress
-      WHERE assigned_object_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'interface') ORDER BY id LIMIT 1`);
+      WHERE assigned_object_type_id = (SELECT id FROM django_content_type WHERE app_label = 'dcim' AND model = 'interface') AND vrf_id IS NOT NULL ORDER BY id LIMIT 1`);
     const [a] = await cairnRows<{ iface: string; vrf: string | null }>(sql`SELECT i.numid AS iface, v.numid AS vrf FROM ip_addresses x
       JOIN interfaces i ON i.id = x.assigned_interface_id LEFT JOIN vrfs v ON v.id = x.vrf_id WHERE x.tenant_id = ${tenantId} AND x.numid = ${Number(addr!.id)}`);
     expect(addr!.vrf).not.toBeNull();
@@ -429,6 +442,55 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     const [site] = await cairnRows<{ description: string }>(sql`SELECT description FROM sites WHERE tenant_id = ${tenantId} AND numid = 2`);
     expect(site!.description).not.toBe('changed again');
     await nb.query('DELETE FROM ipam_ipaddress WHERE id = $1', [dup!.id]);
+  });
+
+  it("a device on a unit another holds, a primary address of another device's, a LAG on another device, a VLAN of another site: each stops the import, named", async () => {
+    const before = await cairnRows<{ n: number }>(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`);
+    const attempt = async () => ((await importNetBox(database, { url: nbUrl, tenantSlug: 'netbox' }).catch((e: unknown) => e)) as Error);
+    // The last racked device moved onto the unit of a full-depth one in its rack, on the other face (NetBox's own
+    // key is rack, unit and face; a full-depth device holds both faces).
+    const { rows: [pair] } = await nb.query<{ moved: string; position: string; face: string; was: string; was_face: string; holder: string }>(`
+      SELECT b.id AS moved, a.position::text, CASE a.face WHEN 'front' THEN 'rear' ELSE 'front' END AS face, b.position::text AS was, b.face AS was_face, a.name AS holder
+      FROM dcim_device a JOIN dcim_devicetype t ON t.id = a.device_type_id AND t.is_full_depth AND t.u_height = 1
+      JOIN dcim_device b ON b.rack_id = a.rack_id AND b.id > a.id AND b.position IS NOT NULL
+      JOIN dcim_devicetype bt ON bt.id = b.device_type_id AND bt.u_height = 1
+      WHERE a.position IS NOT NULL AND a.name IS NOT NULL AND NOT EXISTS (SELECT 1 FROM dcim_device x WHERE x.rack_id = a.rack_id AND x.position = a.position AND x.face <> a.face)
+      ORDER BY b.id DESC, a.id LIMIT 1`);
+    expect(pair).toBeTruthy();
+    await nb.query('UPDATE dcim_device SET position = $2, face = $3 WHERE id = $1', [pair!.moved, pair!.position, pair!.face]);
+    let err = await attempt();
+    await nb.query('UPDATE dcim_device SET position = $2, face = $3 WHERE id = $1', [pair!.moved, pair!.was, pair!.was_face]);
+    expect(err).toBeInstanceOf(NetBoxImportError);
+    expect(err.message).toBe(`dcim_device id ${pair!.moved}, field position: U${Math.trunc(Number(pair!.position))} ${pair!.face} is taken by ${pair!.holder}`);
+    // The second device's primary address made the first one's.
+    const { rows: [a, b] } = await nb.query<{ id: string; ip: string; address: string }>(`SELECT id, primary_ip4_id AS ip, (SELECT address::text FROM ipam_ipaddress WHERE id = primary_ip4_id) AS address
+      FROM dcim_device WHERE primary_ip4_id IS NOT NULL ORDER BY id LIMIT 2`);
+    await nb.query('UPDATE dcim_device SET primary_ip4_id = NULL WHERE id = $1', [b!.id]);
+    await nb.query('UPDATE dcim_device SET primary_ip4_id = $2 WHERE id = $1', [a!.id, b!.ip]);
+    err = await attempt();
+    await nb.query('UPDATE dcim_device SET primary_ip4_id = $2 WHERE id = $1', [a!.id, a!.ip]);
+    await nb.query('UPDATE dcim_device SET primary_ip4_id = $2 WHERE id = $1', [b!.id, b!.ip]);
+    expect(err).toBeInstanceOf(NetBoxImportError);
+    expect(err.message).toBe(`dcim_device id ${a!.id}, field primary_ip4: ${b!.address} is not assigned to an interface of this device (Cairn keeps a primary address on the object's own interfaces)`);
+    // An interface whose LAG is a LAG of another device.
+    const { rows: [lag] } = await nb.query<{ id: string; lag: string; device: string; name: string }>(`SELECT i.id, l.id AS lag, d.name AS device, l.name FROM dcim_interface i
+      JOIN dcim_interface l ON l.type = 'lag' AND l.device_id <> i.device_id JOIN dcim_device d ON d.id = l.device_id
+      WHERE i.lag_id IS NULL AND i.type <> 'lag' AND d.name IS NOT NULL ORDER BY i.id, l.id LIMIT 1`);
+    await nb.query('UPDATE dcim_interface SET lag_id = $2 WHERE id = $1', [lag!.id, lag!.lag]);
+    err = await attempt();
+    await nb.query('UPDATE dcim_interface SET lag_id = NULL WHERE id = $1', [lag!.id]);
+    expect(err).toBeInstanceOf(NetBoxImportError);
+    expect(err.message).toBe(`dcim_interface id ${lag!.id}, field lag: ${lag!.device} › ${lag!.name} is on another device: the LAG must be an interface of the same device`);
+    // An interface carrying (untagged) a VLAN of another site.
+    const { rows: [far] } = await nb.query<{ id: string; vlan: string; vid: number; name: string }>(`SELECT i.id, v.id AS vlan, v.vid, v.name FROM dcim_interface i
+      JOIN dcim_device d ON d.id = i.device_id JOIN ipam_vlan v ON v.site_id IS NOT NULL AND v.site_id <> d.site_id
+      WHERE i.untagged_vlan_id IS NULL ORDER BY i.id, v.id LIMIT 1`);
+    await nb.query(`UPDATE dcim_interface SET untagged_vlan_id = $2, mode = 'access' WHERE id = $1`, [far!.id, far!.vlan]);
+    err = await attempt();
+    await nb.query(`UPDATE dcim_interface SET untagged_vlan_id = NULL, mode = '' WHERE id = $1`, [far!.id]);
+    expect(err).toBeInstanceOf(NetBoxImportError);
+    expect(err.message).toMatch(new RegExp(`^dcim_interface id ${far!.id}, field untagged_vlan: VLAN ${far!.vid} \\(${far!.name}\\) is not available on the interface's device`));
+    expect(await cairnRows(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`)).toEqual(before);
   });
 
   it('numbers new objects after the imported ones', async () => {
