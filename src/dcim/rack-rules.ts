@@ -130,6 +130,30 @@ export async function checkDevicePlacement({ tx, ctx, input, existing }: Validat
 }
 
 /**
+ * The placement rules as conditions, for checks over many devices at once (placementProblem, and the NetBox import
+ * over a whole tenant). `device`, `type` and `rack` are aliases of a placed device, its type and its rack: outside
+ * the rack's units, or a position on a 0U device.
+ */
+export function placedOutside(device: string, type: string, rack: string): RawBuilder<unknown> {
+  const [d, t, r] = [device, type, rack].map((a) => (c: string) => sql.ref(`${a}.${c}`));
+  return sql`(${d!('position')} < ${r!('starting_unit')} OR ${d!('position')} + ${t!('u_height')} - 1 > ${r!('starting_unit')} + ${r!('u_height')} - 1
+    OR ${t!('u_height')} = 0)`;
+}
+
+/** Two placed devices of one rack (aliases, with their types') holding a unit in common, on one face or both. */
+export function unitsShared(a: string, aType: string, b: string, bType: string): RawBuilder<unknown> {
+  const ref = (alias: string, c: string) => sql.ref(`${alias}.${c}`);
+  return sql`${ref(aType, 'u_height')} > 0 AND ${ref(bType, 'u_height')} > 0
+    AND ${ref(b, 'position')} <= ${ref(a, 'position')} + ${ref(aType, 'u_height')} - 1 AND ${ref(a, 'position')} <= ${ref(b, 'position')} + ${ref(bType, 'u_height')} - 1
+    AND (${ref(a, 'face')} = ${ref(b, 'face')} OR ${ref(aType, 'is_full_depth')} OR ${ref(bType, 'is_full_depth')})`;
+}
+
+/** The face on which `a` meets `b` (a full-depth `b` holds `a`'s face too). */
+export function sharedFace(a: string, b: string, bType: string): RawBuilder<unknown> {
+  return sql`CASE WHEN ${sql.ref(`${a}.face`)} = ${sql.ref(`${b}.face`)} OR ${sql.ref(`${bType}.is_full_depth`)} THEN ${sql.ref(`${a}.face`)} ELSE ${sql.ref(`${b}.face`)} END`;
+}
+
+/**
  * After a write that may move many devices at once: the first device of `devices` (a condition on alias `a`)
  * outside its rack or sharing a unit with another, as the stored rows now are; null when all is well.
  */
@@ -137,20 +161,16 @@ async function placementProblem(tx: Kysely<DB>, ctx: RequestContext, devices: Ra
   const { rows: outside } = await sql<{ name: string; rack: string; position: number; last: number; bottom: number; top: number }>`
     SELECT a.name, r.name AS rack, a.position, a.position + t.u_height - 1 AS last, r.starting_unit AS bottom, r.starting_unit + r.u_height - 1 AS top
     FROM devices a JOIN device_types t ON t.id = a.device_type_id JOIN racks r ON r.id = a.rack_id
-    WHERE ${devices} AND a.position IS NOT NULL AND ${callerTenant(ctx, 'a')}
-      AND (a.position < r.starting_unit OR a.position + t.u_height - 1 > r.starting_unit + r.u_height - 1 OR t.u_height = 0)
+    WHERE ${devices} AND a.position IS NOT NULL AND ${callerTenant(ctx, 'a')} AND ${placedOutside('a', 't', 'r')}
     ORDER BY a.name LIMIT 1`.execute(tx);
   const o = outside[0];
   if (o) return o.last < o.position ? `${o.name} is 0U and cannot hold a position.` : `${o.name} at U${o.position}–U${o.last} would be outside rack ${o.rack} (U${o.bottom}–U${o.top}).`;
   const { rows: shared } = await sql<{ name: string; occupant: string; unit: number; face: string }>`
-    SELECT a.name, b.name AS occupant, greatest(a.position, b.position) AS unit,
-      CASE WHEN a.face = b.face OR bt.is_full_depth THEN a.face ELSE b.face END AS face
+    SELECT a.name, b.name AS occupant, greatest(a.position, b.position) AS unit, ${sharedFace('a', 'b', 'bt')} AS face
     FROM devices a JOIN device_types at ON at.id = a.device_type_id
     JOIN devices b ON b.rack_id = a.rack_id AND b.id <> a.id AND b.position IS NOT NULL
     JOIN device_types bt ON bt.id = b.device_type_id
-    WHERE ${devices} AND a.position IS NOT NULL AND ${callerTenant(ctx, 'a')} AND at.u_height > 0 AND bt.u_height > 0
-      AND b.position <= a.position + at.u_height - 1 AND a.position <= b.position + bt.u_height - 1
-      AND (a.face = b.face OR at.is_full_depth OR bt.is_full_depth)
+    WHERE ${devices} AND a.position IS NOT NULL AND ${callerTenant(ctx, 'a')} AND ${unitsShared('a', 'at', 'b', 'bt')}
     ORDER BY a.name, b.name LIMIT 1`.execute(tx);
   const s = shared[0];
   return s ? `${s.name}: U${s.unit} ${s.face} is taken by ${s.occupant}.` : null;

@@ -26,6 +26,7 @@ import { refreshTenantHierarchy } from '../ipam/hierarchy.ts';
 import { refreshTenantUtilization } from '../ipam/utilization.ts';
 import { globalUniqueEnforced } from '../ipam/uniqueness.ts';
 import { vlanAvailableOn } from '../ipam/vlan-scope.ts';
+import { placedOutside, sharedFace, unitsShared } from '../dcim/rack-rules.ts';
 import { NetBoxImportError, NetBoxSource, type NetBoxRow } from './source.ts';
 import { quoteIdent } from '../db/quote.ts';
 import { cableEndModels, endsOf, RENAMED_MODELS, TABLE_MAP, type MapContext, type TableMapping } from './table-map.ts';
@@ -159,8 +160,8 @@ class ImportRun {
   private readonly ids = new Map<string, Map<number, string>>();
   /** NetBox table → NetBox id → the Cairn id its object will have, given out before the table is written. */
   private readonly reserved = new Map<string, Map<number, string>>();
-  /** Cairn table → column → name of its foreign key, for the keys the database may check at commit. */
-  private readonly checkedAtCommit = new Map<string, Map<string, string>>();
+  /** Cairn table → its columns whose foreign keys the database checks at commit in this import. */
+  private readonly checkedAtCommit = new Map<string, Set<string>>();
   /** Each planned field's check (checkOf), made on its first value. */
   private readonly checks = new Map<PlannedField, (row: NetBoxRow) => unknown>();
   /** NetBox table → its entry's index (what is written before what). */
@@ -351,13 +352,11 @@ class ImportRun {
     const offset = entry.numidOffset ?? 0;
 
     // Ids first (existing objects by number, new ones fresh), so rows can point at rows of their own table.
-    const { rows: existing } = await sql<{ id: string; numid: string }>`SELECT id, numid FROM ${sql.table(model.table)}
-      WHERE ${inTenant(this.tenantId)} AND numid = ANY(${rows.map((r) => Number(r.id) + offset)}::int8[])`.execute(this.tx);
-    const existingByNumid = new Map(existing.map((r) => [Number(r.numid), r.id]));
+    const existing = await this.existingIds(model, offset, rows.map((r) => Number(r.id)));
     const idsOfTable = new Map<number, string>();
     this.ids.set(table, idsOfTable);
     const reserved = this.reserved.get(table);
-    for (const r of rows) idsOfTable.set(Number(r.id), existingByNumid.get(Number(r.id) + offset) ?? reserved?.get(Number(r.id)) ?? uuidv7());
+    for (const r of rows) idsOfTable.set(Number(r.id), existing.get(Number(r.id)) ?? reserved?.get(Number(r.id)) ?? uuidv7());
 
     if (model.fields.status?.kind === 'fk' && model.fields.status.target === 'extras.status' && columns.has('status') && !(entry.columns && 'status' in entry.columns)) {
       await this.ensureStatuses(model, rows.map((r) => String(r.status)));
@@ -406,7 +405,7 @@ class ImportRun {
     const transformed = live.filter(({ f }) => f.def.transform);
     const newIdx: number[] = [];
     const oldIdx: number[] = [];
-    kept.forEach((row, k) => (existingByNumid.has(Number(row.id) + offset) ? oldIdx : newIdx).push(k));
+    kept.forEach((row, k) => (existing.has(Number(row.id)) ? oldIdx : newIdx).push(k));
 
     for (const { f, i } of transformed) {
       for (const k of newIdx) {
@@ -669,8 +668,8 @@ class ImportRun {
     if (rows.length === 0) return;
     for (const r of rows) {
       let columns = this.checkedAtCommit.get(r.table);
-      if (!columns) this.checkedAtCommit.set(r.table, (columns = new Map()));
-      columns.set(r.column, r.constraint);
+      if (!columns) this.checkedAtCommit.set(r.table, (columns = new Set()));
+      columns.add(r.column);
     }
     await sql`SET CONSTRAINTS ${sql.join(rows.map((r) => sql.id(r.constraint)))} DEFERRED`.execute(this.tx);
   }
@@ -684,14 +683,17 @@ class ImportRun {
     if (!reserved) this.reserved.set(table, (reserved = new Map()));
     const wanted = [...new Set(netboxIds.filter(hasValue).map(Number))].filter((id) => !reserved!.has(id));
     if (wanted.length === 0) return;
-    const index = this.order.get(table);
     const model = getModel(this.modelOfTable.get(table) ?? '');
-    if (index === undefined || !model) return;
-    const offset = TABLE_MAP[index]!.numidOffset ?? 0;
-    const { rows: existing } = await sql<{ id: string; numid: string }>`SELECT id, numid FROM ${sql.table(model.table)}
-      WHERE ${inTenant(this.tenantId)} AND numid = ANY(${wanted.map((id) => id + offset)}::int8[])`.execute(this.tx);
-    const existingByNumid = new Map(existing.map((r) => [Number(r.numid), r.id]));
-    for (const id of wanted) reserved.set(id, existingByNumid.get(id + offset) ?? uuidv7());
+    if (!model) return;
+    const existing = await this.existingIds(model, this.numidOffset(table), wanted);
+    for (const id of wanted) reserved.set(id, existing.get(id) ?? uuidv7());
+  }
+
+  /** NetBox id → Cairn id of the objects an earlier run wrote from these NetBox rows (matched by number). */
+  private async existingIds(model: ModelDef, offset: number, netboxIds: number[]): Promise<Map<number, string>> {
+    const { rows } = await sql<{ id: string; numid: string }>`SELECT id, numid FROM ${sql.table(model.table)}
+      WHERE ${inTenant(this.tenantId)} AND numid = ANY(${netboxIds.map((id) => id + offset)}::int8[])`.execute(this.tx);
+    return new Map(rows.map((r) => [Number(r.numid) - offset, r.id]));
   }
 
   private reservedRef(table: string, raw: unknown): string | null {
@@ -822,16 +824,21 @@ class ImportRun {
     }
   }
 
-  /** NetBox's id of a Cairn object written from `table` (its number less the entry's offset). */
-  private netboxId(table: string, numid: string | number): number {
+  /** What is added to a NetBox id of `table` to make the object's number (its entry's offset). */
+  private numidOffset(table: string): number {
     const index = this.order.get(table);
-    return Number(numid) - (index === undefined ? 0 : (TABLE_MAP[index]!.numidOffset ?? 0));
+    return index === undefined ? 0 : (TABLE_MAP[index]!.numidOffset ?? 0);
+  }
+
+  /** NetBox's id of a Cairn object written from `table`. */
+  private netboxId(table: string, numid: string | number): number {
+    return Number(numid) - this.numidOffset(table);
   }
 
   /**
-   * Devices placed as a device's own writes would refuse (checkDevicePlacement), checked once over the tenant: a
-   * position outside the rack, a position on a 0U device, a unit (and face, or either face for full-depth
-   * devices) another device holds. The later device by NetBox id is the one named.
+   * Devices placed as a device's own writes would refuse, checked once over the tenant with the rules' own
+   * conditions (dcim/rack-rules.ts): a position outside the rack, a position on a 0U device, a unit (and face, or
+   * either face for full-depth devices) another device holds. The later device by NetBox id is the one named.
    */
   private async refuseMisplacedDevices(): Promise<void> {
     if (!this.ids.has('dcim_device')) return;
@@ -839,8 +846,7 @@ class ImportRun {
       SELECT a.numid, t.model, a.position, a.position + t.u_height - 1 AS last, r.name AS rack, r.starting_unit AS bottom,
         r.starting_unit + r.u_height - 1 AS top, t.u_height AS u
       FROM devices a JOIN device_types t ON t.id = a.device_type_id JOIN racks r ON r.id = a.rack_id
-      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL
-        AND (t.u_height = 0 OR a.position < r.starting_unit OR a.position + t.u_height - 1 > r.starting_unit + r.u_height - 1)
+      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL AND ${placedOutside('a', 't', 'r')}
       ORDER BY a.numid LIMIT 1`.execute(this.tx);
     const o = outside[0];
     if (o) {
@@ -849,14 +855,11 @@ class ImportRun {
       throw new NetBoxImportError(`dcim_device id ${this.netboxId('dcim_device', o.numid)}, field position: ${why}`);
     }
     const { rows: shared } = await sql<{ numid: string; occupant: string; unit: number; face: string }>`
-      SELECT a.numid, b.name AS occupant, greatest(a.position, b.position) AS unit,
-        CASE WHEN a.face = b.face OR bt.is_full_depth THEN a.face ELSE b.face END AS face
+      SELECT a.numid, b.name AS occupant, greatest(a.position, b.position) AS unit, ${sharedFace('a', 'b', 'bt')} AS face
       FROM devices a JOIN device_types at ON at.id = a.device_type_id
       JOIN devices b ON b.rack_id = a.rack_id AND b.numid < a.numid AND b.position IS NOT NULL
       JOIN device_types bt ON bt.id = b.device_type_id
-      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL AND at.u_height > 0 AND bt.u_height > 0
-        AND b.position <= a.position + at.u_height - 1 AND a.position <= b.position + bt.u_height - 1
-        AND (a.face = b.face OR at.is_full_depth OR bt.is_full_depth)
+      WHERE ${inTenant(this.tenantId, 'a')} AND a.position IS NOT NULL AND ${unitsShared('a', 'at', 'b', 'bt')}
       ORDER BY a.numid LIMIT 1`.execute(this.tx);
     const s = shared[0];
     if (s) throw new NetBoxImportError(`dcim_device id ${this.netboxId('dcim_device', s.numid)}, field position: U${s.unit} ${s.face} is taken by ${s.occupant}`);

@@ -62,7 +62,6 @@ async function settleDeviceTrigramIndex(db: Kysely<DB>): Promise<void> {
   END $$`.execute(db);
 }
 
-
 /**
  * Creates what search needs and may still be missing: the extensions when this role may (a superuser may have
  * made that possible since the migration), the normaliser matching what exists and the trigram index.
