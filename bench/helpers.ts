@@ -81,6 +81,25 @@ export async function medianMs(runs: number, work: () => Promise<unknown>, warmu
   return times[Math.floor(times.length / 2)]!;
 }
 
+/**
+ * The medians of several works measured in turns (a, b, c, a, b, c, …) after `warmup` turns: for a ratio between
+ * them. Measured one after the other, the first work met the colder process (its code not yet optimised, the
+ * database still settling after a load) and a ratio swung by ±20 % between runs.
+ */
+export async function turnMediansMs(runs: number, works: ReadonlyArray<() => Promise<unknown>>, warmup = 3): Promise<number[]> {
+  if (TINY) [runs, warmup] = [1, 0];
+  for (let i = 0; i < warmup; i++) for (const work of works) await work();
+  const times: number[][] = works.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    for (let k = 0; k < works.length; k++) {
+      const t = process.hrtime.bigint();
+      await works[k]!();
+      times[k]!.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)]!);
+}
+
 export function fmt(ms: number): string {
   return `${ms.toFixed(2)} ms`;
 }

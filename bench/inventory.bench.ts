@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { createToken, createUser } from '../src/core/accounts.ts';
 import { generateDemoData } from '../src/system/demo-data.ts';
-import { benchSize, fmt, loadNote, medianMs, openBenchDatabase } from './helpers.ts';
+import { benchSize, fmt, loadNote, openBenchDatabase, turnMediansMs } from './helpers.ts';
 
 export default async function run(): Promise<void> {
   const database = await openBenchDatabase();
@@ -37,7 +37,6 @@ export default async function run(): Promise<void> {
       const res = await app.inject({ method: 'GET', url: '/api/devices/?limit=1000', headers });
       if (res.statusCode !== 200) throw new Error(`list answered ${res.statusCode}`);
     };
-    const api = await medianMs(20, list);
     // The same columns the API nests: device, its type, role, platform, site, status and primary IPv4.
     const bareSql = `SELECT d.*, dt.id AS dt_id, dt.model AS dt_model, dt.slug AS dt_slug, r.id AS r_id, r.name AS r_name, r.slug AS r_slug,
         p.id AS p_id, p.name AS p_name, p.slug AS p_slug, s.id AS s_id, s.name AS s_name, s.slug AS s_slug,
@@ -46,18 +45,17 @@ export default async function run(): Promise<void> {
       LEFT JOIN platforms p ON p.id = d.platform_id JOIN sites s ON s.id = d.site_id LEFT JOIN statuses st ON st.id = d.status_id
       LEFT JOIN ip_addresses a ON a.id = d.primary_ip4_id
       WHERE d.tenant_id = $1 ORDER BY d.name, d.id LIMIT 1000`;
-    const bare = await medianMs(20, () => database.pool.query(bareSql, [result.tenantId]));
-    const before = database.queryCount();
-    await list();
-    const perCall = database.queryCount() - before;
-    console.log(`GET /api/devices/?limit=1000 over ${devices.toLocaleString('en-US')} devices (${database.label}): ${fmt(api)}; bare SQL join ${fmt(bare)}; ` +
-      `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call; ${loadNote()}`);
     // The same page in the NetBox dialect (src/netbox-api/): Cairn's read, then NetBox's shapes (issue 53).
     const netboxList = async () => {
       const res = await app.inject({ method: 'GET', url: '/api/dcim/devices/?limit=1000', headers });
       if (res.statusCode !== 200) throw new Error(`NetBox list answered ${res.statusCode}`);
     };
-    const netbox = await medianMs(20, netboxList);
+    const [api, bare, netbox] = await turnMediansMs(30, [list, () => database.pool.query(bareSql, [result.tenantId]), netboxList], 5);
+    const before = database.queryCount();
+    await list();
+    const perCall = database.queryCount() - before;
+    console.log(`GET /api/devices/?limit=1000 over ${devices.toLocaleString('en-US')} devices (${database.label}): ${fmt(api)}; bare SQL join ${fmt(bare)}; ` +
+      `ratio ${(api / bare).toFixed(2)}x (target <= 2x); ${perCall} queries per call; ${loadNote()}`);
     const beforeNetbox = database.queryCount();
     await netboxList();
     console.log(`GET /api/dcim/devices/?limit=1000 (NetBox dialect): ${fmt(netbox)}; ratio to Cairn's own page ${(netbox / api).toFixed(2)}x (target <= 1.1x); ` +

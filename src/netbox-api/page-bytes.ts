@@ -35,13 +35,16 @@ class JsonText {
         return JSON.stringify(value);
     }
     if (value === null) return 'null';
+    // Most objects of a page are shared (briefs, choices): their text is asked for first.
+    let text = this.texts.get(value);
+    if (text !== undefined) return text;
     if (this.shared.has(value)) {
-      let text = this.texts.get(value);
-      if (text === undefined) this.texts.set(value, (text = JSON.stringify(value)));
+      this.texts.set(value, (text = JSON.stringify(value)));
       return text;
     }
     if (Array.isArray(value)) {
-      let text = '[';
+      if (value.length === 0) return '[]';
+      text = '[';
       for (let i = 0; i < value.length; i++) text += (i ? ',' : '') + (this.value(value[i]) ?? 'null');
       return text + ']';
     }
@@ -53,16 +56,20 @@ class JsonText {
 /** One row's text, its keys written as they are set (the shaper sets each key once: `distinctKeys`). */
 class RowText implements NetboxSink {
   text = '';
-  private readonly keys = new Map<string, string>();
+  /** `"key":` and `,"key":` of each key met: the first key of a row, the others. */
+  private readonly keys: Record<string, readonly [string, string]> = Object.create(null);
 
   constructor(private readonly json: JsonText) {}
 
   set(key: string, value: unknown): void {
     const v = this.json.value(value);
     if (v === undefined) return;
-    let quoted = this.keys.get(key);
-    if (quoted === undefined) this.keys.set(key, (quoted = JSON.stringify(key)));
-    this.text += (this.text ? ',' : '{') + quoted + ':' + v;
+    let quoted = this.keys[key];
+    if (quoted === undefined) {
+      const text = `${JSON.stringify(key)}:`;
+      this.keys[key] = quoted = [text, `,${text}`];
+    }
+    this.text += quoted[this.text === '' ? 0 : 1] + v;
   }
 }
 
@@ -84,7 +91,7 @@ export function netboxPageBytes<T>(envelope: { results: unknown }, objects: read
       for (let i = 0; i < objects.length; i++) {
         row.text = '';
         write(objects[i]!, row);
-        batch += (i ? ',' : '') + (row.text ? row.text + '}' : '{}');
+        batch += (i ? ',{' : '{') + row.text + '}';
         if (batch.length >= BATCH_CHARS) {
           parts.push(Buffer.from(batch));
           batch = '';

@@ -75,24 +75,32 @@ function collectRefs(value: unknown, walk: RefWalk, depth = 0): void {
     for (const v of value) collectRefs(v, walk, depth + 1);
     return;
   }
-  // A page's rows share their related objects (every device of a site has the same site brief): each is walked once
-  // (again only when met nearer the top, where more of it is within the depth walked).
-  const before = seen.get(value);
-  if (before !== undefined && before <= depth) return;
-  seen.set(value, depth);
   const obj = value as Json;
-  const hasNumid = 'numid' in obj && typeof obj.id === 'string';
+  const id = obj.id;
+  // A page's rows share their related objects (every device of a site has the same site brief): each is walked once
+  // (again only when met nearer the top, where more of it is within the depth walked). Only objects with an id are
+  // shared; the others (a row's custom fields, a computed value's parts) are each met once.
+  if (typeof id === 'string') {
+    const before = seen.get(value);
+    if (before !== undefined && before <= depth) return;
+    seen.set(value, depth);
+  }
+  const hasNumid = 'numid' in obj && typeof id === 'string';
   if (hasNumid) {
-    known.set(obj.id as string, Number(obj.numid));
+    known.set(id, Number(obj.numid));
     // The brief's description (read from its column, as numidsOf would): the same object met again without its
     // number (a device's primary_ip beside its primary_ip4) needs no lookup.
-    if (typeof obj.description === 'string') describedIds.set(obj.id as string, obj.description);
+    if (typeof obj.description === 'string') describedIds.set(id, obj.description);
   }
   // Looked up: a related object's number when its brief came without one, and its description when the model has
   // one and the brief came without it (many-to-many links and tags, computed values).
-  const model = hasNumid && 'description' in obj ? undefined : refModel(obj);
-  if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(obj.id as string));
-  for (const v of Object.values(obj)) if (v !== null && typeof v === 'object') collectRefs(v, walk, depth + 1);
+  // (An object whose number and description an earlier brief gave needs nothing: numidsOf would not ask for it.)
+  const model = (hasNumid && 'description' in obj) || (typeof id === 'string' && known.has(id) && describedIds.has(id)) ? undefined : refModel(obj);
+  if (model && model.numbered && (!hasNumid || describedBrief(model))) out.set(model, (out.get(model) ?? new Set()).add(id as string));
+  for (const k in obj) {
+    const v = obj[k];
+    if (v !== null && typeof v === 'object') collectRefs(v, walk, depth + 1);
+  }
 }
 
 /** What collectRefs found: objects to look up by model, the numbers and descriptions briefs came with. */
@@ -141,7 +149,8 @@ function describedBrief(model: ModelDef): boolean {
  */
 async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
   const { refs, known, described } = walk;
-  const descriptions = new Map<string, string>();
+  // Every description a brief came with serves the same object's other briefs (collectRefs does not ask for those).
+  const descriptions = described;
   const briefs = new Map<object, Json>();
   const shared = new Set<object>();
   const parts = [...refs].flatMap(([model, all]) => {
@@ -152,7 +161,6 @@ async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
     for (const id of all) {
       const description = described.get(id);
       if (!known.has(id) || (column && description === undefined)) ids.push(id);
-      else if (column) descriptions.set(id, description!);
     }
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
@@ -376,6 +384,7 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
   );
   const aliases = [...entry.aliases].flatMap(([alias, key]) => (entry.out.has(key) ? [[alias, entry.out.get(key)!] as const] : []));
   const aliased = new Set(aliases.map(([, nbKey]) => nbKey));
+  const keptForAlias = plan.map((step) => aliased.has(step.nbKey));
   const values = new Map<string, unknown>();
   const keys = [
     'id', 'url', 'display_url', 'display',
@@ -397,7 +406,8 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
     out.set('url', netboxUrl(entry, o.numid, opts.origin));
     out.set('display_url', `${opts.origin}/objects/${model.name}/${String(o.id)}`);
     out.set('display', o.display);
-    for (const step of plan) {
+    for (let s = 0; s < plan.length; s++) {
+      const step = plan[s]!;
       if (!(step.key in o)) continue;
       const v = o[step.key];
       let value: unknown;
@@ -423,7 +433,7 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
           }
       }
       out.set(step.nbKey, value);
-      if (aliased.has(step.nbKey)) values.set(step.nbKey, value);
+      if (keptForAlias[s]) values.set(step.nbKey, value);
     }
     for (const [alias, nbKey] of aliases) out.set(alias, values.get(nbKey));
     for (const [relation, types] of entry.generic) {
