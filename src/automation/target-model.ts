@@ -5,6 +5,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { secretSetField, secretTransform } from '../core/secrets.ts';
 import { checkUrlField } from '../core/ssrf.ts';
 import { compileError } from '../templating/environment.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const automationTargetModel = defineModel({
   name: 'automation.automationtarget',
@@ -53,6 +54,7 @@ export const automationTargetModel = defineModel({
   computed: { token_set: secretSetField('token', 'Token set') },
   searchFields: ['name', 'base_url', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const errors = new ErrorCollector();

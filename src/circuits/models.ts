@@ -7,6 +7,7 @@ import { linkPeerOf } from '../dcim/cabling.ts';
 import './choices.ts';
 import { checkCircuitAccount, checkTerminationTarget, deleteCablesOfCircuits, deleteTerminationCables } from './rules.ts';
 import './termination-cabling.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const description = { kind: 'string', maxLength: 200, default: '' } as const;
 const comments = { kind: 'text', default: '' } as const;
@@ -117,6 +118,7 @@ export const circuitModel = defineModel({
   },
   searchFields: ['cid', 'description'],
   defaultOrdering: ['provider', 'cid'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules: wireStatusFields (src/extras/statuses.ts).
     validate: checkCircuitAccount,
@@ -159,6 +161,7 @@ export const circuitTerminationModel = defineModel({
   computed: { link_peer: linkPeerOf('circuits.circuittermination') },
   searchFields: ['xconnect_id', 'pp_info', 'description'],
   defaultOrdering: ['circuit', 'term_side'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: checkTerminationTarget,
     beforeDelete: ({ tx, ctx, row }) => deleteTerminationCables(tx, ctx, [String(row.id)]),

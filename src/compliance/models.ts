@@ -7,6 +7,7 @@ import { virtualMachineModel } from '../virtualization/models.ts';
 import { onEolChange } from '../lifecycle/service.ts';
 import { evaluateObject, evaluateObjects, evaluateRule, evaluateRules, validateRule, ruleInForce, ruleOf, type ObjectType } from './service.ts';
 import { sameTenant, tenantOf } from '../core/access.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const complianceRuleModel = defineModel({
   name: 'compliance.rule',
@@ -42,6 +43,7 @@ export const complianceRuleModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       validateRule(input, existing);

@@ -15,6 +15,10 @@ describe('models describe', () => {
     expect(files('hooks')).toContain('src/automation/deploy-models.ts');
     expect(d.computed).toEqual(expect.arrayContaining(['primary_ip', 'compliance', 'config_template']));
     expect(d.fields.find((f) => f.key === 'site')).toMatchObject({ kind: 'fk', column: 'site_id', required: true });
+    // Its own rule, the status rule (extras) and the template binding's (templating), each saying how bulk loads honour it.
+    expect(d.validateRules).toHaveLength(3);
+    expect(d.validateRules.every((r) => typeof r.bulkLoads === 'string' && r.bulkLoads.startsWith('not run row by row'))).toBe(true);
+    expect(formatDescription(d)).toContain(`Validate rules (3) in bulk loads (demo data, the NetBox import)\n  3 of 3: not run row by row`);
     // Every registration was made from a file under src/ (a stack that names none would read "(unknown)").
     for (const r of d.registrations) expect(r.file).toMatch(/^src\/.+\.ts$/);
     const text = formatDescription(d);

@@ -1,7 +1,7 @@
 // `cairn models describe <model>`: one model's whole behaviour in one place. Its definition says its fields; other
 // domains add hooks, filters, computed values and more by registering (src/core/provenance.ts notes each with its
 // file), so this lists what the model is made of and which file said so, in the order they were registered.
-import { columnOf, fieldLabel, findModel, isRequired, type FieldDef, type ModelDef } from './registry.ts';
+import { columnOf, fieldLabel, findModel, isRequired, validateRulesOf, type FieldDef, type ModelDef } from './registry.ts';
 import { registrationsOf, type Registration } from './provenance.ts';
 import { listFiltersOf } from './crud/read.ts';
 
@@ -28,6 +28,8 @@ export interface ModelDescription {
   computed: string[];
   /** Filters beyond the ones every field gets. */
   listFilters: string[];
+  /** Its validate rules, in order, each with how bulk loads honour it (null: they run it for every row). */
+  validateRules: Array<{ bulkLoads: string | null }>;
   registrations: Registration[];
 }
 
@@ -70,6 +72,7 @@ export function describeModel(ref: string): ModelDescription | null {
     })),
     computed: Object.keys(model.computed),
     listFilters: Object.keys(listFiltersOf(model.name)),
+    validateRules: validateRulesOf(model.name).map((r) => ({ bulkLoads: r.covered ?? null })),
     registrations: registrationsOf(model.name),
   };
 }
@@ -91,6 +94,13 @@ export function formatDescription(d: ModelDescription): string {
   for (const f of d.fields) lines.push(`  ${pad(f.key, width)}${f.detail}${f.required ? ', required' : ''}`);
   if (d.computed.length) lines.push('', `Computed (read-only): ${d.computed.join(', ')}`);
   if (d.listFilters.length) lines.push('', `List filters beyond each field's: ${d.listFilters.join(', ')}`);
+  if (d.validateRules.length) {
+    // Rules are functions: they are told apart by their place (the files that added them are listed below).
+    lines.push('', `Validate rules (${d.validateRules.length}) in bulk loads (demo data, the NetBox import)`);
+    const said = new Map<string, number>();
+    for (const r of d.validateRules) said.set(r.bulkLoads ?? 'run for every row', (said.get(r.bulkLoads ?? 'run for every row') ?? 0) + 1);
+    for (const [what, n] of said) lines.push(`  ${n} of ${d.validateRules.length}: ${what}`);
+  }
   lines.push('', 'Registered by (in registration order)');
   const byFile = new Map<string, string[]>();
   for (const r of d.registrations) {

@@ -7,6 +7,7 @@ import { badRequest, fieldError, forbidden } from './errors.ts';
 import { hashPassword } from './auth/passwords.ts';
 import { forgetCachedTokens } from './auth/credentials.ts';
 import { getModel } from './registry.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const USERNAME_RE = /^[\w.@+-]+$/;
 
@@ -65,6 +66,7 @@ export const userModel = defineModel({
   },
   searchFields: ['username', 'email'],
   defaultOrdering: ['username'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ ctx, input, existing }) {
       // Only a superuser makes another superuser: users.manage must not be a path to every permission.
@@ -96,6 +98,7 @@ export const groupModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // Documentation and other features name the built-in groups: their grants may change, their names not.
     async validate({ input, existing }) {
@@ -153,6 +156,7 @@ export const tokenModel = defineModel({
   access: () => true,
   globalScope: (ctx) => ({ column: 'user_id', values: ctx.user ? [ctx.user.id] : [] }),
   createDefaults: (ctx) => ({ user_id: ctx.user?.id, tenant_id: ctx.tenantId }),
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ ctx, input }) {
       const tenant = input.tenant;
@@ -232,6 +236,7 @@ export const journalModel = defineModel({
   searchFields: ['comments'],
   defaultOrdering: ['-created'],
   createDefaults: (ctx) => ({ author_id: ctx.via === 'system' ? null : ctx.user?.id ?? null }),
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const type = (input.object_type ?? existing?.object_type) as string;

@@ -239,6 +239,11 @@ export interface ModelDef {
   createDefaults?: (ctx: RequestContext) => Record<string, unknown>;
   /** The NetBox dialect's view of the model; `false`: no NetBox twin, even where the name is one of NetBox's. */
   netbox?: NetboxDeclaration | false;
+  /**
+   * How bulk loads (demo data, `cairn import netbox`: core/crud/bulk-load.ts) honour the model's own validate hook
+   * without running it row by row. Left out, they run it for every row they write, as a single write would.
+   */
+  bulkLoadValidation?: string;
 }
 
 export type ModelInput = Omit<
@@ -287,6 +292,7 @@ export function defineModel(input: ModelInput): ModelDef {
   if (def.displayQualifier && !def.fields[def.displayQualifier]) throw new Error(`${def.name}: displayQualifier "${def.displayQualifier}" is not a field.`);
   for (const key of def.searchContext ?? []) if (def.fields[key]?.kind !== 'fk') throw new Error(`${def.name}: searchContext "${key}" is not a relation (fk).`);
   models.set(def.name, def);
+  if (def.hooks.validate) addValidateRule(def.name, def.hooks.validate, def.bulkLoadValidation);
   noteRegistration(def.name, 'definition', Object.keys(def.fields));
   if (Object.keys(def.hooks).length) noteRegistration(def.name, 'hooks', Object.keys(def.hooks));
   if (Object.keys(def.computed).length) noteRegistration(def.name, 'computed', Object.keys(def.computed));
@@ -360,9 +366,15 @@ type ListenerHook = 'validate' | 'afterCreate' | 'afterUpdate' | 'afterUpdateMan
  * `{ first: true }` it runs before them instead, for a rule the model's own hooks rely on (the status a created
  * row defaults to, which a prefix's utilisation reads).
  */
-export function addModelHook<K extends ListenerHook>(modelName: string, kind: K, listener: NonNullable<ModelHooks[K]>, options: { first?: boolean } = {}): void {
+export function addModelHook<K extends ListenerHook>(
+  modelName: string,
+  kind: K,
+  listener: NonNullable<ModelHooks[K]>,
+  options: { first?: boolean; bulkLoad?: K extends 'validate' ? string : never } = {},
+): void {
   const model = requireModel(modelName);
   noteRegistration(modelName, options.first ? "hooks ahead of the model's" : 'hooks', [kind]);
+  if (kind === 'validate') addValidateRule(modelName, listener as NonNullable<ModelHooks['validate']>, options.bulkLoad);
   const previous = model.hooks[kind] as ((args: never) => Promise<void>) | undefined;
   const next = listener as (args: never) => Promise<void>;
   const [one, two] = options.first ? [next, previous] : [previous, next];
@@ -371,6 +383,31 @@ export function addModelHook<K extends ListenerHook>(modelName: string, kind: K,
     if (two) await two(args);
   };
   model.hooks[kind] = chained as ModelHooks[K];
+}
+
+/**
+ * A model's validate rules one by one, as bulk loads see them (the model's `hooks.validate` is all of them chained):
+ * `covered` says how the loaders honour a rule they do not run row by row (`bulkLoadValidation`, `addModelHook`'s
+ * `bulkLoad`); a rule that does not say is run for every row a load writes, so a new rule holds on every path.
+ */
+export interface ValidateRule {
+  check: NonNullable<ModelHooks['validate']>;
+  covered?: string;
+}
+const validateRules = new Map<string, ValidateRule[]>();
+
+function addValidateRule(modelName: string, check: ValidateRule['check'], covered: string | undefined): void {
+  validateRules.set(modelName, [...(validateRules.get(modelName) ?? []), { check, ...(covered ? { covered } : {}) }]);
+}
+
+/** Every validate rule of a model, in the order they were added. */
+export function validateRulesOf(modelName: string): readonly ValidateRule[] {
+  return validateRules.get(modelName) ?? [];
+}
+
+/** The validate rules a bulk load runs for each row it writes of the model: those that do not say they are covered. */
+export function bulkLoadRules(modelName: string): ValidateRule['check'][] {
+  return validateRulesOf(modelName).flatMap((r) => (r.covered ? [] : [r.check]));
 }
 
 /**

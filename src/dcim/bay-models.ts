@@ -11,6 +11,7 @@ import { insertRows } from '../core/crud/insert-rows.ts';
 import { updateRows } from '../core/crud/update-rows.ts';
 import { registerDeviceMaterializer } from './service.ts';
 import './module-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 type ValidateArgs = HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null };
 
@@ -43,6 +44,7 @@ export const deviceBayTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkBayTemplate },
 });
 
@@ -98,6 +100,7 @@ export const deviceBayModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: checkDeviceBay,
     afterCreate: ({ tx, ctx, row }) => placeChildren(tx, ctx, [String(row.device_id)]),

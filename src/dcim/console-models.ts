@@ -10,6 +10,7 @@ import { CONSOLE_PORT_SPEEDS } from './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, onDevice } from './component-rules.ts';
 import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
 import { registerModuleComponentKind } from './module-materialize.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 // NetBox's pairs: a console port to a console server port, either through patch panels.
 registerCableEnd({ type: 'dcim.consoleport', table: 'console_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.consoleserverport', 'dcim.frontport', 'dcim.rearport'] });
@@ -50,6 +51,7 @@ function templateModel(name: string, table: string, path: string, label: string)
     },
     searchFields: ['name', 'label', 'description'],
     defaultOrdering: ['device_type', 'name'],
+    bulkLoadValidation: PLANNED_BY_LOADERS,
     hooks: { validate: async (args) => void checkTemplateOwner(args) },
   });
 }
@@ -82,6 +84,7 @@ function portModel(name: string, table: string, path: string, label: string) {
     computed: { link_peer: linkPeerOf(name), connected_endpoint: connectedEndpointOf(name) },
     searchFields: ['name', 'label', 'description'],
     defaultOrdering: ['device', 'name'],
+    bulkLoadValidation: PLANNED_BY_LOADERS,
     hooks: { validate, ...cableEndDeleteHooks(name) },
   });
 }

@@ -2,6 +2,7 @@
 import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import { secretSetField, secretTransform } from '../core/secrets.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const deviceCredentialModel = defineModel({
   name: 'dcim.devicecredential',
@@ -20,6 +21,7 @@ export const deviceCredentialModel = defineModel({
   computed: { password_set: secretSetField('password', 'Password set') },
   searchFields: ['username', 'description'],
   defaultOrdering: ['device', 'username'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       if (typeof input.username === 'string' && /\s/.test(input.username)) throw fieldError('username', 'A username has no spaces.');

@@ -9,6 +9,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { treeParentCheck } from '../core/tree.ts';
 import { registerDeviceMaterializer } from './service.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 type ValidateArgs = HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null };
 
@@ -66,6 +67,7 @@ export const inventoryItemTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'part_id', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: sameOwnerParent('inventory_item_templates', 'device_type', 'inventory item template') },
 });
 
@@ -93,6 +95,7 @@ export const inventoryItemModel = defineModel({
   },
   searchFields: ['name', 'label', 'part_id', 'serial', 'asset_tag', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: sameOwnerParent('inventory_items', 'device', 'inventory item') },
 });
 

@@ -22,6 +22,7 @@ import './module-models.ts';
 import { checkSubdeviceRole, moveChildrenWithParents } from './bay-models.ts';
 import './inventory-models.ts';
 import { checkChassisMembership, deviceChassisFields } from './virtual-chassis.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 
 export const manufacturerModel = defineModel({
@@ -62,6 +63,7 @@ export const deviceTypeModel = defineModel({
   },
   searchFields: ['model', 'slug', 'part_number'],
   defaultOrdering: ['model'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { ...deviceTypeResized, validate: checkSubdeviceRole },
 });
 
@@ -85,6 +87,7 @@ export const interfaceTemplateModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       checkTemplateOwner(args);
@@ -109,6 +112,7 @@ export const deviceTypeServiceModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       if ('protocol_ports' in input) checkProtocolPorts(input.protocol_ports);
@@ -206,6 +210,7 @@ export const deviceModel = defineModel({
   computed: { primary_ip: primaryIpField },
   searchFields: ['name', 'serial', 'asset_tag', 'comments'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
     async validate(args) {
@@ -264,6 +269,7 @@ export const interfaceModel = defineModel({
   computed: { link_peer: linkPeerField, connected_endpoint: connectedEndpointField },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       const { tx, input, existing } = args;
@@ -327,6 +333,7 @@ export const cableModel = defineModel({
   defaultOrdering: ['numid'],
   // The length column and row carry the unit ("3 Meters"), as NetBox's cable list does; the API keeps both fields.
   listColumnsExclude: ['length_unit'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules: wireStatusFields (src/extras/statuses.ts).
     validate: checkCableTerminations,

@@ -7,6 +7,7 @@ import { callerTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { materializeModuleComponents, releaseModuleComponents } from './module-materialize.ts';
 import './module-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 type ValidateArgs = HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null };
 
@@ -86,6 +87,7 @@ export const moduleBayModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: checkModuleBay,
     // The module in the bay goes with it (cascade), and its components with it: their cables first.
@@ -155,6 +157,7 @@ export const moduleModel = defineModel({
   },
   searchFields: ['serial', 'asset_tag', 'description'],
   defaultOrdering: ['module_bay'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: checkModule,
     afterCreate: materializeModuleComponents,

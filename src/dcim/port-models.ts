@@ -19,6 +19,7 @@ registerCableEnd({
 });
 registerCableEnd({ type: 'dcim.rearport', table: 'rear_ports', parent: onDevice, endpoint: false, compatible: panelCompatible, columns: { positions: 'x.positions' } });
 import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const positions = { kind: 'integer', min: 1, max: 1024, default: 1, help: 'How many front-port positions this rear port carries (1 to 1024).' } as const;
 const position = { kind: 'integer', min: 1, max: 1024, default: 1, label: 'Rear port position', help: 'The position of the rear port this front port maps to.' } as const;
@@ -86,6 +87,7 @@ export const rearPortTemplateModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const owner = checkTemplateOwner({ input, existing });
@@ -112,6 +114,7 @@ export const frontPortTemplateModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const owner = checkTemplateOwner({ input, existing });
@@ -140,6 +143,7 @@ export const rearPortModel = defineModel({
   computed: { link_peer: linkPeerOf('dcim.rearport') },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       await checkRearPortChange(args.tx, args.input, args.existing, 'front_ports', 'device_id');
@@ -171,6 +175,7 @@ export const frontPortModel = defineModel({
   computed: { link_peer: linkPeerOf('dcim.frontport') },
   searchFields: ['name', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       await checkFrontPortMapping(args.tx, args.input, args.existing, { front: 'front_ports', rear: 'rear_ports', owner: 'device' });

@@ -15,6 +15,7 @@ import './power-choices.ts';
 import { cableEndDeleteHooks, checkMarkConnected, descriptionField, labelField, markConnectedField, merged, onDevice } from './component-rules.ts';
 import { checkComponentModule, checkTemplateOwner, componentModuleField, templateDeviceTypeField, templateModuleTypeField } from './template-owner.ts';
 import { registerModuleComponentKind } from './module-materialize.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 registerCableEnd({ type: 'dcim.powerport', table: 'power_ports', parent: onDevice, endpoint: true, markConnected: true, compatible: ['dcim.poweroutlet', 'dcim.powerfeed'] });
 // A trace reaching an outlet goes on from the PDU's power port that feeds it (and on to that port's own cable).
@@ -93,6 +94,7 @@ export const powerPortTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       checkTemplateOwner(args);
@@ -128,6 +130,7 @@ export const powerOutletTemplateModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device_type', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       const owner = checkTemplateOwner(args);
@@ -159,6 +162,7 @@ export const powerPortModel = defineModel({
   computed: { link_peer: linkPeerOf('dcim.powerport'), connected_endpoint: connectedEndpointOf('dcim.powerport') },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       checkDraws(args.input, args.existing);
@@ -201,6 +205,7 @@ export const powerOutletModel = defineModel({
   computed: { link_peer: linkPeerOf('dcim.poweroutlet'), connected_endpoint: connectedEndpointOf('dcim.poweroutlet') },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['device', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       await checkOutletPowerPort(args, 'device', 'power_ports');
@@ -244,6 +249,7 @@ export const powerPanelModel = defineModel({
   computed: { power_utilization: powerUtilizationOf('panel') },
   searchFields: ['name', 'description', 'comments'],
   defaultOrdering: ['site', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkPanelLocation },
 });
 
@@ -304,6 +310,7 @@ export const powerFeedModel = defineModel({
   computed: { link_peer: linkPeerOf('dcim.powerfeed'), connected_endpoint: connectedEndpointOf('dcim.powerfeed'), power_utilization: powerUtilizationOf('feed') },
   searchFields: ['name', 'description', 'comments'],
   defaultOrdering: ['power_panel', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkPowerFeed, ...cableEndDeleteHooks('dcim.powerfeed') },
 });
 

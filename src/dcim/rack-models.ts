@@ -8,6 +8,7 @@ import { checkLocationPlacement, checkRackChange, rackResized } from './rack-rul
 import { checkRackTypeAttributes, copyRackTypeAttributes } from './rack-reservation-models.ts';
 import { powerUtilizationOf } from './power-utilization.ts';
 import { rackUtilizationField } from './rack-utilization.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const options = (name: string, pairs: ReadonlyArray<readonly [string, string]>): ChoiceOption[] => pairs.map(([value, label]) => ({ value, label, group: name }));
 
@@ -64,6 +65,7 @@ export const locationModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['site', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkLocationPlacement },
 });
 
@@ -116,6 +118,7 @@ export const rackModel = defineModel({
   computed: { utilization: rackUtilizationField, power_utilization: powerUtilizationOf('rack') },
   searchFields: ['name', 'facility_id', 'serial', 'asset_tag', 'description'],
   defaultOrdering: ['site', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       await checkRackChange(args);

@@ -7,6 +7,7 @@ import { callerTenant } from '../core/access.ts';
 import { fieldError } from '../core/errors.ts';
 import { ownerField } from '../organization/owners.ts';
 import './rack-type-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 type Row = Record<string, unknown>;
 
@@ -43,6 +44,7 @@ export const rackTypeModel = defineModel({
   },
   searchFields: ['model', 'slug', 'description'],
   defaultOrdering: ['manufacturer', 'model'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const has = (key: string) => {
@@ -171,5 +173,6 @@ export const rackReservationModel = defineModel({
   searchFields: ['description', 'comments'],
   defaultOrdering: ['created'],
   createDefaults: (ctx) => ({ user_id: ctx.via === 'system' ? null : ctx.user?.id ?? null }),
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkReservationUnits },
 });

@@ -12,6 +12,7 @@ import { updateRows } from '../core/crud/update-rows.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import type { CustomFilter } from '../core/crud/list-query.ts';
 import { isUuid } from '../core/ids.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 type ValidateArgs = HookArgs & { input: Record<string, unknown>; existing: Record<string, unknown> | null };
 
@@ -92,6 +93,7 @@ export const virtualChassisModel = defineModel({
   },
   searchFields: ['name', 'domain', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: checkMaster,
     afterCreate: joinMaster,

@@ -6,6 +6,7 @@ import { onTenantCreated } from '../core/models.ts';
 import { seedDefaultStatuses } from './statuses.ts';
 import { CUSTOM_FIELD_NAME_RE, CUSTOM_FIELD_TYPES, customFieldModels, customFieldValueError } from './custom-fields.ts';
 import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 onTenantCreated(seedDefaultStatuses);
 
@@ -42,6 +43,7 @@ export const statusModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const errors = new ErrorCollector();
@@ -96,6 +98,7 @@ export const customFieldModel = defineModel({
   },
   searchFields: ['name', 'label', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const errors = new ErrorCollector();

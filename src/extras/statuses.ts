@@ -8,6 +8,7 @@ import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
 import { addModelHook, allModels, columnOf, requireModel } from '../core/registry.ts';
 import { inTenant, tenantOf } from '../core/access.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 interface StatusSeed {
   name: string;
@@ -98,7 +99,7 @@ export function wireStatusFields(): void {
     for (const [key, field] of Object.entries(model.fields)) {
       if (field.kind !== 'fk' || field.target !== 'extras.status') continue;
       const column = columnOf(key, field);
-      addModelHook(model.name, 'validate', ({ tx, ctx, input }) => checkStatusAvailable(tx, ctx.tenantId, model.name, input[key], key), { first: true });
+      addModelHook(model.name, 'validate', ({ tx, ctx, input }) => checkStatusAvailable(tx, ctx.tenantId, model.name, input[key], key), { first: true, bulkLoad: PLANNED_BY_LOADERS });
       addModelHook(model.name, 'afterCreate', (args) => applyDefaultStatus(args, column), { first: true });
     }
   }

@@ -8,6 +8,7 @@ import { checkUrlField } from '../core/ssrf.ts';
 import { sql, type Kysely } from 'kysely';
 import { finishJob } from '../jobs/record.ts';
 import type { DB } from '../db/types.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 
 const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
@@ -57,6 +58,7 @@ export const webhookModel = defineModel({
   computed: { secret_set: secretSetField('secret', 'Secret set'), additional_headers_set: secretSetField('additional_headers', 'Additional headers set') },
   searchFields: ['name', 'payload_url', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input }) {
       const errors = new ErrorCollector();

@@ -6,6 +6,7 @@ import { defineModel, requireModel, type ComputedField } from '../core/registry.
 import { fieldError } from '../core/errors.ts';
 import { sameTenant, scopeCondition } from '../core/access.ts';
 import { ownerField } from '../organization/owners.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const ASN_MIN = 1;
 const ASN_MAX = 4294967295;
@@ -71,6 +72,7 @@ export const asnRangeModel = defineModel({
   computed: { asn_count: asnCountField },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const start = Number('start' in input ? input.start : existing?.start_asn);

@@ -8,6 +8,7 @@ import { ownerField } from '../organization/owners.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { scopeCondition } from '../core/access.ts';
 import { rangeUsageKey, usageHooks } from './utilization.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const description = { kind: 'string', maxLength: 200, default: '' } as const;
 const rangeUsage = usageHooks(rangeUsageKey, ['start_address', 'end_address', 'vrf_id', 'mark_utilized']);
@@ -46,6 +47,7 @@ export const aggregateModel = defineModel({
   },
   searchFields: ['description'],
   defaultOrdering: ['prefix'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, model, input, existing }) {
       if (typeof input.prefix !== 'string') return;
@@ -121,6 +123,7 @@ export const ipRangeModel = defineModel({
   searchContext: ['vrf'],
   searchFields: ['description'],
   defaultOrdering: ['vrf', 'start_address'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
     async validate({ input, existing }) {
@@ -160,6 +163,7 @@ export const vlanGroupModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const pick = (key: string, column = key) => (key in input ? input[key] : existing?.[column]);

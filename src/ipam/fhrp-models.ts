@@ -10,6 +10,7 @@ import { secretSetField, secretTransform } from '../core/secrets.ts';
 import { briefObject, type Row } from '../core/crud/serialize.ts';
 import { briefSchema } from '../core/crud/schemas.ts';
 import './fhrp-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** The group's virtual addresses (NetBox's ip_addresses of a group), for a page of groups in one query. */
 const virtualAddressesField: ComputedField = {
@@ -78,6 +79,7 @@ export const fhrpGroupAssignmentModel = defineModel({
     priority: { kind: 'integer', min: 0, max: 255, help: 'Election priority, 0 to 255; the highest becomes active.' },
   },
   defaultOrdering: ['-priority'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const pick = (key: string): string | null => (key in input ? ((input[key] as string | null) ?? null) : ((existing?.[`${key}_id`] as string | null | undefined) ?? null));

@@ -22,6 +22,7 @@ import {
   familyField,
   routeDistinguisherError,
 } from './service.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** The IP address roles of NetBox, which config templates branch on. */
 export const IP_ROLES: readonly ChoiceOption[] = [
@@ -51,6 +52,7 @@ export const routeTargetModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       if (typeof input.name === 'string') {
@@ -81,6 +83,7 @@ export const vrfModel = defineModel({
   },
   searchFields: ['name', 'rd', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       if (typeof input.rd === 'string') {
@@ -113,6 +116,7 @@ export const vlanModel = defineModel({
   searchContext: ['group', 'site'],
   searchFields: ['name', 'description'],
   defaultOrdering: ['vid', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules: wireStatusFields (src/extras/statuses.ts).
     validate: ({ tx, input, existing }) => checkVlanInGroup({ tx, input, existing }),
@@ -230,6 +234,7 @@ export const ipAddressModel = defineModel({
   defaultOrdering: ['vrf', 'address'],
   // NetBox's generic pair, for API clients: the UI shows the two fields they are read from, each with its parent.
   listColumnsExclude: ['assigned_object', 'assigned_object_type'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules run first: wireStatusFields (src/extras/statuses.ts).
     async validate({ tx, input, existing }) {

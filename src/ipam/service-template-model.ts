@@ -5,6 +5,7 @@
 import { defineModel } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
 import './service-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const serviceTemplateModel = defineModel({
   name: 'ipam.servicetemplate',
@@ -23,6 +24,7 @@ export const serviceTemplateModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       if (Array.isArray(input.ports) && input.ports.length === 0) throw fieldError('ports', 'Give at least one port number.');

@@ -16,6 +16,7 @@ import {
   serviceStatusField,
   validateService,
 } from './service.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const PROTOCOLS: readonly ChoiceOption[] = [
   { value: 'tcp', label: 'TCP' },
@@ -50,6 +51,7 @@ export const serviceModel = defineModel({
   computed: { check_count: checkCountField, status: serviceStatusField },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     validate: validateService,
     async afterCreate({ tx, row }) {
@@ -111,6 +113,7 @@ export const checkAssignmentModel = defineModel({
     consecutive_fail: { kind: 'integer', readOnly: true, default: 0 },
   },
   defaultOrdering: ['numid'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // (template, IP) is unique: say so on the field rather than as a database conflict.
     async validate({ tx, input, existing }) {

@@ -17,6 +17,7 @@ import { systemContext, type RequestContext } from '../core/context.ts';
 import { getModel, requireModel, type FieldDef, type ModelDef } from '../core/registry.ts';
 import { vocabularyOptions } from '../core/vocabularies.ts';
 import { BulkLoad, type LoadColumn } from '../core/crud/bulk-load.ts';
+import { RowRefused } from '../core/crud/row-rules.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { updateRows } from '../core/crud/update-rows.ts';
 import { uuidv7 } from '../core/ids.ts';
@@ -584,6 +585,11 @@ class ImportRun {
     try {
       await write();
     } catch (err) {
+      // A validate rule the load ran row by row (core/crud/bulk-load.ts): its row is the NetBox row at that place.
+      if (err instanceof RowRefused) {
+        const [field, messages] = Object.entries(err.errors)[0] ?? ['unknown', ['refused']];
+        throw new NetBoxImportError(`${table} id ${String(kept[idx[err.row]!]?.id ?? '?')}, field ${field}: ${messages.join(' ')}`);
+      }
       const e = err as { code?: string; detail?: string; constraint?: string; message?: string };
       if (e.code === '23505' || e.code === '23503' || e.code === '23514' || e.code === '23502') {
         const m = /Key \(([^)]*)\)=\((.*)\) (already exists|is not present)/.exec(e.detail ?? '');
@@ -628,7 +634,9 @@ class ImportRun {
       const j = position.get(id)!;
       return { id, columns: Object.fromEntries(setCols.map(({ col, values }) => [col.name, values[idx[j]!] ?? null])) };
     });
-    await this.guard(table, model, kept, idx, fields, () => updateRows(this.tx, this.ctx, model, changes));
+    // (Refusals name the NetBox row of each change: the changes are a subset of idx, in their own order.)
+    const changedIdx = changes.map((c) => idx[position.get(c.id)!]!);
+    await this.guard(table, model, kept, changedIdx, fields, () => updateRows(this.tx, this.ctx, model, changes, { rowRules: true }));
     return changed.length;
   }
 

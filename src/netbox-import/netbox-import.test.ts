@@ -16,11 +16,26 @@ import { TABLE_MAP } from './table-map.ts';
 import { createTenant } from '../core/accounts.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
-import { requireModel } from '../core/registry.ts';
+import { addModelHook, requireModel } from '../core/registry.ts';
+import { fieldError } from '../core/errors.ts';
 import { decryptSecret } from '../core/secrets.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
+
+// A validate rule added to sites by a test (issue #54: one rule holds on every write path). Files share a process
+// one after another, so it stays on the model: it acts only while `newRuleOn` is set.
+const NEW_RULE_REFUSES = 'refused-by-a-new-rule';
+const NEW_RULE_SAYS = 'This description is refused by a rule the import test added.';
+let newRuleOn = false;
+let newRuleAdded = false;
+function addNewRuleOnce(): void {
+  if (newRuleAdded) return;
+  newRuleAdded = true;
+  addModelHook('organization.site', 'validate', async ({ input }) => {
+    if (newRuleOn && input.description === NEW_RULE_REFUSES) throw fieldError('description', NEW_RULE_SAYS);
+  });
+}
 
 /** What the demo lacks: export and config templates (one that Cairn's engine cannot compile), a config context
  * for a site, a journal entry on a device, a webhook with its 4.x event rule. */
@@ -490,6 +505,33 @@ describe.skipIf(!serverUrl || !demoAvailable('4.1'))('cairn import netbox (NetBo
     await nb.query(`UPDATE dcim_interface SET untagged_vlan_id = NULL, mode = '' WHERE id = $1`, [far!.id]);
     expect(err).toBeInstanceOf(NetBoxImportError);
     expect(err.message).toMatch(new RegExp(`^dcim_interface id ${far!.id}, field untagged_vlan: VLAN ${far!.vid} \\(${far!.name}\\) is not available on the interface's device`));
+    expect(await cairnRows(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`)).toEqual(before);
+  });
+
+  it('a validate rule added to a model runs for each row the import writes, new or changed: it stops the import, named', async () => {
+    addNewRuleOnce();
+    const before = await cairnRows<{ n: number }>(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`);
+    const attempt = async () => ((await importNetBox(database, { url: nbUrl, tenantSlug: 'netbox' }).catch((e: unknown) => e)) as Error);
+    newRuleOn = true;
+    try {
+      // A new NetBox site (the bulk load writes it), a copy of the first with the refused description.
+      const { rows: [added] } = await nb.query<{ id: string }>(`INSERT INTO dcim_site
+        SELECT (jsonb_populate_record(NULL::dcim_site, to_jsonb(s) || jsonb_build_object('id', (SELECT max(id) + 1 FROM dcim_site), 'name', 'Rule site', 'slug', 'rule-site', 'description', $1::text))).*
+        FROM dcim_site s WHERE s.id = (SELECT min(id) FROM dcim_site) RETURNING id`, [NEW_RULE_REFUSES]);
+      let err = await attempt();
+      await nb.query('DELETE FROM dcim_site WHERE id = $1', [added!.id]);
+      expect(err).toBeInstanceOf(NetBoxImportError);
+      expect(err.message).toBe(`dcim_site id ${added!.id}, field description: ${NEW_RULE_SAYS}`);
+      // An imported site changed in NetBox (the import's update of existing objects).
+      const { rows: [changed] } = await nb.query<{ id: string; description: string }>('SELECT id, description FROM dcim_site ORDER BY id DESC LIMIT 1');
+      await nb.query('UPDATE dcim_site SET description = $2 WHERE id = $1', [changed!.id, NEW_RULE_REFUSES]);
+      err = await attempt();
+      await nb.query('UPDATE dcim_site SET description = $2 WHERE id = $1', [changed!.id, changed!.description]);
+      expect(err).toBeInstanceOf(NetBoxImportError);
+      expect(err.message).toBe(`dcim_site id ${changed!.id}, field description: ${NEW_RULE_SAYS}`);
+    } finally {
+      newRuleOn = false;
+    }
     expect(await cairnRows(sql`SELECT count(*)::int AS n FROM object_changes WHERE tenant_id = ${tenantId}`)).toEqual(before);
   });
 

@@ -6,6 +6,7 @@ import { callerTenant, sameTenant } from '../core/access.ts';
 import { ErrorCollector } from '../core/errors.ts';
 import { treeParentCheck } from '../core/tree.ts';
 import './contact-choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /**
  * The models whose objects can have contacts: NetBox's ContactsMixin models, by the names Cairn gives them. Models
@@ -96,6 +97,7 @@ export const contactGroupModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: treeParentCheck('contact_groups', 'contact group') },
 });
 
@@ -168,6 +170,7 @@ export const contactAssignmentModel = defineModel({
   computed: { object: assignedObjectField },
   // The object is shown linked (computed `object`); its bare id stays in the API and the form.
   listColumnsExclude: ['object_id'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const type = String('object_type' in input ? input.object_type : existing?.object_type);

@@ -2,6 +2,7 @@
 import { defineModel } from '../core/registry.ts';
 import { MAX_TREE_DEPTH, treeParentCheck } from '../core/tree.ts';
 import { ownerField } from './owners.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** Deep enough for any real hierarchy; also bounds the ancestor walks that guard against cycles. */
 export const MAX_REGION_DEPTH = MAX_TREE_DEPTH;
@@ -21,6 +22,7 @@ export const regionModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: treeParentCheck('regions', 'region') },
 });
 

@@ -3,6 +3,7 @@
 // (ownerField); owner groups form a tree.
 import { defineModel, type FieldDef } from '../core/registry.ts';
 import { treeParentCheck } from '../core/tree.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** The `owner` field of every model NetBox lets carry a tenant: nullable, and an owner in use cannot be deleted. */
 export const ownerField: FieldDef = {
@@ -31,6 +32,7 @@ export const ownerGroupModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: treeParentCheck('owner_groups', 'owner group') },
 });
 

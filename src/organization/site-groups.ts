@@ -2,6 +2,7 @@
 // data centres) beside the geographic regions. Like regions they nest; a site sits in at most one (Site.group).
 import { defineModel } from '../core/registry.ts';
 import { treeParentCheck } from '../core/tree.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const siteGroupModel = defineModel({
   name: 'dcim.sitegroup',
@@ -20,5 +21,6 @@ export const siteGroupModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: treeParentCheck('site_groups', 'site group') },
 });

@@ -23,6 +23,7 @@ import {
   ownerOf,
   regexError,
 } from './service.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const opts = (...values: string[]): ChoiceOption[] => values.map((value) => ({ value, label: value }));
 const ACTIONS = opts('permit', 'deny');
@@ -124,6 +125,7 @@ export const communityModel = defineModel({
   },
   searchFields: ['value', 'name', 'description'],
   defaultOrdering: ['value'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const value = merged(input, existing, 'value') as string;
@@ -166,6 +168,7 @@ export const communityListEntryModel = defineModel({
     description,
   },
   defaultOrdering: ['community_list', 'sequence'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const listId = merged(input, existing, 'community_list', 'community_list_id') as string;
@@ -219,6 +222,7 @@ export const asPathListEntryModel = defineModel({
     description,
   },
   defaultOrdering: ['as_path_list', 'sequence'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input }) {
       const p = regexError(input.regex);
@@ -240,6 +244,7 @@ export const prefixListModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       if (!existing || !('family' in input) || input.family === existing.family) return;
@@ -267,6 +272,7 @@ export const prefixListEntryModel = defineModel({
     description,
   },
   defaultOrdering: ['prefix_list', 'sequence'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       const errors = new ErrorCollector();
@@ -310,6 +316,7 @@ export const routePolicyRuleModel = defineModel({
     description,
   },
   defaultOrdering: ['route_policy', 'sequence'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const errors = new ErrorCollector();
@@ -353,6 +360,7 @@ export const staticRouteModel = defineModel({
     description,
   },
   defaultOrdering: ['vrf', 'prefix'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const owner = checkOwner(input, existing);
@@ -414,6 +422,7 @@ export const bgpInstanceModel = defineModel({
     description,
   },
   defaultOrdering: ['device', 'vrf'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: instanceHooks('bgp_instances', 'BGP instance', ({ input, errors }) => checkAddressFamilies(errors, 'address_families', input.address_families)),
 });
 
@@ -479,6 +488,7 @@ export const bgpPeerGroupModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const errors = new ErrorCollector();
@@ -511,6 +521,7 @@ export const bgpSessionModel = defineModel({
     description,
   },
   defaultOrdering: ['instance', 'remote_address'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const errors = new ErrorCollector();
@@ -559,6 +570,7 @@ export const ospfInstanceModel = defineModel({
     description,
   },
   defaultOrdering: ['device', 'vrf'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: instanceHooks('ospf_instances', 'OSPF instance'),
 });
 
@@ -587,6 +599,7 @@ export const ospfAreaModel = defineModel({
     description,
   },
   defaultOrdering: ['instance', 'area_id'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const kind = merged(input, existing, 'kind') as string;
@@ -622,6 +635,7 @@ export const ospfInterfaceModel = defineModel({
     description,
   },
   defaultOrdering: ['instance'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const instanceId = merged(input, existing, 'instance', 'instance_id') as string;
@@ -663,6 +677,7 @@ export const isisInstanceModel = defineModel({
     description,
   },
   defaultOrdering: ['device', 'vrf'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: instanceHooks('isis_instances', 'IS-IS instance', ({ input, errors }) => {
     if (typeof input.net === 'string') {
       const p = netError(input.net);
@@ -695,6 +710,7 @@ export const isisInterfaceModel = defineModel({
     description,
   },
   defaultOrdering: ['instance'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       if (Array.isArray(input.families)) {
@@ -732,6 +748,7 @@ export const vtepModel = defineModel({
     description,
   },
   defaultOrdering: ['device'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       const device = merged(input, existing, 'device', 'device_id') as string;
@@ -764,6 +781,7 @@ export const vniModel = defineModel({
     description,
   },
   defaultOrdering: ['vtep', 'vni'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ input, existing }) {
       const kind = merged(input, existing, 'kind') as string;

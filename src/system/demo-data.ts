@@ -15,8 +15,10 @@
 // Writes: one transaction, through the core's bulk load (src/core/crud/bulk-load.ts): `INSERT … SELECT FROM
 // unnest(…)` in chunks, numids reserved per table in one block, every object in the change log (by the system
 // user) and the search index, every row written once (devices carry their primary IP and rack place from the
-// start, interfaces their LAG and VLANs). Per-row validation hooks do not run: the load produces rows that already
-// satisfy what they enforce (statuses available to the model, primary IP on one of the device's own interfaces,
+// start, interfaces their LAG and VLANs). The validate rules of the models it writes are not run row by row (each
+// says so: PLANNED_BY_LOADERS, core/crud/row-rules.ts; a rule that does not say runs for every row): the load
+// produces rows that already satisfy what they enforce (statuses available to the model, primary IP on one of the
+// device's own interfaces,
 // interfaces materialised from the device type's templates, one device per rack unit, cables only between
 // physical ports, one BGP instance per device in the global table). The prefixes' hierarchy and utilisation,
 // which those hooks keep, are refreshed once at the end of their steps.

@@ -10,6 +10,7 @@ import { isUuid } from '../core/ids.ts';
 import { DEVICE_TEMPLATE_TYPE } from './bundles.ts';
 import type { SubjectKind } from './device-context.ts';
 import { callerTenant } from '../core/access.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 const SUBJECT_TABLE: Record<SubjectKind, string> = { device: 'devices', vm: 'virtual_machines' };
 
@@ -81,7 +82,7 @@ function checkBindingType(modelName: string, key: string): void {
     if (t && t.object_type !== DEVICE_TEMPLATE_TYPE) {
       throw fieldError(key, `${t.name} is a template for ${t.object_type}; bind a device template (object type ${DEVICE_TEMPLATE_TYPE}).`);
     }
-  });
+  }, { bulkLoad: PLANNED_BY_LOADERS });
 }
 
 addComputedField('dcim.device', 'config_template', bindingField);

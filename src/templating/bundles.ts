@@ -13,6 +13,7 @@ import { bundlePathOf } from './models.ts';
 import { bundlePathKey } from './target-path.ts';
 import './models.ts';
 import { inTenant } from '../core/access.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** The object type a config template renders for: only these go in bundles and bindings. */
 export const DEVICE_TEMPLATE_TYPE = 'dcim.device';
@@ -72,6 +73,7 @@ export const configBundleModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input }) {
       if (typeof input.name === 'string' && input.name.trim().toLowerCase() === 'role') {

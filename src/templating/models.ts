@@ -5,6 +5,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { checkSubjectType } from './subjects.ts';
 import { compileError } from './environment.ts';
 import { normalizeTargetPath, targetPathProblem } from './target-path.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** What `bundle_path` falls back to: `<name>.<file_extension>`. */
 export function bundlePathOf(row: Record<string, unknown>): string {
@@ -75,6 +76,7 @@ export const exportTemplateModel = defineModel({
   computed: { line_count: lineCount, bundle_path: bundlePath },
   searchFields: ['name', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // A PATCH that sends neither field keeps what was checked when the record was saved.
     async validate({ input }) {

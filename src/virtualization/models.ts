@@ -8,6 +8,7 @@ import { ErrorCollector } from '../core/errors.ts';
 import { primaryIpField } from '../dcim/service.ts';
 import { MAC_MESSAGE, normalizeMac } from '../dcim/mac.ts';
 import { vmDiskField } from './catalog-models.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 
 export const clusterModel = defineModel({
@@ -73,6 +74,7 @@ export const virtualMachineModel = defineModel({
   computed: { primary_ip: primaryIpField, disk: vmDiskField },
   searchFields: ['name', 'comments'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     // The status's rules: wireStatusFields (src/extras/statuses.ts).
     async validate({ tx, ctx, input, existing }) {
@@ -104,6 +106,7 @@ export const vmInterfaceModel = defineModel({
   },
   searchFields: ['name', 'description'],
   defaultOrdering: ['virtual_machine', 'name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, input, existing }) {
       await checkVlanMode(tx, input, existing, { table: 'vm_interface_tagged_vlans', from: 'vm_interface_id' });

@@ -7,6 +7,7 @@ import { callerTenant } from '../core/access.ts';
 import { fieldError } from '../core/errors.ts';
 import { ownerField } from '../organization/owners.ts';
 import { POINT_TO_POINT_L2VPN_TYPES, L2VPN_TYPES } from './choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 export const l2vpnModel = defineModel({
   name: 'vpn.l2vpn',
@@ -30,6 +31,7 @@ export const l2vpnModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate({ tx, ctx, input, existing }) {
       // Becoming point-to-point keeps the terminations it has only if they are two at most.
@@ -81,5 +83,6 @@ export const l2vpnTerminationModel = defineModel({
     custom_fields: { kind: 'custom_fields' },
   },
   defaultOrdering: ['l2vpn', 'numid'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: checkTermination },
 });

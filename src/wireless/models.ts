@@ -10,6 +10,7 @@ import { ownerField } from '../organization/owners.ts';
 import { treeParentCheck } from '../core/tree.ts';
 import { WIRELESS_INTERFACE_TYPES } from '../dcim/wireless-choices.ts';
 import './choices.ts';
+import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
 
 /** NetBox's 802.11 limits: an SSID is at most 32 octets, a pre-shared key at most 64 characters. */
 const SSID_MAX = 32;
@@ -46,6 +47,7 @@ export const wirelessLanGroupModel = defineModel({
   },
   searchFields: ['name', 'slug', 'description'],
   defaultOrdering: ['name'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: { validate: treeParentCheck('wireless_lan_groups', 'wireless LAN group') },
 });
 
@@ -129,6 +131,7 @@ export const wirelessLinkModel = defineModel({
   },
   searchFields: ['ssid', 'description'],
   defaultOrdering: ['numid'],
+  bulkLoadValidation: PLANNED_BY_LOADERS,
   hooks: {
     async validate(args) {
       await checkLinkEnds(args);

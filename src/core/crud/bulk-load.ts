@@ -4,13 +4,15 @@
 // log (whose listeners queue the webhooks) and indexed for search (by the tables' statement triggers, as the row
 // counts are), with the same entries insertRows writes for a handful of rows, but set-wise: the insert returns
 // only what the display texts are made of, and the change rows' snapshots are built by the database from the
-// stored rows (recordCreatedObjects), so a chunk's rows never travel to JavaScript and back. The caller hands
-// rows its own rules already satisfy: per-row validation hooks do not run, which is what keeps the cost at a
-// fixed number of statements per chunk.
+// stored rows (recordCreatedObjects), so a chunk's rows never travel to JavaScript and back. Validate rules: the
+// rules of a model that say how bulk loads honour them (`bulkLoadValidation`, core/registry.ts) are not run row by
+// row, which is what keeps the cost at a fixed number of statements per chunk; every other rule runs for each row
+// before it is written, as a single write would run it (row-rules.ts).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/types.ts';
 import type { RequestContext } from '../context.ts';
 import { allModels, type ModelDef } from '../registry.ts';
+import { runRowRules } from './row-rules.ts';
 import { uuidv7 } from '../ids.ts';
 import { allocateNumids } from '../numids.ts';
 import { TENANT_COLUMN } from '../access.ts';
@@ -73,6 +75,7 @@ export class BulkLoad {
     if (hasCustomFields && !columns.some(([n]) => n === 'custom_fields') && !('custom_fields' in consts)) {
       extra.custom_fields = sql`${JSON.stringify(await customFieldDefaultsFor(this.tx, this.tenantId, model.name))}::jsonb`;
     }
+    await runRowRules(this.tx, this.ctx, model, columns.map(([name]) => name), data[0]?.length ?? 0, (i, c) => data[c]![i]);
     const types = await this.columnTypesOf(model.table);
     // What the display texts are made of comes back (the id, number, display columns and display parent); the
     // snapshots are the database's to build.
