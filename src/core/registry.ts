@@ -240,8 +240,9 @@ export interface ModelDef {
   /** The NetBox dialect's view of the model; `false`: no NetBox twin, even where the name is one of NetBox's. */
   netbox?: NetboxDeclaration | false;
   /**
-   * How bulk loads (demo data, `cairn import netbox`: core/crud/bulk-load.ts) honour the model's own validate hook
-   * without running it row by row. Left out, they run it for every row they write, as a single write would.
+   * How bulk writes (demo data's and `cairn import netbox`'s loads, the import's updates: core/crud/row-rules.ts)
+   * honour the model's own validate hook without running it row by row. Left out, they run it for every row they
+   * write, as a single write would.
    */
   bulkLoadValidation?: string;
 }

@@ -16,15 +16,16 @@ import { TABLE_MAP } from './table-map.ts';
 import { createTenant } from '../core/accounts.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
 import { systemContext } from '../core/context.ts';
-import { addModelHook, requireModel } from '../core/registry.ts';
+import { requireModel } from '../core/registry.ts';
+import { addTestRule } from '../../test/helpers/test-rules.ts';
 import { fieldError } from '../core/errors.ts';
 import { decryptSecret } from '../core/secrets.ts';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 
-// A validate rule added to sites by a test (issue #54: one rule holds on every write path). Files share a process
-// one after another, so it stays on the model: it acts only while `newRuleOn` is set.
+// A validate rule added to sites by a test (issue #54: one rule holds on every write path; test/helpers/test-rules.ts):
+// it acts only while `newRuleOn` is set.
 const NEW_RULE_REFUSES = 'refused-by-a-new-rule';
 const NEW_RULE_SAYS = 'This description is refused by a rule the import test added.';
 let newRuleOn = false;
@@ -32,7 +33,7 @@ let newRuleAdded = false;
 function addNewRuleOnce(): void {
   if (newRuleAdded) return;
   newRuleAdded = true;
-  addModelHook('organization.site', 'validate', async ({ input }) => {
+  addTestRule('organization.site', async ({ input }) => {
     if (newRuleOn && input.description === NEW_RULE_REFUSES) throw fieldError('description', NEW_RULE_SAYS);
   });
 }
