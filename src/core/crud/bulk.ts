@@ -13,7 +13,7 @@ import { isUuid } from '../ids.ts';
 import { scopeCondition } from '../access.ts';
 import { bulkEditableKeys } from './editable.ts';
 import { displayOf, type Row } from './serialize.ts';
-import { checkReferences, createRowInTx, inTransaction, inUseMessage, logChanges, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, setColumns, tagSlugsOf, updateRowInTx, writeRelations } from './write.ts';
+import { checkReferences, createRowInTx, deleteRowsInTx, inTransaction, inUseMessage, logChanges, mergeCustomFields, prepareCreate, prepareUpdate, protectedBy, runCustomFieldsCheck, setColumns, tagSlugsOf, updateRowInTx, writeRelations } from './write.ts';
 import type { CheckedInput } from './input.ts';
 import { resolveNaturalKeys } from './natural-keys.ts';
 import { translateDbError } from './db-errors.ts';
@@ -127,12 +127,7 @@ export async function bulkDelete(db: Kysely<DB>, ctx: RequestContext, model: Mod
       }
       if (doomedIds.length) {
         await model.hooks.beforeDeleteMany?.({ tx, ctx, model, rows: doomed });
-        const tags = await tagSlugsOf(tx, model, doomedIds);
-        await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
-        await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${doomedIds}::uuid[])`.execute(tx);
-        await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${doomedIds}::uuid[])`.execute(tx);
-        await model.hooks.afterDelete?.({ tx, ctx, model, rows: doomed });
-        await logChanges(tx, ctx, model, 'delete', doomed.map((row) => ({ before: row, after: null })), { before: tags });
+        await deleteRowsInTx(tx, ctx, model, doomed);
       }
       return { deleted: doomedIds.length, deleted_ids: doomedIds, skipped, dry_run: false };
     });

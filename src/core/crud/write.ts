@@ -437,12 +437,22 @@ export async function deleteObject(db: Kysely<DB>, ctx: RequestContext, model: M
     const uses = (await protectedBy(tx, model, [id])).get(id);
     if (uses) throw conflict(`Cannot delete this ${model.label}. ${inUseMessage(uses)}.`);
     await model.hooks.beforeDelete?.({ tx, ctx, model, row });
-    const tags = await tagSlugsOf(tx, model, [id]);
-    await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
-    await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ${id}`.execute(tx);
-    await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ${id}`.execute(tx);
-    await model.hooks.afterDelete?.({ tx, ctx, model, rows: [row] });
-    await logChanges(tx, ctx, model, 'delete', [{ before: row, after: null }], { before: tags });
+    await deleteRowsInTx(tx, ctx, model, [row]);
   });
+}
+
+/**
+ * The delete of rows locked in scope and cleared to go (nothing protects them, their before-delete hooks ran): a
+ * single delete's one row or a bulk delete's many. Their tags and journal go with them; the after-delete hook and
+ * the change log see them all at once.
+ */
+export async function deleteRowsInTx(tx: Kysely<DB>, ctx: RequestContext, model: ModelDef, rows: Row[]): Promise<void> {
+  const ids = rows.map((r) => String(r.id));
+  const tags = await tagSlugsOf(tx, model, ids);
+  await sql`DELETE FROM tagged_items WHERE object_type = ${model.name} AND object_id = ANY(${ids}::uuid[])`.execute(tx);
+  await sql`DELETE FROM journal_entries WHERE object_type = ${model.name} AND object_id = ANY(${ids}::uuid[])`.execute(tx);
+  await sql`DELETE FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`.execute(tx);
+  await model.hooks.afterDelete?.({ tx, ctx, model, rows });
+  await logChanges(tx, ctx, model, 'delete', rows.map((row) => ({ before: row, after: null })), { before: tags });
 }
 
