@@ -1,6 +1,7 @@
-// The one data table of the pages that fetch their own rows (jobs, backups, tokens, a device's compliance…): the
-// generic model list's look (pages/list/ModelList.tsx), its loading, error and empty states, sortable headers that
-// are buttons (Enter or Space sorts, aria-sort says how), and the Previous/Next pager under a paged list.
+// The one data table of the UI: the generic model list (pages/list/ModelList.tsx), the pages that fetch their own
+// rows (jobs, backups, tokens…) and a device's component tabs. Its loading, error and empty states, sortable headers
+// that are buttons (Enter or Space sorts, aria-sort says how), and the Previous/Next pager under a paged list, so
+// every table looks and reads the same.
 import type { HTMLAttributes, ReactNode } from 'react';
 import { Empty, ErrorState, Loading } from './states.tsx';
 import { Pager } from './Pager.tsx';
@@ -15,6 +16,10 @@ export interface DataColumn<T> {
   sortKey?: string;
   /** Extra classes on this column's cells (`whitespace-nowrap`, `max-w-xs break-words`, `text-right`…). */
   className?: string;
+  /** Extra classes on the header cell alone (a width under a compact table's fixed layout). */
+  headerClassName?: string;
+  /** The cell names its row (`<th scope="row">`), so a screen reader announces it with each of the row's values. */
+  rowHeader?: boolean;
 }
 
 export interface DataTableProps<T> {
@@ -39,6 +44,11 @@ export interface DataTableProps<T> {
   sort?: { ordering: string; onSort: (sortKey: string) => void };
   /** Dims the rows while a new page is on its way (placeholder data shown). */
   stale?: boolean;
+  /**
+   * A table inside a card of its own (a change's fields): no frame, small type, a fixed layout so long values wrap
+   * instead of widening the card, and no row highlight on hover.
+   */
+  compact?: boolean;
   testId?: string;
 }
 
@@ -48,52 +58,78 @@ function orderOf(ordering: string, key: string): Order {
   return ordering === key ? 'ascending' : ordering === `-${key}` ? 'descending' : 'none';
 }
 
-export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, testId }: DataTableProps<T>) {
+const LOOK = {
+  framed: {
+    table: 'min-w-full text-sm',
+    head: 'bg-slate-50 text-left text-slate-600',
+    th: 'border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap',
+    row: 'border-b border-slate-100 last:border-0 hover:bg-slate-50',
+    td: 'px-3 py-1.5',
+  },
+  compact: {
+    table: 'w-full table-fixed text-xs',
+    head: 'text-left text-slate-500',
+    th: 'py-1 pr-2 font-medium last:pr-0',
+    row: 'border-t border-slate-100',
+    td: 'py-1 pr-2 last:pr-0',
+  },
+};
+
+export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, testId }: DataTableProps<T>) {
   if (error) return <>{renderError ? renderError(error) : <ErrorState error={error} retry={retry} />}</>;
   if (loading || rows === undefined) return <Loading />;
   if (rows.length === 0) return typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
   const shown = columns.filter((c): c is DataColumn<T> => Boolean(c));
+  const look = compact ? LOOK.compact : LOOK.framed;
+  const td = `${look.td} align-top`;
+  const table = (
+    <table className={look.table} data-testid={testId}>
+      {caption ? <caption className="sr-only">{caption}</caption> : null}
+      <thead className={look.head}>
+        <tr>
+          {shown.map((c) => {
+            const sortable = sort && c.sortKey ? c.sortKey : null;
+            const order = sortable ? orderOf(sort!.ordering, sortable) : 'none';
+            return (
+              <th key={c.key} scope="col" className={`${look.th} ${c.headerClassName ?? ''}`} aria-sort={sortable ? order : undefined}>
+                {sortable ? (
+                  <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => sort!.onSort(sortable)}>
+                    {c.header}
+                    <span aria-hidden="true">{order === 'ascending' ? '▲' : order === 'descending' ? '▼' : '↕'}</span>
+                  </button>
+                ) : (
+                  c.header
+                )}
+              </th>
+            );
+          })}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => {
+          const extra = rowProps?.(row) ?? {};
+          return (
+            <tr key={rowKey(row)} {...extra} className={`${look.row} ${extra.className ?? ''}`}>
+              {shown.map((c) =>
+                c.rowHeader ? (
+                  <th key={c.key} scope="row" className={`${td} text-left font-medium ${c.className ?? ''}`}>
+                    {c.cell(row)}
+                  </th>
+                ) : (
+                  <td key={c.key} className={`${td} ${c.className ?? ''}`}>
+                    {c.cell(row)}
+                  </td>
+                ),
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
   return (
     <div className="space-y-3">
-      <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${stale ? 'opacity-60' : ''}`}>
-        <table className="min-w-full text-sm" data-testid={testId}>
-          {caption ? <caption className="sr-only">{caption}</caption> : null}
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              {shown.map((c) => {
-                const sortable = sort && c.sortKey ? c.sortKey : null;
-                const order = sortable ? orderOf(sort!.ordering, sortable) : 'none';
-                return (
-                  <th key={c.key} scope="col" className="border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap" aria-sort={sortable ? order : undefined}>
-                    {sortable ? (
-                      <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => sort!.onSort(sortable)}>
-                        {c.header}
-                        <span aria-hidden="true">{order === 'ascending' ? '▲' : order === 'descending' ? '▼' : '↕'}</span>
-                      </button>
-                    ) : (
-                      c.header
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => {
-              const extra = rowProps?.(row) ?? {};
-              return (
-                <tr key={rowKey(row)} {...extra} className={`border-b border-slate-100 last:border-0 hover:bg-slate-50 ${extra.className ?? ''}`}>
-                  {shown.map((c) => (
-                    <td key={c.key} className={`px-3 py-1.5 align-top ${c.className ?? ''}`}>
-                      {c.cell(row)}
-                    </td>
-                  ))}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      {compact ? table : <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${stale ? 'opacity-60' : ''}`}>{table}</div>}
       {pager ? <Pager {...pager} /> : null}
     </div>
   );
