@@ -13,7 +13,6 @@ const ALLOWED = [
   // A few rows of a file about to be imported, inside the import dialog: a preview, not a list.
   'web/src/pages/list/ImportDialog.tsx',
   // Not moved onto DataTable yet.
-  'web/src/features/cabling/PortsTab.tsx',
   'web/src/features/devices/InterfacesTab.tsx',
   'web/src/features/ipam/PrefixSpaceTab.tsx',
   'web/src/features/power/ConsolePowerTab.tsx',
