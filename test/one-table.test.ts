@@ -15,7 +15,6 @@ const ALLOWED = [
   // Not moved onto DataTable yet.
   'web/src/features/devices/InterfacesTab.tsx',
   'web/src/features/ipam/PrefixSpaceTab.tsx',
-  'web/src/features/power/ConsolePowerTab.tsx',
   'web/src/pages/list/ModelList.tsx',
 ];
 
