@@ -14,7 +14,6 @@ const ALLOWED = [
   'web/src/pages/list/ImportDialog.tsx',
   // Not moved onto DataTable yet.
   'web/src/features/devices/InterfacesTab.tsx',
-  'web/src/features/ipam/PrefixSpaceTab.tsx',
   'web/src/pages/list/ModelList.tsx',
 ];
 

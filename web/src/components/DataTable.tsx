@@ -20,6 +20,11 @@ export interface DataColumn<T> {
   headerClassName?: string;
   /** The cell names its row (`<th scope="row">`), so a screen reader announces it with each of the row's values. */
   rowHeader?: boolean;
+  /**
+   * How many columns, from this one on, this row's cell takes: a row of another kind among the rows (a free block
+   * among prefixes) has one value where the others have several. The columns it covers draw nothing for that row.
+   */
+  span?: (row: T) => number;
 }
 
 export interface DataTableProps<T> {
@@ -49,6 +54,8 @@ export interface DataTableProps<T> {
    * instead of widening the card, and no row highlight on hover.
    */
   compact?: boolean;
+  /** Cells sit at the top of a row of several lines (the default); `middle` lines up a row of buttons with text. */
+  align?: 'top' | 'middle';
   testId?: string;
 }
 
@@ -56,6 +63,18 @@ type Order = 'ascending' | 'descending' | 'none';
 
 function orderOf(ordering: string, key: string): Order {
   return ordering === key ? 'ascending' : ordering === `-${key}` ? 'descending' : 'none';
+}
+
+/** The cells of one row: a column that spans several hides the ones it covers. */
+function cellsOf<T>(columns: ReadonlyArray<DataColumn<T>>, row: T): Array<{ column: DataColumn<T>; span: number | undefined }> {
+  const out: Array<{ column: DataColumn<T>; span: number | undefined }> = [];
+  for (let i = 0; i < columns.length; ) {
+    const column = columns[i]!;
+    const span = Math.min(Math.max(1, column.span?.(row) ?? 1), columns.length - i);
+    out.push({ column, span: span > 1 ? span : undefined });
+    i += span;
+  }
+  return out;
 }
 
 const LOOK = {
@@ -75,13 +94,13 @@ const LOOK = {
   },
 };
 
-export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, testId }: DataTableProps<T>) {
+export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, align = 'top', testId }: DataTableProps<T>) {
   if (error) return <>{renderError ? renderError(error) : <ErrorState error={error} retry={retry} />}</>;
   if (loading || rows === undefined) return <Loading />;
   if (rows.length === 0) return typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
   const shown = columns.filter((c): c is DataColumn<T> => Boolean(c));
   const look = compact ? LOOK.compact : LOOK.framed;
-  const td = `${look.td} align-top`;
+  const td = `${look.td} ${align === 'top' ? 'align-top' : 'align-middle'}`;
   const table = (
     <table className={look.table} data-testid={testId}>
       {caption ? <caption className="sr-only">{caption}</caption> : null}
@@ -110,13 +129,13 @@ export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading
           const extra = rowProps?.(row) ?? {};
           return (
             <tr key={rowKey(row)} {...extra} className={`${look.row} ${extra.className ?? ''}`}>
-              {shown.map((c) =>
+              {cellsOf(shown, row).map(({ column: c, span }) =>
                 c.rowHeader ? (
-                  <th key={c.key} scope="row" className={`${td} text-left font-medium ${c.className ?? ''}`}>
+                  <th key={c.key} scope="row" colSpan={span} className={`${td} text-left font-medium ${c.className ?? ''}`}>
                     {c.cell(row)}
                   </th>
                 ) : (
-                  <td key={c.key} className={`${td} ${c.className ?? ''}`}>
+                  <td key={c.key} colSpan={span} className={`${td} ${c.className ?? ''}`}>
                     {c.cell(row)}
                   </td>
                 ),
