@@ -13,7 +13,6 @@ const ALLOWED = [
   // A few rows of a file about to be imported, inside the import dialog: a preview, not a list.
   'web/src/pages/list/ImportDialog.tsx',
   // Not moved onto DataTable yet.
-  'web/src/features/devices/InterfacesTab.tsx',
   'web/src/pages/list/ModelList.tsx',
 ];
 

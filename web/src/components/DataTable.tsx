@@ -20,6 +20,8 @@ export interface DataColumn<T> {
   headerClassName?: string;
   /** The cell names its row (`<th scope="row">`), so a screen reader announces it with each of the row's values. */
   rowHeader?: boolean;
+  /** Stays in view when a wide table scrolls sideways (the column that names the row; the first one or two). */
+  sticky?: boolean;
   /**
    * How many columns, from this one on, this row's cell takes: a row of another kind among the rows (a free block
    * among prefixes) has one value where the others have several. The columns it covers draw nothing for that row.
@@ -54,6 +56,18 @@ export interface DataTableProps<T> {
    * instead of widening the card, and no row highlight on hover.
    */
   compact?: boolean;
+  /**
+   * Rows picked with a checkbox each, and one in the header for every row shown. `selected` holds rowKeys and may
+   * hold rows not shown (another page, rows a filter hides): the header box picks or drops the shown ones only.
+   */
+  selection?: {
+    selected: ReadonlySet<string>;
+    onChange: (next: ReadonlySet<string>) => void;
+    /** The header checkbox's label, saying which rows it picks ("Select all rows on this page"). */
+    allLabel: string;
+    /** A row's checkbox label ("Select ams1-leaf1"). */
+    rowLabel: (row: T) => string;
+  };
   /** Cells sit at the top of a row of several lines (the default); `middle` lines up a row of buttons with text. */
   align?: 'top' | 'middle';
   testId?: string;
@@ -77,12 +91,31 @@ function cellsOf<T>(columns: ReadonlyArray<DataColumn<T>>, row: T): Array<{ colu
   return out;
 }
 
+/** The header's checkbox: checked when every row shown is picked, mixed when some are. */
+function SelectAll({ label, checked, mixed, onChange }: { label: string; checked: boolean; mixed: boolean; onChange: () => void }) {
+  return (
+    <input
+      type="checkbox"
+      aria-label={label}
+      checked={checked}
+      ref={(el) => {
+        if (el) el.indeterminate = mixed;
+      }}
+      onChange={onChange}
+    />
+  );
+}
+
+// A sticky cell needs a background of its own, or the cells scrolling under it show through.
+const STICKY = 'sticky left-0 z-[1]';
+
 const LOOK = {
   framed: {
     table: 'min-w-full text-sm',
     head: 'bg-slate-50 text-left text-slate-600',
     th: 'border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap',
-    row: 'border-b border-slate-100 last:border-0 hover:bg-slate-50',
+    row: 'border-b border-slate-100 last:border-0',
+    hover: 'hover:bg-slate-50',
     td: 'px-3 py-1.5',
   },
   compact: {
@@ -90,27 +123,51 @@ const LOOK = {
     head: 'text-left text-slate-500',
     th: 'py-1 pr-2 font-medium last:pr-0',
     row: 'border-t border-slate-100',
+    hover: '',
     td: 'py-1 pr-2 last:pr-0',
   },
 };
 
-export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, align = 'top', testId }: DataTableProps<T>) {
+export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, selection, align = 'top', testId }: DataTableProps<T>) {
   if (error) return <>{renderError ? renderError(error) : <ErrorState error={error} retry={retry} />}</>;
   if (loading || rows === undefined) return <Loading />;
   if (rows.length === 0) return typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
   const shown = columns.filter((c): c is DataColumn<T> => Boolean(c));
   const look = compact ? LOOK.compact : LOOK.framed;
   const td = `${look.td} ${align === 'top' ? 'align-top' : 'align-middle'}`;
+  const anySticky = shown.some((c) => c.sticky);
+  const isPicked = (row: T) => selection?.selected.has(rowKey(row)) ?? false;
+  const pickedShown = rows.filter(isPicked).length;
+  const allPicked = pickedShown === rows.length;
+  const pickAll = () => {
+    const next = new Set(selection!.selected);
+    for (const row of rows) {
+      if (allPicked) next.delete(rowKey(row));
+      else next.add(rowKey(row));
+    }
+    selection!.onChange(next);
+  };
+  const pick = (row: T) => {
+    const next = new Set(selection!.selected);
+    if (next.has(rowKey(row))) next.delete(rowKey(row));
+    else next.add(rowKey(row));
+    selection!.onChange(next);
+  };
   const table = (
     <table className={look.table} data-testid={testId}>
       {caption ? <caption className="sr-only">{caption}</caption> : null}
       <thead className={look.head}>
         <tr>
+          {selection ? (
+            <th scope="col" className={`${look.th} w-8`}>
+              <SelectAll label={selection.allLabel} checked={allPicked} mixed={pickedShown > 0 && !allPicked} onChange={pickAll} />
+            </th>
+          ) : null}
           {shown.map((c) => {
             const sortable = sort && c.sortKey ? c.sortKey : null;
             const order = sortable ? orderOf(sort!.ordering, sortable) : 'none';
             return (
-              <th key={c.key} scope="col" className={`${look.th} ${c.headerClassName ?? ''}`} aria-sort={sortable ? order : undefined}>
+              <th key={c.key} scope="col" className={`${look.th} ${c.sticky ? `${STICKY} bg-slate-50` : ''} ${c.headerClassName ?? ''}`} aria-sort={sortable ? order : undefined}>
                 {sortable ? (
                   <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => sort!.onSort(sortable)}>
                     {c.header}
@@ -127,19 +184,28 @@ export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading
       <tbody>
         {rows.map((row) => {
           const extra = rowProps?.(row) ?? {};
+          const picked = isPicked(row);
+          // A sticky cell follows its row's highlight (hover, picked) over the white that hides what scrolls under it.
+          const sticky = `${STICKY} ${picked ? 'bg-sky-50' : `bg-white ${look.hover ? 'group-hover:bg-slate-50' : ''}`}`;
           return (
-            <tr key={rowKey(row)} {...extra} className={`${look.row} ${extra.className ?? ''}`}>
-              {cellsOf(shown, row).map(({ column: c, span }) =>
-                c.rowHeader ? (
-                  <th key={c.key} scope="row" colSpan={span} className={`${td} text-left font-medium ${c.className ?? ''}`}>
+            <tr key={rowKey(row)} {...extra} className={`${anySticky ? 'group' : ''} ${look.row} ${picked ? 'bg-sky-50' : look.hover} ${extra.className ?? ''}`}>
+              {selection ? (
+                <td className={td}>
+                  <input type="checkbox" aria-label={selection.rowLabel(row)} checked={picked} onChange={() => pick(row)} />
+                </td>
+              ) : null}
+              {cellsOf(shown, row).map(({ column: c, span }) => {
+                const className = `${td} ${c.sticky ? sticky : ''} ${c.className ?? ''}`;
+                return c.rowHeader ? (
+                  <th key={c.key} scope="row" colSpan={span} className={`${className} text-left font-medium`}>
                     {c.cell(row)}
                   </th>
                 ) : (
-                  <td key={c.key} colSpan={span} className={`${td} ${c.className ?? ''}`}>
+                  <td key={c.key} colSpan={span} className={className}>
                     {c.cell(row)}
                   </td>
-                ),
-              )}
+                );
+              })}
             </tr>
           );
         })}
