@@ -4,7 +4,7 @@
 // every table looks and reads the same.
 import type { HTMLAttributes, ReactNode } from 'react';
 import { Empty, ErrorState, Loading } from './states.tsx';
-import { Pager } from './Pager.tsx';
+import { Pager, type PagerProps } from './Pager.tsx';
 
 export interface DataColumn<T> {
   /** Unique among the columns. */
@@ -20,7 +20,7 @@ export interface DataColumn<T> {
   headerClassName?: string;
   /** The cell names its row (`<th scope="row">`), so a screen reader announces it with each of the row's values. */
   rowHeader?: boolean;
-  /** Stays in view when a wide table scrolls sideways (the column that names the row; the first one or two). */
+  /** Stays at the left edge when a wide table scrolls sideways: the one column that names the row. */
   sticky?: boolean;
   /**
    * How many columns, from this one on, this row's cell takes: a row of another kind among the rows (a free block
@@ -45,12 +45,17 @@ export interface DataTableProps<T> {
   retry?: () => void;
   /** Shown instead of the table when there are no rows: a string is the Empty state's title. */
   empty: ReactNode;
-  /** A page of a longer list: the pager goes under the table. */
-  pager?: { offset: number; pageSize: number; count: number; onOffset: (offset: number) => void };
+  /**
+   * A page of a longer list: the pager goes under the table, and under the empty state of a page past the last
+   * row (the rows on it were deleted), so the reader can page back.
+   */
+  pager?: PagerProps;
   /** Server-side sorting: `ordering` is `key` or `-key`; `onSort` gets the column's sortKey. */
   sort?: { ordering: string; onSort: (sortKey: string) => void };
   /** Dims the rows while a new page is on its way (placeholder data shown). */
   stale?: boolean;
+  /** A fetch is under way (aria-busy), a new page or a refresh of this one. */
+  busy?: boolean;
   /**
    * A table inside a card of its own (a change's fields): no frame, small type, a fixed layout so long values wrap
    * instead of widening the card, and no row highlight on hover.
@@ -128,10 +133,21 @@ const LOOK = {
   },
 };
 
-export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, compact, selection, align = 'top', testId }: DataTableProps<T>) {
+export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading, error, renderError, retry, empty, pager, sort, stale, busy, compact, selection, align = 'top', testId }: DataTableProps<T>) {
   if (error) return <>{renderError ? renderError(error) : <ErrorState error={error} retry={retry} />}</>;
   if (loading || rows === undefined) return <Loading />;
-  if (rows.length === 0) return typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
+  // Two paged tables on one page (open violations above the rules list) are two navigations, told apart by name.
+  const paging = pager ? <Pager label={caption ? `${caption}, pages` : undefined} {...pager} /> : null;
+  if (rows.length === 0) {
+    const none = typeof empty === 'string' ? <Empty title={empty} /> : <>{empty}</>;
+    if (!pager || pager.count === 0) return none;
+    return (
+      <div className="space-y-3">
+        {none}
+        {paging}
+      </div>
+    );
+  }
   const shown = columns.filter((c): c is DataColumn<T> => Boolean(c));
   const look = compact ? LOOK.compact : LOOK.framed;
   const td = `${look.td} ${align === 'top' ? 'align-top' : 'align-middle'}`;
@@ -214,8 +230,10 @@ export function DataTable<T>({ columns, rows, rowKey, rowProps, caption, loading
   );
   return (
     <div className="space-y-3">
-      {compact ? table : <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${stale ? 'opacity-60' : ''}`}>{table}</div>}
-      {pager ? <Pager {...pager} /> : null}
+      {compact ? table : <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${stale ? 'opacity-60' : ''}`} aria-busy={busy}>
+          {table}
+        </div>}
+      {paging}
     </div>
   );
 }
