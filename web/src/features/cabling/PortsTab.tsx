@@ -8,6 +8,7 @@ import { useChoices } from '../../api/hooks.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
+import { DataTable, type DataColumn } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 
 interface Peer {
@@ -86,69 +87,54 @@ export default function PortsTab({ object }: DetailTabProps) {
   if (rearList.length === 0 && frontList.length === 0) {
     return <Empty title="No front or rear ports">Patch panels have them: add rear ports and the front ports that map to them, or give the device type port templates.</Empty>;
   }
-  const th = 'px-3 py-2';
+  const name = (model: string): DataColumn<Port> => ({ key: 'name', header: 'Name', cell: (p) => <PortName model={model} port={p} /> });
+  const type: DataColumn<Port> = { key: 'type', header: 'Type', cell: (p) => label(p.type) };
+  const peer: DataColumn<Port> = { key: 'peer', header: 'Cable and far end', cell: (p) => <PeerCell peer={p.link_peer} />, className: 'whitespace-nowrap' };
+  const description: DataColumn<Port> = { key: 'description', header: 'Description', cell: (p) => p.description || <span className="text-slate-400">—</span> };
+  const portRow = (p: Port) => ({ 'data-port': p.name });
   return (
     <div className="space-y-6">
       <section className="space-y-2">
         <h2 className="text-base font-semibold text-slate-800">Front ports ({fronts.data!.count})</h2>
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="w-full text-sm" aria-label="Front ports">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className={th}>Name</th>
-                <th className={th}>Type</th>
-                <th className={th}>Rear port and position</th>
-                <th className={th}>Cable and far end</th>
-                <th className={th}>Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {frontList.map((p) => (
-                <tr key={p.id} className="border-t border-slate-100 align-top" data-port={p.name}>
-                  <td className="px-3 py-2"><PortName model="dcim.frontport" port={p} /></td>
-                  <td className="px-3 py-2">{label(p.type)}</td>
-                  <td className="px-3 py-2 whitespace-nowrap">
-                    {p.rear_port ? (
-                      <Link to={paths.detail('dcim.rearport', p.rear_port.id)} className="text-sky-700 hover:underline">
-                        {String(p.rear_port.name ?? p.rear_port.display)}
-                      </Link>
-                    ) : null}{' '}
-                    <span className="text-slate-600">position {p.rear_port_position}</span>
-                  </td>
-                  <td className="px-3 py-2 whitespace-nowrap"><PeerCell peer={p.link_peer} /></td>
-                  <td className="px-3 py-2">{p.description || <span className="text-slate-400">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable<FrontPort>
+          caption="Front ports"
+          rows={frontList}
+          rowKey={(p) => p.id}
+          rowProps={portRow}
+          empty="No front ports"
+          columns={[
+            name('dcim.frontport'),
+            type,
+            {
+              key: 'rear',
+              header: 'Rear port and position',
+              className: 'whitespace-nowrap',
+              cell: (p) => (
+                <>
+                  {p.rear_port ? (
+                    <Link to={paths.detail('dcim.rearport', p.rear_port.id)} className="text-sky-700 hover:underline">
+                      {String(p.rear_port.name ?? p.rear_port.display)}
+                    </Link>
+                  ) : null}{' '}
+                  <span className="text-slate-600">position {p.rear_port_position}</span>
+                </>
+              ),
+            },
+            peer,
+            description,
+          ]}
+        />
       </section>
       <section className="space-y-2">
         <h2 className="text-base font-semibold text-slate-800">Rear ports ({rears.data!.count})</h2>
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-          <table className="w-full text-sm" aria-label="Rear ports">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className={th}>Name</th>
-                <th className={th}>Type</th>
-                <th className={th}>Positions</th>
-                <th className={th}>Cable and far end</th>
-                <th className={th}>Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rearList.map((p) => (
-                <tr key={p.id} className="border-t border-slate-100 align-top" data-port={p.name}>
-                  <td className="px-3 py-2"><PortName model="dcim.rearport" port={p} /></td>
-                  <td className="px-3 py-2">{label(p.type)}</td>
-                  <td className="px-3 py-2">{p.positions}</td>
-                  <td className="px-3 py-2 whitespace-nowrap"><PeerCell peer={p.link_peer} /></td>
-                  <td className="px-3 py-2">{p.description || <span className="text-slate-400">—</span>}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable<RearPort>
+          caption="Rear ports"
+          rows={rearList}
+          rowKey={(p) => p.id}
+          rowProps={portRow}
+          empty="No rear ports"
+          columns={[name('dcim.rearport'), type, { key: 'positions', header: 'Positions', cell: (p) => p.positions }, peer, description]}
+        />
       </section>
     </div>
   );

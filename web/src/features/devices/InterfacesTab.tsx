@@ -12,6 +12,7 @@ import { useChoices, useModelInfo, useModels } from '../../api/hooks.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge, Button, inputClass } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
@@ -116,13 +117,7 @@ export default function InterfacesTab({ object }: DetailTabProps) {
     : all;
   // What is picked and still shown: a filter hides rows from the edit as well as from view.
   const selected = rows.filter((i) => picked.has(i.id)).map((i) => i.id);
-  const allShownPicked = rows.length > 0 && rows.every((i) => picked.has(i.id));
-  const toggle = (id: string) => setPicked((p) => {
-    const next = new Set(p);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    return next;
-  });
+  const stateOf = (i: Iface) => interfaceState(i, choices.data?.interface_types);
   const canEdit = Boolean(model?.can.change);
 
   return (
@@ -166,151 +161,149 @@ export default function InterfacesTab({ object }: DetailTabProps) {
           }}
         />
       ) : null}
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        <table className="w-full text-sm" aria-label="Interfaces">
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              {canEdit ? (
-                <th className="w-8 px-3 py-2">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all interfaces shown"
-                    checked={allShownPicked}
-                    onChange={() => setPicked(allShownPicked ? new Set() : new Set(rows.map((i) => i.id)))}
-                  />
-                </th>
-              ) : null}
-              {/* The name stays in view when the wide table scrolls sideways. */}
-              <th className="sticky left-0 z-[1] bg-slate-50 px-3 py-2">Name</th>
-              <th className="px-3 py-2">Type</th>
-              <th className="px-3 py-2">Enabled</th>
-              <th className="px-3 py-2">MTU</th>
-              <th className="px-3 py-2">MAC address</th>
-              <th className="px-3 py-2">LAG</th>
-              <th className="px-3 py-2">802.1Q mode and VLANs</th>
-              <th className="px-3 py-2">Addresses</th>
-              <th className="px-3 py-2">Cable and far end</th>
-              <th className="px-3 py-2">Description</th>
-              <th className="px-3 py-2">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((i) => (
-              <tr key={i.id} className={`border-t border-slate-100 align-top ${ROW_CLASS[interfaceState(i, choices.data?.interface_types)]}`} data-interface={i.name} data-state={interfaceState(i, choices.data?.interface_types)}>
-                {canEdit ? (
-                  <td className="px-3 py-2">
-                    <input type="checkbox" aria-label={`Select ${i.name}`} checked={picked.has(i.id)} onChange={() => toggle(i.id)} />
-                  </td>
-                ) : null}
-                <td className="sticky left-0 z-[1] bg-white px-3 py-2 whitespace-nowrap">
-                  <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
-                    {i.name}
-                  </Link>
-                  {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null} <InterfaceStateBadge state={interfaceState(i, choices.data?.interface_types)} />
-                  {i.parent ? <div className="text-xs text-slate-500">on {String(i.parent.name ?? i.parent.display)}</div> : null}
-                </td>
-                <td className="px-3 py-2">{label('interface_types', i.type)}</td>
-                <td className="px-3 py-2">{i.enabled ? <span className="text-green-700">Yes</span> : <span className="text-slate-500">No</span>}</td>
-                <td className="px-3 py-2">
-                  <MtuCell mtu={i.mtu} />
-                </td>
-                <td className="px-3 py-2">
-                  <MacCell mac={i.mac_address} />
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  {i.lag ? (
-                    <Link to={paths.detail('dcim.interface', i.lag.id)} className="text-sky-700 hover:underline">
-                      {String(i.lag.name ?? i.lag.display)}
+      <DataTable<Iface>
+        caption="Interfaces"
+        rows={rows}
+        rowKey={(i) => i.id}
+        rowProps={(i) => ({ className: ROW_CLASS[stateOf(i)], 'data-interface': i.name, 'data-state': stateOf(i) })}
+        empty="No interface matches the filter"
+        selection={canEdit ? { selected: picked, onChange: setPicked, allLabel: 'Select all interfaces shown', rowLabel: (i) => `Select ${i.name}` } : undefined}
+        columns={[
+          {
+            key: 'name',
+            header: 'Name',
+            // The name stays in view when the wide table scrolls sideways.
+            sticky: true,
+            className: 'whitespace-nowrap',
+            cell: (i) => (
+              <>
+                <Link to={paths.detail('dcim.interface', i.id)} className="font-medium text-sky-700 hover:underline">
+                  {i.name}
+                </Link>
+                {i.mgmt_only ? <Badge tone="sky">mgmt</Badge> : null} <InterfaceStateBadge state={stateOf(i)} />
+                {i.parent ? <div className="text-xs text-slate-500">on {String(i.parent.name ?? i.parent.display)}</div> : null}
+              </>
+            ),
+          },
+          { key: 'type', header: 'Type', cell: (i) => label('interface_types', i.type) },
+          { key: 'enabled', header: 'Enabled', cell: (i) => (i.enabled ? <span className="text-green-700">Yes</span> : <span className="text-slate-500">No</span>) },
+          { key: 'mtu', header: 'MTU', cell: (i) => <MtuCell mtu={i.mtu} /> },
+          { key: 'mac', header: 'MAC address', cell: (i) => <MacCell mac={i.mac_address} /> },
+          {
+            key: 'lag',
+            header: 'LAG',
+            className: 'whitespace-nowrap',
+            cell: (i) =>
+              i.lag ? (
+                <Link to={paths.detail('dcim.interface', i.lag.id)} className="text-sky-700 hover:underline">
+                  {String(i.lag.name ?? i.lag.display)}
+                </Link>
+              ) : (
+                <span className="text-slate-400">—</span>
+              ),
+          },
+          {
+            key: 'vlans',
+            header: '802.1Q mode and VLANs',
+            cell: (i) => (
+              <>
+                {i.mode ? <div>{label('interface_modes', i.mode)}</div> : <span className="text-slate-400">—</span>}
+                {i.untagged_vlan ? (
+                  <div>
+                    Untagged:{' '}
+                    <Link to={paths.detail('ipam.vlan', i.untagged_vlan.id)} className="text-sky-700 hover:underline">
+                      {i.untagged_vlan.display}
                     </Link>
-                  ) : (
-                    <span className="text-slate-400">—</span>
-                  )}
-                </td>
-                <td className="px-3 py-2">
-                  {i.mode ? <div>{label('interface_modes', i.mode)}</div> : <span className="text-slate-400">—</span>}
-                  {i.untagged_vlan ? (
-                    <div>
-                      Untagged:{' '}
-                      <Link to={paths.detail('ipam.vlan', i.untagged_vlan.id)} className="text-sky-700 hover:underline">
-                        {i.untagged_vlan.display}
-                      </Link>
-                    </div>
-                  ) : null}
-                  {i.tagged_vlans.length ? (
-                    <div>
-                      Tagged:{' '}
-                      {i.tagged_vlans.map((v, n) => (
-                        <span key={v.id}>
-                          {n ? ', ' : ''}
-                          <Link to={paths.detail('ipam.vlan', v.id)} className="text-sky-700 hover:underline">
-                            {v.display}
-                          </Link>
-                        </span>
-                      ))}
-                    </div>
-                  ) : null}
-                </td>
-                <td className="px-3 py-2">
-                  {(addressesOf.get(i.id) ?? []).map((a) => (
-                    <div key={a.id}>
-                      <Link to={paths.detail('ipam.ipaddress', a.id)} className="font-mono text-sky-700 hover:underline">
-                        {a.address}
-                      </Link>
-                    </div>
-                  ))}
-                  {addresses.isLoading ? <span className="text-slate-400">…</span> : (addressesOf.get(i.id) ?? []).length ? null : <span className="text-slate-400">—</span>}
-                </td>
-                <td className="px-3 py-2 whitespace-nowrap">
-                  {i.link_peer ? (
-                    <div>
-                      <Link to={paths.detail('dcim.cable', i.link_peer.cable_id)} className="text-sky-700 hover:underline" aria-label={`Cable to ${i.link_peer.device} › ${i.link_peer.interface}`}>
-                        Cable
-                      </Link>{' '}
-                      to{' '}
-                      <Link to={paths.detail(i.link_peer.parent_type, i.link_peer.device_id)} className="text-sky-700 hover:underline">
-                        {i.link_peer.device}
-                      </Link>
-                      {' › '}
-                      <Link to={paths.detail(i.link_peer.object_type, i.link_peer.interface_id)} className="text-sky-700 hover:underline">
-                        {i.link_peer.interface}
-                      </Link>
-                      {PEER_KIND[i.link_peer.object_type] ? <span className="ml-1 text-xs text-slate-500">({PEER_KIND[i.link_peer.object_type]})</span> : null}
-                    </div>
-                  ) : (
-                    <span className="text-slate-400">Not connected</span>
-                  )}
-                  {/* Through patch panels the far end is not the cable's other end: show where the path arrives. */}
-                  {i.connected_endpoint && i.link_peer && i.connected_endpoint.id !== i.link_peer.interface_id ? (
-                    <div data-far-end>
-                      <span className="text-slate-600">Far end </span>
-                      {i.connected_endpoint.device ? (
-                        <>
-                          <Link to={paths.detail('dcim.device', i.connected_endpoint.device.id)} className="text-sky-700 hover:underline">
-                            {i.connected_endpoint.device.display}
-                          </Link>
-                          {' › '}
-                        </>
-                      ) : null}
-                      <Link to={paths.detail(i.connected_endpoint.object_type, i.connected_endpoint.id)} className="text-sky-700 hover:underline">
-                        {i.connected_endpoint.name}
-                      </Link>{' '}
-                      <Link to={paths.detail('dcim.interface', i.id)} search={{ tab: 'trace' }} className="text-xs text-slate-500 hover:underline" aria-label={`Trace ${i.name}`}>
-                        (trace)
-                      </Link>
-                    </div>
-                  ) : null}
-                </td>
-                <td className="px-3 py-2">{i.description || <span className="text-slate-400">—</span>}</td>
-                <td className="px-3 py-2 text-right">
-                  <InterfaceRowActions iface={{ id: i.id, name: i.name, device: object.display, cabled: Boolean(i.link_peer) }} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                  </div>
+                ) : null}
+                {i.tagged_vlans.length ? (
+                  <div>
+                    Tagged:{' '}
+                    {i.tagged_vlans.map((v, n) => (
+                      <span key={v.id}>
+                        {n ? ', ' : ''}
+                        <Link to={paths.detail('ipam.vlan', v.id)} className="text-sky-700 hover:underline">
+                          {v.display}
+                        </Link>
+                      </span>
+                    ))}
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          {
+            key: 'addresses',
+            header: 'Addresses',
+            cell: (i) => (
+              <>
+                {(addressesOf.get(i.id) ?? []).map((a) => (
+                  <div key={a.id}>
+                    <Link to={paths.detail('ipam.ipaddress', a.id)} className="font-mono text-sky-700 hover:underline">
+                      {a.address}
+                    </Link>
+                  </div>
+                ))}
+                {addresses.isLoading ? <span className="text-slate-400">…</span> : (addressesOf.get(i.id) ?? []).length ? null : <span className="text-slate-400">—</span>}
+              </>
+            ),
+          },
+          {
+            key: 'cable',
+            header: 'Cable and far end',
+            className: 'whitespace-nowrap',
+            cell: (i) => (
+              <>
+                {i.link_peer ? (
+                  <div>
+                    <Link to={paths.detail('dcim.cable', i.link_peer.cable_id)} className="text-sky-700 hover:underline" aria-label={`Cable to ${i.link_peer.device} › ${i.link_peer.interface}`}>
+                      Cable
+                    </Link>{' '}
+                    to{' '}
+                    <Link to={paths.detail(i.link_peer.parent_type, i.link_peer.device_id)} className="text-sky-700 hover:underline">
+                      {i.link_peer.device}
+                    </Link>
+                    {' › '}
+                    <Link to={paths.detail(i.link_peer.object_type, i.link_peer.interface_id)} className="text-sky-700 hover:underline">
+                      {i.link_peer.interface}
+                    </Link>
+                    {PEER_KIND[i.link_peer.object_type] ? <span className="ml-1 text-xs text-slate-500">({PEER_KIND[i.link_peer.object_type]})</span> : null}
+                  </div>
+                ) : (
+                  <span className="text-slate-400">Not connected</span>
+                )}
+                {/* Through patch panels the far end is not the cable's other end: show where the path arrives. */}
+                {i.connected_endpoint && i.link_peer && i.connected_endpoint.id !== i.link_peer.interface_id ? (
+                  <div data-far-end>
+                    <span className="text-slate-600">Far end </span>
+                    {i.connected_endpoint.device ? (
+                      <>
+                        <Link to={paths.detail('dcim.device', i.connected_endpoint.device.id)} className="text-sky-700 hover:underline">
+                          {i.connected_endpoint.device.display}
+                        </Link>
+                        {' › '}
+                      </>
+                    ) : null}
+                    <Link to={paths.detail(i.connected_endpoint.object_type, i.connected_endpoint.id)} className="text-sky-700 hover:underline">
+                      {i.connected_endpoint.name}
+                    </Link>{' '}
+                    <Link to={paths.detail('dcim.interface', i.id)} search={{ tab: 'trace' }} className="text-xs text-slate-500 hover:underline" aria-label={`Trace ${i.name}`}>
+                      (trace)
+                    </Link>
+                  </div>
+                ) : null}
+              </>
+            ),
+          },
+          { key: 'description', header: 'Description', cell: (i) => i.description || <span className="text-slate-400">—</span> },
+          {
+            key: 'actions',
+            header: <span className="sr-only">Actions</span>,
+            className: 'text-right',
+            cell: (i) => <InterfaceRowActions iface={{ id: i.id, name: i.name, device: object.display, cabled: Boolean(i.link_peer) }} />,
+          },
+        ]}
+      />
       <InterfaceStateKey />
     </div>
   );

@@ -10,6 +10,7 @@ import { get, post } from '../../api/client.ts';
 import type { ApiObject, Brief, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Badge, Button } from '../../components/ui.tsx';
 import { Value } from '../../components/Value.tsx';
@@ -194,60 +195,59 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
             {claimError}
           </p>
         ) : null}
-        {rows.length ? (
-          <table className="w-full rounded-lg border border-slate-200 bg-white text-sm" data-testid="prefix-space">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className="px-3 py-2">Prefix</th>
-                <th className="px-3 py-2">Status</th>
-                <th className="px-3 py-2">Utilisation</th>
-                <th className="px-3 py-2">Description</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) =>
+        <DataTable<SpaceRow>
+          testId="prefix-space"
+          align="middle"
+          rows={rows}
+          rowKey={(r) => (r.kind === 'prefix' ? r.prefix.id : r.network)}
+          rowProps={(r) => (r.kind === 'free' ? { className: 'bg-green-50/60' } : {})}
+          empty={
+            unsplit ? (
+              <Empty title="No child prefixes">All of {self.prefix} is free to split: Carve child prefix takes its first free block of the length you choose.</Empty>
+            ) : (
+              <Empty title="No child prefixes and no free space">Every address of this prefix is in a child prefix.</Empty>
+            )
+          }
+          columns={[
+            {
+              key: 'prefix',
+              header: 'Prefix',
+              cell: (r) =>
                 r.kind === 'prefix' ? (
-                  <tr key={r.prefix.id} className="border-t border-slate-100">
-                    <td className="px-3 py-2">
-                      <PrefixLink p={r.prefix} />
-                      {r.prefix.vrf && !self.vrf ? <span className="ml-2 text-slate-500">VRF {r.prefix.vrf.display}</span> : null}
-                    </td>
-                    <td className="px-3 py-2">{r.prefix.status?.display ?? '—'}</td>
-                    <td className="px-3 py-2">
-                      <Value kind="percent" value={r.prefix.utilization} />
-                    </td>
-                    <td className="px-3 py-2">{r.prefix.description ?? ''}</td>
-                  </tr>
+                  <>
+                    <PrefixLink p={r.prefix} />
+                    {r.prefix.vrf && !self.vrf ? <span className="ml-2 text-slate-500">VRF {r.prefix.vrf.display}</span> : null}
+                  </>
                 ) : (
-                  <tr key={r.network} className="border-t border-slate-100 bg-green-50/60">
-                    <td className="px-3 py-2 font-mono">{r.network}</td>
-                    <td className="px-3 py-2">
-                      <Badge tone="green">Available</Badge>
-                    </td>
-                    <td className="px-3 py-2" colSpan={2}>
-                      <span className="flex flex-wrap items-center gap-2">
-                        <Link
-                          {...filledForm('ipam.prefix', { prefix: r.network, vrf })}
-                          className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-sky-700 hover:bg-slate-100"
-                          aria-label={`Add prefix ${r.network}`}
-                        >
-                          Add prefix…
-                        </Link>
-                        <Button onClick={() => void claim(r.network)} disabled={claiming !== null} aria-label={`Create prefix ${r.network}`} title="Create it now, without the form">
-                          {claiming === r.network ? 'Creating…' : 'Create at once'}
-                        </Button>
-                      </span>
-                    </td>
-                  </tr>
+                  <span className="font-mono">{r.network}</span>
                 ),
-              )}
-            </tbody>
-          </table>
-        ) : unsplit ? (
-          <Empty title="No child prefixes">All of {self.prefix} is free to split: Carve child prefix takes its first free block of the length you choose.</Empty>
-        ) : (
-          <Empty title="No child prefixes and no free space">Every address of this prefix is in a child prefix.</Empty>
-        )}
+            },
+            { key: 'status', header: 'Status', cell: (r) => (r.kind === 'prefix' ? (r.prefix.status?.display ?? '—') : <Badge tone="green">Available</Badge>) },
+            {
+              key: 'utilisation',
+              header: 'Utilisation',
+              span: (r) => (r.kind === 'free' ? 2 : 1),
+              cell: (r) =>
+                r.kind === 'prefix' ? (
+                  <Value kind="percent" value={r.prefix.utilization} />
+                ) : (
+                  <span className="flex flex-wrap items-center gap-2">
+                    <Link
+                      {...filledForm('ipam.prefix', { prefix: r.network, vrf })}
+                      className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-sky-700 hover:bg-slate-100"
+                      aria-label={`Add prefix ${r.network}`}
+                    >
+                      Add prefix…
+                    </Link>
+                    <Button onClick={() => void claim(r.network)} disabled={claiming !== null} aria-label={`Create prefix ${r.network}`} title="Create it now, without the form">
+                      {claiming === r.network ? 'Creating…' : 'Create at once'}
+                    </Button>
+                  </span>
+                ),
+            },
+            { key: 'description', header: 'Description', cell: (r) => (r.kind === 'prefix' ? (r.prefix.description ?? '') : null) },
+          ]}
+        />
         {more ? (
           <p className="mt-1 text-sm text-slate-600">
             The first {children.length} child prefixes are shown;{' '}
@@ -264,53 +264,48 @@ export default function PrefixSpaceTab({ object }: DetailTabProps) {
           IP addresses ({addresses.count.toLocaleString()})
           {allShown ? <span className="ml-2 font-normal text-slate-600">{freeCount.toLocaleString()} free</span> : null}
         </h2>
-        {addressRows.length ? (
-          <table className="w-full rounded-lg border border-slate-200 bg-white text-sm" data-testid="prefix-addresses">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              <tr>
-                <th className="px-3 py-2">Address</th>
-                <th className="px-3 py-2">Status</th>
-                <th className="px-3 py-2">Assigned to</th>
-                <th className="px-3 py-2">DNS name</th>
-              </tr>
-            </thead>
-            <tbody>
-              {addressRows.map((r) =>
+        <DataTable<AddressRow>
+          testId="prefix-addresses"
+          align="middle"
+          rows={addressRows}
+          rowKey={(r) => (r.kind === 'address' ? r.address.id : `free:${r.range.start_address}`)}
+          rowProps={(r) => (r.kind === 'free' ? { className: 'bg-green-50/60', 'data-free-range': hostOf(r.range.start_address) } : {})}
+          empty={<Empty title="No IP addresses in this prefix">It has no assignable address.</Empty>}
+          columns={[
+            {
+              key: 'address',
+              header: 'Address',
+              span: (r) => (r.kind === 'free' ? 2 : 1),
+              cell: (r) =>
                 r.kind === 'address' ? (
-                  <tr key={r.address.id} className="border-t border-slate-100">
-                    <td className="px-3 py-2">
-                      <Link className="font-mono text-sky-700 hover:underline" to={paths.detail('ipam.ipaddress', r.address.id)}>
-                        {r.address.address}
-                      </Link>
-                    </td>
-                    <td className="px-3 py-2">{r.address.status?.display ?? '—'}</td>
-                    <td className="px-3 py-2">
-                      <Assignment a={r.address} />
-                    </td>
-                    <td className="px-3 py-2">{r.address.dns_name}</td>
-                  </tr>
+                  <Link className="font-mono text-sky-700 hover:underline" to={paths.detail('ipam.ipaddress', r.address.id)}>
+                    {r.address.address}
+                  </Link>
                 ) : (
-                  <tr key={`free:${r.range.start_address}`} className="border-t border-slate-100 bg-green-50/60" data-free-range={hostOf(r.range.start_address)}>
-                    <td className="px-3 py-2 font-mono" colSpan={2}>
-                      {rangeText(r.range)}
-                    </td>
-                    <td className="px-3 py-2" colSpan={2}>
-                      <Link
-                        {...filledForm('ipam.ipaddress', { address: r.range.start_address, vrf })}
-                        className="text-sky-700 hover:underline"
-                        aria-label={`Add an address in ${hostOf(r.range.start_address)}–${hostOf(r.range.end_address)}`}
-                      >
-                        Add an address ({hostOf(r.range.start_address)})
-                      </Link>
-                    </td>
-                  </tr>
+                  <span className="font-mono">{rangeText(r.range)}</span>
                 ),
-              )}
-            </tbody>
-          </table>
-        ) : (
-          <Empty title="No IP addresses in this prefix">It has no assignable address.</Empty>
-        )}
+            },
+            { key: 'status', header: 'Status', cell: (r) => (r.kind === 'address' ? (r.address.status?.display ?? '—') : null) },
+            {
+              key: 'assigned',
+              header: 'Assigned to',
+              span: (r) => (r.kind === 'free' ? 2 : 1),
+              cell: (r) =>
+                r.kind === 'address' ? (
+                  <Assignment a={r.address} />
+                ) : (
+                  <Link
+                    {...filledForm('ipam.ipaddress', { address: r.range.start_address, vrf })}
+                    className="text-sky-700 hover:underline"
+                    aria-label={`Add an address in ${hostOf(r.range.start_address)}–${hostOf(r.range.end_address)}`}
+                  >
+                    Add an address ({hostOf(r.range.start_address)})
+                  </Link>
+                ),
+            },
+            { key: 'dns', header: 'DNS name', cell: (r) => (r.kind === 'address' ? r.address.dns_name : null) },
+          ]}
+        />
         {addresses.count > addresses.results.length ? (
           <p className="mt-1 text-sm text-slate-600">
             The first {addresses.results.length} of {addresses.count} are shown;{' '}

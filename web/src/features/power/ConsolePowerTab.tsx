@@ -8,6 +8,7 @@ import { useChoices } from '../../api/hooks.ts';
 import type { ApiObject, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
 import { paths } from '../../app/paths.ts';
+import { DataTable, type DataColumn } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 
 interface Peer {
@@ -117,29 +118,19 @@ export default function ConsolePowerTab({ object }: DetailTabProps) {
   if (!consoles!.length && !lines!.length && !power!.length && !outlets!.length) {
     return <Empty title="No console or power ports">Give the device type console and power port templates, or add the ports to this device.</Empty>;
   }
-  const th = 'px-3 py-2';
-  const td = 'px-3 py-2 align-top';
-  const table = (title: string, count: number, head: string[], rows: React.ReactNode) => (
+  const table = (title: string, rows: Component[], columns: Array<DataColumn<Component>>) => (
     <section className="space-y-2">
       <h2 className="text-base font-semibold text-slate-800">
-        {title} ({count})
+        {title} ({rows.length})
       </h2>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-        <table className="w-full text-sm" aria-label={title}>
-          <thead className="bg-slate-50 text-left text-slate-600">
-            <tr>
-              {head.map((h) => (
-                <th key={h} className={th}>
-                  {h}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>{rows}</tbody>
-        </table>
-      </div>
+      <DataTable caption={title} rows={rows} rowKey={(c) => c.id} rowProps={(c) => ({ 'data-port': c.name })} empty={null} columns={columns} />
     </section>
   );
+  const name = (model: string): DataColumn<Component> => ({ key: 'name', header: 'Name', cell: (c) => <Name model={model} c={c} /> });
+  const type = (vocabulary: string): DataColumn<Component> => ({ key: 'type', header: 'Type', cell: (c) => typeLabel(vocabulary, c.type) });
+  const speed: DataColumn<Component> = { key: 'speed', header: 'Speed', cell: (c) => (c.speed ? `${c.speed.toLocaleString('en-US')} bps` : '—') };
+  const peer: DataColumn<Component> = { key: 'peer', header: 'Cable and far end', cell: (c) => <PeerCell c={c} /> };
+  const endpoint = (header: string): DataColumn<Component> => ({ key: 'endpoint', header, cell: (c) => <EndpointCell c={c} /> });
   const firstConsole = consoles!.find((c) => c.connected_endpoint);
   return (
     <div className="space-y-6">
@@ -149,49 +140,29 @@ export default function ConsolePowerTab({ object }: DetailTabProps) {
           {firstConsole.speed ? <span className="text-slate-500"> at {firstConsole.speed.toLocaleString('en-US')} bps</span> : null}
         </p>
       ) : null}
-      {consoles!.length
-        ? table('Console ports', consoles!.length, ['Name', 'Type', 'Speed', 'Cable and far end', 'Console server line'], consoles!.map((c) => (
-            <tr key={c.id} className="border-t border-slate-100" data-port={c.name}>
-              <td className={td}><Name model="dcim.consoleport" c={c} /></td>
-              <td className={td}>{typeLabel('console_port_types', c.type)}</td>
-              <td className={td}>{c.speed ? `${c.speed.toLocaleString('en-US')} bps` : '—'}</td>
-              <td className={td}><PeerCell c={c} /></td>
-              <td className={td}><EndpointCell c={c} /></td>
-            </tr>
-          )))
-        : null}
-      {lines!.length
-        ? table('Console server ports', lines!.length, ['Name', 'Type', 'Speed', 'Cable and far end', 'Device console'], lines!.map((c) => (
-            <tr key={c.id} className="border-t border-slate-100" data-port={c.name}>
-              <td className={td}><Name model="dcim.consoleserverport" c={c} /></td>
-              <td className={td}>{typeLabel('console_port_types', c.type)}</td>
-              <td className={td}>{c.speed ? `${c.speed.toLocaleString('en-US')} bps` : '—'}</td>
-              <td className={td}><PeerCell c={c} /></td>
-              <td className={td}><EndpointCell c={c} /></td>
-            </tr>
-          )))
-        : null}
+      {consoles!.length ? table('Console ports', consoles!, [name('dcim.consoleport'), type('console_port_types'), speed, peer, endpoint('Console server line')]) : null}
+      {lines!.length ? table('Console server ports', lines!, [name('dcim.consoleserverport'), type('console_port_types'), speed, peer, endpoint('Device console')]) : null}
       {power!.length
-        ? table('Power ports', power!.length, ['Name', 'Type', 'Draw (allocated / maximum)', 'Cable and far end', 'Fed from (panel › feed)'], power!.map((c) => (
-            <tr key={c.id} className="border-t border-slate-100" data-port={c.name}>
-              <td className={td}><Name model="dcim.powerport" c={c} /></td>
-              <td className={td}>{typeLabel('power_port_types', c.type)}</td>
-              <td className={`${td} whitespace-nowrap tabular-nums`}>{watts(c.allocated_draw)} / {watts(c.maximum_draw)}</td>
-              <td className={td}><PeerCell c={c} /></td>
-              <td className={td}><EndpointCell c={c} /></td>
-            </tr>
-          )))
+        ? table('Power ports', power!, [
+            name('dcim.powerport'),
+            type('power_port_types'),
+            { key: 'draw', header: 'Draw (allocated / maximum)', cell: (c) => `${watts(c.allocated_draw)} / ${watts(c.maximum_draw)}`, className: 'whitespace-nowrap tabular-nums' },
+            peer,
+            endpoint('Fed from (panel › feed)'),
+          ])
         : null}
       {outlets!.length
-        ? table('Power outlets', outlets!.length, ['Name', 'Type', 'Power port', 'Feed leg', 'Cable and far end'], outlets!.map((c) => (
-            <tr key={c.id} className="border-t border-slate-100" data-port={c.name}>
-              <td className={td}><Name model="dcim.poweroutlet" c={c} /></td>
-              <td className={td}>{typeLabel('power_outlet_types', c.type)}</td>
-              <td className={td}>{c.power_port ? <ObjectLink model="dcim.powerport" id={c.power_port.id}>{String(c.power_port.name ?? c.power_port.display)}</ObjectLink> : '—'}</td>
-              <td className={td}>{c.feed_leg ?? '—'}</td>
-              <td className={td}><PeerCell c={c} /></td>
-            </tr>
-          )))
+        ? table('Power outlets', outlets!, [
+            name('dcim.poweroutlet'),
+            type('power_outlet_types'),
+            {
+              key: 'power-port',
+              header: 'Power port',
+              cell: (c) => (c.power_port ? <ObjectLink model="dcim.powerport" id={c.power_port.id}>{String(c.power_port.name ?? c.power_port.display)}</ObjectLink> : '—'),
+            },
+            { key: 'leg', header: 'Feed leg', cell: (c) => c.feed_leg ?? '—' },
+            peer,
+          ])
         : null}
     </div>
   );

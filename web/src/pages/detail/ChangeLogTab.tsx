@@ -7,6 +7,7 @@ import { get } from '../../api/client.ts';
 import { useChoices, useEditableFields, useListFields, useModels } from '../../api/hooks.ts';
 import type { ApiObject, Page } from '../../api/types.ts';
 import type { DetailTabProps } from '../../app/extensions.ts';
+import { DataTable, type DataColumn } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading } from '../../components/states.tsx';
 import { Badge } from '../../components/ui.tsx';
 import { Value, formatDateTime } from '../../components/Value.tsx';
@@ -124,37 +125,18 @@ export function useChangeCells(modelName: string | undefined, changed: ChangedFi
 
 /** Before and after of each field, one row a field; `only` one side (a created or deleted record's values). */
 export function ChangeTable({ changed, cells, only }: { changed: ChangedField[]; cells: ReturnType<typeof useChangeCells>; only?: 'before' | 'after' }) {
+  const field: DataColumn<ChangedField> = { key: 'field', header: 'Field', cell: (f) => cells.label(f.key), rowHeader: true, headerClassName: 'w-1/4' };
+  const columns: Array<DataColumn<ChangedField>> = only
+    ? [field, { key: 'value', header: 'Value', cell: (f) => cells.cell(f, f[only]), className: 'break-all' }]
+    : [
+        field,
+        { key: 'before', header: 'Before', cell: (f) => cells.cell(f, f.before), className: 'break-all text-red-800' },
+        { key: 'after', header: 'After', cell: (f) => cells.cell(f, f.after), className: 'break-all text-green-800' },
+      ];
   return (
-    <table className="mt-2 w-full table-fixed text-xs">
-      <thead className="text-left text-slate-500">
-        <tr>
-          <th scope="col" className="w-1/4 py-1 pr-2 font-medium">Field</th>
-          {only ? (
-            <th scope="col" className="py-1 font-medium">Value</th>
-          ) : (
-            <>
-              <th scope="col" className="py-1 pr-2 font-medium">Before</th>
-              <th scope="col" className="py-1 font-medium">After</th>
-            </>
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {changed.map((f) => (
-          <tr key={f.key} className="border-t border-slate-100 align-top" data-field={f.key}>
-            <th scope="row" className="py-1 pr-2 text-left font-medium">{cells.label(f.key)}</th>
-            {only ? (
-              <td className="py-1 break-all">{cells.cell(f, f[only])}</td>
-            ) : (
-              <>
-                <td className="py-1 pr-2 break-all text-red-800">{cells.cell(f, f.before)}</td>
-                <td className="py-1 break-all text-green-800">{cells.cell(f, f.after)}</td>
-              </>
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div className="mt-2">
+      <DataTable compact columns={columns} rows={changed} rowKey={(f) => f.key} rowProps={(f) => ({ 'data-field': f.key })} empty={null} />
+    </div>
   );
 }
 

@@ -4,12 +4,12 @@
 import { useMemo, useState } from 'react';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
-import { flexRender, getCoreRowModel, useReactTable, type ColumnDef as TableColumn, type RowSelectionState } from '@tanstack/react-table';
 import { get } from '../../api/client.ts';
 import { useChoices, useListFields, usePreferences, useSavePreferences } from '../../api/hooks.ts';
 import type { ApiObject, ModelInfo, Page } from '../../api/types.ts';
 import { paths } from '../../app/paths.ts';
 import { cellRendererFor, defaultColumnsFor, hiddenColumnsFor } from '../../app/extensions.ts';
+import { DataTable, type DataColumn } from '../../components/DataTable.tsx';
 import { Empty, ErrorState, Loading, errorMessage } from '../../components/states.tsx';
 import { Button } from '../../components/ui.tsx';
 import { useToast } from '../../components/Toasts.tsx';
@@ -41,7 +41,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
   const ordering = typeof state.ordering === 'string' ? state.ordering : undefined;
   const q = typeof state.q === 'string' ? state.q : '';
   const filters = Object.fromEntries(Object.entries(state).filter(([k, v]) => !RESERVED.has(k) && v !== undefined).map(([k, v]) => [k, String(v)]));
-  const [selection, setSelection] = useState<RowSelectionState>({});
+  const [selection, setSelection] = useState<ReadonlySet<string>>(new Set());
   const [dialog, setDialog] = useState<'columns' | 'edit' | 'delete' | null>(null);
 
   const query = { ...filters, ...fixedFilters, limit, offset, ordering, q: q || undefined };
@@ -70,34 +70,20 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
     return own ?? null;
   }, [chosen, columnsAll]);
 
-  const columns = useMemo<TableColumn<ApiObject>[]>(() => {
-    const select: TableColumn<ApiObject> = {
-      id: '__select',
-      header: ({ table }) => (
-        <input
-          type="checkbox"
-          aria-label="Select all rows on this page"
-          checked={table.getIsAllRowsSelected()}
-          ref={(el) => {
-            if (el) el.indeterminate = table.getIsSomeRowsSelected();
-          }}
-          onChange={table.getToggleAllRowsSelectedHandler()}
-        />
-      ),
-      cell: ({ row }) => <input type="checkbox" aria-label={`Select ${row.original.display}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />,
-    };
-    const data = chosen.map((key): TableColumn<ApiObject> => {
+  const columns = useMemo<Array<DataColumn<ApiObject>>>(() => {
+    const data = chosen.map((key): DataColumn<ApiObject> => {
       const def = columnsAll.find((c) => c.key === key)!;
       const Custom = cellRendererFor(model.model, key);
       return {
-        id: key,
+        key,
         header: def.label,
-        cell: ({ row }) => {
-          const value = columnValue(row.original, key);
-          const shown = Custom ? <Custom row={row.original} value={value} list={{ ordering, q }} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
+        sortKey: def.sortable ? def.key : undefined,
+        cell: (row) => {
+          const value = columnValue(row, key);
+          const shown = Custom ? <Custom row={row} value={value} list={{ ordering, q }} /> : <Value value={value} kind={def.kind} related={def.related} options={def.options ?? (def.choices ? vocabularies.data?.[def.choices] : undefined)} />;
           return key === openKey ? (
-            <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
-              {value === null || value === undefined || value === '' ? row.original.display : shown}
+            <Link to={paths.detail(model.model, row.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
+              {value === null || value === undefined || value === '' ? row.display : shown}
             </Link>
           ) : (
             shown
@@ -106,35 +92,23 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
       };
     });
     // Only related columns chosen: the row's display (with its parent) opens it, in a column of its own.
-    const opener: TableColumn<ApiObject> = {
-      id: '__open',
+    const opener: DataColumn<ApiObject> = {
+      key: '__open',
       header: model.label.charAt(0).toUpperCase() + model.label.slice(1),
-      cell: ({ row }) => (
-        <Link to={paths.detail(model.model, row.original.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
-          {row.original.display}
+      cell: (row) => (
+        <Link to={paths.detail(model.model, row.id)} className="font-medium whitespace-nowrap text-sky-700 hover:underline">
+          {row.display}
         </Link>
       ),
     };
-    return openKey === null ? [select, opener, ...data] : [select, ...data];
-  }, [chosen, columnsAll, model.model, model.label, openKey, vocabularies.data]);
+    return openKey === null ? [opener, ...data] : data;
+  }, [chosen, columnsAll, model.model, model.label, openKey, vocabularies.data, ordering, q]);
 
-  const rows = page.data?.results ?? [];
-  const table = useReactTable({
-    data: rows,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    getRowId: (r) => r.id,
-    state: { rowSelection: selection },
-    onRowSelectionChange: setSelection,
-    enableRowSelection: model.can.change || model.can.delete,
-    manualPagination: true,
-    manualSorting: true,
-  });
-  const selectedIds = Object.keys(selection).filter((k) => selection[k]);
+  const selectedIds = [...selection];
   const count = page.data?.count ?? 0;
 
   const refresh = () => {
-    setSelection({});
+    setSelection(new Set());
     setDialog(null);
     void client.invalidateQueries({ queryKey: ['list', model.path] });
   };
@@ -153,7 +127,6 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
   if (listFields.isLoading) return <Loading />;
   if (listFields.error) return <ErrorState error={listFields.error} retry={() => void listFields.refetch()} />;
 
-  const sortState = (key: string) => (ordering === key ? 'ascending' : ordering === `-${key}` ? 'descending' : 'none');
   const filtered = q !== '' || Object.keys(filters).length > 0;
 
   return (
@@ -175,7 +148,7 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
                 Delete selected
               </Button>
             ) : null}
-            <Button variant="ghost" onClick={() => setSelection({})}>
+            <Button variant="ghost" onClick={() => setSelection(new Set())}>
               Clear selection
             </Button>
           </>
@@ -190,84 +163,34 @@ export function ModelList({ model, state, onState, fixedFilters = {} }: { model:
       </div>
       {/* Where "Skip to results" (ListPage) lands when there is no row to focus. */}
       <div data-list-results tabIndex={-1} className="focus:outline-none">
-      {page.error ? (
-        <ErrorState error={page.error} retry={() => void page.refetch()} />
-      ) : page.isLoading ? (
-        <Loading />
-      ) : rows.length === 0 ? (
-        <Empty title={filtered ? `No ${model.label_plural} match these filters` : `No ${model.label_plural} yet`}>
-          {filtered ? (
-            <button type="button" className="text-sky-700 underline" onClick={() => onState({})}>
-              Clear the filters
-            </button>
-          ) : model.can.add ? (
-            <Link to={paths.create(model.model)} className="text-sky-700 underline">
-              Add the first one
-            </Link>
-          ) : null}
-        </Empty>
-      ) : (
-        <div className={`overflow-x-auto rounded-lg border border-slate-200 bg-white ${page.isPlaceholderData ? 'opacity-60' : ''}`} aria-busy={page.isFetching}>
-          <table className="min-w-full text-sm" data-testid="model-list">
-            <thead className="bg-slate-50 text-left text-slate-600">
-              {table.getHeaderGroups().map((hg) => (
-                <tr key={hg.id}>
-                  {hg.headers.map((h) => {
-                    const def = columnsAll.find((c) => c.key === h.column.id);
-                    return (
-                      <th key={h.id} scope="col" className={`border-b border-slate-200 px-3 py-2 font-medium whitespace-nowrap ${h.column.id === '__select' ? 'w-8' : ''}`} aria-sort={def?.sortable ? sortState(def.key) : undefined}>
-                        {def?.sortable ? (
-                          <button type="button" className="inline-flex items-center gap-1 hover:text-slate-900" onClick={() => setOrdering(def.key)}>
-                            {flexRender(h.column.columnDef.header, h.getContext())}
-                            <span aria-hidden="true">{sortState(def.key) === 'ascending' ? '▲' : sortState(def.key) === 'descending' ? '▼' : '↕'}</span>
-                          </button>
-                        ) : (
-                          flexRender(h.column.columnDef.header, h.getContext())
-                        )}
-                      </th>
-                    );
-                  })}
-                </tr>
-              ))}
-            </thead>
-            <tbody>
-              {table.getRowModel().rows.map((row) => (
-                <tr key={row.id} className={`border-b border-slate-100 last:border-0 ${row.getIsSelected() ? 'bg-sky-50' : 'hover:bg-slate-50'}`}>
-                  {row.getVisibleCells().map((cell) => (
-                    <td key={cell.id} className="px-3 py-1.5 align-top">
-                      {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+        <DataTable
+          testId="model-list"
+          columns={columns}
+          rows={page.data?.results}
+          rowKey={(r) => r.id}
+          loading={page.isLoading}
+          error={page.error}
+          retry={() => void page.refetch()}
+          stale={page.isPlaceholderData}
+          busy={page.isFetching}
+          sort={{ ordering: ordering ?? '', onSort: setOrdering }}
+          selection={{ selected: selection, onChange: setSelection, allLabel: 'Select all rows on this page', rowLabel: (r) => `Select ${r.display}` }}
+          pager={page.data ? { offset, pageSize: limit, count, onOffset: (o) => onState({ ...state, offset: o || undefined }), pageSizes: PAGE_SIZES, onPageSize: setLimit } : undefined}
+          empty={
+            <Empty title={filtered ? `No ${model.label_plural} match these filters` : `No ${model.label_plural} yet`}>
+              {filtered ? (
+                <button type="button" className="text-sky-700 underline" onClick={() => onState({})}>
+                  Clear the filters
+                </button>
+              ) : model.can.add ? (
+                <Link to={paths.create(model.model)} className="text-sky-700 underline">
+                  Add the first one
+                </Link>
+              ) : null}
+            </Empty>
+          }
+        />
       </div>
-      {page.data && count > 0 ? (
-        <nav aria-label="Pages" className="mt-3 flex flex-wrap items-center gap-2 text-sm">
-          <Button disabled={offset === 0} onClick={() => onState({ ...state, offset: Math.max(0, offset - limit) || undefined })}>
-            ← Previous
-          </Button>
-          <span data-testid="page-range">
-            {(offset + 1).toLocaleString()}–{Math.min(offset + limit, count).toLocaleString()} of {count.toLocaleString()}
-          </span>
-          <Button disabled={offset + limit >= count} onClick={() => onState({ ...state, offset: offset + limit })}>
-            Next →
-          </Button>
-          <label className="ml-auto flex items-center gap-1">
-            Per page
-            <select className="rounded border border-slate-300 px-1 py-0.5" value={limit} onChange={(e) => setLimit(Number(e.target.value))}>
-              {PAGE_SIZES.map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </label>
-        </nav>
-      ) : null}
       {dialog === 'columns' ? <ColumnPicker open all={columnsAll} selected={chosen} onClose={() => setDialog(null)} onSave={saveColumns} saving={savePrefs.isPending} /> : null}
       <BulkEditDialog
         model={model}
