@@ -18,7 +18,7 @@ import { NETBOX_ENDPOINTS } from './endpoints.ts';
 import { allModels, columnOf, fieldLabel, isRequired, requireModel } from '../core/registry.ts';
 import { dialectModels, type DialectModel } from './dialect.ts';
 import { cairnQuery, shapeOf } from './filters.ts';
-import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, netboxObjects, netboxShaper, toNetbox } from './serializer.ts';
+import { choiceOptions, CONFIG_TEMPLATES_PATH, installBriefDescriptions, netboxObjects, shapePage, toNetbox } from './serializer.ts';
 import { netboxPageBytes } from './page-bytes.ts';
 import { cairnBody, netboxErrors } from './writes.ts';
 import { idOfNumid, idsBy, isNumid } from './numids.ts';
@@ -137,13 +137,15 @@ function registerModel(app: FastifyInstance, entry: DialectModel): void {
       const query = await cairnQuery(dbOf(req), req.ctx, entry, req.query as QueryValues);
       const page = await listPage(dbOf(req), req.ctx, model, query, requestUrl(req), true);
       const shape = { origin: originOf(req), ...shapeOf(req.query as QueryValues) };
-      const shaper = await netboxShaper(dbOf(req), req.ctx, entry, page.results, shape);
-      // Whole objects, each key once: the page's bytes written straight from Cairn's objects, each related object's
-      // text once (page-bytes.ts), the same bytes as the route's serializer would write of NetBox objects.
-      if (shaper.distinctKeys && !shape.brief && !shape.fields?.size && !shape.omit?.size) {
-        return reply.type(JSON_TYPE).send(netboxPageBytes(page, page.results, shaper.write, shaper.shared));
-      }
-      return { ...page, results: netboxObjects(shaper, page.results, shape) };
+      const written = await shapePage(dbOf(req), req.ctx, entry, page.results, shape, (shaper) =>
+        // Whole objects, each key once: the page's bytes written straight from Cairn's objects, each related object's
+        // text once (page-bytes.ts), the same bytes as the route's serializer would write of NetBox objects.
+        shaper.distinctKeys && !shape.brief && !shape.fields?.size && !shape.omit?.size
+          ? { bytes: netboxPageBytes(page, page.results, shaper.write, shaper.shared) }
+          : { objects: netboxObjects(shaper, page.results, shape) },
+      );
+      if ('bytes' in written) return reply.type(JSON_TYPE).send(written.bytes);
+      return { ...page, results: written.objects };
     },
   });
   app.options(path, { ...dialectRoute, preParsing: permitted(model, 'view'), handler: async (req) => listMetadata(req, entry) });

@@ -130,7 +130,16 @@ interface Related {
    * changed once made, so its JSON text can be written once for a page (page-bytes.ts).
    */
   shared: Set<object>;
+  /**
+   * Whether the page was walked and what it lacked looked up (numidsOf). Not yet (shapePage's first try): numbers
+   * and descriptions are taken from the briefs as they are met, and a brief that needs one not met yet stops the
+   * writing (NEEDS_LOOKUP), to be done again after the walk.
+   */
+  lookedUp: boolean;
 }
+
+/** Thrown while writing a page not looked up (Related.lookedUp) at the first brief that needs a lookup. */
+const NEEDS_LOOKUP = new Error('a related object needs its number or description looked up');
 
 /** The column of a model's `description` field, when it has one stored as a column. */
 function descriptionColumn(model: ModelDef): string | null {
@@ -165,13 +174,13 @@ async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return { numids: known, descriptions, briefs, shared };
+  if (!parts.length) return { numids: known, descriptions, briefs, shared, lookedUp: true };
   const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) {
     known.set(r.id, Number(r.numid));
     if (r.description !== null) descriptions.set(r.id, r.description);
   }
-  return { numids: known, descriptions, briefs, shared };
+  return { numids: known, descriptions, briefs, shared, lookedUp: true };
 }
 
 let briefDescriptions = false;
@@ -203,22 +212,41 @@ export interface ShapeOptions {
 
 /** A nested Cairn object in NetBox's brief form: integer id, NetBox url, NetBox's keys. */
 function briefOf(obj: Json, related: Related, origin: string): Json {
-  const { numids } = related;
+  const { numids, descriptions, lookedUp } = related;
   const model = refModel(obj);
   if (model?.name === 'extras.status') return { value: obj.slug, label: obj.name };
-  const numid = 'numid' in obj ? Number(obj.numid) : numids.get(String(obj.id));
+  const id = String(obj.id);
+  let numid: number | undefined;
+  if ('numid' in obj) {
+    numid = Number(obj.numid);
+    // Not looked up: what this brief carries serves the same object's briefs met after it (as collectRefs does).
+    if (!lookedUp) {
+      numids.set(id, numid);
+      if (typeof obj.description === 'string') descriptions.set(id, obj.description);
+    }
+  } else {
+    numid = numids.get(id);
+    if (numid === undefined && !lookedUp) throw NEEDS_LOOKUP;
+  }
   const entry = model ? dialectOf(model.name) : undefined;
   const out: Json = {};
   for (const [k, v] of Object.entries(obj)) {
     if (k === 'numid') continue;
     if (k === 'id') out.id = numid ?? v;
     else if (k === 'url') continue;
-    else if (k === 'object_id' && typeof v === 'string') out.object_id = numids.get(v) ?? v;
-    else out[k] = convertNested(v, related, origin);
+    else if (k === 'object_id' && typeof v === 'string') {
+      const known = numids.get(v);
+      if (known === undefined && !lookedUp) throw NEEDS_LOOKUP;
+      out.object_id = known ?? v;
+    } else out[k] = convertNested(v, related, origin);
     if (k === 'id') out.url = entry && numid !== undefined ? netboxUrl(entry, numid, origin) : obj.url;
   }
   if (out.url === undefined) delete out.url;
-  if (!('description' in out) && related.descriptions.has(String(obj.id))) out.description = related.descriptions.get(String(obj.id));
+  if (!('description' in out)) {
+    if (descriptions.has(id)) out.description = descriptions.get(id);
+    // (The walk would have found it on a brief further on, or looked it up.)
+    else if (!lookedUp && model && describedBrief(model)) throw NEEDS_LOOKUP;
+  }
   // (NetBox's brief objects have no display_url: only whole objects do.)
   return out;
 }
@@ -321,6 +349,8 @@ export interface NetboxShaper {
   write: (o: ApiObject, sink: NetboxSink) => void;
   shared: ReadonlySet<object>;
   distinctKeys: boolean;
+  /** The related counts read for the objects (a second pass over the same objects reads them again from here). */
+  counts: Map<string, Map<string, number>>;
 }
 
 /**
@@ -330,13 +360,22 @@ export interface NetboxShaper {
  * no key is set twice for an object, so the keys of an object come in the order they are set (a writer of text can
  * write them as they come; one of objects keeps a key where it was first set).
  */
-export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions): Promise<NetboxShaper> {
+export async function netboxShaper(
+  db: Kysely<DB>,
+  ctx: RequestContext,
+  entry: DialectModel,
+  objects: ApiObject[],
+  opts: ShapeOptions,
+  pass: { walk: boolean; counts?: Map<string, Map<string, number>> } = { walk: true },
+): Promise<NetboxShaper> {
   const walk = newWalk();
   const { refs } = walk;
-  for (const o of objects) {
-    for (const k in o) {
-      const v = o[k];
-      if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, walk);
+  if (pass.walk) {
+    for (const o of objects) {
+      for (const k in o) {
+        const v = o[k];
+        if (k !== 'id' && k !== 'url' && v !== null && typeof v === 'object') collectRefs(v, walk);
+      }
     }
   }
   // A device's binding ({own, resolved} in Cairn) is NetBox's config_template: its own template, by number.
@@ -347,8 +386,9 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
       if (own) refs.set(binding, (refs.get(binding) ?? new Set()).add(own.id));
     }
   }
-  const related = await numidsOf(db, walk);
-  const counts = opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id)));
+  // (Without the walk, only the binding's templates are looked up here.)
+  const related = { ...(await numidsOf(db, walk)), lookedUp: pass.walk };
+  const counts = pass.counts ?? (opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id))));
   const { model } = entry;
   const plan = fieldPlan(entry);
   // A page's rows share their choices' and statuses' {value, label} too: one object for each.
@@ -467,7 +507,23 @@ export async function netboxShaper(db: Kysely<DB>, ctx: RequestContext, entry: D
     if ('created' in o) out.set('created', o.created);
     if ('last_updated' in o) out.set('last_updated', o.last_updated);
   };
-  return { write, shared: related.shared, distinctKeys };
+  return { write, shared: related.shared, distinctKeys, counts };
+}
+
+/**
+ * A page written by `render` from a shaper, first without walking it for related objects to look up: a list page's
+ * briefs carry their numbers and descriptions (read with them), so most pages need none, and the walk was a tenth
+ * of the dialect's cost on a device page. The first brief that needs a lookup stops that try (early: on the first
+ * row of a page that needs one), and the page is written again after the walk: the same bytes either way.
+ */
+export async function shapePage<T>(db: Kysely<DB>, ctx: RequestContext, entry: DialectModel, objects: ApiObject[], opts: ShapeOptions, render: (shaper: NetboxShaper) => T): Promise<T> {
+  const optimistic = await netboxShaper(db, ctx, entry, objects, opts, { walk: false });
+  try {
+    return render(optimistic);
+  } catch (err) {
+    if (err !== NEEDS_LOOKUP) throw err;
+  }
+  return render(await netboxShaper(db, ctx, entry, objects, opts, { walk: true, counts: optimistic.counts }));
 }
 
 /** The template bound to the object itself (a device's computed `config_template.own`: {id, name}), or null. */
