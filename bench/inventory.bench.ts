@@ -50,7 +50,7 @@ export default async function run(): Promise<void> {
       const res = await app.inject({ method: 'GET', url: '/api/dcim/devices/?limit=1000', headers });
       if (res.statusCode !== 200) throw new Error(`NetBox list answered ${res.statusCode}`);
     };
-    const [api, bare, netbox] = await turnMediansMs(30, [list, () => database.pool.query(bareSql, [result.tenantId]), netboxList], 5);
+    const [api, bare, netbox] = await turnMediansMs(60, [list, () => database.pool.query(bareSql, [result.tenantId]), netboxList], 10);
     const before = database.queryCount();
     await list();
     const perCall = database.queryCount() - before;
