@@ -69,16 +69,7 @@ export function benchSize(env: string | null, full: number, tiny: number, opts: 
 }
 
 export async function medianMs(runs: number, work: () => Promise<unknown>, warmup = 3): Promise<number> {
-  if (TINY) [runs, warmup] = [1, 0];
-  for (let i = 0; i < warmup; i++) await work();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t = process.hrtime.bigint();
-    await work();
-    times.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+  return (await turnMediansMs(runs, [work], warmup))[0]!;
 }
 
 /**

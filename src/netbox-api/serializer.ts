@@ -154,9 +154,10 @@ function describedBrief(model: ModelDef): boolean {
 
 /**
  * uuid → numid (and description) of related objects, one statement for all models (the ids came from fenced
- * reads); nothing is asked when every brief came with its number and description.
+ * reads); nothing is asked when every brief came with its number and description. `lookedUp` false: the page was
+ * not walked (shapePage's first try), so what it lacks is not known yet (Related.lookedUp).
  */
-async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
+async function numidsOf(db: Kysely<DB>, walk: RefWalk, lookedUp = true): Promise<Related> {
   const { refs, known, described } = walk;
   // Every description a brief came with serves the same object's other briefs (collectRefs does not ask for those).
   const descriptions = described;
@@ -174,13 +175,13 @@ async function numidsOf(db: Kysely<DB>, walk: RefWalk): Promise<Related> {
     const description = column ? sql`${sql.ref(column)}::text` : sql`NULL::text`;
     return ids.length ? [sql`SELECT id::text AS id, numid, ${description} AS description FROM ${sql.table(model.table)} WHERE id = ANY(${ids}::uuid[])`] : [];
   });
-  if (!parts.length) return { numids: known, descriptions, briefs, shared, lookedUp: true };
+  if (!parts.length) return { numids: known, descriptions, briefs, shared, lookedUp };
   const { rows } = await sql<{ id: string; numid: string | number; description: string | null }>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   for (const r of rows) {
     known.set(r.id, Number(r.numid));
     if (r.description !== null) descriptions.set(r.id, r.description);
   }
-  return { numids: known, descriptions, briefs, shared, lookedUp: true };
+  return { numids: known, descriptions, briefs, shared, lookedUp };
 }
 
 let briefDescriptions = false;
@@ -387,7 +388,7 @@ export async function netboxShaper(
     }
   }
   // (Without the walk, only the binding's templates are looked up here.)
-  const related = { ...(await numidsOf(db, walk)), lookedUp: pass.walk };
+  const related = await numidsOf(db, walk, pass.walk);
   const counts = pass.counts ?? (opts.brief || !objects.length ? new Map<string, Map<string, number>>() : await relatedCounts(db, ctx, entry, objects.map((o) => String(o.id))));
   const { model } = entry;
   const plan = fieldPlan(entry);
