@@ -157,6 +157,8 @@ describe.skipIf(!ready)('the device page in chromium', () => {
     await api('POST', '/api/config-bundles/', { name: 'dp-other', templates: [template.id], roles: [otherRole.id] });
     await page.reload();
     await picker.waitFor();
+    // The picker is drawn before the bundles are read: its options are read once the bundles' are there.
+    await picker.locator('option', { hasText: 'Bundle: ' }).first().waitFor({ state: 'attached' });
     const options = await picker.locator('option').allInnerTexts();
     expect(options).toContain(`The bundle of its role (${String(bundle.name)})`);
     expect(options).toContain('Bundle: dp-leaf');
