@@ -200,6 +200,7 @@ export function installBriefDescriptions(): void {
       apply: (brief, selected) => {
         if ('numid' in brief) brief.description = selected ?? '';
       },
+      json: () => null,
     });
   }
 }
