@@ -87,6 +87,13 @@ describe('objects written by PostgreSQL', () => {
     await sql`DELETE FROM vrf_import_targets WHERE vrf_id = ${vrf}`.execute(db);
     for (const t of targets) await sql`INSERT INTO vrf_import_targets (vrf_id, route_target_id) VALUES (${vrf}, ${t.id})`.execute(db);
     await same('ipam.vrf');
+    // A location in a location in a location: each shown under its ancestors and its site, as is a rack in it.
+    const site = (await sql<{ id: string }>`SELECT id FROM sites WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db)).rows[0]!.id;
+    let parent: string | null = null;
+    for (const name of ['Hall A', 'Row 3', 'Cage 7']) parent = String((await createObject(db, ctx, requireModel('dcim.location'), { name, slug: name.toLowerCase().replace(' ', '-'), site, parent })).id);
+    await createObject(db, ctx, requireModel('dcim.rack'), { name: 'R1', site, location: parent });
+    expect(await same('dcim.location')).toContain(' › Hall A › Row 3 › Cage 7"');
+    await same('dcim.rack');
   });
 });
 

@@ -50,12 +50,18 @@ function briefUnsupported(target: ModelDef): string | null {
   return displayUnsupported(target, true);
 }
 
-/** A display whose parents nest without a bound (a location in a location) is not one expression. */
+/**
+ * A display whose parents nest without a bound is one expression only where the nesting is a model's key to
+ * itself (a location in a location: selfParentSql walks it); a cycle through other models is not.
+ */
 function displayUnsupported(model: ModelDef, withParents: boolean, seen: ReadonlySet<ModelDef> = new Set()): string | null {
   if (!withParents || !model.displayParent?.length) return null;
   if (seen.has(model)) return `${model.name}'s display: parents of unbounded depth`;
+  const self = model.displayParent.filter((key) => model.fields[key]!.target === model.name);
+  if (self.length > 1 || (self.length && model.displayField === 'id')) return `${model.name}'s display: parents of unbounded depth`;
   const next = new Set(seen).add(model);
   for (const key of model.displayParent) {
+    if (self.includes(key)) continue;
     const why = displayUnsupported(requireModel(model.fields[key]!.target!), true, next);
     if (why) return why;
   }
@@ -98,17 +104,61 @@ function ownDisplaySql(model: ModelDef, alias: string): RawBuilder<unknown> {
 function displaySql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
   const own = ownDisplaySql(model, alias);
   if (!model.displayParent?.length) return own;
-  const arms = model.displayParent.map((key) => {
-    const field = model.fields[key]!;
-    const target = requireModel(field.target!);
+  const parent = parentDisplaySql(ctx, model, alias);
+  const joined = model.displayField === 'id' ? parent : sql`${parent} || ${DISPLAY_SEPARATOR} || ${own}`;
+  return sql`coalesce(${joined}, ${own})`;
+}
+
+const columnRef = (model: ModelDef, key: string, alias: string) => ref(alias, columnOf(key, model.fields[key]!));
+
+/** The first of the model's display parent keys set at `alias` is `key` (displayParentOf). */
+function firstSetIs(model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
+  const keys = model.displayParent!;
+  const before = keys.slice(0, keys.indexOf(key)).map((k) => sql`${columnRef(model, k, alias)} IS NULL`);
+  return sql.join([...before, sql`${columnRef(model, key, alias)} IS NOT NULL`], sql` AND `);
+}
+
+/**
+ * The display of the parent the row at `alias` is shown in (the first of `keys` set), or NULL when it has none in
+ * scope.
+ */
+function parentDisplaySql(ctx: RequestContext, model: ModelDef, alias: string, keys: readonly string[] = model.displayParent!): RawBuilder<unknown> {
+  const arms = keys.map((key) => {
+    const target = requireModel(model.fields[key]!.target!);
+    const column = columnRef(model, key, alias);
+    if (target === model) return sql`WHEN ${column} IS NOT NULL THEN ${selfParentSql(ctx, model, key, alias)}`;
     const p = nextAlias();
-    const column = ref(alias, columnOf(key, field));
     return sql`WHEN ${column} IS NOT NULL THEN (SELECT ${displaySql(ctx, target, p)} FROM ${sql.table(target.table)} ${sql.raw(p)}
       WHERE ${ref(p, 'id')} = ${column} AND ${scopeCondition(ctx, target, p)})`;
   });
-  const parent = sql`CASE ${sql.join(arms, sql` `)} END`;
-  const joined = model.displayField === 'id' ? parent : sql`${parent} || ${DISPLAY_SEPARATOR} || ${own}`;
-  return sql`coalesce(${joined}, ${own})`;
+  return sql`CASE ${sql.join(arms, sql` `)} END`;
+}
+
+/**
+ * The display of the row's parent of its own model (a location's parent location), its ancestors' in front: the
+ * chain walked up while each row is shown in its own model's parent, then the display of what the topmost is shown
+ * in (a site), as displaysOf builds it level by level. NULL when the parent is not in scope.
+ */
+function selfParentSql(ctx: RequestContext, model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
+  const table = sql.table(model.table);
+  const up = nextAlias();
+  const p = nextAlias();
+  const top = nextAlias();
+  const step = (from: string) => sql`${ref(p, 'id')} = ${columnRef(model, key, from)} AND ${scopeCondition(ctx, model, p)}`;
+  // Where the topmost row of the chain is shown: its first key set, unless that is the key to its own model (a
+  // parent out of scope: nothing in front).
+  const others = model.displayParent!.filter((k) => k !== key);
+  const tail = others.length
+    ? sql`(SELECT CASE WHEN ${firstSetIs(model, key, top)} THEN NULL ELSE ${parentDisplaySql(ctx, model, top, others)} END
+        FROM ${sql.raw(up)} ${sql.raw(top)} ORDER BY ${ref(top, 'cj_depth')} DESC LIMIT 1)`
+    : sql`NULL`;
+  return sql`(WITH RECURSIVE ${sql.raw(up)} AS (
+      SELECT ${sql.raw(p)}.*, 0 AS cj_depth FROM ${table} ${sql.raw(p)} WHERE ${step(alias)}
+      UNION ALL
+      SELECT ${sql.raw(p)}.*, ${ref(up, 'cj_depth')} + 1 FROM ${sql.raw(up)} JOIN ${table} ${sql.raw(p)} ON ${step(up)}
+        WHERE ${firstSetIs(model, key, up)} AND ${ref(up, 'cj_depth')} < 1000)
+    SELECT concat_ws(${DISPLAY_SEPARATOR}, ${tail}, string_agg(${ownDisplaySql(model, up)}, ${DISPLAY_SEPARATOR} ORDER BY ${ref(up, 'cj_depth')} DESC))
+      FROM ${sql.raw(up)} HAVING count(*) > 0)`;
 }
 
 /** An object of `entries` (key, SQL value) as row_to_json writes it: no spaces, keys in this order. */
