@@ -94,6 +94,22 @@ describe('objects written by PostgreSQL', () => {
     await createObject(db, ctx, requireModel('dcim.rack'), { name: 'R1', site, location: parent });
     expect(await same('dcim.location')).toContain(' › Hall A › Row 3 › Cage 7"');
     await same('dcim.rack');
+    // End-of-life data on: a platform's `eol` (its own, and inside its devices' briefs) with and without a mapping.
+    await sql`INSERT INTO system_state (key, value) VALUES ('eol_settings', '{"enabled": true, "warning_days": 30}')
+      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`.execute(db);
+    await sql`INSERT INTO eol_mappings (id, numid, tenant_id, platform_id, source, product, cycle, eol_date, lts, latest_version, synced_at)
+      SELECT gen_random_uuid(), 9001, tenant_id, id, 'endoflife.date', 'eos', '4.28', '2027-01-15', true, '4.28.9M', '2026-05-01 12:00:00.123456+00'
+      FROM platforms WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db);
+    expect(await same('dcim.platform')).toContain('"eol":{"status":');
+    // A device with its own template bound, its primary address set.
+    const template = await createObject(db, ctx, requireModel('extras.exporttemplate'), { name: 'Edge config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}' });
+    const device = (await sql<{ id: string }>`SELECT id FROM devices WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db)).rows[0]!.id;
+    const address = await createObject(db, ctx, requireModel('ipam.ipaddress'), { address: '192.0.2.1/32' });
+    await sql`UPDATE devices SET config_template_id = ${String(template.id)}, primary_ip4_id = ${String(address.id)} WHERE id = ${device}`.execute(db);
+    const devices = await same('dcim.device');
+    expect(devices).toContain('"config_template":{"own":{"id":');
+    expect(devices).toContain('"display":"192.0.2.1"');
+    await sql`DELETE FROM system_state WHERE key = 'eol_settings'`.execute(db);
   });
 });
 

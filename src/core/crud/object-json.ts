@@ -18,11 +18,11 @@ import { briefExtensionsOf, DISPLAY_SEPARATOR } from './serialize.ts';
 export const NOT_EXACT = 'CJ001';
 
 /** The page's origin (`scheme://host`), a column of the statement's own (see originSource). */
-const ORIGIN = sql.ref('cairn_origin.o');
+const ORIGIN = sql.ref('cairn_origin.cj_origin');
 
-/** The FROM item every object expression reads its origin from: `, (SELECT $1::text AS o) cairn_origin`. */
+/** The FROM item every object expression reads its origin from: `, (SELECT $1::text AS cj_origin) cairn_origin`. */
 export function originSource(origin: string): RawBuilder<unknown> {
-  return sql`(SELECT ${origin}::text AS o) cairn_origin`;
+  return sql`(SELECT ${origin}::text AS cj_origin) cairn_origin`;
 }
 
 /** Why `model`'s objects are written by serializeRows, or null when PostgreSQL writes them. */
@@ -82,16 +82,26 @@ function urlSql(model: ModelDef, alias: string): RawBuilder<unknown> {
   return sql`${ORIGIN} || ${model.path} || ${ref(alias, 'id')} || '/'`;
 }
 
+/**
+ * A field's value as text, as String() of what the driver reads: an inet as its output function writes it (no /32
+ * on a host; `::text` always writes the mask).
+ */
+function textSql(model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
+  const field = model.fields[key];
+  const column = ref(alias, field ? columnOf(key, field) : key);
+  return field?.kind === 'inet' ? sql`abbrev(${column})` : sql`${column}::text`;
+}
+
 /** displayOf (serialize.ts) in SQL: the display field (and qualifier), else its kind and number, else its id. */
 function ownDisplaySql(model: ModelDef, alias: string): RawBuilder<unknown> {
   const fallback = model.numbered
     ? sql`CASE WHEN ${ref(alias, 'numid')} IS NOT NULL THEN ${`${model.label.charAt(0).toUpperCase()}${model.label.slice(1)} #`} || ${ref(alias, 'numid')} ELSE ${ref(alias, 'id')}::text END`
     : sql`${ref(alias, 'id')}::text`;
   if (model.displayField === 'id') return fallback;
-  const value = sql`${ref(alias, displayColumn(model))}::text`;
+  const value = textSql(model, model.displayField, alias);
   let shown: RawBuilder<unknown> = value;
   if (model.displayQualifier) {
-    const q = sql`${ref(alias, displayColumns(model)[1]!)}::text`;
+    const q = textSql(model, model.displayQualifier, alias);
     shown = sql`${value} || CASE WHEN ${q} IS NULL OR ${q} = '' THEN '' ELSE ' (' || ${q} || ')' END`;
   }
   return sql`CASE WHEN ${value} IS NOT NULL AND ${value} <> '' THEN ${shown} ELSE ${fallback} END`;
@@ -187,6 +197,11 @@ function briefSql(ctx: RequestContext, model: ModelDef, alias: string, withParen
     }
   }
   return objectOf(entries);
+}
+
+/** The brief of the `model` row at `alias` without its display's parents (serialize.ts briefObject of its row). */
+export function plainBriefJsonSql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
+  return briefSql(ctx, model, alias, false);
 }
 
 /** The brief a foreign key points at, in the caller's scope, or null. */
