@@ -44,6 +44,14 @@ describe('objects written by PostgreSQL', () => {
       }
     }
     expect(mismatched).toEqual([]);
+    // A cable between the two devices: each port's peer and far end on the page.
+    const ports = (await sql<{ id: string }>`SELECT DISTINCT ON (device_id) id FROM interfaces WHERE tenant_id = ${ctx.tenantId} ORDER BY device_id, name`.execute(database.db)).rows;
+    await createObject(database.db, ctx, requireModel('dcim.cable'), { a_terminations: [ports[0]!.id], b_terminations: [ports[1]!.id], label: 'C-1' });
+    expect((await listPageBytes(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString())
+      .toBe(jsonBytes(await listPage(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString());
+    const interfaces = (await listPageBytes(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString();
+    expect(interfaces).toContain('"link_peer":{"object_type":');
+    expect(interfaces).toContain('"connected_endpoint":{"id":');
     console.log(`${written.length} models with rows written by PostgreSQL: ${written.join(' ')}`);
     console.log(`written by the server: ${allModels().filter((m) => m.operations.list && objectJsonUnsupported(m)).map((m) => `${m.name} (${objectJsonUnsupported(m)})`).join('; ')}`);
   });
@@ -110,6 +118,12 @@ describe('objects written by PostgreSQL', () => {
     expect(devices).toContain('"config_template":{"own":{"id":');
     expect(devices).toContain('"display":"192.0.2.1"');
     await sql`DELETE FROM system_state WHERE key = 'eol_settings'`.execute(db);
+    // Addresses: one outside NAT of another, one on an FHRP group, each in its containing prefix.
+    const group = await createObject(db, ctx, requireModel('ipam.fhrpgroup'), { protocol: 'vrrp2', group_id: 7 });
+    await createObject(db, ctx, requireModel('ipam.ipaddress'), { address: '198.51.100.7/24', nat_inside: String(address.id), fhrp_group: String(group.id) });
+    const addresses = await same('ipam.ipaddress');
+    expect(addresses).toContain('"nat_outside":[{"id":');
+    expect(addresses).toContain('"assigned_object_type":"ipam.fhrpgroup"');
   });
 });
 

@@ -10,15 +10,24 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../context.ts';
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
+import { allModels, columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { briefExtensionsOf, DISPLAY_SEPARATOR } from './serialize.ts';
 
 /** SQLSTATE of a value PostgreSQL will not write as JavaScript would (migration 0053). */
 export const NOT_EXACT = 'CJ001';
 
-/** The page's origin (`scheme://host`), a column of the statement's own (see originSource). */
-const ORIGIN = sql.ref('cairn_origin.cj_origin');
+/** The page's origin (`scheme://host`), a column of the statement's own (see originSource), for a json form's urls. */
+export const ORIGIN = sql.ref('cairn_origin.cj_origin');
+
+/**
+ * The list path of the model a text expression names (`dcim.device` → `/api/dcim/devices/`), for urls of objects
+ * whose model is a value (a cable's far end); NULL for a name no model has.
+ */
+export function modelPathSql(name: RawBuilder<unknown>): RawBuilder<unknown> {
+  const arms = allModels().map((m) => sql`WHEN ${sql.lit(m.name)} THEN ${sql.lit(m.path)}`);
+  return sql`(CASE ${name} ${sql.join(arms, sql` `)} END)`;
+}
 
 /** The FROM item every object expression reads its origin from: `, (SELECT $1::text AS cj_origin) cairn_origin`. */
 export function originSource(origin: string): RawBuilder<unknown> {
@@ -172,6 +181,10 @@ function selfParentSql(ctx: RequestContext, model: ModelDef, key: string, alias:
 }
 
 /** An object of `entries` (key, SQL value) as row_to_json writes it: no spaces, keys in this order. */
+export function jsonObjectSql(entries: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<unknown> {
+  return objectOf(entries);
+}
+
 function objectOf(entries: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<unknown> {
   const seen = new Set<string>();
   const columns = entries.filter(([key]) => !seen.has(key) && seen.add(key)).map(([key, value]) => sql`${value} AS ${sql.id(key)}`);
@@ -213,6 +226,10 @@ function fkSql(ctx: RequestContext, field: FieldDef, column: RawBuilder<unknown>
 }
 
 /** A JSON array of `items` (each a json value) in `order`, `[]` when there are none. */
+export function jsonArraySql(item: RawBuilder<unknown>, order: RawBuilder<unknown>, from: RawBuilder<unknown>): RawBuilder<unknown> {
+  return arrayOf(item, order, from);
+}
+
 function arrayOf(item: RawBuilder<unknown>, order: RawBuilder<unknown>, from: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(SELECT ('[' || coalesce(string_agg((${item})::text, ',' ORDER BY ${order}), '') || ']')::json ${from})`;
 }
@@ -237,6 +254,10 @@ function tagsSql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilde
 }
 
 /** A stored value as outputValue (serialize.ts) leaves it. */
+export function jsonValueSql(kind: FieldDef['kind'], column: RawBuilder<unknown>): RawBuilder<unknown> {
+  return valueSql({ kind }, column);
+}
+
 function valueSql(field: FieldDef, column: RawBuilder<unknown>): RawBuilder<unknown> {
   switch (field.kind) {
     case 'decimal':
