@@ -91,7 +91,6 @@ function complianceField(model: ModelDef): ComputedField {
     },
     // The same beside each row of a page (the rules and violations are the object's tenant's, as in load).
     inline: { select: (_ctx, alias) => select(alias), value: answer },
-    json: (_ctx, alias) => sql`(SELECT row_to_json(c) FROM (SELECT ${violationsOf(alias)} AS violations, ${rulesOf(alias)} AS rules) c)`,
   };
 }
 

@@ -10,7 +10,6 @@ import { ErrorCollector } from '../core/errors.ts';
 import { recordChanges, snapshot } from '../core/changelog.ts';
 import { callerTenant, inTenant, tenantOf } from '../core/access.ts';
 import { displayOf, DISPLAY_SEPARATOR, type Row } from '../core/crud/serialize.ts';
-import { jsonObjectSql, jsonValueSql } from '../core/crud/object-json.ts';
 import type { GenericRef } from '../core/crud/field-values.ts';
 
 import { cableEndKind, cableablePorts, cableEndKinds, compatibleEnds, registerCableEnd } from './cable-ends.ts';
@@ -245,34 +244,9 @@ function linkPeerInline(type: string): NonNullable<ComputedField['inline']> {
   };
 }
 
-/** linkPeer's object of the port at `alias` as a json value (objects written by PostgreSQL, core/crud/object-json.ts). */
-function linkPeerJson(type: string): NonNullable<ComputedField['json']> {
-  return (ctx, alias) => {
-    if (!ctx.tenantId) return sql`NULL::json`;
-    // A template literal writes a missing name as "null"; so does this.
-    const text = (c: string) => sql`coalesce(${sql.ref(`p.${c}`)}::text, 'null')`;
-    return sql`(SELECT ${jsonObjectSql([
-      ['object_type', sql`p.object_type`],
-      ['id', sql`p.id`],
-      ['device', sql`p.parent_name`],
-      ['parent_type', sql`p.parent_type`],
-      ['interface', sql`p.name`],
-      ['name', sql`p.name`],
-      ['display', sql`${text('parent_name')} || ${DISPLAY_SEPARATOR} || ${text('name')}`],
-      ['description', sql`coalesce(p.description, '')`],
-      ['custom_fields', sql`coalesce(${jsonValueSql('custom_fields', sql`p.custom_fields`)}, '{}'::json)`],
-      ['device_id', sql`p.parent_id`],
-      ['interface_id', sql`p.id`],
-      ['cable_id', sql`me.cable_id`],
-    ])} ${peerJoins(ctx.tenantId)}
-      WHERE me.termination_type = ${type} AND me.termination_id = ${sql.ref(`${alias}.id`)}
-      ORDER BY p.object_type <> 'dcim.interface', p.numid LIMIT 1)`;
-  };
-}
-
 /** A port's link peer: the object across its cable. */
 export function linkPeerOf(type: string): ComputedField {
-  return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type), inline: linkPeerInline(type), json: linkPeerJson(type) };
+  return { ...linkPeerField, load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id)), type), inline: linkPeerInline(type) };
 }
 
 export const linkPeerField: ComputedField = {
@@ -297,5 +271,4 @@ export const linkPeerField: ComputedField = {
   },
   load: ({ db, ctx, rows }) => loadLinkPeers(db, ctx.tenantId, rows.map((r) => String(r.id))),
   inline: linkPeerInline('dcim.interface'),
-  json: linkPeerJson('dcim.interface'),
 };

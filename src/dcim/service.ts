@@ -8,7 +8,6 @@ import type { ComputedField, HookArgs } from '../core/registry.ts';
 import { getModel, requireModel } from '../core/registry.ts';
 import { callerTenant, scopeCondition } from '../core/access.ts';
 import { briefObject, type Row } from '../core/crud/serialize.ts';
-import { plainBriefJsonSql } from '../core/crud/object-json.ts';
 import { briefSchema } from '../core/crud/schemas.ts';
 import { materializePorts } from './port-materialize.ts';
 import { insertRows } from '../core/crud/insert-rows.ts';
@@ -86,11 +85,5 @@ export const primaryIpField: ComputedField = {
       const space = selected.indexOf(' ');
       return briefObject(addressModel, { id: selected.slice(0, space), address: selected.slice(space + 1) }, origin);
     },
-  },
-  json(ctx, alias) {
-    const addressModel = getModel('ipam.ipaddress');
-    if (!addressModel) return sql`NULL::json`;
-    return sql`(SELECT ${plainBriefJsonSql(ctx, addressModel, 'pip')} FROM ${sql.table(addressModel.table)} pip
-      WHERE pip.id = coalesce(${sql.ref(`${alias}.primary_ip4_id`)}, ${sql.ref(`${alias}.primary_ip6_id`)}) AND ${scopeCondition(ctx, addressModel, 'pip')})`;
   },
 };

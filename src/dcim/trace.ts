@@ -10,7 +10,6 @@ import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { inTenant, sameTenant } from '../core/access.ts';
 import { DISPLAY_SEPARATOR } from '../core/crud/serialize.ts';
-import { jsonObjectSql, modelPathSql, ORIGIN } from '../core/crud/object-json.ts';
 import type { Termination } from './cabling.ts';
 import { cableablePorts, cableEndKinds, endpointTypes } from './cable-ends.ts';
 
@@ -275,20 +274,6 @@ export function connectedEndpointOf(type: string): ComputedField {
         const [object_type, id, name, device_id, device, parent_type] = selected as [string, string, string, string, string, string];
         return portObject({ object_type, id, name, parent_type, device_id, device }, origin);
       },
-    },
-    json: (ctx, alias) => {
-      if (!ctx.tenantId) return sql`NULL::json`;
-      const parentUrl = sql`${ORIGIN} || ${modelPathSql(sql`far_parent_type`)} || coalesce(far_device_id::text, 'null') || '/'`;
-      return sql`(${walkCte((other) => sameTenant(other, alias), sql`(SELECT ${type}::text AS type, ${sql.ref(`${alias}.id`)} AS id, 1 AS n) s`)}
-        SELECT ${jsonObjectSql([
-          ['id', sql`far_id`],
-          ['object_type', sql`far_type`],
-          ['display', sql`coalesce(far_device::text, 'null') || ${DISPLAY_SEPARATOR} || coalesce(far_name::text, 'null')`],
-          ['url', sql`${ORIGIN} || ${modelPathSql(sql`far_type`)} || coalesce(far_id::text, 'null') || '/'`],
-          ['name', sql`far_name`],
-          ['device', sql`CASE WHEN far_parent_type = 'dcim.device' THEN ${jsonObjectSql([['id', sql`far_device_id`], ['display', sql`far_device`], ['url', parentUrl]])} END`],
-          ['parent', jsonObjectSql([['object_type', sql`far_parent_type`], ['id', sql`far_device_id`], ['display', sql`far_device`], ['url', parentUrl]])],
-        ])} FROM walk WHERE ended IN ('interface', 'endpoint'))`;
     },
     async load({ db, ctx, rows, origin }) {
       const out = new Map<string, unknown>();

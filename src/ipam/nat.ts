@@ -4,7 +4,6 @@ import type { ComputedField } from '../core/registry.ts';
 import { requireModel } from '../core/registry.ts';
 import { scopeCondition } from '../core/access.ts';
 import { briefFromJson, briefJson, briefObject, type Row } from '../core/crud/serialize.ts';
-import { jsonArraySql, plainBriefJsonSql } from '../core/crud/object-json.ts';
 import { briefSchema } from '../core/crud/schemas.ts';
 
 export const natOutsideField: ComputedField = {
@@ -31,10 +30,5 @@ export const natOutsideField: ComputedField = {
       const model = requireModel('ipam.ipaddress');
       return Array.isArray(selected) ? selected.map((v) => briefFromJson(model, v, origin)) : [];
     },
-  },
-  json: (ctx, alias) => {
-    const model = requireModel('ipam.ipaddress');
-    return jsonArraySql(plainBriefJsonSql(ctx, model, 'o'), sql`o.address`, sql`FROM ip_addresses o
-      WHERE o.nat_inside_id = ${sql.ref(`${alias}.id`)} AND ${scopeCondition(ctx, model, 'o')}`);
   },
 };

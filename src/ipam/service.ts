@@ -8,7 +8,6 @@ import { requireModel } from '../core/registry.ts';
 import { ErrorCollector, fieldError } from '../core/errors.ts';
 import { callerTenant, sameTenant, scopeCondition } from '../core/access.ts';
 import { briefFromJson, briefJson, briefObject, objectUrl, type Row } from '../core/crud/serialize.ts';
-import { jsonObjectSql, ORIGIN, plainBriefJsonSql } from '../core/crud/object-json.ts';
 import { briefSchema } from '../core/crud/schemas.ts';
 import { parseInet } from '../core/crud/field-values.ts';
 import { prepareUpdate, updateRowInTx } from '../core/crud/write.ts';
@@ -209,13 +208,6 @@ export const containingPrefixField: ComputedField = {
     },
     value: (selected, origin) => briefFromJson(requireModel('ipam.prefix'), selected, origin),
   },
-  json: (ctx, alias) => {
-    const prefixModel = requireModel('ipam.prefix');
-    return sql`(SELECT ${plainBriefJsonSql(ctx, prefixModel, 'p')} FROM prefixes p
-      WHERE ${sameTenant('p', alias)} AND p.vrf_id IS NOT DISTINCT FROM ${sql.ref(`${alias}.vrf_id`)}
-        AND p.prefix >>= host(${sql.ref(`${alias}.address`)})::inet AND ${scopeCondition(ctx, prefixModel, 'p')}
-      ORDER BY masklen(p.prefix) DESC LIMIT 1)`;
-  },
 };
 
 /** `family` of a model whose address or network is `column` (ipam.ipaddress's address, ipam.prefix's prefix). */
@@ -251,12 +243,6 @@ export const assignedObjectTypeField: ComputedField = {
       else if (r.fhrp_group_id) out.set(String(r.id), 'ipam.fhrpgroup');
     }
     return out;
-  },
-  json: (_ctx, alias) => {
-    const col = (c: string) => sql.ref(`${alias}.${c}`);
-    return sql`CASE WHEN ${col('assigned_interface_id')} IS NOT NULL THEN '"dcim.interface"'::json
-      WHEN ${col('assigned_vm_interface_id')} IS NOT NULL THEN '"virtualization.vminterface"'::json
-      WHEN ${col('fhrp_group_id')} IS NOT NULL THEN '"ipam.fhrpgroup"'::json END`;
   },
 };
 
@@ -328,24 +314,6 @@ function interfaceBriefJson(ctx: RequestContext, owner: InterfaceOwner, id: RawB
     WHERE i.id = ${id} AND ${scopeCondition(ctx, requireModel(owner.ifModel), 'i')})`;
 }
 
-/** interfaceBrief's object of the interface `id` names, as a json value (objects written by PostgreSQL). */
-function interfaceBriefJsonSql(ctx: RequestContext, owner: InterfaceOwner, id: RawBuilder<unknown>): RawBuilder<unknown> {
-  const parent = jsonObjectSql([
-    ['id', sql`p.id`],
-    ['url', sql`${ORIGIN} || ${requireModel(owner.parentModel).path} || p.id || '/'`],
-    ['display', sql`p.name`],
-    ['name', sql`p.name`],
-  ]);
-  return sql`(SELECT ${jsonObjectSql([
-    ['id', sql`i.id`],
-    ['url', sql`${ORIGIN} || ${requireModel(owner.ifModel).path} || i.id || '/'`],
-    ['display', sql`i.name`],
-    ['name', sql`i.name`],
-    [owner.parentKey, parent],
-  ])} FROM ${sql.table(owner.ifTable)} i JOIN ${sql.table(owner.parentTable)} p ON p.id = ${sql.ref(`i.${owner.parentColumn}`)}
-    WHERE i.id = ${id} AND ${scopeCondition(ctx, requireModel(owner.ifModel), 'i')})`;
-}
-
 export const assignedObjectField: ComputedField = {
   label: 'Assigned object',
   kind: 'object',
@@ -388,13 +356,6 @@ export const assignedObjectField: ComputedField = {
       const owner = kind === DEVICE_INTERFACES.ifModel ? DEVICE_INTERFACES : VM_INTERFACES;
       return interfaceBrief(owner, { id: id!, name: name!, parent_id: parentId!, parent_name: parentName! }, origin);
     },
-  },
-  json: (ctx, alias) => {
-    const col = (c: string) => sql.ref(`${alias}.${c}`);
-    const groups = requireModel('ipam.fhrpgroup');
-    return sql`CASE WHEN ${col('assigned_interface_id')} IS NOT NULL THEN ${interfaceBriefJsonSql(ctx, DEVICE_INTERFACES, col('assigned_interface_id'))}
-      WHEN ${col('assigned_vm_interface_id')} IS NOT NULL THEN ${interfaceBriefJsonSql(ctx, VM_INTERFACES, col('assigned_vm_interface_id'))}
-      ELSE (SELECT ${plainBriefJsonSql(ctx, groups, 'g')} FROM fhrp_groups g WHERE g.id = ${col('fhrp_group_id')} AND ${scopeCondition(ctx, groups, 'g')}) END`;
   },
 };
 

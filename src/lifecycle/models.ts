@@ -6,7 +6,7 @@ import type { CustomFilter } from '../core/crud/list-query.ts';
 import { addListFilters } from '../core/crud/read.ts';
 import { addBriefExtension } from '../core/crud/serialize.ts';
 import { platformModel } from '../dcim/models.ts';
-import { eolFromSql, eolJsonSql, eolOfPlatforms, eolOfPlatformSql } from './service.ts';
+import { eolFromSql, eolOfPlatforms, eolOfPlatformSql } from './service.ts';
 import { enabledSql, warningDaysSql } from './settings.ts';
 import { parseStatusList, statusSql, today, type EolStatus } from './status.ts';
 import './sources.ts';
@@ -41,7 +41,6 @@ export const platformEolField: ComputedField = {
   schema: eolSchema,
   load: ({ db, rows }) => eolOfPlatforms(db, rows.map((r) => String(r.id))),
   inline: { select: (_ctx, alias) => eolOfPlatformSql(sql.ref(`${alias}.id`)), value: (selected) => eolFromSql(selected) },
-  json: (_ctx, alias) => eolJsonSql(sql.ref(`${alias}.id`)),
 };
 
 addComputedField(platformModel.name, 'eol', platformEolField);
@@ -52,7 +51,6 @@ addBriefExtension('dcim.platform', {
   apply: (brief, selected) => {
     brief.eol = eolFromSql(selected);
   },
-  json: (alias) => ({ key: 'eol', value: eolJsonSql(sql.ref(`${alias}.id`)) }),
 });
 
 /**

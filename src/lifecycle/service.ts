@@ -10,8 +10,8 @@ import { updateRowsOfEveryTenant, type ServerChange } from '../core/crud/update-
 import { readAllowlist } from '../core/ssrf.ts';
 import { eolMappingModel } from './mapping-model.ts';
 import { CatalogFormatError, decodeJson, getSource, hasSource, defaultSourceKey, type CatalogCycle, type CatalogProduct } from './sources.ts';
-import { DEFAULT_SETTINGS, SETTINGS_KEY, enabledSql, warningDaysSql, readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
-import { statusOf, statusSql, today, type EolStatus } from './status.ts';
+import { DEFAULT_SETTINGS, SETTINGS_KEY, readRefreshState, readSettings, writeRefreshState, type EolSettings, type RefreshState } from './settings.ts';
+import { statusOf, type EolStatus } from './status.ts';
 import { createJob, finishJob, markJobRunning, reportJobProgress } from '../jobs/record.ts';
 
 export interface MappingRow {
@@ -82,19 +82,6 @@ export function payloadOf(m: MappingRow | null, settings: EolSettings): EolPaylo
 export function eolOfPlatformSql(platformId: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`json_build_array((SELECT value FROM system_state WHERE key = ${SETTINGS_KEY}),
     (SELECT row_to_json(x) FROM (SELECT ${MAPPING_COLUMNS} FROM eol_mappings m WHERE m.platform_id = ${platformId} LIMIT 1) x))`;
-}
-
-/**
- * `eol` of the platform `platformId` as a json value, written as the server writes payloadOf's object (for
- * objects written by PostgreSQL, core/crud/object-json.ts): null while the feature is off, the status alone
- * without a mapping.
- */
-export function eolJsonSql(platformId: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`CASE WHEN ${enabledSql} THEN coalesce((SELECT row_to_json(x) FROM (SELECT ${statusSql('m', warningDaysSql, today())} AS status,
-      m.source, m.product, m.cycle, to_char(m.release_date, 'YYYY-MM-DD') AS release_date,
-      to_char(m.support_until, 'YYYY-MM-DD') AS support_until, to_char(m.eol_date, 'YYYY-MM-DD') AS eol_date, m.eol_reached AS eol, m.lts,
-      m.latest_version, cairn_json_time(m.synced_at) AS synced_at, m.missing FROM eol_mappings m WHERE m.platform_id = ${platformId} LIMIT 1) x),
-    '{"status":"unknown"}'::json) END`;
 }
 
 /** `eol` from what eolOfPlatformSql read: as eolOfPlatforms builds it. */

@@ -1,7 +1,7 @@
 // Config-template binding (SPEC "Config-template binding"): a device template bound to a device, its role or its
 // platform; the first found in that order wins. VMs resolve the same way (VM, role, platform). The device API
 // shows `config_template: {own, resolved}`; bindings are checked to name a template of the right type.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { addComputedField, addModelHook, type ComputedField } from '../core/registry.ts';
 import { fieldError } from '../core/errors.ts';
@@ -40,15 +40,6 @@ export async function resolveBindings(db: Kysely<DB>, kind: SubjectKind, ids: st
   return out;
 }
 
-/** The device's own template (`ot`) and the one a render uses (`rt`), as resolveBindings resolves them: a FROM clause. */
-function boundTemplates(alias: string): RawBuilder<unknown> {
-  const col = (c: string) => sql.ref(`${alias}.${c}`);
-  return sql`FROM (SELECT ${col('config_template_id')} AS own,
-      COALESCE(${col('config_template_id')}, (SELECT r.config_template_id FROM device_roles r WHERE r.id = ${col('role_id')}),
-        (SELECT p.config_template_id FROM platforms p WHERE p.id = ${col('platform_id')})) AS resolved) k
-    LEFT JOIN export_templates ot ON ot.id = k.own LEFT JOIN export_templates rt ON rt.id = k.resolved`;
-}
-
 const bindingField: ComputedField = {
   label: 'Config template',
   kind: 'object',
@@ -66,14 +57,18 @@ const bindingField: ComputedField = {
   },
   // Beside each row of a page, as resolveBindings resolves it: [own id, own name, resolved id, resolved name].
   inline: {
-    select: (_ctx, alias) => sql`(SELECT json_build_array(ot.id, ot.name, rt.id, rt.name) ${boundTemplates(alias)})`,
+    select: (_ctx, alias) => {
+      const col = (c: string) => sql.ref(`${alias}.${c}`);
+      return sql`(SELECT json_build_array(ot.id, ot.name, rt.id, rt.name) FROM (SELECT ${col('config_template_id')} AS own,
+          COALESCE(${col('config_template_id')}, (SELECT r.config_template_id FROM device_roles r WHERE r.id = ${col('role_id')}),
+            (SELECT p.config_template_id FROM platforms p WHERE p.id = ${col('platform_id')})) AS resolved) k
+        LEFT JOIN export_templates ot ON ot.id = k.own LEFT JOIN export_templates rt ON rt.id = k.resolved)`;
+    },
     value: (selected): Binding => {
       const [ownId, ownName, id, name] = (Array.isArray(selected) ? selected : []) as Array<string | null>;
       return { own: ownId ? { id: ownId, name: ownName! } : null, resolved: id ? { id, name: name! } : null };
     },
   },
-  json: (_ctx, alias) => sql`(SELECT row_to_json(b) FROM (SELECT (SELECT row_to_json(o) FROM (SELECT ot.id, ot.name) o WHERE ot.id IS NOT NULL) AS own,
-      (SELECT row_to_json(r) FROM (SELECT rt.id, rt.name) r WHERE rt.id IS NOT NULL) AS resolved ${boundTemplates(alias)}) b)`,
 };
 
 /** A validate hook on a model: the bound template must be a device template (the tenant check is the fk's). */

@@ -44,14 +44,6 @@ describe('objects written by PostgreSQL', () => {
       }
     }
     expect(mismatched).toEqual([]);
-    // A cable between the two devices: each port's peer and far end on the page.
-    const ports = (await sql<{ id: string }>`SELECT DISTINCT ON (device_id) id FROM interfaces WHERE tenant_id = ${ctx.tenantId} ORDER BY device_id, name`.execute(database.db)).rows;
-    await createObject(database.db, ctx, requireModel('dcim.cable'), { a_terminations: [ports[0]!.id], b_terminations: [ports[1]!.id], label: 'C-1' });
-    expect((await listPageBytes(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString())
-      .toBe(jsonBytes(await listPage(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString());
-    const interfaces = (await listPageBytes(database.db, ctx, requireModel('dcim.interface'), { limit: '1000' }, new URL(`${origin}/api/dcim/interfaces/`))).toString();
-    expect(interfaces).toContain('"link_peer":{"object_type":');
-    expect(interfaces).toContain('"connected_endpoint":{"id":');
     console.log(`${written.length} models with rows written by PostgreSQL: ${written.join(' ')}`);
     console.log(`written by the server: ${allModels().filter((m) => m.operations.list && objectJsonUnsupported(m)).map((m) => `${m.name} (${objectJsonUnsupported(m)})`).join('; ')}`);
   });
@@ -95,35 +87,6 @@ describe('objects written by PostgreSQL', () => {
     await sql`DELETE FROM vrf_import_targets WHERE vrf_id = ${vrf}`.execute(db);
     for (const t of targets) await sql`INSERT INTO vrf_import_targets (vrf_id, route_target_id) VALUES (${vrf}, ${t.id})`.execute(db);
     await same('ipam.vrf');
-    // A location in a location in a location: each shown under its ancestors and its site, as is a rack in it.
-    const site = (await sql<{ id: string }>`SELECT id FROM sites WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db)).rows[0]!.id;
-    let parent: string | null = null;
-    for (const name of ['Hall A', 'Row 3', 'Cage 7']) parent = String((await createObject(db, ctx, requireModel('dcim.location'), { name, slug: name.toLowerCase().replace(' ', '-'), site, parent })).id);
-    await createObject(db, ctx, requireModel('dcim.rack'), { name: 'R1', site, location: parent });
-    expect(await same('dcim.location')).toContain(' › Hall A › Row 3 › Cage 7"');
-    await same('dcim.rack');
-    // End-of-life data on: a platform's `eol` (its own, and inside its devices' briefs) with and without a mapping.
-    await sql`INSERT INTO system_state (key, value) VALUES ('eol_settings', '{"enabled": true, "warning_days": 30}')
-      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`.execute(db);
-    await sql`INSERT INTO eol_mappings (id, numid, tenant_id, platform_id, source, product, cycle, eol_date, lts, latest_version, synced_at)
-      SELECT gen_random_uuid(), 9001, tenant_id, id, 'endoflife.date', 'eos', '4.28', '2027-01-15', true, '4.28.9M', '2026-05-01 12:00:00.123456+00'
-      FROM platforms WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db);
-    expect(await same('dcim.platform')).toContain('"eol":{"status":');
-    // A device with its own template bound, its primary address set.
-    const template = await createObject(db, ctx, requireModel('extras.exporttemplate'), { name: 'Edge config', object_type: 'dcim.device', template_code: 'hostname {{ device.name }}' });
-    const device = (await sql<{ id: string }>`SELECT id FROM devices WHERE tenant_id = ${ctx.tenantId} LIMIT 1`.execute(db)).rows[0]!.id;
-    const address = await createObject(db, ctx, requireModel('ipam.ipaddress'), { address: '192.0.2.1/32' });
-    await sql`UPDATE devices SET config_template_id = ${String(template.id)}, primary_ip4_id = ${String(address.id)} WHERE id = ${device}`.execute(db);
-    const devices = await same('dcim.device');
-    expect(devices).toContain('"config_template":{"own":{"id":');
-    expect(devices).toContain('"display":"192.0.2.1"');
-    await sql`DELETE FROM system_state WHERE key = 'eol_settings'`.execute(db);
-    // Addresses: one outside NAT of another, one on an FHRP group, each in its containing prefix.
-    const group = await createObject(db, ctx, requireModel('ipam.fhrpgroup'), { protocol: 'vrrp2', group_id: 7 });
-    await createObject(db, ctx, requireModel('ipam.ipaddress'), { address: '198.51.100.7/24', nat_inside: String(address.id), fhrp_group: String(group.id) });
-    const addresses = await same('ipam.ipaddress');
-    expect(addresses).toContain('"nat_outside":[{"id":');
-    expect(addresses).toContain('"assigned_object_type":"ipam.fhrpgroup"');
   });
 });
 

@@ -10,23 +10,19 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { RequestContext } from '../context.ts';
 import type { FieldDef, ModelDef } from '../registry.ts';
-import { allModels, columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
+import { columnOf, displayColumn, displayColumns, isColumnField, requireModel } from '../registry.ts';
 import { scopeCondition } from '../access.ts';
 import { briefExtensionsOf, DISPLAY_SEPARATOR } from './serialize.ts';
 
 /** SQLSTATE of a value PostgreSQL will not write as JavaScript would (migration 0053). */
 export const NOT_EXACT = 'CJ001';
 
-/** The page's origin (`scheme://host`), a CTE of the page's statement (pageJsonSql), for a json form's urls. */
-export const ORIGIN = sql.ref('cairn_origin.cj_origin');
+/** The page's origin (`scheme://host`), a column of the statement's own (see originSource). */
+const ORIGIN = sql.ref('cairn_origin.o');
 
-/**
- * The list path of the model a text expression names (`dcim.device` → `/api/dcim/devices/`), for urls of objects
- * whose model is a value (a cable's far end); NULL for a name no model has.
- */
-export function modelPathSql(name: RawBuilder<unknown>): RawBuilder<unknown> {
-  const arms = allModels().map((m) => sql`WHEN ${sql.lit(m.name)} THEN ${sql.lit(m.path)}`);
-  return sql`(CASE ${name} ${sql.join(arms, sql` `)} END)`;
+/** The FROM item every object expression reads its origin from: `, (SELECT $1::text AS o) cairn_origin`. */
+export function originSource(origin: string): RawBuilder<unknown> {
+  return sql`(SELECT ${origin}::text AS o) cairn_origin`;
 }
 
 /** Why `model`'s objects are written by serializeRows, or null when PostgreSQL writes them. */
@@ -54,18 +50,12 @@ function briefUnsupported(target: ModelDef): string | null {
   return displayUnsupported(target, true);
 }
 
-/**
- * A display whose parents nest without a bound is one expression only where the nesting is a model's key to
- * itself (a location in a location: selfParentSql walks it); a cycle through other models is not.
- */
+/** A display whose parents nest without a bound (a location in a location) is not one expression. */
 function displayUnsupported(model: ModelDef, withParents: boolean, seen: ReadonlySet<ModelDef> = new Set()): string | null {
   if (!withParents || !model.displayParent?.length) return null;
   if (seen.has(model)) return `${model.name}'s display: parents of unbounded depth`;
-  const self = model.displayParent.filter((key) => model.fields[key]!.target === model.name);
-  if (self.length > 1 || (self.length && model.displayField === 'id')) return `${model.name}'s display: parents of unbounded depth`;
   const next = new Set(seen).add(model);
   for (const key of model.displayParent) {
-    if (self.includes(key)) continue;
     const why = displayUnsupported(requireModel(model.fields[key]!.target!), true, next);
     if (why) return why;
   }
@@ -86,26 +76,16 @@ function urlSql(model: ModelDef, alias: string): RawBuilder<unknown> {
   return sql`${ORIGIN} || ${model.path} || ${ref(alias, 'id')} || '/'`;
 }
 
-/**
- * A field's value as text, as String() of what the driver reads: an inet as its output function writes it (no /32
- * on a host; `::text` always writes the mask).
- */
-function textSql(model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
-  const field = model.fields[key];
-  const column = ref(alias, field ? columnOf(key, field) : key);
-  return field?.kind === 'inet' ? sql`abbrev(${column})` : sql`${column}::text`;
-}
-
 /** displayOf (serialize.ts) in SQL: the display field (and qualifier), else its kind and number, else its id. */
 function ownDisplaySql(model: ModelDef, alias: string): RawBuilder<unknown> {
   const fallback = model.numbered
     ? sql`CASE WHEN ${ref(alias, 'numid')} IS NOT NULL THEN ${`${model.label.charAt(0).toUpperCase()}${model.label.slice(1)} #`} || ${ref(alias, 'numid')} ELSE ${ref(alias, 'id')}::text END`
     : sql`${ref(alias, 'id')}::text`;
   if (model.displayField === 'id') return fallback;
-  const value = textSql(model, model.displayField, alias);
+  const value = sql`${ref(alias, displayColumn(model))}::text`;
   let shown: RawBuilder<unknown> = value;
   if (model.displayQualifier) {
-    const q = textSql(model, model.displayQualifier, alias);
+    const q = sql`${ref(alias, displayColumns(model)[1]!)}::text`;
     shown = sql`${value} || CASE WHEN ${q} IS NULL OR ${q} = '' THEN '' ELSE ' (' || ${q} || ')' END`;
   }
   return sql`CASE WHEN ${value} IS NOT NULL AND ${value} <> '' THEN ${shown} ELSE ${fallback} END`;
@@ -118,68 +98,20 @@ function ownDisplaySql(model: ModelDef, alias: string): RawBuilder<unknown> {
 function displaySql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
   const own = ownDisplaySql(model, alias);
   if (!model.displayParent?.length) return own;
-  const parent = parentDisplaySql(ctx, model, alias);
+  const arms = model.displayParent.map((key) => {
+    const field = model.fields[key]!;
+    const target = requireModel(field.target!);
+    const p = nextAlias();
+    const column = ref(alias, columnOf(key, field));
+    return sql`WHEN ${column} IS NOT NULL THEN (SELECT ${displaySql(ctx, target, p)} FROM ${sql.table(target.table)} ${sql.raw(p)}
+      WHERE ${ref(p, 'id')} = ${column} AND ${scopeCondition(ctx, target, p)})`;
+  });
+  const parent = sql`CASE ${sql.join(arms, sql` `)} END`;
   const joined = model.displayField === 'id' ? parent : sql`${parent} || ${DISPLAY_SEPARATOR} || ${own}`;
   return sql`coalesce(${joined}, ${own})`;
 }
 
-const columnRef = (model: ModelDef, key: string, alias: string) => ref(alias, columnOf(key, model.fields[key]!));
-
-/** The first of the model's display parent keys set at `alias` is `key` (displayParentOf). */
-function firstSetIs(model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
-  const keys = model.displayParent!;
-  const before = keys.slice(0, keys.indexOf(key)).map((k) => sql`${columnRef(model, k, alias)} IS NULL`);
-  return sql.join([...before, sql`${columnRef(model, key, alias)} IS NOT NULL`], sql` AND `);
-}
-
-/**
- * The display of the parent the row at `alias` is shown in (the first of `keys` set), or NULL when it has none in
- * scope.
- */
-function parentDisplaySql(ctx: RequestContext, model: ModelDef, alias: string, keys: readonly string[] = model.displayParent!): RawBuilder<unknown> {
-  const arms = keys.map((key) => {
-    const target = requireModel(model.fields[key]!.target!);
-    const column = columnRef(model, key, alias);
-    if (target === model) return sql`WHEN ${column} IS NOT NULL THEN ${selfParentSql(ctx, model, key, alias)}`;
-    const p = nextAlias();
-    return sql`WHEN ${column} IS NOT NULL THEN (SELECT ${displaySql(ctx, target, p)} FROM ${sql.table(target.table)} ${sql.raw(p)}
-      WHERE ${ref(p, 'id')} = ${column} AND ${scopeCondition(ctx, target, p)})`;
-  });
-  return sql`CASE ${sql.join(arms, sql` `)} END`;
-}
-
-/**
- * The display of the row's parent of its own model (a location's parent location), its ancestors' in front: the
- * chain walked up while each row is shown in its own model's parent, then the display of what the topmost is shown
- * in (a site), as displaysOf builds it level by level. NULL when the parent is not in scope.
- */
-function selfParentSql(ctx: RequestContext, model: ModelDef, key: string, alias: string): RawBuilder<unknown> {
-  const table = sql.table(model.table);
-  const up = nextAlias();
-  const p = nextAlias();
-  const top = nextAlias();
-  const step = (from: string) => sql`${ref(p, 'id')} = ${columnRef(model, key, from)} AND ${scopeCondition(ctx, model, p)}`;
-  // Where the topmost row of the chain is shown: its first key set, unless that is the key to its own model (a
-  // parent out of scope: nothing in front).
-  const others = model.displayParent!.filter((k) => k !== key);
-  const tail = others.length
-    ? sql`(SELECT CASE WHEN ${firstSetIs(model, key, top)} THEN NULL ELSE ${parentDisplaySql(ctx, model, top, others)} END
-        FROM ${sql.raw(up)} ${sql.raw(top)} ORDER BY ${ref(top, 'cj_depth')} DESC LIMIT 1)`
-    : sql`NULL`;
-  return sql`(WITH RECURSIVE ${sql.raw(up)} AS (
-      SELECT ${sql.raw(p)}.*, 0 AS cj_depth FROM ${table} ${sql.raw(p)} WHERE ${step(alias)}
-      UNION ALL
-      SELECT ${sql.raw(p)}.*, ${ref(up, 'cj_depth')} + 1 FROM ${sql.raw(up)} JOIN ${table} ${sql.raw(p)} ON ${step(up)}
-        WHERE ${firstSetIs(model, key, up)} AND ${ref(up, 'cj_depth')} < 1000)
-    SELECT concat_ws(${DISPLAY_SEPARATOR}, ${tail}, string_agg(${ownDisplaySql(model, up)}, ${DISPLAY_SEPARATOR} ORDER BY ${ref(up, 'cj_depth')} DESC))
-      FROM ${sql.raw(up)} HAVING count(*) > 0)`;
-}
-
 /** An object of `entries` (key, SQL value) as row_to_json writes it: no spaces, keys in this order. */
-export function jsonObjectSql(entries: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<unknown> {
-  return objectOf(entries);
-}
-
 function objectOf(entries: ReadonlyArray<readonly [string, RawBuilder<unknown>]>): RawBuilder<unknown> {
   const seen = new Set<string>();
   const columns = entries.filter(([key]) => !seen.has(key) && seen.add(key)).map(([key, value]) => sql`${value} AS ${sql.id(key)}`);
@@ -188,11 +120,11 @@ function objectOf(entries: ReadonlyArray<readonly [string, RawBuilder<unknown>]>
 }
 
 /** A brief of the `model` row at `alias` (briefObject), with its display's parents where `withParents`. */
-function briefSql(ctx: RequestContext, model: ModelDef, alias: string, withParents: boolean, display?: RawBuilder<unknown>): RawBuilder<unknown> {
+function briefSql(ctx: RequestContext, model: ModelDef, alias: string, withParents: boolean): RawBuilder<unknown> {
   const entries: Array<readonly [string, RawBuilder<unknown>]> = [
     ['id', ref(alias, 'id')],
     ['url', urlSql(model, alias)],
-    ['display', display ?? (withParents ? displaySql(ctx, model, alias) : ownDisplaySql(model, alias))],
+    ['display', withParents ? displaySql(ctx, model, alias) : ownDisplaySql(model, alias)],
   ];
   if (model.displayQualifier) entries.push([model.displayQualifier, ref(alias, displayColumns(model)[1]!)]);
   if (model.displayField !== 'id') entries.push([model.displayField, ref(alias, displayColumn(model))]);
@@ -207,25 +139,39 @@ function briefSql(ctx: RequestContext, model: ModelDef, alias: string, withParen
   return objectOf(entries);
 }
 
-/** The brief of the `model` row at `alias` without its display's parents (serialize.ts briefObject of its row). */
-export function plainBriefJsonSql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
-  return briefSql(ctx, model, alias, false);
+/** The brief a foreign key points at, in the caller's scope, or null. */
+function fkSql(ctx: RequestContext, field: FieldDef, column: RawBuilder<unknown>): RawBuilder<unknown> {
+  const target = requireModel(field.target!);
+  const r = nextAlias();
+  return sql`(SELECT ${briefSql(ctx, target, r, true)} FROM ${sql.table(target.table)} ${sql.raw(r)}
+    WHERE ${ref(r, 'id')} = ${column} AND ${scopeCondition(ctx, target, r)})`;
 }
 
 /** A JSON array of `items` (each a json value) in `order`, `[]` when there are none. */
-export function jsonArraySql(item: RawBuilder<unknown>, order: RawBuilder<unknown>, from: RawBuilder<unknown>): RawBuilder<unknown> {
-  return arrayOf(item, order, from);
-}
-
 function arrayOf(item: RawBuilder<unknown>, order: RawBuilder<unknown>, from: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`(SELECT ('[' || coalesce(string_agg((${item})::text, ',' ORDER BY ${order}), '') || ']')::json ${from})`;
 }
 
-/** A stored value as outputValue (serialize.ts) leaves it. */
-export function jsonValueSql(kind: FieldDef['kind'], column: RawBuilder<unknown>): RawBuilder<unknown> {
-  return valueSql({ kind }, column);
+/** A many-to-many field's briefs (no display parents, as groupBriefs writes them), in their ids' order. */
+function m2mSql(ctx: RequestContext, field: FieldDef, alias: string): RawBuilder<unknown> {
+  const t = field.through!;
+  const target = requireModel(field.target!);
+  const j = nextAlias();
+  const r = nextAlias();
+  return arrayOf(briefSql(ctx, target, r, false), ref(r, 'id'), sql`FROM ${sql.table(t.table)} ${sql.raw(j)} JOIN ${sql.table(target.table)} ${sql.raw(r)}
+    ON ${ref(r, 'id')} = ${ref(j, t.to)} AND ${scopeCondition(ctx, target, r)} WHERE ${ref(j, t.from)} = ${ref(alias, 'id')}`);
 }
 
+/** An object's tags' briefs, by name. */
+function tagsSql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
+  const tag = requireModel('extras.tag');
+  const j = nextAlias();
+  const r = nextAlias();
+  return arrayOf(briefSql(ctx, tag, r, false), ref(r, 'name'), sql`FROM tagged_items ${sql.raw(j)} JOIN tags ${sql.raw(r)} ON ${ref(r, 'id')} = ${ref(j, 'tag_id')}
+    WHERE ${ref(j, 'object_type')} = ${model.name} AND ${ref(j, 'object_id')} = ${ref(alias, 'id')}`);
+}
+
+/** A stored value as outputValue (serialize.ts) leaves it. */
 function valueSql(field: FieldDef, column: RawBuilder<unknown>): RawBuilder<unknown> {
   switch (field.kind) {
     case 'decimal':
@@ -241,88 +187,24 @@ function valueSql(field: FieldDef, column: RawBuilder<unknown>): RawBuilder<unkn
 }
 
 /**
- * A page of `model`'s API objects as PostgreSQL writes them, serializeRows's objects key for key: one statement
- * over `page` (a SELECT of the page's rows, `t.*` with the page's count as __cairn_count and its order as cj_ord).
- * It answers one row per object (`n`: the count, `j`: the object's text), in the page's order.
- *
- * Shaped as serializeRows reads a page rather than row by row: each foreign key's briefs are written once per
- * distinct target (a CTE over the page's ids, joined back), a link list once per page (grouped by owner), and the
- * object's display reads its parent's from the brief it already has. Written as correlated subqueries per row, a
- * page of 50 devices cost PostgreSQL 5-7 ms against the server's 4-5 ms.
+ * The API object of the `model` row at `alias` as a json value: serializeRows's object, key for key. Only for
+ * models objectJsonUnsupported accepts; the statement must have originSource among its FROM items.
  */
-export function pageJsonSql(ctx: RequestContext, model: ModelDef, page: RawBuilder<unknown>, origin: string): RawBuilder<{ n: string | null; j: string }> {
+export function objectJsonSql(ctx: RequestContext, model: ModelDef, alias: string): RawBuilder<unknown> {
   const why = objectJsonUnsupported(model);
-  if (why) throw new Error(`pageJsonSql: ${model.name} is written by serializeRows (${why})`);
+  if (why) throw new Error(`objectJsonSql: ${model.name} is written by serializeRows (${why})`);
   aliases = 0;
-  const ctes: RawBuilder<unknown>[] = [sql`page AS (${page})`, sql`cairn_origin AS (SELECT ${origin}::text AS cj_origin)`];
-  const joins: RawBuilder<unknown>[] = [];
-  const entries: Array<readonly [string, RawBuilder<unknown>]> = [['id', sql`page.id`]];
-  if (model.numbered) entries.push(['numid', sql`page.numid`]);
-  entries.push(['url', urlSql(model, 'page')]);
-  const displayAt = entries.length;
-  /** Each foreign key's CTE, by key: its rows carry the brief's display (d) and text (j). */
-  const briefs = new Map<string, string>();
+  const entries: Array<readonly [string, RawBuilder<unknown>]> = [['id', ref(alias, 'id')]];
+  if (model.numbered) entries.push(['numid', ref(alias, 'numid')]);
+  entries.push(['url', urlSql(model, alias)], ['display', displaySql(ctx, model, alias)]);
   for (const [key, field] of Object.entries(model.fields)) {
     if (field.writeOnly || field.secret) continue;
-    const column = columnOf(key, field);
-    if (field.kind === 'fk') {
-      const target = requireModel(field.target!);
-      const b = nextAlias();
-      const r = nextAlias();
-      const q = nextAlias();
-      ctes.push(sql`${sql.raw(b)} AS (SELECT ${ref(q, 'id')}, ${ref(q, 'cj_display')} AS d, ${briefSql(ctx, target, q, true, ref(q, 'cj_display'))} AS j
-        FROM (SELECT ${sql.raw(r)}.*, ${displaySql(ctx, target, r)} AS cj_display FROM ${sql.table(target.table)} ${sql.raw(r)}
-          WHERE ${ref(r, 'id')} IN (SELECT ${ref('page', column)} FROM page) AND ${scopeCondition(ctx, target, r)}) ${sql.raw(q)}, cairn_origin)`);
-      joins.push(sql`LEFT JOIN ${sql.raw(b)} ON ${ref(b, 'id')} = ${ref('page', column)}`);
-      briefs.set(key, b);
-      entries.push([key, ref(b, 'j')]);
-    } else if (field.kind === 'm2m' || field.kind === 'tags') {
-      const m = nextAlias();
-      ctes.push(sql`${sql.raw(m)} AS (${field.kind === 'm2m' ? m2mGroupsSql(ctx, field) : tagGroupsSql(ctx, model)})`);
-      joins.push(sql`LEFT JOIN ${sql.raw(m)} ON ${ref(m, 'owner')} = page.id`);
-      entries.push([key, sql`coalesce(${ref(m, 'j')}, '[]'::json)`]);
-    } else if (isColumnField(field)) entries.push([key, valueSql(field, ref('page', column))]);
+    if (field.kind === 'fk') entries.push([key, fkSql(ctx, field, ref(alias, columnOf(key, field)))]);
+    else if (field.kind === 'm2m') entries.push([key, m2mSql(ctx, field, alias)]);
+    else if (field.kind === 'tags') entries.push([key, tagsSql(ctx, model, alias)]);
+    else if (isColumnField(field)) entries.push([key, valueSql(field, ref(alias, columnOf(key, field)))]);
   }
-  entries.splice(displayAt, 0, ['display', pageDisplaySql(ctx, model, briefs)]);
-  for (const [key, c] of Object.entries(model.computed)) entries.push([key, c.json!(ctx, 'page')]);
-  if (model.timestamps) entries.push(['created', valueSql({ kind: 'datetime' }, sql`page.created`)], ['last_updated', valueSql({ kind: 'datetime' }, sql`page.last_updated`)]);
-  const seen = new Set<string>();
-  const columns = entries.filter(([key]) => !seen.has(key) && seen.add(key)).map(([key, value]) => sql`${value} AS ${sql.id(key)}`);
-  // The count read once (an InitPlan), the objects in the page's order: x keeps it (no join above it).
-  return sql<{ n: string | null; j: string }>`WITH ${sql.join(ctes)}
-    SELECT (SELECT page.__cairn_count FROM page LIMIT 1)::text AS n, row_to_json(x)::text AS j
-    FROM (SELECT ${sql.join(columns)} FROM page CROSS JOIN cairn_origin ${sql.join(joins, sql` `)} ORDER BY page.cj_ord) x`;
-}
-
-/**
- * The page object's display: its own, behind its parent's, which the brief of that foreign key already carries
- * (displaysFromParents); a display parent that is not a foreign key shown on the object is read per row.
- */
-function pageDisplaySql(ctx: RequestContext, model: ModelDef, briefs: ReadonlyMap<string, string>): RawBuilder<unknown> {
-  if (!model.displayParent?.length || !model.displayParent.every((key) => briefs.has(key))) return displaySql(ctx, model, 'page');
-  const own = ownDisplaySql(model, 'page');
-  const arms = model.displayParent.map((key) => sql`WHEN ${columnRef(model, key, 'page')} IS NOT NULL THEN ${ref(briefs.get(key)!, 'd')}`);
-  const parent = sql`CASE ${sql.join(arms, sql` `)} END`;
-  const joined = model.displayField === 'id' ? parent : sql`${parent} || ${DISPLAY_SEPARATOR} || ${own}`;
-  return sql`coalesce(${joined}, ${own})`;
-}
-
-/** A many-to-many field's briefs of the page's rows, grouped by owner (groupBriefs's lists: no display parents, in their ids' order). */
-function m2mGroupsSql(ctx: RequestContext, field: FieldDef): RawBuilder<unknown> {
-  const t = field.through!;
-  const target = requireModel(field.target!);
-  const j = nextAlias();
-  const r = nextAlias();
-  return sql`SELECT ${ref(j, t.from)} AS owner, ('[' || string_agg((${briefSql(ctx, target, r, false)})::text, ',' ORDER BY ${ref(r, 'id')}) || ']')::json AS j
-    FROM ${sql.table(t.table)} ${sql.raw(j)} JOIN ${sql.table(target.table)} ${sql.raw(r)} ON ${ref(r, 'id')} = ${ref(j, t.to)} AND ${scopeCondition(ctx, target, r)}
-    CROSS JOIN cairn_origin WHERE ${ref(j, t.from)} IN (SELECT id FROM page) GROUP BY ${ref(j, t.from)}`;
-}
-
-/** The tags of the page's rows, grouped by owner, by name (in name order, as serializeRows ranks them). */
-function tagGroupsSql(ctx: RequestContext, model: ModelDef): RawBuilder<unknown> {
-  const j = nextAlias();
-  const r = nextAlias();
-  return sql`SELECT ${ref(j, 'object_id')} AS owner, ('[' || string_agg((${briefSql(ctx, requireModel('extras.tag'), r, false)})::text, ',' ORDER BY ${ref(r, 'name')}) || ']')::json AS j
-    FROM tagged_items ${sql.raw(j)} JOIN tags ${sql.raw(r)} ON ${ref(r, 'id')} = ${ref(j, 'tag_id')} CROSS JOIN cairn_origin
-    WHERE ${ref(j, 'object_type')} = ${model.name} AND ${ref(j, 'object_id')} IN (SELECT id FROM page) GROUP BY ${ref(j, 'object_id')}`;
+  for (const [key, c] of Object.entries(model.computed)) entries.push([key, c.json!(ctx, alias)]);
+  if (model.timestamps) entries.push(['created', valueSql({ kind: 'datetime' }, ref(alias, 'created'))], ['last_updated', valueSql({ kind: 'datetime' }, ref(alias, 'last_updated'))]);
+  return objectOf(entries);
 }

@@ -11,7 +11,7 @@ import { notFound } from '../errors.ts';
 import { noteRegistration } from '../provenance.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 import { keptCountOf, keptCountSql } from './row-counts.ts';
-import { NOT_EXACT, objectJsonUnsupported, pageJsonSql } from './object-json.ts';
+import { NOT_EXACT, objectJsonSql, objectJsonUnsupported, originSource } from './object-json.ts';
 import { jsonBytes } from '../json-bytes.ts';
 
 export type Page = ListEnvelope<ApiObject>;
@@ -85,17 +85,18 @@ export async function listPageBytes(db: Kysely<DB>, ctx: RequestContext, model: 
   const kept = keptCountTenant(ctx, model, filtered);
   const table = sql.table(model.table);
   const counted = kept ? keptCountSql(model.table, kept) : sql<string>`(SELECT count(*)::text FROM ${table} t WHERE ${where})`;
-  let rows: Array<{ n: string | null; j: string }>;
+  let rows: Array<{ n: string; j: string }>;
   try {
     // The objects are written outside the LIMIT, as listPage's computed values are read: inside, PostgreSQL would
     // write every row an OFFSET skips.
-    ({ rows } = await pageJsonSql(ctx, model, sql`SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)}, row_number() OVER (ORDER BY ${orderBy}) AS cj_ord
-      FROM ${table} t WHERE ${where} ORDER BY ${orderBy} ${pageBounds(limit, offset, filtered)}`, pageUrl.origin).execute(db));
+    ({ rows } = await sql<{ n: string; j: string }>`SELECT page.${sql.ref(COUNT_COLUMN)} AS n, ${objectJsonSql(ctx, model, 'page')}::text AS j
+      FROM (SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)} FROM ${table} t WHERE ${where} ORDER BY ${orderBy} ${pageBounds(limit, offset, filtered)}) page,
+        ${originSource(pageUrl.origin)}`.execute(db));
   } catch (err) {
     if ((err as { code?: unknown }).code !== NOT_EXACT) throw err;
     return jsonBytes(await listPage(db, ctx, model, query, pageUrl));
   }
-  const text = rows.length ? rows[0]!.n! : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
+  const text = rows.length ? rows[0]!.n : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
   const count = kept ? await keptCountOf(db, model.table, kept, text) : Number(text);
   const { results: _none, ...envelope } = pagedList(pageUrl, { count, limit, offset }, []);
   const parts: Buffer[] = [Buffer.from(`${JSON.stringify(envelope).slice(0, -1)},"results":[`)];
@@ -116,8 +117,8 @@ export async function readObjectBytes(db: Kysely<DB>, ctx: RequestContext, model
   if (objectJsonUnsupported(model)) return jsonBytes(await readObject(db, ctx, model, id, origin));
   let rows: Array<{ j: string }>;
   try {
-    ({ rows } = await pageJsonSql(ctx, model, sql`SELECT t.*, NULL AS ${sql.ref(COUNT_COLUMN)}, 1 AS cj_ord FROM ${sql.table(model.table)} t
-      WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`, origin).execute(db));
+    ({ rows } = await sql<{ j: string }>`SELECT ${objectJsonSql(ctx, model, 't')}::text AS j FROM ${sql.table(model.table)} t, ${originSource(origin)}
+      WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db));
   } catch (err) {
     if ((err as { code?: unknown }).code !== NOT_EXACT) throw err;
     return jsonBytes(await readObject(db, ctx, model, id, origin));
