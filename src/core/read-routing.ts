@@ -14,6 +14,7 @@
 // (credentials.ts), which would hide a newer mark, so a token's read looks its mark up: one primary-key read of a
 // small table on the primary, skipped for read-only tokens (they never write) and when no replica is serving.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type pg from 'pg';
 import type { ReadRoute } from '../db/replicas.ts';
 import type { ResolvedCredentials } from './auth/credentials.ts';
 import type { RequestContext } from './context.ts';
@@ -45,7 +46,7 @@ export function registerReadRouting(app: FastifyInstance): void {
     const r = routes.get(req);
     if (r?.markKey && (!SAFE.has(req.method) || r.route.wrote)) {
       try {
-        await replicas.markWrite(r.markKey);
+        await markWrite(app.database.pool, r.markKey);
       } catch (err) {
         // The write itself is done; only its next read may come from a replica that has not replayed it yet.
         req.log.warn({ err }, 'could not record the write mark for read-your-writes');
@@ -58,7 +59,17 @@ export function registerReadRouting(app: FastifyInstance): void {
     const r = routes.get(req);
     if (r) r.route.replica = null;
   });
+  // A mark older than the lag limit is replayed by every replica that is used, so it decides nothing any more: the
+  // table keeps only the recent ones (every process sweeps; the statements are rare and cheap).
+  const keptSeconds = Math.max(MARK_KEPT_SECONDS, Math.ceil((2 * app.config.replicaMaxLagMs) / 1000));
+  const sweep = setInterval(() => {
+    app.database.pool.query('DELETE FROM write_marks WHERE marked_at < now() - make_interval(secs => $1)', [keptSeconds]).catch((err: unknown) => app.log.warn({ err }, 'could not sweep old write marks'));
+  }, SWEEP_EVERY_MS).unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
 }
+
+const SWEEP_EVERY_MS = 10 * 60_000;
+const MARK_KEPT_SECONDS = 600;
 
 /** Called by the authentication hook once the caller is known: chooses where the request's statements go. */
 export async function routeRequest(app: FastifyInstance, req: FastifyRequest, via: RequestContext['via'], creds: ResolvedCredentials): Promise<void> {
@@ -67,6 +78,24 @@ export async function routeRequest(app: FastifyInstance, req: FastifyRequest, vi
   const r: RequestRoute = { route: { replica: null, wrote: false }, markKey: via === 'token' ? creds.tokenId : creds.sessionId };
   routes.set(req, r);
   if (!READS.has(req.method) || !replicas.replicas.some((x) => x.state === 'serving')) return;
-  const mark = via === 'session' ? creds.writeMark : creds.readOnly || !r.markKey ? null : await replicas.markOf(r.markKey);
+  const mark = via === 'session' ? creds.writeMark : creds.readOnly || !r.markKey ? null : await markOf(app.database.pool, r.markKey);
   r.route.replica = await replicas.choose(mark);
+}
+
+/** The WAL position recorded after the last write of `key` (a token's id or a session's id), on the primary. */
+async function markOf(primary: pg.Pool, key: string): Promise<string | null> {
+  const { rows } = await primary.query<{ lsn: string }>('SELECT lsn::text AS lsn FROM write_marks WHERE key = $1', [key]);
+  return rows[0]?.lsn ?? null;
+}
+
+/**
+ * Records that `key` has just written, on the primary. The WAL insert position is at or past the end of every
+ * commit made before this statement, whatever synchronous_commit says (the write position may not be yet).
+ */
+async function markWrite(primary: pg.Pool, key: string): Promise<void> {
+  await primary.query(
+    `INSERT INTO write_marks (key, lsn, marked_at) VALUES ($1, pg_current_wal_insert_lsn(), now())
+     ON CONFLICT (key) DO UPDATE SET lsn = GREATEST(write_marks.lsn, EXCLUDED.lsn), marked_at = EXCLUDED.marked_at`,
+    [key],
+  );
 }

@@ -10,8 +10,8 @@
 // replayed yet) runs again on the primary, and the rest of that request stays there.
 //
 // Read-your-writes: after a write request the primary's WAL insert position is recorded for its token or session
-// (write_marks, on the primary: see migration 0053 and src/core/read-routing.ts); a read by that token or session
-// goes to a replica only once the replica has replayed that far, waiting up to waitMs, else to the primary.
+// (write_marks, on the primary: migration 0053, src/core/read-routing.ts); a read by that token or session is given
+// a replica by choose() only once the replica has replayed that far, waiting up to waitMs, else the primary.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 
@@ -252,24 +252,6 @@ export class ReplicaSet {
     route.replica = null;
     if ((err as { code?: string }).code === '25006') route.wrote = true;
     else if (isConnectionError(err)) replica.down(err);
-  }
-
-  /** The WAL position recorded after the last write of `key` (a token id or a session id), read on the primary. */
-  async markOf(key: string): Promise<string | null> {
-    const { rows } = await this.#primary.query<{ lsn: string }>('SELECT lsn::text AS lsn FROM write_marks WHERE key = $1', [key]);
-    return rows[0]?.lsn ?? null;
-  }
-
-  /**
-   * Records that `key` has just written. The insert position is at or past the end of every commit made before
-   * this statement, whatever synchronous_commit says (the write position may not yet be).
-   */
-  async markWrite(key: string): Promise<void> {
-    await this.#primary.query(
-      `INSERT INTO write_marks (key, lsn, marked_at) VALUES ($1, pg_current_wal_insert_lsn(), now())
-       ON CONFLICT (key) DO UPDATE SET lsn = GREATEST(write_marks.lsn, EXCLUDED.lsn), marked_at = EXCLUDED.marked_at`,
-      [key],
-    );
   }
 
   status(): ReplicaStatus[] {
