@@ -58,6 +58,7 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
   let primaryPort: number;
   let standbyPort: number;
   let server: CairnServer | undefined;
+  let second: CairnServer | undefined;
   let writer: string;
   let reader: string;
   let standby: pg.Client;
@@ -106,16 +107,22 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
       CAIRN_EMBEDDED_WORKER: '0',
     };
     server = await startServe({ cwd: dir, env });
-    const made = await runCairn(['token', 'create', '--username', 'admin', '--tenant', 'default'], { cwd: dir, env });
+    // Once the first has migrated: a second process behind the same (imagined) load balancer, and the two tokens.
+    const [started, made, readOnly] = await Promise.all([
+      startServe({ cwd: dir, env }),
+      runCairn(['token', 'create', '--username', 'admin', '--tenant', 'default'], { cwd: dir, env }),
+      runCairn(['token', 'create', '--username', 'admin', '--tenant', 'default', '--read-only'], { cwd: dir, env }),
+    ]);
+    second = started;
     expect(made.code, made.stderr).toBe(0);
     writer = made.stdout.trim();
-    const readOnly = await runCairn(['token', 'create', '--username', 'admin', '--tenant', 'default', '--read-only'], { cwd: dir, env });
     expect(readOnly.code, readOnly.stderr).toBe(0);
     reader = readOnly.stdout.trim();
   }, 180_000);
 
   afterAll(async () => {
     await standby?.end().catch(() => {});
+    await second?.stop();
     await server?.stop();
     for (const data of ['standby', 'primary']) {
       try {
@@ -139,8 +146,8 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
     return ((await res.json()) as { count: number }).count;
   };
   type ReplicaHealth = { state: string; lag_ms: number | null; statements: number; error: string | null };
-  const replicaHealth = async (): Promise<ReplicaHealth> => {
-    const body = (await (await fetch(`${server!.url}/api/health/`)).json()) as { replicas: ReplicaHealth[] };
+  const replicaHealth = async (of: CairnServer = server!): Promise<ReplicaHealth> => {
+    const body = (await (await fetch(`${of.url}/api/health/`)).json()) as { replicas: ReplicaHealth[] };
     return body.replicas[0]!;
   };
   const waitFor = async (what: string, test: () => Promise<boolean>, ms = 15_000) => {
@@ -151,21 +158,38 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
     }
   };
 
-  it('reads come from the standby, the writer reads its own writes at once, a lagging standby is skipped for the primary', async () => {
+  it('reads come from the standby, the writer reads its own writes at once on any process, a lagging standby is skipped for the primary', async () => {
     await waitFor('the standby to serve', async () => (await replicaHealth()).state === 'serving');
     const before = (await replicaHealth()).statements;
     expect(await tagCount(reader, 'replica-0')).toBe(0);
     expect((await replicaHealth()).statements).toBeGreaterThan(before);
 
+    // A second web process behind the same load balancer, with its own token cache and its own view of the standby.
+    const countThere = async (token: string, name: string) => {
+      const res = await fetch(`${second!.url}/api/tags/?name=${name}`, { headers: { authorization: `Token ${token}` } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return ((await res.json()) as { count: number }).count;
+    };
+    await waitFor('the second process to see the standby serve', async () => (await replicaHealth(second!)).state === 'serving');
+    // Both tokens' checks are cached there now, from before the write.
+    expect(await countThere(writer, 'replica-1')).toBe(0);
+    expect(await countThere(reader, 'replica-1')).toBe(0);
+
     await standby.query('SELECT pg_wal_replay_pause()');
     const made = await api(writer, 'POST', '/api/tags/', { name: 'replica-1', slug: 'replica-1' });
     expect(made.status, await made.clone().text()).toBe(201);
-    // The writer, at once: its own write (the standby has not replayed it, so this came from the primary).
+    // The writer, at once: its own write (the standby has not replayed it, so this came from the primary)...
     expect(await tagCount(writer, 'replica-1')).toBe(1);
-    // Another token, which did not write, is answered by the standby: it does not have the tag yet.
+    // ...on the other process too, whose cached check of the token predates the write.
+    expect(await countThere(writer, 'replica-1')).toBe(1);
+    // Another token, which did not write, is answered by the standby on either process: it has no such tag yet.
     expect(await tagCount(reader, 'replica-1')).toBe(0);
+    expect(await countThere(reader, 'replica-1')).toBe(0);
     const onStandby = await standby.query(`SELECT count(*)::int AS n FROM tags WHERE name = 'replica-1'`);
     expect(onStandby.rows[0].n).toBe(0);
+    // Its part is done: its CPU is the rest's.
+    await second!.stop();
+    second = undefined;
 
     // A session that writes reads its write too (its mark is read with the session itself).
     const login = await fetch(`${server!.url}/api/auth/login/`, {
