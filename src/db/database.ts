@@ -145,21 +145,21 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
     return { db, pool, backend: 'postgres', queryCount: count, close: () => db.destroy() };
   }
   // Not connected to now: a replica that is down must not keep the server from starting (its checks find it later).
-  const replicaPools = opts.replicas.urls.map((replicaUrl) => ({
-    name: replicaName(replicaUrl),
-    pool: countingPool(
-      postgresPool(replicaUrl, max, opts, {
-        connectionTimeoutMillis: Math.min(REPLICA_CONNECT_MS, opts.poolWaitMs ?? POOL_WAIT_MS),
-        // A replica that stops answering mid-statement (a host gone, not a server stopped) gives the statement back
-        // to the primary rather than holding it until TCP gives up.
-        query_timeout: (opts.statementTimeoutMs || 30_000) + 2_000,
-        keepAlive: true,
-      }),
-      opts.namedStatements === false ? null : new StatementNames(),
-      counter,
-    ).pool,
-  }));
-  const replicas = new ReplicaSet(pool, replicaPools, opts.replicas);
+  const replicaPools = opts.replicas.urls.map((replicaUrl) => {
+    const replicaOpts: pg.PoolConfig = {
+      connectionTimeoutMillis: Math.min(REPLICA_CONNECT_MS, opts.poolWaitMs ?? POOL_WAIT_MS),
+      // A replica that stops answering mid-statement (a host gone, not a server stopped) gives the statement back
+      // to the primary rather than holding it until TCP gives up.
+      query_timeout: (opts.statementTimeoutMs || 30_000) + 2_000,
+      keepAlive: true,
+    };
+    return {
+      name: replicaName(replicaUrl),
+      pool: countingPool(postgresPool(replicaUrl, max, opts, replicaOpts), opts.namedStatements === false ? null : new StatementNames(), counter).pool,
+      probe: postgresPool(replicaUrl, 1, opts, replicaOpts),
+    };
+  });
+  const replicas = new ReplicaSet({ pool, probe: postgresPool(url, 1, opts) }, replicaPools, opts.replicas);
   replicas.start();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool }) });
   return { db, pool, backend: 'postgres', queryCount: count, replicas, close: () => db.destroy() };

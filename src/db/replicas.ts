@@ -95,7 +95,10 @@ export class Replica {
 
   constructor(
     readonly name: string,
+    /** The connections statements use. */
     readonly pool: pg.Pool,
+    /** One connection of its own for the checks and the read-your-writes polls, which busy statements never delay. */
+    readonly probe: pg.Pool,
   ) {}
 
   observe(replayedText: string | null): void {
@@ -114,11 +117,16 @@ export class Replica {
   busy(): number {
     return this.pool.totalCount - this.pool.idleCount + this.pool.waitingCount;
   }
+
+  saturated(): boolean {
+    return this.pool.idleCount === 0 && this.pool.totalCount >= (this.pool.options.max ?? 10);
+  }
 }
 
 export class ReplicaSet {
   readonly replicas: Replica[];
   readonly #primary: pg.Pool;
+  readonly #primaryProbe: pg.Pool;
   readonly #opts: ReplicaOptions;
   readonly #als = new AsyncLocalStorage<ReadRoute>();
   readonly #checkMs: number;
@@ -128,10 +136,11 @@ export class ReplicaSet {
   #closed = false;
   #turn = 0;
 
-  constructor(primary: pg.Pool, replicas: Array<{ name: string; pool: pg.Pool }>, opts: ReplicaOptions) {
-    this.#primary = primary;
+  constructor(primary: { pool: pg.Pool; probe: pg.Pool }, replicas: Array<{ name: string; pool: pg.Pool; probe: pg.Pool }>, opts: ReplicaOptions) {
+    this.#primary = primary.pool;
+    this.#primaryProbe = primary.probe;
     this.#opts = opts;
-    this.replicas = replicas.map((r) => new Replica(r.name, r.pool));
+    this.replicas = replicas.map((r) => new Replica(r.name, r.pool, r.probe));
     // Often enough that a replica is skipped soon after it passes the limit; never more than once per 100 ms.
     this.#checkMs = Math.min(CHECK_MAX_MS, Math.max(CHECK_MIN_MS, Math.floor(opts.maxLagMs / 3)));
   }
@@ -164,13 +173,14 @@ export class ReplicaSet {
 
   /**
    * Reads the primary's WAL position, then each replica's replayed position: one short statement each, once per
-   * check interval and process rather than per request. A failure marks that replica down; it is tried again at
-   * the next check.
+   * check interval and process rather than per request, each on a connection of its own (a process keeps one more
+   * connection to the primary and to each replica). A failure marks that replica down; it is tried again at the
+   * next check.
    */
   async check(): Promise<void> {
     const at = Date.now();
     try {
-      const { rows } = await this.#primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+      const { rows } = await this.#primaryProbe.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
       const lsn = parseLsn(rows[0]!.lsn);
       // A position seen before keeps the time it was first seen: the primary has had that data since then.
       if (!this.#samples.length || lsn > this.#samples[this.#samples.length - 1]!.lsn) this.#samples.push({ at, lsn });
@@ -185,7 +195,7 @@ export class ReplicaSet {
 
   async #checkReplica(replica: Replica): Promise<void> {
     try {
-      const { rows } = await replica.pool.query<{ standby: boolean; replayed: string | null }>(
+      const { rows } = await replica.probe.query<{ standby: boolean; replayed: string | null }>(
         'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed',
       );
       const row = rows[0]!;
@@ -223,7 +233,7 @@ export class ReplicaSet {
     const deadline = Date.now() + this.#opts.waitMs;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       try {
-        const { rows } = await replica.pool.query<{ replayed: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS replayed');
+        const { rows } = await replica.probe.query<{ replayed: string | null }>('SELECT pg_last_wal_replay_lsn()::text AS replayed');
         replica.observe(rows[0]!.replayed);
       } catch (err) {
         replica.down(err);
@@ -262,7 +272,11 @@ export class ReplicaSet {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     await this.#checking?.catch(() => {});
-    await Promise.all([this.#primary.end(), ...this.replicas.map((r) => r.pool.end().catch(() => {}))]);
+    await Promise.all([
+      this.#primary.end(),
+      this.#primaryProbe.end().catch(() => {}),
+      ...this.replicas.flatMap((r) => [r.pool.end().catch(() => {}), r.probe.end().catch(() => {})]),
+    ]);
   }
 }
 
@@ -301,7 +315,9 @@ class RoutedClient {
 
   async #bind(text: string): Promise<void> {
     const replica = this.route.replica;
-    if (replica && replica.state === 'serving' && !/^\s*(begin|start\s+transaction)\b/i.test(text) && !/advisory/i.test(text)) {
+    // A replica whose connections are all in use passes the statement to the primary rather than queue it; and so a
+    // connection it fails to open means it cannot be reached (not that it is busy).
+    if (replica && replica.state === 'serving' && !replica.saturated() && !/^\s*(begin|start\s+transaction)\b/i.test(text) && !/advisory/i.test(text)) {
       try {
         this.#client = await replica.pool.connect();
         this.#replica = replica;
