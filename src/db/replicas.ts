@@ -88,7 +88,7 @@ const CHECK_MAX_MS = 1_000;
 export class Replica {
   state: ReplicaState = 'starting';
   lagMs: number | null = null;
-  /** The furthest WAL position it was seen to have replayed. */
+  /** The WAL position it had replayed when last asked (by a check, or by a read-your-writes poll). */
   replayed = 0n;
   statements = 0;
   error: string | null = null;
@@ -101,6 +101,7 @@ export class Replica {
     readonly probe: pg.Pool,
   ) {}
 
+  /** A poll's answer: it can only be further along than the last check found (unless it stopped being a standby). */
   observe(replayedText: string | null): void {
     if (replayedText === null) return;
     const lsn = parseLsn(replayedText);
@@ -206,7 +207,8 @@ export class ReplicaSet {
         replica.error = 'not a streaming standby (pg_is_in_recovery() is false)';
         return;
       }
-      replica.observe(row.replayed);
+      // Taken as it is, not as the furthest seen: a standby rebuilt from an older base backup starts again lower.
+      replica.replayed = parseLsn(row.replayed);
       const lag = lagOf(this.#samples, replica.replayed, Date.now());
       replica.lagMs = lag;
       replica.state = lag !== null && lag <= this.#opts.maxLagMs ? 'serving' : 'lagging';
