@@ -52,6 +52,9 @@ const ONE_PASS = {
     // 500 devices of demo data and a render of them all: the same statements cost about half the CPU on PostgreSQL
     // (its server is native code; the embedded database runs as WebAssembly in the test's own process).
     'test/config-render-query-count.test.ts',
+    // A primary and a standby of its own and `cairn serve` against them: PostgreSQL's programs are there only in
+    // this pass (its settings' checks, the rest of the file, are the same in either).
+    'test/replicas.test.ts',
   ],
 };
 const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];
