@@ -249,6 +249,18 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
     }
   }, 30_000);
 
+  it('a server that is not a standby is never read from', async () => {
+    // The primary named as its own replica (or a promoted standby): its data may diverge from the primary's.
+    const database: Database = await openPostgres(urlOf(primaryPort), 1, { replicas: { urls: [urlOf(primaryPort)], maxLagMs: MAX_LAG_MS, waitMs: 200 } });
+    try {
+      await database.replicas!.check();
+      expect(database.replicas!.status()).toEqual([{ name: `127.0.0.1:${primaryPort}/cairn`, state: 'not_a_standby', lag_ms: null, statements: 0, error: expect.stringMatching(/not a streaming standby/) }]);
+      expect(await database.replicas!.choose(null)).toBeNull();
+    } finally {
+      await database.close();
+    }
+  });
+
   it('a stopped standby costs no error: a statement it dropped runs again on the primary, reads and writes keep answering', async () => {
     await waitFor('the standby to serve', async () => (await replicaHealth()).state === 'serving');
     // A statement under way on the standby when it stops, in process (the server's reads are too quick to catch).
