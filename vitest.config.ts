@@ -16,7 +16,7 @@ if (!process.env.NODE_OPTIONS?.includes(wasmBaseline)) process.env.NODE_OPTIONS 
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
 // The page tests in chromium (test/web/features/, test/web/ui.test.ts) start a server and a browser but change
 // nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start).
-const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/backups.test.ts', 'test/web/upgrade-live.test.ts', 'test/web/ui-api.test.ts', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'test/multi-process.test.ts', 'test/pg-restart.test.ts', 'src/upgrade/**/*.test.ts', 'src/system/backup*.test.ts', 'src/system/restore-hold.test.ts', 'src/system/system-cli.test.ts'];
+const ISOLATED = ['test/upgrade/**/*.test.ts', 'test/web/backups.test.ts', 'test/web/upgrade-live.test.ts', 'test/web/ui-api.test.ts', 'test/cli.test.ts', 'test/cli-progress.test.ts', 'test/multi-process.test.ts', 'test/pg-restart.test.ts', 'test/replicas.test.ts', 'src/upgrade/**/*.test.ts', 'src/system/backup*.test.ts', 'src/system/restore-hold.test.ts', 'src/system/system-cli.test.ts'];
 
 // Files that run `cairn` processes on an embedded database of their own, whatever database the run is given: the
 // PostgreSQL pass (TEST_DATABASE_URL) would run them again unchanged, so they run in one pass only (the embedded
@@ -52,6 +52,9 @@ const ONE_PASS = {
     // 500 devices of demo data and a render of them all: the same statements cost about half the CPU on PostgreSQL
     // (its server is native code; the embedded database runs as WebAssembly in the test's own process).
     'test/config-render-query-count.test.ts',
+    // A primary and a standby of its own and `cairn serve` against them: PostgreSQL's programs are there only in
+    // this pass (its settings' checks, the rest of the file, are the same in either).
+    'test/replicas.test.ts',
   ],
 };
 const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];

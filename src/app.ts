@@ -13,6 +13,7 @@ import { ApiError } from './core/errors.ts';
 import { uuidv7 } from './core/ids.ts';
 import { isDatabaseUnavailable, translateDbError } from './core/crud/db-errors.ts';
 import { registerRequestAuth } from './core/auth/request-auth.ts';
+import { registerReadRouting } from './core/read-routing.ts';
 import { registerAuthRoutes } from './core/auth/routes.ts';
 import { registerModelRoutes, registerModelSchemas } from './core/crud/routes.ts';
 import { allModels } from './core/registry.ts';
@@ -184,6 +185,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     }
   });
   registerRequestAuth(app);
+  registerReadRouting(app);
 
   await app.register(fastifySwagger, {
     openapi: {

@@ -9,6 +9,18 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | null;
+  /**
+   * PostgreSQL streaming standbys of DATABASE_URL (CAIRN_DATABASE_REPLICA_URLS): `cairn serve` sends the reads of
+   * GET and HEAD requests to them (src/db/replicas.ts); everything else stays on the primary.
+   */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this is skipped until it catches up (CAIRN_REPLICA_MAX_LAG_MS). */
+  replicaMaxLagMs: number;
+  /**
+   * How long a read by a token or session that wrote waits for a replica to replay that write before it is read
+   * from the primary instead (CAIRN_REPLICA_WAIT_MS; 0: straight to the primary).
+   */
+  replicaWaitMs: number;
   adminPassword: string | null;
   logLevel: string;
   /** PostgreSQL connections this process keeps at most (CAIRN_DB_POOL). */
@@ -40,6 +52,13 @@ export interface Config {
 export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as const;
 
 /** Defaults of the render budget: past these a render stops and its response is refused or cut off. */
+/**
+ * Read replicas: one 3 s behind is stale enough for a reader that did not write (the writer reads its own writes
+ * whatever the lag); a writer's read waits up to 250 ms for a replica (replay usually takes a few ms) before it
+ * goes to the primary.
+ */
+export const REPLICA_DEFAULTS = { maxLagMs: 3_000, waitMs: 250 } as const;
+
 export const RENDER_DEFAULTS = { maxBytes: 256 * 1024 * 1024, timeBudgetMs: 120_000 } as const;
 
 export class ConfigError extends Error {}
@@ -49,6 +68,8 @@ export interface ConfigOverrides {
   port?: string | number;
   dataDir?: string;
   databaseUrl?: string;
+  /** Comma-separated, as CAIRN_DATABASE_REPLICA_URLS. */
+  databaseReplicaUrls?: string;
 }
 
 export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessEnv = process.env, onTerminal = Boolean(process.stdout.isTTY)): Config {
@@ -59,6 +80,15 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
   }
   const databaseUrl = overrides.databaseUrl ?? env.DATABASE_URL ?? null;
   if (databaseUrl) validateDatabaseUrl(databaseUrl);
+  const databaseReplicaUrls = (overrides.databaseReplicaUrls ?? env.CAIRN_DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  // Refused rather than ignored: someone who set it expects reads to leave the primary.
+  if (databaseReplicaUrls.length && !databaseUrl) {
+    throw new ConfigError('CAIRN_DATABASE_REPLICA_URLS needs DATABASE_URL: the embedded database has no replicas.');
+  }
+  for (const url of databaseReplicaUrls) validateDatabaseUrl(url, 'CAIRN_DATABASE_REPLICA_URLS');
   const logFormat = env.CAIRN_LOG_FORMAT || (onTerminal ? 'pretty' : 'json');
   if (logFormat !== 'pretty' && logFormat !== 'json') throw new ConfigError(`CAIRN_LOG_FORMAT must be json or pretty (got "${logFormat}").`);
   passwordHashN(env); // refused at start rather than at the first new password
@@ -73,6 +103,9 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     dbPool: positiveInteger(env, 'CAIRN_DB_POOL', DATABASE_DEFAULTS.pool),
     statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
     dbPrepare: onOff(env, 'CAIRN_DB_PREPARE', true),
+    databaseReplicaUrls,
+    replicaMaxLagMs: positiveInteger(env, 'CAIRN_REPLICA_MAX_LAG_MS', REPLICA_DEFAULTS.maxLagMs),
+    replicaWaitMs: wholeNumber(env, 'CAIRN_REPLICA_WAIT_MS', REPLICA_DEFAULTS.waitMs),
     secretKey: env.CAIRN_SECRET_KEY || null,
     maxActiveRequests: positiveInteger(env, 'CAIRN_MAX_ACTIVE_REQUESTS', ADMISSION_DEFAULTS.limit),
     requestWaitMs: positiveInteger(env, 'CAIRN_REQUEST_WAIT_MS', ADMISSION_DEFAULTS.maxWaitMs),
@@ -113,17 +146,25 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value;
 }
 
-export function validateDatabaseUrl(url: string): void {
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) throw new ConfigError(`Invalid ${name} "${text}": expected a whole number, 0 or more.`);
+  return value;
+}
+
+export function validateDatabaseUrl(url: string, setting = 'DATABASE_URL'): void {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError(`DATABASE_URL is not a valid URL: expected postgres://user@host:port/database.`);
+    throw new ConfigError(`${setting} is not a valid URL: expected postgres://user@host:port/database.`);
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
-    throw new ConfigError(`DATABASE_URL must start with postgres:// or postgresql:// (got "${parsed.protocol}").`);
+    throw new ConfigError(`${setting} must start with postgres:// or postgresql:// (got "${parsed.protocol}").`);
   }
   if (!parsed.hostname && !parsed.searchParams.get('host')) {
-    throw new ConfigError('DATABASE_URL names no host.');
+    throw new ConfigError(`${setting} names no host.`);
   }
 }

@@ -34,8 +34,8 @@ function fail(message: string): never {
 }
 
 function globalOverrides(cmd: Command): ConfigOverrides {
-  const o = cmd.optsWithGlobals() as { dataDir?: string; databaseUrl?: string; host?: string; port?: string };
-  return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, host: o.host, port: o.port };
+  const o = cmd.optsWithGlobals() as { dataDir?: string; databaseUrl?: string; databaseReplicaUrls?: string; host?: string; port?: string };
+  return { dataDir: o.dataDir, databaseUrl: o.databaseUrl, databaseReplicaUrls: o.databaseReplicaUrls, host: o.host, port: o.port };
 }
 
 /**
@@ -70,6 +70,7 @@ program
   .description('Serve the API and UI (applies migrations; first run creates tenant "Default" and user admin).')
   .option('--host <host>', 'address to listen on (env HOST, default 127.0.0.1)')
   .option('--port <port>', 'port (env PORT, default 8080)')
+  .option('--database-replica-urls <urls>', 'comma-separated PostgreSQL streaming standbys that answer the reads of GET requests (env CAIRN_DATABASE_REPLICA_URLS)')
   .action(async (_opts, cmd: Command) => {
     const { serve } = await import('./server.ts');
     await serve(loadConfig(globalOverrides(cmd)));

@@ -12,7 +12,7 @@ import { loggerOptions, signInBox } from './system/log-output.ts';
 
 export async function serve(config: Config): Promise<void> {
   if (backgroundWorkEmbedded()) checkScheduleSettings();
-  const database = await openConfiguredDatabase(config);
+  const database = await openConfiguredDatabase(config, { withReplicas: true });
   let closing = false;
   try {
     await migrateToLatest(database.db);
@@ -44,7 +44,8 @@ export async function serve(config: Config): Promise<void> {
     // Background work (checks, schedules, queues) runs in this process unless CAIRN_EMBEDDED_WORKER=0 (then
     // `cairn worker` processes run it).
     if (backgroundWorkEmbedded()) stopWorker = await startBackgroundWork(database);
-    console.log(`Cairn is serving on ${serverUrl(config)} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'}).`);
+    const replicas = database.replicas ? `, reads of GET requests from ${database.replicas.replicas.length} replica(s)` : '';
+    console.log(`Cairn is serving on ${serverUrl(config)} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : `PostgreSQL${replicas}`}).`);
     // …and again as the last line of the start, where it is seen.
     if (signIn) console.log(signIn);
   } catch (err) {

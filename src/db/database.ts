@@ -7,6 +7,7 @@ import type { DB } from './types.ts';
 import { lockDataDir } from './lock.ts';
 import { StatementNames, isStalePlan } from './statement-names.ts';
 import { parseTimestamptz } from './timestamptz.ts';
+import { ReplicaSet, type ReplicaOptions } from './replicas.ts';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -20,6 +21,8 @@ export interface Database {
   dumpDataDir?: () => Promise<Blob>;
   /** Number of queries sent since start: tests assert constant query counts with it. */
   queryCount(): number;
+  /** PostgreSQL read replicas, when `cairn serve` was given some (src/db/replicas.ts); `db` routes through them. */
+  replicas?: ReplicaSet;
   close(): Promise<void>;
 }
 
@@ -56,8 +59,7 @@ function namingQuery(q: QueryFn, names: StatementNames): QueryFn {
   };
 }
 
-function countingPool(pool: pg.Pool, names: StatementNames | null = null): { pool: pg.Pool; count: () => number } {
-  let n = 0;
+function countingPool(pool: pg.Pool, names: StatementNames | null = null, counter = { n: 0 }): { pool: pg.Pool; count: () => number } {
   const original = pool.query.bind(pool) as (...args: unknown[]) => unknown;
   // Kysely acquires a client and calls client.query; count there too.
   pool.on('connect', (client: pg.PoolClient) => {
@@ -69,15 +71,15 @@ function countingPool(pool: pg.Pool, names: StatementNames | null = null): { poo
     const bound = client.query.bind(client) as QueryFn;
     const q = names ? namingQuery(bound, names) : bound;
     (client as { query: unknown }).query = (...args: unknown[]) => {
-      n++;
+      counter.n++;
       return q(...args);
     };
   });
   (pool as { query: unknown }).query = (...args: unknown[]) => {
-    n++;
+    counter.n++;
     return original(...args);
   };
-  return { pool, count: () => n };
+  return { pool, count: () => counter.n };
 }
 
 export interface PostgresOptions {
@@ -87,6 +89,8 @@ export interface PostgresOptions {
   poolWaitMs?: number;
   /** Repeated statements are prepared once per connection (default true; see statement-names.ts). */
   namedStatements?: boolean;
+  /** Streaming standbys that answer the reads of read requests (src/db/replicas.ts). */
+  replicas?: ReplicaOptions;
 }
 
 /**
@@ -100,7 +104,7 @@ export const PENDING_LIST_KB = 256;
 /** How long a request waits for a free connection before it is answered 503 (the pool is exhausted). */
 export const POOL_WAIT_MS = 5_000;
 
-export async function openPostgres(url: string, max = 10, opts: PostgresOptions = {}): Promise<Database> {
+function postgresPool(url: string, max: number, opts: PostgresOptions, extra: pg.PoolConfig = {}): pg.Pool {
   const raw = new pg.Pool({
     connectionString: url,
     max,
@@ -114,11 +118,21 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
     // (PENDING_LIST_KB); a bulk load raises it for its own transaction (core/crud/bulk-load.ts).
     options: `-c jit=off -c random_page_cost=1.1 -c gin_pending_list_limit=${PENDING_LIST_KB}`,
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
+    ...extra,
   });
   raw.on('error', () => {
     /* an idle client lost its connection: the pool drops it and the next query opens another */
   });
-  const { pool, count } = countingPool(raw, opts.namedStatements === false ? null : new StatementNames());
+  return raw;
+}
+
+/** A replica that does not answer a connection within this is skipped for the primary (a request must not wait 5 s). */
+const REPLICA_CONNECT_MS = 1_000;
+
+export async function openPostgres(url: string, max = 10, opts: PostgresOptions = {}): Promise<Database> {
+  const raw = postgresPool(url, max, opts);
+  const counter = { n: 0 };
+  const { pool, count } = countingPool(raw, opts.namedStatements === false ? null : new StatementNames(), counter);
   try {
     const client = await pool.connect();
     client.release();
@@ -126,8 +140,35 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
     await raw.end().catch(() => {});
     throw new DatabaseOpenError(`Cannot connect to PostgreSQL: ${(err as Error).message}`);
   }
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, pool, backend: 'postgres', queryCount: count, close: () => db.destroy() };
+  if (!opts.replicas?.urls.length) {
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return { db, pool, backend: 'postgres', queryCount: count, close: () => db.destroy() };
+  }
+  // Not connected to now: a replica that is down must not keep the server from starting (its checks find it later).
+  const replicaPools = opts.replicas.urls.map((replicaUrl) => {
+    const replicaOpts: pg.PoolConfig = {
+      connectionTimeoutMillis: Math.min(REPLICA_CONNECT_MS, opts.poolWaitMs ?? POOL_WAIT_MS),
+      // A replica that stops answering mid-statement (a host gone, not a server stopped) gives the statement back
+      // to the primary rather than holding it until TCP gives up.
+      query_timeout: (opts.statementTimeoutMs || 30_000) + 2_000,
+      keepAlive: true,
+    };
+    return {
+      name: replicaName(replicaUrl),
+      pool: countingPool(postgresPool(replicaUrl, max, opts, replicaOpts), opts.namedStatements === false ? null : new StatementNames(), counter).pool,
+      probe: postgresPool(replicaUrl, 1, opts, replicaOpts),
+    };
+  });
+  const replicas = new ReplicaSet({ pool, probe: postgresPool(url, 1, opts) }, replicaPools, opts.replicas);
+  replicas.start();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool }) });
+  return { db, pool, backend: 'postgres', queryCount: count, replicas, close: () => db.destroy() };
+}
+
+/** host:port/database of a replica's URL: what health reports, never its password. */
+function replicaName(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname || u.searchParams.get('host')}:${u.port || '5432'}${u.pathname}`;
 }
 
 export async function openPGlite(dataDir: string): Promise<Database> {

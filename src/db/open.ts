@@ -2,6 +2,15 @@
 import type { Config } from '../config.ts';
 import { openPGlite, openPostgres, type Database } from './database.ts';
 
-export function openConfiguredDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl, config.dbPool, { statementTimeoutMs: config.statementTimeoutMs, namedStatements: config.dbPrepare }) : openPGlite(config.dataDir);
+/**
+ * `withReplicas`: only `cairn serve` answers reads from CAIRN_DATABASE_REPLICA_URLS; one-shot commands and
+ * workers, which read what they are about to write, use the primary alone.
+ */
+export function openConfiguredDatabase(config: Config, { withReplicas = false } = {}): Promise<Database> {
+  if (!config.databaseUrl) return openPGlite(config.dataDir);
+  return openPostgres(config.databaseUrl, config.dbPool, {
+    statementTimeoutMs: config.statementTimeoutMs,
+    namedStatements: config.dbPrepare,
+    ...(withReplicas && config.databaseReplicaUrls.length ? { replicas: { urls: config.databaseReplicaUrls, maxLagMs: config.replicaMaxLagMs, waitMs: config.replicaWaitMs } } : {}),
+  });
 }

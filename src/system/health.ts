@@ -49,6 +49,8 @@ export function registerHealthRoutes(app: FastifyInstance): void {
         db_behind_code: dbBehindCode,
         // Only when search runs without one of its extensions, with the statement a superuser must run.
         ...(database && migrations!.missing.length ? { missing_extensions: migrations!.missing } : {}),
+        // Only with read replicas: as this process sees them (each process checks them itself).
+        ...(app.database.replicas ? { replicas: app.database.replicas.status() } : {}),
       };
     },
   });
@@ -84,6 +86,22 @@ export const healthSchema = {
       type: 'array',
       description: 'Present when search lacks a database extension (pg_trgm, unaccent): what is lost, and the statement a superuser must run.',
       items: { type: 'object', properties: { name: { type: 'string' }, statement: { type: 'string' }, effect: { type: 'string' } }, required: ['name', 'statement', 'effect'] },
+    },
+    replicas: {
+      type: 'array',
+      description:
+        'Present with read replicas (CAIRN_DATABASE_REPLICA_URLS), as this process last checked them. Reads go only to `serving` ones; the others are skipped for the primary, which answers instead.',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', description: 'host:port/database' },
+          state: { type: 'string', enum: ['starting', 'serving', 'lagging', 'down', 'not_a_standby'] },
+          lag_ms: { type: ['integer', 'null'], description: 'How far behind the primary it was at its last check.' },
+          statements: { type: 'integer', description: 'Statements it answered for this process since it started.' },
+          error: { type: ['string', 'null'], description: 'Why it is not serving, when a check or a statement failed.' },
+        },
+        required: ['name', 'state', 'lag_ms', 'statements', 'error'],
+      },
     },
   },
   required: ['status', 'database', 'maintenance', 'version', 'code_behind_db', 'db_behind_code'],

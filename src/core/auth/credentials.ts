@@ -28,6 +28,13 @@ export interface ResolvedCredentials {
   readOnly: boolean;
   csrfToken: string | null;
   sessionId: string | null;
+  /** The token's id (its write mark's key: src/core/read-routing.ts); null for a session. */
+  tokenId: string | null;
+  /**
+   * Sessions, with read replicas: the WAL position after the session's last write (write_marks), read by the same
+   * statement that checks the session. Tokens read theirs per request instead, since their check is cached.
+   */
+  writeMark: string | null;
 }
 
 interface CachedToken {
@@ -54,6 +61,8 @@ interface PrincipalRow {
   read_only: boolean;
   csrf_token: string | null;
   expires: Date | null;
+  token_id: string | null;
+  write_mark: string | null;
 }
 
 // One query: the principal, its grants and its active tenant.
@@ -75,7 +84,7 @@ export async function resolveToken(db: Kysely<DB>, key: string): Promise<Resolve
         AND (tt.last_used IS NULL OR tt.last_used < now() - interval '1 minute')
       RETURNING tt.id
     )
-    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, t.read_only, t.expires, NULL AS csrf_token,
+    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, t.read_only, t.expires, NULL AS csrf_token, t.id AS token_id, NULL AS write_mark,
       CASE WHEN u.is_superuser OR EXISTS (SELECT 1 FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = t.tenant_id)
         THEN t.tenant_id END AS tenant_id,
       ${permissionsOf}
@@ -89,10 +98,12 @@ export async function resolveToken(db: Kysely<DB>, key: string): Promise<Resolve
   return value;
 }
 
-export async function resolveSession(db: Kysely<DB>, cookieValue: string): Promise<ResolvedCredentials | null> {
+/** `withWriteMark`: read replicas are configured, and the session's write mark is read with it (no extra statement). */
+export async function resolveSession(db: Kysely<DB>, cookieValue: string, withWriteMark = false): Promise<ResolvedCredentials | null> {
   const id = sha256(cookieValue);
+  const writeMark = withWriteMark ? sql`(SELECT w.lsn::text FROM write_marks w WHERE w.key = s.id)` : sql`NULL`;
   const { rows } = await sql<PrincipalRow>`
-    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, false AS read_only, s.expires, s.csrf_token,
+    SELECT u.id, u.username, u.email, u.is_superuser, u.is_active, false AS read_only, s.expires, s.csrf_token, NULL AS token_id, ${writeMark} AS write_mark,
       COALESCE(
         (SELECT t.id FROM tenants t WHERE t.id = s.tenant_id
            AND (u.is_superuser OR EXISTS (SELECT 1 FROM tenant_memberships m WHERE m.user_id = u.id AND m.tenant_id = t.id))),
@@ -117,6 +128,8 @@ function toCredentials(row: PrincipalRow, sessionId: string | null): ResolvedCre
     readOnly: row.read_only,
     csrfToken: row.csrf_token,
     sessionId,
+    tokenId: row.token_id,
+    writeMark: row.write_mark,
   };
 }
 

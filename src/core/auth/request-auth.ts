@@ -5,6 +5,7 @@ import type { RequestContext } from '../context.ts';
 import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type ResolvedCredentials } from './credentials.ts';
 import { recordFailedToken } from './throttle.ts';
+import { routeRequest } from '../read-routing.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
@@ -59,7 +60,7 @@ export function registerRequestAuth(app: FastifyInstance): void {
     } else {
       const cookie = req.cookies[SESSION_COOKIE];
       if (cookie) {
-        creds = await resolveSession(app.database.db, cookie);
+        creds = await resolveSession(app.database.db, cookie, Boolean(app.database.replicas));
         via = 'session';
       }
       if (!creds) throw unauthorized();
@@ -73,7 +74,11 @@ export function registerRequestAuth(app: FastifyInstance): void {
       requestId: String(req.id),
       via,
     };
-    if (SAFE_METHODS.has(req.method)) return;
+    // With read replicas: a read is given one, a write records its mark once answered (src/core/read-routing.ts).
+    if (SAFE_METHODS.has(req.method)) {
+      if (app.database.replicas) await routeRequest(app, req, via, creds);
+      return;
+    }
     if (creds.readOnly) {
       // Refused here for every route; a route whose POST changes nothing but needs a permission a read-only token
       // never carries (revealing a secret) says which, in its config.
@@ -83,5 +88,6 @@ export function registerRequestAuth(app: FastifyInstance): void {
     if (via === 'session' && req.headers[CSRF_HEADER] !== creds.csrfToken) {
       throw new ApiError(403, { detail: `CSRF check failed: send the session's CSRF token in the ${CSRF_HEADER} header.` });
     }
+    if (app.database.replicas) await routeRequest(app, req, via, creds);
   });
 }
