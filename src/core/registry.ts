@@ -122,11 +122,6 @@ export interface ComputedField {
    * built from what it returns. List pages, single objects and export renders read it instead of a query of its own.
    */
   inline?: { select(ctx: RequestContext, alias: string): RawBuilder<unknown>; value(selected: unknown, origin: string): unknown };
-  /**
-   * Optionally, the value as a json expression over the row's alias (SQL NULL for null), written as the server
-   * writes it: pages of a model whose computed values all have one are written by PostgreSQL (core/crud/object-json.ts).
-   */
-  json?(ctx: RequestContext, alias: string): RawBuilder<unknown>;
 }
 
 export interface ModelHooks {

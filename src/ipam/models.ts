@@ -19,7 +19,7 @@ import {
   checkAddressStillPrimary,
   clearPrimaryAddresses,
   containingPrefixField,
-  familyFieldOf,
+  familyField,
   routeDistinguisherError,
 } from './service.ts';
 import { PLANNED_BY_LOADERS } from '../core/crud/row-rules.ts';
@@ -146,7 +146,7 @@ export const prefixModel = defineModel({
     depth: { kind: 'integer', readOnly: true, help: 'Prefixes containing this one in its VRF.' },
     children: { kind: 'integer', readOnly: true, help: 'Prefixes inside this one in its VRF, at any depth.' },
   },
-  computed: { family: familyFieldOf('prefix'), utilization: utilizationField },
+  computed: { family: familyField, utilization: utilizationField },
   // The same 10.0.0.0/24 in two VRFs: the VRF tells them apart (nothing shown in the global table).
   searchContext: ['vrf'],
   searchFields: ['description'],
@@ -223,7 +223,7 @@ export const ipAddressModel = defineModel({
   },
   computed: {
     nat_outside: natOutsideField,
-    family: familyFieldOf('address'),
+    family: familyField,
     assigned_object_type: assignedObjectTypeField,
     assigned_object: assignedObjectField,
     prefix: containingPrefixField,

@@ -210,11 +210,6 @@ export const containingPrefixField: ComputedField = {
   },
 };
 
-/** `family` of a model whose address or network is `column` (ipam.ipaddress's address, ipam.prefix's prefix). */
-export function familyFieldOf(column: 'address' | 'prefix'): ComputedField {
-  return { ...familyField, json: (_ctx, alias) => sql`to_json(family(${sql.ref(`${alias}.${column}`)}))` };
-}
-
 export const familyField: ComputedField = {
   label: 'Family',
   kind: 'choice',

@@ -159,5 +159,4 @@ export const utilizationField: ComputedField = {
   async load({ rows }) {
     return new Map(rows.map((r) => [String(r.id), r.utilization === undefined || r.utilization === null ? 0 : Number(r.utilization)]));
   },
-  json: (_ctx, alias) => sql`coalesce(cairn_json_number(${sql.ref(`${alias}.utilization`)}), '0'::json)`,
 };

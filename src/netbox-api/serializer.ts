@@ -200,7 +200,6 @@ export function installBriefDescriptions(): void {
       apply: (brief, selected) => {
         if ('numid' in brief) brief.description = selected ?? '';
       },
-      json: () => null,
     });
   }
 }

@@ -11,8 +11,6 @@ import { notFound } from '../errors.ts';
 import { noteRegistration } from '../provenance.ts';
 import { pagedList, type ListEnvelope } from '../list-envelope.ts';
 import { keptCountOf, keptCountSql } from './row-counts.ts';
-import { NOT_EXACT, objectJsonSql, objectJsonUnsupported, originSource } from './object-json.ts';
-import { jsonBytes } from '../json-bytes.ts';
 
 export type Page = ListEnvelope<ApiObject>;
 
@@ -69,62 +67,6 @@ const COUNT_COLUMN = '__cairn_count';
 function pageBounds(limit: number, offset: number, filtered: boolean): RawBuilder<unknown> {
   if (!filtered && offset === 0 && Number.isSafeInteger(limit) && limit > 0) return sql`LIMIT ${sql.lit(limit)}`;
   return sql`LIMIT ${limit} OFFSET ${offset}`;
-}
-
-/** Characters of row text turned into bytes at a time (json-bytes.ts says why not one string of the page). */
-const BATCH_CHARS = 16_384;
-
-/**
- * A list page as the JSON bytes listPage's page encodes to, written by PostgreSQL where it can
- * (object-json.ts): one statement gives the rows' text and the count, and the text goes out without becoming
- * objects. Other models, and a page holding a value PostgreSQL will not write exactly, take listPage.
- */
-export async function listPageBytes(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL): Promise<Buffer> {
-  if (objectJsonUnsupported(model)) return jsonBytes(await listPage(db, ctx, model, query, pageUrl));
-  const { where, orderBy, limit, offset, filtered } = listConditions(ctx, model, query);
-  const kept = keptCountTenant(ctx, model, filtered);
-  const table = sql.table(model.table);
-  const counted = kept ? keptCountSql(model.table, kept) : sql<string>`(SELECT count(*)::text FROM ${table} t WHERE ${where})`;
-  let rows: Array<{ n: string; j: string }>;
-  try {
-    // The objects are written outside the LIMIT, as listPage's computed values are read: inside, PostgreSQL would
-    // write every row an OFFSET skips.
-    ({ rows } = await sql<{ n: string; j: string }>`SELECT page.${sql.ref(COUNT_COLUMN)} AS n, ${objectJsonSql(ctx, model, 'page')}::text AS j
-      FROM (SELECT t.*, ${counted} AS ${sql.ref(COUNT_COLUMN)} FROM ${table} t WHERE ${where} ORDER BY ${orderBy} ${pageBounds(limit, offset, filtered)}) page,
-        ${originSource(pageUrl.origin)}`.execute(db));
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== NOT_EXACT) throw err;
-    return jsonBytes(await listPage(db, ctx, model, query, pageUrl));
-  }
-  const text = rows.length ? rows[0]!.n : (await sql<{ n: string }>`SELECT ${counted} AS n`.execute(db)).rows[0]!.n;
-  const count = kept ? await keptCountOf(db, model.table, kept, text) : Number(text);
-  const { results: _none, ...envelope } = pagedList(pageUrl, { count, limit, offset }, []);
-  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(envelope).slice(0, -1)},"results":[`)];
-  let batch = '';
-  for (let i = 0; i < rows.length; i++) {
-    batch += i === 0 ? rows[i]!.j : `,${rows[i]!.j}`;
-    if (batch.length >= BATCH_CHARS) {
-      parts.push(Buffer.from(batch));
-      batch = '';
-    }
-  }
-  parts.push(Buffer.from(`${batch}]}`));
-  return Buffer.concat(parts);
-}
-
-/** One object as the JSON bytes readObject's object encodes to, written by PostgreSQL where it can (listPageBytes). */
-export async function readObjectBytes(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, id: string, origin: string): Promise<Buffer> {
-  if (objectJsonUnsupported(model)) return jsonBytes(await readObject(db, ctx, model, id, origin));
-  let rows: Array<{ j: string }>;
-  try {
-    ({ rows } = await sql<{ j: string }>`SELECT ${objectJsonSql(ctx, model, 't')}::text AS j FROM ${sql.table(model.table)} t, ${originSource(origin)}
-      WHERE t.id = ${id} AND ${scopeCondition(ctx, model, 't')}`.execute(db));
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== NOT_EXACT) throw err;
-    return jsonBytes(await readObject(db, ctx, model, id, origin));
-  }
-  if (!rows[0]) throw notFound();
-  return Buffer.from(rows[0].j);
 }
 
 export async function listPage(db: Kysely<DB>, ctx: RequestContext, model: ModelDef, query: QueryValues, pageUrl: URL, briefNumids = false): Promise<Page> {

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ModelDef } from '../registry.ts';
 import type { Action } from '../access.ts';
 import { dbOf, originOf, parseId, permittedFirst, registryValidated, requestUrl } from '../http.ts';
-import { listPageBytes, readObjectBytes, serializeOne } from './read.ts';
+import { listPage, readObject, serializeOne } from './read.ts';
 import { createObject, deleteObject, updateObject } from './write.ts';
 import { bulkDelete, bulkUpdate, createList, deleteList, patchList, MAX_BULK_IDS } from './bulk.ts';
 import { serializeRows } from './serialize.ts';
@@ -25,11 +25,6 @@ let listExporter: ListExporter | null = null;
 
 export function setListExporter(exporter: ListExporter): void {
   listExporter = exporter;
-}
-
-/** An answer whose JSON is already bytes (written by PostgreSQL, or encoded once: read.ts). */
-function jsonAnswer(reply: FastifyReply, bytes: Buffer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(bytes);
 }
 
 export function tagOf(model: ModelDef): string {
@@ -69,7 +64,7 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
       handler: async (req, reply) => {
         const exportRef = (req.query as QueryValues).export;
         if (exportRef !== undefined && listExporter) return listExporter(req, reply, model, String(Array.isArray(exportRef) ? exportRef[0] : exportRef));
-        return jsonAnswer(reply, await listPageBytes(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req)));
+        return listPage(dbOf(req), req.ctx, model, req.query as QueryValues, requestUrl(req));
       },
     });
     app.get(`${model.path}csv/`, {
@@ -93,8 +88,8 @@ export function registerModelRoutes(app: FastifyInstance, model: ModelDef): void
       ...registryValidated,
       schema: { tags, summary: `Retrieve a ${model.label}`, params: idParams, response: { 200: one } },
       preParsing: permitted(model, 'view'),
-      handler: async (req, reply) => {
-        return jsonAnswer(reply, await readObjectBytes(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id), originOf(req)));
+      handler: async (req) => {
+        return readObject(dbOf(req), req.ctx, model, parseId((req.params as { id: string }).id), originOf(req));
       },
     });
     if (referencesTo(model).length) {

@@ -236,18 +236,8 @@ function outputValue(value: unknown, kind: string): unknown {
 export interface BriefExtension {
   select(alias: string): RawBuilder<unknown>;
   apply(brief: ApiObject, selected: unknown): void;
-  /**
-   * What it adds to Cairn's own briefs as a json value over the brief's row (null: nothing), for objects written
-   * by PostgreSQL (object-json.ts). Left out, models whose foreign keys point at this one are written by
-   * serializeRows.
-   */
-  json?(alias: string): { key: string; value: RawBuilder<unknown> } | null;
 }
 const briefExtensions = new Map<string, BriefExtension[]>();
-
-export function briefExtensionsOf(modelName: string): readonly BriefExtension[] {
-  return briefExtensions.get(modelName) ?? [];
-}
 
 export function addBriefExtension(modelName: string, extension: BriefExtension): void {
   noteRegistration(modelName, 'brief extension', []);
@@ -380,9 +370,8 @@ export async function serializeRows(db: Kysely<DB>, ctx: RequestContext, model: 
   links.forEach((key, k) => {
     const field = model.fields[key]!;
     const found = loaded[fks.length + k]!;
-    // Tags in name order (their rank); other links in their ids' order, as PostgreSQL writes them (object-json.ts).
+    // Tags in name order (their rank); other links as the database returns them.
     if (field.kind === 'tags') found.sort((a, b) => Number(a.rank) - Number(b.rank));
-    else found.sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
     many.set(key, groupBriefs(field.kind === 'tags' ? requireModel('extras.tag') : requireModel(field.target!), found, opts.origin, opts.briefNumids));
   });
   for (const step of plan) {
