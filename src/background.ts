@@ -8,3 +8,4 @@ import './upgrade/schedule.ts';
 import './extras/webhook-queue.ts';
 import './automation/deploy-queue.ts';
 import './system/row-count-schedule.ts';
+import './system/write-mark-schedule.ts';

@@ -51,14 +51,14 @@ export interface Config {
  */
 export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as const;
 
-/** Defaults of the render budget: past these a render stops and its response is refused or cut off. */
 /**
  * Read replicas: one 3 s behind is stale enough for a reader that did not write (the writer reads its own writes
  * whatever the lag); a writer's read waits up to 250 ms for a replica (replay usually takes a few ms) before it
- * goes to the primary.
+ * goes to the primary. The lag limit is at most 5 minutes: write marks are kept 10 (core/read-routing.ts).
  */
-export const REPLICA_DEFAULTS = { maxLagMs: 3_000, waitMs: 250 } as const;
+export const REPLICA_DEFAULTS = { maxLagMs: 3_000, waitMs: 250, maxLagLimitMs: 300_000 } as const;
 
+/** Defaults of the render budget: past these a render stops and its response is refused or cut off. */
 export const RENDER_DEFAULTS = { maxBytes: 256 * 1024 * 1024, timeBudgetMs: 120_000 } as const;
 
 export class ConfigError extends Error {}
@@ -104,7 +104,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
     dbPrepare: onOff(env, 'CAIRN_DB_PREPARE', true),
     databaseReplicaUrls,
-    replicaMaxLagMs: positiveInteger(env, 'CAIRN_REPLICA_MAX_LAG_MS', REPLICA_DEFAULTS.maxLagMs),
+    replicaMaxLagMs: replicaMaxLag(env),
     replicaWaitMs: wholeNumber(env, 'CAIRN_REPLICA_WAIT_MS', REPLICA_DEFAULTS.waitMs),
     secretKey: env.CAIRN_SECRET_KEY || null,
     maxActiveRequests: positiveInteger(env, 'CAIRN_MAX_ACTIVE_REQUESTS', ADMISSION_DEFAULTS.limit),
@@ -136,6 +136,14 @@ function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean
   if (['1', 'true', 'on', 'yes'].includes(text)) return true;
   if (['0', 'false', 'off', 'no'].includes(text)) return false;
   throw new ConfigError(`Invalid ${name} "${env[name]}": expected on or off.`);
+}
+
+function replicaMaxLag(env: NodeJS.ProcessEnv): number {
+  const value = positiveInteger(env, 'CAIRN_REPLICA_MAX_LAG_MS', REPLICA_DEFAULTS.maxLagMs);
+  if (value > REPLICA_DEFAULTS.maxLagLimitMs) {
+    throw new ConfigError(`Invalid CAIRN_REPLICA_MAX_LAG_MS "${value}": at most ${REPLICA_DEFAULTS.maxLagLimitMs} (5 minutes); a replica further behind serves no reads.`);
+  }
+  return value;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -14,6 +14,8 @@
 // (credentials.ts), which would hide a newer mark, so a token's read looks its mark up: one primary-key read of a
 // small table on the primary, skipped for read-only tokens (they never write) and when no replica is serving.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../db/types.ts';
 import type pg from 'pg';
 import type { ReadRoute } from '../db/replicas.ts';
 import type { ResolvedCredentials } from './auth/credentials.ts';
@@ -59,17 +61,18 @@ export function registerReadRouting(app: FastifyInstance): void {
     const r = routes.get(req);
     if (r) r.route.replica = null;
   });
-  // A mark older than the lag limit is replayed by every replica that is used, so it decides nothing any more: the
-  // table keeps only the recent ones (every process sweeps; the statements are rare and cheap).
-  const keptSeconds = Math.max(MARK_KEPT_SECONDS, Math.ceil((2 * app.config.replicaMaxLagMs) / 1000));
-  const sweep = setInterval(() => {
-    app.database.pool.query('DELETE FROM write_marks WHERE marked_at < now() - make_interval(secs => $1)', [keptSeconds]).catch((err: unknown) => app.log.warn({ err }, 'could not sweep old write marks'));
-  }, SWEEP_EVERY_MS).unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
 }
 
-const SWEEP_EVERY_MS = 10 * 60_000;
-const MARK_KEPT_SECONDS = 600;
+/**
+ * How long a write mark is kept. A mark older than the lag limit is replayed by every replica that is used, so it
+ * decides nothing any more; the limit is at most half of this (config.ts REPLICA_DEFAULTS.maxLagLimitMs).
+ */
+export const WRITE_MARKS_KEPT_SECONDS = 600;
+
+/** Deletes the write marks no read needs any more (src/system/write-mark-schedule.ts runs it). */
+export async function sweepWriteMarks(db: Kysely<DB>): Promise<void> {
+  await sql`DELETE FROM write_marks WHERE marked_at < now() - make_interval(secs => ${WRITE_MARKS_KEPT_SECONDS})`.execute(db);
+}
 
 /** Called by the authentication hook once the caller is known: chooses where the request's statements go. */
 export async function routeRequest(app: FastifyInstance, req: FastifyRequest, via: RequestContext['via'], creds: ResolvedCredentials): Promise<void> {

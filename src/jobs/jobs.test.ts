@@ -92,7 +92,7 @@ describe('jobs', () => {
     const res = await h.as('alice').get('/api/jobs/schedules/');
     expect(res.statusCode).toBe(200);
     const byName = Object.fromEntries(res.json().results.map((s: { name: string }) => [s.name, s]));
-    expect(Object.keys(byName).sort()).toEqual(['compliance', 'eol-refresh', 'monitoring', 'row-count-fold', 'search-rebuild', 'upgrade-check']);
+    expect(Object.keys(byName).sort()).toEqual(['compliance', 'eol-refresh', 'monitoring', 'row-count-fold', 'search-rebuild', 'upgrade-check', 'write-mark-sweep']);
     for (const s of Object.values(byName) as Array<{ schedule: string; next_run: string }>) {
       const next = new Date(s.next_run);
       expect(next.getTime()).toBeGreaterThan(Date.now() - 1000);
