@@ -225,7 +225,6 @@ describe.skipIf(!ready)('a streaming standby behind CAIRN_DATABASE_REPLICA_URLS'
   it('a statement that writes inside a read, and a transaction, run on the primary', async () => {
     // In process, over this file's primary and standby: the same routing the server's GET requests get.
     const database: Database = await openPostgres(urlOf(primaryPort), 2, { replicas: { urls: [urlOf(standbyPort)], maxLagMs: MAX_LAG_MS, waitMs: 200 } });
-    let stop = false;
     try {
       const replicas = database.replicas!;
       await replicas.check();
