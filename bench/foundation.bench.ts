@@ -5,6 +5,8 @@
 // API pays and that made up a third of the measured time.
 import { sql } from 'kysely';
 import http from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildApp } from '../src/app.ts';
 import { createTenant, createToken, createUser } from '../src/core/accounts.ts';
 import { benchSize, fmt, openBenchDatabase, TINY } from './helpers.ts';
@@ -40,6 +42,18 @@ export default async function run(): Promise<void> {
     );
     agent.destroy();
     console.log(`GET /api/tags/?limit=1000 over ${ROWS} rows (${database.label}): ${fmt(api)}; bare SQL ${fmt(bare)}; ratio ${(api / bare).toFixed(2)}x (target <= 1.5x, issue 26; the list over HTTP)`);
+
+    // The server's memory per request in flight, as the page grows (issue 55's goal: flat). IN_FLIGHT requests of
+    // one page size at once, over their own connections; the JavaScript heap sampled every millisecond while they
+    // run, its peak above the heap after a full collection, per request. A page's rows and its answer are held
+    // while it is written, so a server that builds each answer whole holds memory in proportion to the page.
+    const pages = TINY ? [5, 50] : [50, 200, 1000];
+    const perRequest: string[] = [];
+    for (const limit of pages) {
+      const mb = await heapPerRequestMb(port, `/api/tags/?limit=${limit}`, headers);
+      perRequest.push(`${limit} rows ${mb.toFixed(2)} MB (${((mb * 1024) / limit).toFixed(1)} KB a row)`);
+    }
+    console.log(`server heap per request in flight (${IN_FLIGHT} at once, peak above the collected heap): ${perRequest.join('; ')} (goal: flat as the page grows, issue 55)`);
 
     // Auth cost: queries a token-authenticated request issues beyond the list's own.
     const before = database.queryCount();
@@ -78,6 +92,29 @@ async function alternatingMedians(a: () => Promise<unknown>, b: () => Promise<un
 function median(values: number[]): number {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[sorted.length >> 1]!;
+}
+
+const IN_FLIGHT = TINY ? 2 : 20;
+
+/** The heap's peak above a collected heap while IN_FLIGHT GETs of `path` run at once, per request, in MB (median of 5). */
+async function heapPerRequestMb(port: number, path: string, headers: Record<string, string>): Promise<number> {
+  setFlagsFromString('--expose_gc');
+  const gc = runInNewContext('gc') as () => void;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const burst = () => Promise.all(Array.from({ length: IN_FLIGHT }, () => getBytes(agent, port, path, headers)));
+  await burst(); // connections opened, code warm
+  const peaks: number[] = [];
+  for (let round = 0; round < (TINY ? 1 : 5); round++) {
+    gc();
+    const base = process.memoryUsage().heapUsed;
+    let peak = base;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 1);
+    await burst();
+    clearInterval(sampler);
+    peaks.push((Math.max(peak, process.memoryUsage().heapUsed) - base) / IN_FLIGHT / 1024 / 1024);
+  }
+  agent.destroy();
+  return median(peaks);
 }
 
 // One GET over a kept-alive connection; resolves with the body's length once all of it has arrived.
