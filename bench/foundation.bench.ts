@@ -5,11 +5,9 @@
 // API pays and that made up a third of the measured time.
 import { sql } from 'kysely';
 import http from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { buildApp } from '../src/app.ts';
 import { createTenant, createToken, createUser } from '../src/core/accounts.ts';
-import { benchSize, fmt, openBenchDatabase, TINY } from './helpers.ts';
+import { benchSize, collectGarbage, fmt, openBenchDatabase, TINY } from './helpers.ts';
 
 const ROWS = benchSize(null, 10_000, 50);
 // Both sides measured warm (compiled code, prepared statements), as a server is after its first minute.
@@ -98,14 +96,12 @@ const IN_FLIGHT = TINY ? 2 : 20;
 
 /** The heap's peak above a collected heap while IN_FLIGHT GETs of `path` run at once, per request, in MB (median of 5). */
 async function heapPerRequestMb(port: number, path: string, headers: Record<string, string>): Promise<number> {
-  setFlagsFromString('--expose_gc');
-  const gc = runInNewContext('gc') as () => void;
   const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   const burst = () => Promise.all(Array.from({ length: IN_FLIGHT }, () => getBytes(agent, port, path, headers)));
   await burst(); // connections opened, code warm
   const peaks: number[] = [];
   for (let round = 0; round < (TINY ? 1 : 5); round++) {
-    gc();
+    collectGarbage();
     const base = process.memoryUsage().heapUsed;
     let peak = base;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 1);

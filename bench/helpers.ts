@@ -7,6 +7,8 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import pg from 'pg';
 import { openPGlite, openPostgres, type Database } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
@@ -98,4 +100,10 @@ export function fmt(ms: number): string {
 /** "load 1.02/0.87/0.75 on 2 cores": printed next to timings, which mean little on a busy machine. */
 export function loadNote(): string {
   return `load ${loadavg().map((l) => l.toFixed(2)).join('/')} on ${availableParallelism()} cores`;
+}
+
+/** A full garbage collection now, without starting node with --expose-gc (the bench runs through bin/run-ts.mjs). */
+export function collectGarbage(): void {
+  setFlagsFromString('--expose_gc');
+  (runInNewContext('gc') as () => void)();
 }

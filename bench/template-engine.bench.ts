@@ -4,10 +4,8 @@
 //  3. heap growth while streaming that render with renderStream.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { TEMPLATE_OBJECT, UNDEFINED, createEnvironment, type TemplateObject } from '../src/templating/engine/index.ts';
-import { benchSize, TINY } from './helpers.ts';
+import { benchSize, collectGarbage, TINY } from './helpers.ts';
 
 const ROWS = benchSize(null, 50_000, 100);
 const TEMPLATE =
@@ -107,12 +105,6 @@ function hostRow(row: Row): TemplateObject {
 }
 
 
-function gc(): void {
-  setFlagsFromString('--expose_gc');
-  const collect = runInNewContext('gc') as () => void;
-  collect();
-}
-
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
 export default async function run(): Promise<void> {
@@ -161,7 +153,7 @@ export default async function run(): Promise<void> {
       `${hostedLength === length ? '' : ' — OUTPUT LENGTHS DIFFER'}`,
   );
 
-  gc();
+  collectGarbage();
   const base = process.memoryUsage().heapUsed;
   let peak = base;
   let streamed = 0;

@@ -106,9 +106,9 @@ describe.skipIf(!ready)('web UI in chromium', () => {
     const platform = await server.api<Row>('POST', '/api/platforms/', { name: 'Web log OS', slug: 'web-log-os' });
     expect(platform.status).toBe(201);
     expect((await server.api<Device>('PATCH', `/api/devices/${device.id}/`, { platform: platform.body.id })).status).toBe(200);
-    // Opened by its address: a click on the tab right after a reload once never opened it on a loaded CI machine
-    // (the test waited 30 s for the log); what is checked here is the log's contents. Tabs opened by a click:
-    // test/web/features/cable-trace.test.ts.
+    // Opened by its address: after a reload and a click on the tab, the log's rows once never appeared on a loaded
+    // CI machine (30 s of waiting; the cause was not found); what is checked here is the log's contents. Tabs opened
+    // by a click: test/web/features/cable-trace.test.ts.
     await page.goto(`${server.url}/objects/dcim.device/${device.id}?tab=changelog`);
     await page.getByRole('tab', { name: 'Change log', selected: true }).waitFor();
     const flag = page.locator('[data-change="update"] [data-field="custom_fields.snmp_v3"]').first();
