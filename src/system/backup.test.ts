@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createTenant } from '../core/accounts.ts';
-import { BackupError, createBackup, listBackups, pruneBackups, restoreBackup, restoreSnapshot, snapshotDatabase, type BackupTarget } from './backup.ts';
+import { BackupError, createBackup, discardSnapshot, listBackups, pruneBackups, restoreBackup, restoreSnapshot, snapshotDatabase, type BackupTarget } from './backup.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL ?? null;
 const root = mkdtempSync(join(tmpdir(), 'cairn-backup-test-'));
@@ -43,6 +43,16 @@ async function tableExists(name: string): Promise<boolean> {
   return withDb(async (d) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = ${name}`.execute(d.db)).rows[0]!.n === 1);
 }
 
+async function databaseExists(name: string): Promise<boolean> {
+  const c = new pg.Client({ connectionString: pgUrl! });
+  await c.connect();
+  try {
+    return (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  } finally {
+    await c.end();
+  }
+}
+
 beforeAll(async () => {
   if (pgUrl) {
     const name = `cairn_backup_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
@@ -57,6 +67,10 @@ beforeAll(async () => {
       const c = new pg.Client({ connectionString: pgUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      // And a snapshot's copy a failed test left behind.
+      for (const r of (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${name}\\_snapshot\\_%'`)).rows) {
+        await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
+      }
       await c.end();
     };
   } else {
@@ -141,7 +155,10 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
 
   it('snapshots and restores the database alone', async () => {
     const file = join(root, 'snapshot.db');
-    await snapshotDatabase(target(), file);
+    const taken = await snapshotDatabase(target(), file);
+    // PostgreSQL: nobody else is connected and the role may create databases, so the server copies it.
+    const copy = pgUrl ? /made by the server \((\w+)\)/.exec(taken)?.[1] : undefined;
+    if (pgUrl) expect(copy, taken).toBeTruthy();
     await withDb(async (d) => {
       await createTenant(d.db, 'Mid upgrade', 'mid-upgrade');
       await sql`CREATE TABLE upgrade_added (x int)`.execute(d.db);
@@ -153,6 +170,30 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
     expect(await tableExists('upgrade_added')).toBe(false);
     // Database only: the rest of the data directory is not the snapshot's business.
     expect(readFileSync(join(dataDir, 'secret.key'), 'utf8')).toBe('key-untouched\n');
+    // Discarded, the copy is gone with the file.
+    if (copy) expect(await databaseExists(copy)).toBe(true);
+    await discardSnapshot(target(), file);
+    expect(existsSync(file)).toBe(false);
+    if (copy) expect(await databaseExists(copy)).toBe(false);
+  }, 60_000);
+
+  it.runIf(pgUrl)('dumps instead when another session is on the database, and says why', async () => {
+    const file = join(root, 'snapshot-busy.db');
+    const other = new pg.Client({ connectionString: databaseUrl! });
+    await other.connect();
+    let taken: string;
+    try {
+      taken = await snapshotDatabase(target(), file);
+    } finally {
+      await other.end();
+    }
+    expect(taken).toMatch(/^a dump of \d+ KB \(no copy by the server: 1 other session is connected to the database\)$/);
+    expect(readFileSync(file, 'utf8')).toContain('CREATE TABLE public.tenants');
+    await withDb((d) => createTenant(d.db, 'After dump', 'after-dump'));
+    await restoreSnapshot(target(), file);
+    expect(await tenantSlugs()).not.toContain('after-dump');
+    await discardSnapshot(target(), file);
+    expect(existsSync(file)).toBe(false);
   }, 60_000);
 
   it.runIf(pgUrl)('stops with an install hint when pg_dump is missing', async () => {

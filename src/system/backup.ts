@@ -14,8 +14,9 @@
 import { spawn } from 'node:child_process';
 import { holdForRestore } from './restore-hold.ts';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { copyDatabase, DatabaseCopyError, dropDatabaseCopy, urlOfDatabase } from './database-copy.ts';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -202,8 +203,45 @@ const RESTORE_ATTEMPTS = 5;
 
 // ---------------------------------------------------------------------------------------------- snapshots
 
-/** Database only, for the upgrade's rollback copy. Embedded: a tar of the (stopped) pgdata. */
-export async function snapshotDatabase(target: BackupTarget, file: string): Promise<void> {
+/** What a snapshot file holds when the server copied the database (a plain SQL dump starts with "--"). */
+const COPY_MARK = 'cairn-database-copy ';
+
+/** The database copy a snapshot file names, or null when the file is a dump (or a PGlite tar). */
+function snapshotCopy(file: string): string | null {
+  // The first bytes only: a dump may be gigabytes.
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(200);
+  let head: string;
+  try {
+    head = buf.toString('utf8', 0, readSync(fd, buf, 0, buf.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+  return head.startsWith(COPY_MARK) ? head.slice(COPY_MARK.length).split('\n')[0]! : null;
+}
+
+/**
+ * Database only, for the upgrade's rollback: taken while nothing serves, restored only when the upgrade fails
+ * after migrating. PostgreSQL: a copy of the database made by the server (src/system/database-copy.ts; the file
+ * names it), or a dump where the copy cannot be made; embedded: a tar of the (stopped) pgdata. Says which.
+ */
+export async function snapshotDatabase(target: BackupTarget, file: string): Promise<string> {
+  if (target.databaseUrl) {
+    try {
+      const copy = await copyDatabase(target.databaseUrl);
+      await writeFile(file, `${COPY_MARK}${copy}\n`, { mode: 0o600 });
+      return `a copy of the database made by the server (${copy})`;
+    } catch (err) {
+      if (!(err instanceof DatabaseCopyError)) throw err;
+      await dumpSnapshot(target, file);
+      return `a dump of ${Math.round(statSync(file).size / 1024)} KB (no copy by the server: ${err.message})`;
+    }
+  }
+  await dumpSnapshot(target, file);
+  return `${Math.round(statSync(file).size / 1024)} KB`;
+}
+
+async function dumpSnapshot(target: BackupTarget, file: string): Promise<void> {
   const work = await mkdtemp(join(dirname(file), '.snapshot-'));
   try {
     await dumpDatabase(target, work);
@@ -214,10 +252,27 @@ export async function snapshotDatabase(target: BackupTarget, file: string): Prom
   }
 }
 
+/** Puts the database back as the snapshot holds it (a copy is dumped and loaded like a dump: the database keeps its owner and settings). */
 export async function restoreSnapshot(target: BackupTarget, file: string): Promise<void> {
   if (!existsSync(file)) throw new BackupError(`snapshot ${file} does not exist`);
-  if (target.databaseUrl) return restorePostgres(target.databaseUrl, file);
-  await withStoppedDataDir(target.dataDir, () => restoreEmbedded(target.dataDir, file));
+  if (!target.databaseUrl) return withStoppedDataDir(target.dataDir, () => restoreEmbedded(target.dataDir, file));
+  const copy = snapshotCopy(file);
+  if (!copy) return restorePostgres(target.databaseUrl, file);
+  const work = await mkdtemp(join(dirname(file), '.restore-'));
+  try {
+    await dumpDatabase({ ...target, databaseUrl: urlOfDatabase(target.databaseUrl, copy) }, work);
+    await restorePostgres(target.databaseUrl, join(work, 'dump.sql'));
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Removes a snapshot: its file, and the database copy it names. Throws when the copy could not be dropped. */
+export async function discardSnapshot(target: BackupTarget, file: string): Promise<void> {
+  if (!existsSync(file)) return;
+  const copy = snapshotCopy(file);
+  if (copy && target.databaseUrl) await dropDatabaseCopy(target.databaseUrl, copy);
+  await rm(file, { force: true });
 }
 
 // ---------------------------------------------------------------------------------------------- backups

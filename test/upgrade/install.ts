@@ -183,7 +183,12 @@ async function createPgDatabase(base: string | undefined, template: string | nul
   return {
     url: url.toString(),
     name,
-    drop: () => withServer(base, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined, () => undefined),
+    // With any copy an upgrade's snapshot left (a run that failed and kept it for `cairn upgrade recover`).
+    drop: () =>
+      withServer(base, async (c) => {
+        const copies = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${name}\\_snapshot\\_%'`);
+        for (const db of [name, ...copies.rows.map((r) => r.datname)]) await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+      }).then(() => undefined, () => undefined),
   };
 }
 

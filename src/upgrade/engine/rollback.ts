@@ -9,6 +9,7 @@ import { currentRelease, webAddress } from '../../install/layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { notifyRestoreFailed } from './job-record.ts';
+import { discardSnapshotOrWarn } from './snapshot.ts';
 
 export async function rollback(ctx: EngineContext): Promise<void> {
   const { journal, layout, host } = ctx;
@@ -73,6 +74,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
     }
   }
   removeNewRelease(ctx);
+  await discardSnapshotOrWarn(ctx);
   rmSync(journal.context.workDir, { recursive: true, force: true });
   finish(ctx, { code: 'restored', database, services });
 }

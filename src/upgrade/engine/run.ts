@@ -30,6 +30,7 @@ import { checkStage, handOver, stageProtocols } from './stage-launch.ts';
 import { STAGE_PROTOCOL } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
+import { discardSnapshotOrWarn } from './snapshot.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
 import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
@@ -338,8 +339,8 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     const file = join(ctx.journal.context.workDir, 'database.snapshot');
     ctx.journal.context.snapshotFile = file;
     save(ctx);
-    await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file);
-    return { detail: `database snapshot ${Math.round(statSync(file).size / 1024)} KB` };
+    const taken = await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file);
+    return { detail: `database snapshot: ${taken}` };
   },
 
   async migrate(ctx) {
@@ -397,6 +398,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
 
   async done(ctx) {
     const { journal, layout } = ctx;
+    await discardSnapshotOrWarn(ctx);
     rmSync(journal.context.workDir, { recursive: true, force: true });
     const removed = pruneReleases(layout, [journal.context.newRelease!, journal.context.previousRelease!]);
     return { detail: `work folder removed${removed.length ? `; old releases removed: ${removed.join(', ')}` : ''}` };

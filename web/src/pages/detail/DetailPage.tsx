@@ -1,6 +1,6 @@
 // /objects/<model>/<id>: the generic detail page. Tabs are Overview, the tabs features register for this
 // model (app/extensions.ts), Journal and Change log; `?tab=` names the open one.
-import { Suspense, useState, type KeyboardEvent } from 'react';
+import { Suspense, useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { get } from '../../api/client.ts';
@@ -48,6 +48,29 @@ function useTabCounts(model: ModelInfo | undefined, id: string, ready: boolean):
 
 function TabCount({ n }: { n: number }) {
   return <span className={`rounded-full px-1.5 text-xs tabular-nums ${n ? 'bg-slate-200 text-slate-700' : 'bg-slate-100 text-slate-400'}`}>{n}</span>;
+}
+
+/**
+ * The row of tabs, which scrolls sideways when they do not fit (a device has a dozen at 1,280 px): the open tab is
+ * kept in sight, also when the page opens on it by its address (`?tab=changelog`, the last one). `layout` changes
+ * with what moves the tabs: the open one, how many there are, and the counts beside their labels (they come later).
+ */
+function TabRow({ layout, label, onKeyDown, children }: { layout: string; label: string; onKeyDown: (e: KeyboardEvent<HTMLDivElement>) => void; children: ReactNode }) {
+  const row = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const tab = row.current?.querySelector<HTMLElement>('[role="tab"][aria-selected="true"]');
+    if (!row.current || !tab) return;
+    // Sideways only: scrollIntoView would move the page too.
+    const box = row.current.getBoundingClientRect();
+    const at = tab.getBoundingClientRect();
+    if (at.left < box.left) row.current.scrollLeft -= box.left - at.left;
+    else if (at.right > box.right) row.current.scrollLeft += at.right - box.right;
+  }, [layout]);
+  return (
+    <div ref={row} role="tablist" aria-label={label} className="mb-4 flex gap-1 overflow-x-auto border-b border-slate-200" onKeyDown={onKeyDown}>
+      {children}
+    </div>
+  );
 }
 
 export default function DetailPage() {
@@ -115,7 +138,7 @@ export default function DetailPage() {
           </>
         }
       />
-      <div role="tablist" aria-label={`${model.label} sections`} className="mb-4 flex gap-1 overflow-x-auto border-b border-slate-200" onKeyDown={onTabKey}>
+      <TabRow layout={`${current.id} ${tabs.length} ${counts ? 'counted' : ''}`} label={`${model.label} sections`} onKeyDown={onTabKey}>
         {tabs.map((t) => (
           <Link
             key={t.id}
@@ -134,7 +157,7 @@ export default function DetailPage() {
             {t.count && counts ? <TabCount n={t.count.reduce((sum, m) => sum + (counts.get(m) ?? 0), 0)} /> : null}
           </Link>
         ))}
-      </div>
+      </TabRow>
       <div id="tab-panel" role="tabpanel" aria-labelledby={`tab-${current.id}`}>
         <Suspense fallback={<Loading />}>
           <Current {...props} />
