@@ -16,7 +16,7 @@ import { holdForRestore } from './restore-hold.ts';
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { copyDatabase, DatabaseCopyError, dropDatabaseCopy, urlOfDatabase } from './database-copy.ts';
+import { copyDatabase, copyName, DatabaseCopyError, dropDatabaseCopy, urlOfDatabase } from './database-copy.ts';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -227,14 +227,17 @@ function snapshotCopy(file: string): string | null {
  */
 export async function snapshotDatabase(target: BackupTarget, file: string): Promise<string> {
   if (target.databaseUrl) {
+    // The file names the copy before it is made: a run killed while the server copies still finds it to drop.
+    const copy = copyName(target.databaseUrl);
+    await writeFile(file, `${COPY_MARK}${copy}\n`, { mode: 0o600 });
     try {
-      const copy = await copyDatabase(target.databaseUrl);
-      await writeFile(file, `${COPY_MARK}${copy}\n`, { mode: 0o600 });
+      await copyDatabase(target.databaseUrl, copy);
       return `a copy of the database made by the server (${copy})`;
     } catch (err) {
-      if (!(err instanceof DatabaseCopyError)) throw err;
+      // Whatever stopped the copy, a dump is a snapshot too (and says what is wrong if the server is).
       await dumpSnapshot(target, file);
-      return `a dump of ${Math.round(statSync(file).size / 1024)} KB (no copy by the server: ${err.message})`;
+      const why = err instanceof DatabaseCopyError ? err.message : `the server could not copy the database: ${err instanceof Error ? err.message : String(err)}`;
+      return `a dump of ${Math.round(statSync(file).size / 1024)} KB (no copy by the server: ${why})`;
     }
   }
   await dumpSnapshot(target, file);

@@ -53,15 +53,19 @@ async function withServer<T>(url: string, work: (client: pg.Client) => Promise<T
   throw new DatabaseCopyError(`no session outside the database could be opened (${lastError instanceof Error ? lastError.message : String(lastError)})`);
 }
 
-/**
- * Copies the database of `url` to a new database on the same server and returns the copy's name. Throws a
- * DatabaseCopyError that says why when the copy cannot be made (nothing is left behind then).
- */
-export async function copyDatabase(url: string): Promise<string> {
-  const source = databaseName(url);
+/** A new name for a copy of the database of `url`: `<database>_snapshot_<time>`, within PostgreSQL's 63 bytes. */
+export function copyName(url: string): string {
   const suffix = `_snapshot_${Date.now().toString(36)}`;
-  const copy = `${source.slice(0, NAME_MAX - suffix.length)}${suffix}`;
-  return withServer(url, async (client) => {
+  return `${Buffer.from(databaseName(url)).subarray(0, NAME_MAX - suffix.length).toString('utf8').replace(/\uFFFD$/, '')}${suffix}`;
+}
+
+/**
+ * Copies the database of `url` to a new database `copy` (copyName) on the same server. Throws a DatabaseCopyError
+ * that says why when the copy cannot be made (nothing is left behind then).
+ */
+export async function copyDatabase(url: string, copy: string): Promise<void> {
+  const source = databaseName(url);
+  await withServer(url, async (client) => {
     const { rows } = await client.query<{ others: number; may_create: boolean; version: number }>(
       // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
       `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend') AS others,
@@ -82,7 +86,6 @@ export async function copyDatabase(url: string): Promise<string> {
       await client.query(`DROP DATABASE IF EXISTS ${ident(copy)}`).catch(() => {});
       throw new DatabaseCopyError(`the server could not copy the database: ${err instanceof Error ? err.message : String(err)}`);
     }
-    return copy;
   });
 }
 
