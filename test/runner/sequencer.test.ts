@@ -1,0 +1,15 @@
+// The slow files' order names files that exist: a renamed or removed file would otherwise drop out of it silently
+// and start at the end of the run again (by its size), where one long file alone decides when the run ends.
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, it } from 'vitest';
+import { SLOW_FIRST } from './sequencer.ts';
+
+it('names only files and folders that exist, each once', () => {
+  const root = resolve(import.meta.dirname, '..', '..');
+  for (const p of SLOW_FIRST) {
+    expect(existsSync(resolve(root, p)), p).toBe(true);
+    expect(statSync(resolve(root, p)).isDirectory(), p).toBe(p.endsWith('/'));
+  }
+  expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
+});
