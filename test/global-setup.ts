@@ -1,8 +1,6 @@
 // Runs once before the suite: builds a migrated database to copy per test file. On the embedded database a
 // data directory (a fresh PGlite initdb takes seconds; a copy takes a fraction of that); on PostgreSQL a template
 // database (running every migration per file took 3-8 s; CREATE DATABASE … TEMPLATE takes well under one).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -12,6 +10,7 @@ import { migrateToLatest } from '../src/db/migrator.ts';
 import '../src/models.ts';
 import { dropTestDatabases, testDatabasePrefix, withServer } from './helpers/pg-test-databases.ts';
 import { removeRunTmpdir } from './runner/tmpdir.ts';
+import { sharedDir, sourceHash } from './runner/shared-cache.ts';
 
 interface Templates {
   pgliteTemplate: string;
@@ -26,12 +25,19 @@ interface RunState {
 }
 const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun ??= { templates: null, projects: 0 });
 
+/**
+ * The embedded template: made once per source tree and shared (test/runner/shared-cache.ts) by both passes of CI,
+ * which start side by side and each made one (9 CPU-s, while both compete for the cores), and by later runs.
+ */
 async function makePGliteTemplate(): Promise<string> {
-  const templateDir = mkdtempSync(join(tmpdir(), 'cairn-test-template-'));
-  const database = await openPGlite(templateDir);
-  await migrateToLatest(database.db);
-  await database.close();
-  return templateDir;
+  // What goes into it: the migrations, the registry (its search triggers), PGlite's version; not the tests.
+  const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts'));
+  const dir = await sharedDir('cairn-test-pglite-template-', key, async (d) => {
+    const database = await openPGlite(join(d, 'data'));
+    await migrateToLatest(database.db);
+    await database.close();
+  }, 'the embedded test template');
+  return join(dir, 'data');
 }
 
 async function makePostgresTemplate(url: string): Promise<string> {
@@ -74,7 +80,7 @@ export async function setup(project: TestProject): Promise<void> {
 export async function teardown(): Promise<void> {
   if (--run.projects > 0 || !run.templates) return;
   const made = await run.templates;
-  if (made.pgliteTemplate) rmSync(made.pgliteTemplate, { recursive: true, force: true });
+  // The embedded template stays for the other pass and later runs (test/runner/shared-cache.ts prunes it).
   // The per-file databases are dropped here, in one go, rather than by each file on its way out.
   if (process.env.TEST_DATABASE_URL) await dropTestDatabases(process.env.TEST_DATABASE_URL, { run: process.pid });
   // Last: everything the run's processes wrote to their temporary directory (vitest.config.ts chose it).

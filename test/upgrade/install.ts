@@ -3,7 +3,6 @@
 // root with vN unpacked and `current` pointing at it, the web service run by the local supervisor, and helpers to
 // run `cairn` commands of the installed release.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
 import { processAlive } from '../../src/install/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
 import { withServer } from '../helpers/pg-test-databases.ts';
+import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -61,72 +61,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   writeFileSync(index, text);
 }
 
+/** Everything that goes into the two bundles: same tree, same bundles. */
 const BUNDLE_INPUTS = ['src', 'bin', 'deploy', 'scripts', 'package.json', 'package-lock.json', 'tsconfig.json', 'test/upgrade/install.ts'];
 
-/** A hash of everything that goes into the two bundles: same tree, same bundles. */
-function sourceKey(): string {
-  const hash = createHash('sha256').update(process.version);
-  const walk = (rel: string) => {
-    const full = join(SOURCE, rel);
-    if (!existsSync(full)) return;
-    if (statSync(full).isDirectory()) {
-      for (const name of readdirSync(full).sort()) walk(`${rel}/${name}`);
-    } else {
-      hash.update(`${rel}\0`).update(readFileSync(full)).update('\0');
-    }
-  };
-  for (const entry of BUNDLE_INPUTS) walk(entry);
-  return hash.digest('hex').slice(0, 16);
-}
-
-async function build(dir: string, versionN: string, versionN1: string): Promise<void> {
+async function build(dir: string, versionN1: string): Promise<void> {
   await buildBundle({ sourceDir: SOURCE, outDir: join(dir, 'n'), skipWeb: true });
   const src = join(dir, 'src-n1');
   mkdirSync(src);
   nextSource(src, versionN1);
   await buildBundle({ sourceDir: src, outDir: join(dir, 'n1'), skipWeb: true });
   rmSync(src, { recursive: true, force: true });
-  writeFileSync(join(dir, 'ready.json'), JSON.stringify({ versionN, versionN1 }));
 }
-
-const CACHE_PREFIX = 'cairn-test-bundles-';
 
 /**
  * The two bundles, built once per source tree and shared by every upgrade test file (and by the embedded and
- * PostgreSQL passes of CI): a directory under os.tmpdir() keyed by a hash of the sources. The first file to
- * ask builds them under a lock directory; the others wait for it. Bundles are only ever read by the tests.
+ * PostgreSQL passes of CI, and later runs of the same tree): test/runner/shared-cache.ts. Bundles are only ever
+ * read by the tests.
  */
 export async function buildBundles(): Promise<Bundles> {
   const versionN = (JSON.parse(readFileSync(join(SOURCE, 'package.json'), 'utf8')) as { version: string }).version;
   const versionN1 = bumpPatch(versionN);
-  const dir = join(bundleCacheRoot(), `${CACHE_PREFIX}${sourceKey()}`);
-  const result: Bundles = { dir, vN: join(dir, 'n', `cairn-${versionN}.tar.gz`), vN1: join(dir, 'n1', `cairn-${versionN1}.tar.gz`), versionN, versionN1 };
-  const ready = join(dir, 'ready.json');
-  const lock = `${dir}.lock`;
-  const deadline = Date.now() + 900_000;
-  while (!existsSync(ready)) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      // Someone else builds: wait, unless the builder died (its pid file names a gone process).
-      const owner = Number(readFileSyncOr(join(lock, 'pid'), '0'));
-      if (owner && !processAlive(owner)) rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`the test bundles in ${dir} were not built within 15 minutes`);
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    try {
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      if (existsSync(ready)) break;
-      pruneOldBundleCaches(dir);
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true });
-      await build(dir, versionN, versionN1);
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-  }
-  return result;
+  const dir = await sharedDir('cairn-test-bundles-', sourceHash(SOURCE, BUNDLE_INPUTS), (d) => build(d, versionN1), 'the test bundles');
+  return { dir, vN: join(dir, 'n', `cairn-${versionN}.tar.gz`), vN1: join(dir, 'n1', `cairn-${versionN1}.tar.gz`), versionN, versionN1 };
 }
 
 function readFileSyncOr(file: string, fallback: string): string {
@@ -134,25 +90,6 @@ function readFileSyncOr(file: string, fallback: string): string {
     return readFileSync(file, 'utf8');
   } catch {
     return fallback;
-  }
-}
-
-/** Kept across runs (test/runner/tmpdir.ts), so CI's two passes and a developer's reruns build them once. */
-function bundleCacheRoot(): string {
-  return process.env.CAIRN_TEST_SHARED_TMP || tmpdir();
-}
-
-/** Bundles of other source trees untouched for an hour go: each pair is ~100 MB, usually of memory. */
-function pruneOldBundleCaches(keep: string): void {
-  const hourAgo = Date.now() - 3_600_000;
-  for (const name of readdirSync(bundleCacheRoot())) {
-    const full = join(bundleCacheRoot(), name);
-    if (!name.startsWith(CACHE_PREFIX) || full === keep || name.endsWith('.lock')) continue;
-    try {
-      if (statSync(full).mtimeMs < hourAgo) rmSync(full, { recursive: true, force: true });
-    } catch {
-      /* gone meanwhile */
-    }
   }
 }
 
