@@ -177,6 +177,17 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
     if (copy) expect(await databaseExists(copy)).toBe(false);
   }, 60_000);
 
+  it.runIf(pgUrl)('waits a moment for a session that is going away (a process that just exited), then copies', async () => {
+    const file = join(root, 'snapshot-leaving.db');
+    const other = new pg.Client({ connectionString: databaseUrl! });
+    await other.connect();
+    const leaving = new Promise((r) => setTimeout(r, 300)).then(() => other.end());
+    const taken = await snapshotDatabase(target(), file);
+    await leaving;
+    expect(taken).toMatch(/^a copy of the database made by the server \(/);
+    await discardSnapshot(target(), file);
+  }, 60_000);
+
   it.runIf(pgUrl)('dumps instead when another session is on the database, and says why', async () => {
     const file = join(root, 'snapshot-busy.db');
     const other = new pg.Client({ connectionString: databaseUrl! });

@@ -9,6 +9,7 @@ import pg from 'pg';
 export class DatabaseCopyError extends Error {}
 
 const NAME_MAX = 63; // PostgreSQL's identifier length
+const SESSIONS_GONE_MS = 1000;
 
 function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
@@ -66,16 +67,25 @@ export function copyName(url: string): string {
 export async function copyDatabase(url: string, copy: string): Promise<void> {
   const source = databaseName(url);
   await withServer(url, async (client) => {
-    const { rows } = await client.query<{ others: number; may_create: boolean; version: number }>(
-      // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
-      `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend') AS others,
-              (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS may_create,
-              current_setting('server_version_num')::int AS version`,
-      [source],
-    );
-    const { others, may_create, version } = rows[0]!;
+    const ask = async () =>
+      (
+        await client.query<{ others: number; may_create: boolean; version: number }>(
+          // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
+          `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend') AS others,
+                  (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS may_create,
+                  current_setting('server_version_num')::int AS version`,
+          [source],
+        )
+      ).rows[0]!;
+    const { may_create, version, others: first } = await ask();
+    let others = first;
     if (!may_create) throw new DatabaseCopyError('the database role may not create databases (CREATEDB)');
-    // Asked first: the server itself would wait five seconds for them to leave before refusing.
+    // A process that has just exited (the upgrade's `cairn status`, the stopped web) leaves its session for a moment
+    // after: up to a second for those to go. Asked rather than left to the server, which waits five.
+    for (let waited = 0; others > 0 && waited < SESSIONS_GONE_MS; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      ({ others } = await ask());
+    }
     if (others > 0) throw new DatabaseCopyError(`${others} other session${others === 1 ? ' is' : 's are'} connected to the database`);
     // Since PostgreSQL 15 the default copy writes every page through the write-ahead log; FILE_COPY copies the files
     // (the only way before 15).
