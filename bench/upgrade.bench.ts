@@ -19,7 +19,8 @@ export default async function run(): Promise<void> {
   const bundles = await buildBundles();
   console.log(`bundles built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const t1 = Date.now();
-  const inst = await installRelease(bundles.vN, bundles.versionN, { devices: DEVICES, postgresUrl: url });
+  // The product's own choice between the server's copy and a dump (the tests force the copy).
+  const inst = await installRelease(bundles.vN, bundles.versionN, { devices: DEVICES, postgresUrl: url, snapshotCopyFromMb: null });
   console.log(`installed ${bundles.versionN} with ${DEVICES.toLocaleString('en-US')} devices in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
   // A server at rest has written its changed pages out (every checkpoint_timeout, five minutes by default); this
   // one has just loaded the demo data. The snapshot's copy starts with a checkpoint, so it would otherwise pay for

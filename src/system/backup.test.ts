@@ -155,8 +155,8 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
 
   it('snapshots and restores the database alone', async () => {
     const file = join(root, 'snapshot.db');
-    const taken = await snapshotDatabase(target(), file);
-    // PostgreSQL: nobody else is connected and the role may create databases, so the server copies it.
+    // PostgreSQL: nobody else is connected and the role may create databases, so the server copies it (from any size).
+    const taken = await snapshotDatabase(target(), file, 0);
     const copy = pgUrl ? /made by the server \((\w+)\)/.exec(taken)?.[1] : undefined;
     if (pgUrl) expect(copy, taken).toBeTruthy();
     await withDb(async (d) => {
@@ -182,9 +182,17 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
     const other = new pg.Client({ connectionString: databaseUrl! });
     await other.connect();
     const leaving = new Promise((r) => setTimeout(r, 300)).then(() => other.end());
-    const taken = await snapshotDatabase(target(), file);
+    const taken = await snapshotDatabase(target(), file, 0);
     await leaving;
     expect(taken).toMatch(/^a copy of the database made by the server \(/);
+    await discardSnapshot(target(), file);
+  }, 60_000);
+
+  it.runIf(pgUrl)('dumps a small database: under 256 MB a dump is quicker than the copy', async () => {
+    const file = join(root, 'snapshot-small.db');
+    const taken = await snapshotDatabase(target(), file);
+    expect(taken).toMatch(/^a dump of \d+ KB \(no copy by the server: the database is \d+ MB, under 256 MB a dump is quicker\)$/);
+    expect(readFileSync(file, 'utf8')).toContain('CREATE TABLE public.tenants');
     await discardSnapshot(target(), file);
   }, 60_000);
 
@@ -194,7 +202,7 @@ describe(`backups (${pgUrl ? 'PostgreSQL' : 'embedded PGlite'})`, () => {
     await other.connect();
     let taken: string;
     try {
-      taken = await snapshotDatabase(target(), file);
+      taken = await snapshotDatabase(target(), file, 0);
     } finally {
       await other.end();
     }

@@ -223,15 +223,16 @@ function snapshotCopy(file: string): string | null {
 /**
  * Database only, for the upgrade's rollback: taken while nothing serves, restored only when the upgrade fails
  * after migrating. PostgreSQL: a copy of the database made by the server (src/system/database-copy.ts; the file
- * names it), or a dump where the copy cannot be made; embedded: a tar of the (stopped) pgdata. Says which.
+ * names it) from `copyFromBytes` up, or a dump below that or where the copy cannot be made; embedded: a tar of the
+ * (stopped) pgdata. Says which.
  */
-export async function snapshotDatabase(target: BackupTarget, file: string): Promise<string> {
+export async function snapshotDatabase(target: BackupTarget, file: string, copyFromBytes?: number): Promise<string> {
   if (target.databaseUrl) {
     // The file names the copy before it is made: a run killed while the server copies still finds it to drop.
     const copy = copyName(target.databaseUrl);
     await writeFile(file, `${COPY_MARK}${copy}\n`, { mode: 0o600 });
     try {
-      await copyDatabase(target.databaseUrl, copy);
+      await copyDatabase(target.databaseUrl, copy, copyFromBytes);
       return `a copy of the database made by the server (${copy})`;
     } catch (err) {
       // Whatever stopped the copy, a dump is a snapshot too (and says what is wrong if the server is).

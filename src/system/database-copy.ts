@@ -11,6 +11,13 @@ export class DatabaseCopyError extends Error {}
 const NAME_MAX = 63; // PostgreSQL's identifier length
 const SESSIONS_GONE_MS = 1000;
 
+/**
+ * Below this size a dump is quicker: the server's copy costs about a second and a half whatever the size (its
+ * checkpoints and file syncs), a dump about 0.16 GB a second. Measured on one machine: 28 MB dumped in 0.3 s and
+ * copied in 1.6-1.9 s; 5.3 GB dumped in 32.9 s and copied in 10.4 s. They meet near 0.3 GB.
+ */
+export const COPY_FROM_BYTES = 256 * 1024 ** 2;
+
 function databaseName(url: string): string {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!name) throw new DatabaseCopyError('the database URL names no database');
@@ -61,24 +68,27 @@ export function copyName(url: string): string {
 }
 
 /**
- * Copies the database of `url` to a new database `copy` (copyName) on the same server. Throws a DatabaseCopyError
- * that says why when the copy cannot be made (nothing is left behind then).
+ * Copies the database of `url` to a new database `copy` (copyName) on the same server, when it is at least
+ * `fromBytes` large. Throws a DatabaseCopyError that says why when the copy is not made (nothing is left behind then).
  */
-export async function copyDatabase(url: string, copy: string): Promise<void> {
+export async function copyDatabase(url: string, copy: string, fromBytes = COPY_FROM_BYTES): Promise<void> {
   const source = databaseName(url);
   await withServer(url, async (client) => {
     const ask = async () =>
       (
-        await client.query<{ others: number; may_create: boolean; version: number }>(
+        await client.query<{ others: number; may_create: boolean; version: number; bytes: string }>(
           // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
           `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend') AS others,
+                  pg_database_size($1)::text AS bytes,
                   (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS may_create,
                   current_setting('server_version_num')::int AS version`,
           [source],
         )
       ).rows[0]!;
-    const { may_create, version, others: first } = await ask();
+    const { may_create, version, bytes, others: first } = await ask();
     let others = first;
+    const mb = Math.round(Number(bytes) / 1024 ** 2);
+    if (Number(bytes) < fromBytes) throw new DatabaseCopyError(`the database is ${mb} MB, under ${Math.round(fromBytes / 1024 ** 2)} MB a dump is quicker`);
     if (!may_create) throw new DatabaseCopyError('the database role may not create databases (CREATEDB)');
     // A process that has just exited (the upgrade's `cairn status`, the stopped web) leaves its session for a moment
     // after: up to a second for those to go. Asked rather than left to the server, which waits five.

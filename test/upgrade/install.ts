@@ -220,11 +220,17 @@ async function saveSeed(paths: SeedPaths, from: { dataDir: string; database: str
 export async function installRelease(
   bundle: string,
   version: string,
-  opts: { devices?: number; postgresUrl?: string } = {},
+  opts: {
+    devices?: number;
+    postgresUrl?: string;
+    /** CAIRN_SNAPSHOT_COPY_FROM_MB in the env file: 0 (the tests' small databases still get the server's copy), or null for the product's default. */
+    snapshotCopyFromMb?: number | null;
+  } = {},
 ): Promise<Install> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-root-'));
   const layout = layoutFor(root);
   const pgBase = opts.postgresUrl ?? process.env.TEST_DATABASE_URL;
+  const copyFromMb = opts.snapshotCopyFromMb === undefined ? 0 : opts.snapshotCopyFromMb;
   const devices = opts.devices ?? 12;
   const seedAt = await seedPaths(version, devices, Boolean(pgBase));
   const seed = seedAt ? await takeSeed(seedAt) : null;
@@ -241,6 +247,7 @@ export async function installRelease(
     'LOG_LEVEL=warn',
     'CAIRN_ADMIN_PASSWORD=admin-password-for-tests',
     ...(pgdb ? [`DATABASE_URL=${pgdb.url}`, `CAIRN_SECRET_KEY=${'b'.repeat(64)}`] : []),
+    ...(copyFromMb === null ? [] : [`CAIRN_SNAPSHOT_COPY_FROM_MB=${copyFromMb}`]),
   ];
   writeFileSync(layout.envFile, `${env.join('\n')}\n`);
   const host = new LocalSupervisor(layout);

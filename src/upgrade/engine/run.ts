@@ -30,7 +30,7 @@ import { checkStage, handOver, stageProtocols } from './stage-launch.ts';
 import { STAGE_PROTOCOL } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
-import { discardSnapshotOrWarn } from './snapshot.ts';
+import { discardSnapshotOrWarn, snapshotCopyFromBytes } from './snapshot.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
 import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
@@ -339,7 +339,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     const file = join(ctx.journal.context.workDir, 'database.snapshot');
     ctx.journal.context.snapshotFile = file;
     save(ctx);
-    const taken = await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file);
+    const taken = await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file, snapshotCopyFromBytes(ctx));
     return { detail: `database snapshot: ${taken}` };
   },
 
