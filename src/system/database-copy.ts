@@ -74,27 +74,26 @@ export function copyName(url: string): string {
 export async function copyDatabase(url: string, copy: string, fromBytes = COPY_FROM_BYTES): Promise<void> {
   const source = databaseName(url);
   await withServer(url, async (client) => {
-    const ask = async () =>
-      (
-        await client.query<{ others: number; may_create: boolean; version: number; bytes: string }>(
-          // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
-          `SELECT (SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend') AS others,
-                  pg_database_size($1)::text AS bytes,
-                  (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS may_create,
-                  current_setting('server_version_num')::int AS version`,
-          [source],
-        )
-      ).rows[0]!;
-    const { may_create, version, bytes, others: first } = await ask();
-    let others = first;
-    const mb = Math.round(Number(bytes) / 1024 ** 2);
-    if (Number(bytes) < fromBytes) throw new DatabaseCopyError(`the database is ${mb} MB, under ${Math.round(fromBytes / 1024 ** 2)} MB a dump is quicker`);
+    const { rows } = await client.query<{ may_create: boolean; version: number; bytes: string }>(
+      `SELECT pg_database_size($1)::text AS bytes,
+              (SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user) AS may_create,
+              current_setting('server_version_num')::int AS version`,
+      [source],
+    );
+    const { may_create, version, bytes } = rows[0]!;
+    if (Number(bytes) < fromBytes) {
+      throw new DatabaseCopyError(`the database is ${Math.round(Number(bytes) / 1024 ** 2)} MB, under ${Math.round(fromBytes / 1024 ** 2)} MB a dump is quicker`);
+    }
     if (!may_create) throw new DatabaseCopyError('the database role may not create databases (CREATEDB)');
+    // Client sessions only: the server stops an autovacuum worker on the database itself before copying.
+    const sessions = async () =>
+      (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, [source])).rows[0]!.n;
     // A process that has just exited (the upgrade's `cairn status`, the stopped web) leaves its session for a moment
     // after: up to a second for those to go. Asked rather than left to the server, which waits five.
+    let others = await sessions();
     for (let waited = 0; others > 0 && waited < SESSIONS_GONE_MS; waited += 100) {
       await new Promise((r) => setTimeout(r, 100));
-      ({ others } = await ask());
+      others = await sessions();
     }
     if (others > 0) throw new DatabaseCopyError(`${others} other session${others === 1 ? ' is' : 's are'} connected to the database`);
     // Since PostgreSQL 15 the default copy writes every page through the write-ahead log; FILE_COPY copies the files
