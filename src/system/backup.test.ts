@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createTenant } from '../core/accounts.ts';
+import { snapshotCopiesOf } from '../../test/helpers/pg-test-databases.ts';
 import { BackupError, createBackup, discardSnapshot, listBackups, pruneBackups, restoreBackup, restoreSnapshot, snapshotDatabase, type BackupTarget } from './backup.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL ?? null;
@@ -68,9 +69,7 @@ beforeAll(async () => {
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       // And a snapshot's copy a failed test left behind.
-      for (const r of (await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${name}\\_snapshot\\_%'`)).rows) {
-        await c.query(`DROP DATABASE IF EXISTS ${r.datname} WITH (FORCE)`);
-      }
+      for (const copy of await snapshotCopiesOf(c, name)) await c.query(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
       await c.end();
     };
   } else {

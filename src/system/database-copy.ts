@@ -61,9 +61,12 @@ async function withServer<T>(url: string, work: (client: pg.Client) => Promise<T
   throw new DatabaseCopyError(`no session outside the database could be opened (${lastError instanceof Error ? lastError.message : String(lastError)})`);
 }
 
+/** What a copy's name has after its database's: `<database>_snapshot_<time>`. */
+export const COPY_NAME_INFIX = '_snapshot_';
+
 /** A new name for a copy of the database of `url`: `<database>_snapshot_<time>`, within PostgreSQL's 63 bytes. */
 export function copyName(url: string): string {
-  const suffix = `_snapshot_${Date.now().toString(36)}`;
+  const suffix = `${COPY_NAME_INFIX}${Date.now().toString(36)}`;
   return `${Buffer.from(databaseName(url)).subarray(0, NAME_MAX - suffix.length).toString('utf8').replace(/\uFFFD$/, '')}${suffix}`;
 }
 

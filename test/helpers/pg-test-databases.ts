@@ -3,6 +3,7 @@
 // behind; the next run drops those whose run process is gone.
 import pg from 'pg';
 import { processAlive } from '../../src/db/lock.ts';
+import { COPY_NAME_INFIX } from '../../src/system/database-copy.ts';
 
 export function testDatabasePrefix(runPid: number): string {
   return `cairn_t_${runPid}_`;
@@ -28,4 +29,10 @@ export async function dropTestDatabases(url: string, which: { run: number } | { 
       if (drop) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
   });
+}
+
+/** The copies an upgrade's snapshot made of `database` on the server (src/system/database-copy.ts names them). */
+export async function snapshotCopiesOf(client: pg.Client, database: string): Promise<string[]> {
+  const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname', [`${database}${COPY_NAME_INFIX}`]);
+  return rows.map((r) => r.datname);
 }

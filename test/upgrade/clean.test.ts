@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBackups } from '../../src/system/backup.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
-import { buildBundles, installRelease, startPoller, type Bundles, type Install, readLog, withInstallDatabase } from './install.ts';
-import { sql } from 'kysely';
+import { buildBundles, installRelease, startPoller, type Bundles, type Install, readLog } from './install.ts';
+import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
 import { call, pollRun, startReleaseFeed } from './online.ts';
 import { expectUpgradeJob, upgradeJob } from './faults.ts';
 import { startSmtpStandin } from '../helpers/smtp.ts';
@@ -110,7 +110,7 @@ describe('upgrade vN → vN+1', () => {
     if (inst.databaseUrl) {
       const copy = /a copy of the database made by the server \((\w+)\)/.exec(journal.steps.find((s) => s.name === 'snapshot')!.detail)?.[1];
       expect(copy, journal.steps.find((s) => s.name === 'snapshot')!.detail).toBeTruthy();
-      expect(await withInstallDatabase(inst, async (db) => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_database WHERE datname = ${copy}`.execute(db)).rows[0]!.n)).toBe(0);
+      expect(await withServer(inst.databaseUrl, (c) => snapshotCopiesOf(c, new URL(inst.databaseUrl!).pathname.slice(1)))).toEqual([]);
     }
     // Listed as a job on both databases (embedded: written through the running web, brought up to date by the new one).
     await expectUpgradeJob(inst, journal, { status: 'succeeded', started_by: 'user:admin', progress: { done: 13, total: 13 }, error: '' });

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { listBackups } from '../../src/system/backup.ts';
 import { readJournal, STEPS, type Journal, type StepName } from '../../src/upgrade/engine/journal.ts';
-import { buildBundles, installRelease, withInstallDatabase, type Bundles, type Install } from './install.ts';
-import { sql } from 'kysely';
+import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
+import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
 import { expectConsistent } from './expect.ts';
 
 export interface FaultFixture {
@@ -69,9 +69,7 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
     // PostgreSQL: a rollback after migrating restored from the server's copy of the database, and the copy went
     // with the run (none is left for a run that ended).
     if (migrated) expect(journal.steps.find((s) => s.name === 'snapshot')!.detail).toMatch(/^database snapshot: a copy of the database made by the server/);
-    const prefix = `${new URL(inst.databaseUrl).pathname.slice(1)}_snapshot_`;
-    const copies = await withInstallDatabase(inst, async (db) => (await sql<{ datname: string }>`SELECT datname FROM pg_database WHERE starts_with(datname, ${prefix})`.execute(db)).rows);
-    expect(copies).toEqual([]);
+    expect(await withServer(inst.databaseUrl, (c) => snapshotCopiesOf(c, new URL(inst.databaseUrl!).pathname.slice(1)))).toEqual([]);
   }
   expect(existsSync(join(inst.layout.releases, bundles.versionN1))).toBe(false);
   expect(existsSync(journal.context.workDir)).toBe(false);

@@ -17,7 +17,7 @@ import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
 import { processAlive } from '../../src/install/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
-import { withServer } from '../helpers/pg-test-databases.ts';
+import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
 import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
@@ -123,8 +123,7 @@ async function createPgDatabase(base: string | undefined, template: string | nul
     // With any copy an upgrade's snapshot left (a run that failed and kept it for `cairn upgrade recover`).
     drop: () =>
       withServer(base, async (c) => {
-        const copies = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${name}\\_snapshot\\_%'`);
-        for (const db of [name, ...copies.rows.map((r) => r.datname)]) await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+        for (const db of [name, ...(await snapshotCopiesOf(c, name))]) await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
       }).then(() => undefined, () => undefined),
   };
 }
