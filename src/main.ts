@@ -91,23 +91,8 @@ program
   .command('migrate')
   .description('Apply pending database migrations.')
   .action(async (_opts, cmd: Command) => {
-    await import('./models.ts');
-    const { migrateToLatest } = await import('./db/migrator.ts');
-    const { queueSearchRebuild } = await import('./search/rebuild.ts');
-    await withDatabase(
-      cmd,
-      async (database) => {
-        const applied = await migrateToLatest(database.db);
-        console.log(applied.length ? `Applied ${applied.length} migration(s): ${applied.join(', ')}` : 'No pending migrations.');
-        // After an upgrade the registry may index other fields. Queued, not run: the worker rebuilds when it
-        // starts, so the upgrade's downtime does not grow with the inventory.
-        if (applied.length) {
-          await queueSearchRebuild(database.db, 'system');
-          console.log('Search index rebuild queued: it runs when background work starts (or run cairn rebuild now).');
-        }
-      },
-      false,
-    );
+    const { applyMigrations } = await import('./system/apply-migrations.ts');
+    await withDatabase(cmd, async (database) => console.log((await applyMigrations(database)).join('\n')), false);
   });
 
 program
@@ -283,7 +268,10 @@ modelsCommand
 
 registerTemplateCommands(program);
 registerNetBoxImportCommands(program, withDatabase);
-registerUpgradeCommands(program, { loadAppBuilder: async () => (await import('./app.ts')).buildApp });
+registerUpgradeCommands(program, {
+  loadAppBuilder: async () => (await import('./app.ts')).buildApp,
+  loadMigrations: async () => (await import('./system/apply-migrations.ts')).applyMigrations,
+});
 registerBackupCommands(program);
 registerStepNotesCommands(program);
 

@@ -1,5 +1,6 @@
-// `cairn upgrade ...`: bundle, online, recover, status, and the two commands the engine runs with the NEW
-// release's code during a run (verify, hold).
+// `cairn upgrade ...`: bundle, online, recover, status, and the two commands an engine runs with the NEW
+// release's code during a run (verify, hold) when that release's stage does not do the work itself
+// (release-work.ts).
 import { existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { VERSION } from '../../version.ts';
 import { compareVersions } from '../../install/version.ts';
 import { launchedBy } from '../launch-env.ts';
 import type { AppBuilder } from './verify.ts';
+import type { InProcessDeps } from './release-work.ts';
 
 // Each command imports what it runs when it runs (see src/main.ts): the engine starts several of these per run.
 
@@ -69,6 +71,8 @@ function handled<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...ar
 export interface UpgradeCommandDeps {
   /** The HTTP app `cairn upgrade verify` calls its list endpoints on. */
   loadAppBuilder: () => Promise<AppBuilder>;
+  /** `cairn migrate`'s work, done by the stage in its own process. */
+  loadMigrations: () => Promise<InProcessDeps['migrate']>;
 }
 
 export function registerUpgradeCommands(program: Command, deps: UpgradeCommandDeps): void {
@@ -182,8 +186,9 @@ export function registerUpgradeCommands(program: Command, deps: UpgradeCommandDe
     .option('--protocols', 'print the hand-over protocols this stage accepts, as JSON, and exit')
     .action(handled(async (opts: { protocols?: boolean }) => {
       if (opts.protocols) return void console.log(JSON.stringify({ release: VERSION, protocols: ACCEPTED_CALLER_PROTOCOLS }));
-      const [{ runStage }, { printLine }] = await Promise.all([import('./stage.ts'), import('./print.ts')]);
-      process.exit(await runStage(printLine));
+      // Loaded before the hello: the steps that use them run while the site is down.
+      const [{ runStage }, { printLine }, buildApp, migrate] = await Promise.all([import('./stage.ts'), import('./print.ts'), deps.loadAppBuilder(), deps.loadMigrations()]);
+      process.exit(await runStage(printLine, { buildApp, migrate }));
     }));
 
   upgrade

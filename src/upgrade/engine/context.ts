@@ -8,6 +8,7 @@ import type { Host } from '../host/types.ts';
 import { readEnvFile, type InstallLayout } from '../../install/layout.ts';
 import { writeJournal, type Journal, type StepName } from './journal.ts';
 import { processAlive, processStartTime } from '../../install/lock.ts';
+import type { ReleaseWork } from './release-work.ts';
 
 export interface EngineContext {
   layout: InstallLayout;
@@ -18,6 +19,8 @@ export interface EngineContext {
   engineToken: string | null;
   /** Where the run's progress goes as it happens (the terminal of `cairn upgrade bundle|recover`); none for a quiet run. */
   progress?: (line: string) => void;
+  /** The new release's work done in this process, when this process is that release (its stage); absent: its commands are run. */
+  releaseWork?: ReleaseWork;
 }
 
 /** A failure before anything stopped that is worth trying again later as it is (automatic updates may retry it). */

@@ -9,6 +9,7 @@ import { compareVersions } from '../../install/version.ts';
 import type { Host } from '../host/types.ts';
 import { SERVICES } from '../host/types.ts';
 import { CommandError, runRelease } from './commands.ts';
+import { commandWork, type ReleaseWork } from './release-work.ts';
 import {
   backupTarget,
   faultPoint,
@@ -206,8 +207,8 @@ function log(ctx: EngineContext): string {
   return logFile(ctx);
 }
 
-function release(ctx: EngineContext, args: string[], dir = ctx.journal.context.newRelease!): Promise<string> {
-  return runRelease(ctx.layout, dir, args, { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+function newRelease(ctx: EngineContext): ReleaseWork {
+  return ctx.releaseWork ?? commandWork(ctx.layout, ctx.journal.context.newRelease!, { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
 }
 
 function dirSize(dir: string): number {
@@ -281,7 +282,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     save(ctx);
     renameSync(join(journal.context.workDir, 'release'), target);
     // The bundled dependencies must load before anything stops.
-    const printed = (await release(ctx, ['--version'])).trim();
+    const printed = (await runRelease(ctx.layout, target, ['--version'], { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) })).trim();
     if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
     const stage = await stageProtocols(ctx);
     if (stage) checkStage(stage);
@@ -323,13 +324,13 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   },
 
   async deps(ctx) {
-    const status = JSON.parse(await release(ctx, ['status', '--json'])) as { pending_migrations: string[]; unknown_migrations: string[] };
-    if (status.unknown_migrations.length) {
-      throw new Error(`the database has migrations this release does not ship (${status.unknown_migrations.join(', ')}): it is newer than ${ctx.journal.versionTo}`);
+    const plan = await newRelease(ctx).plan();
+    if (plan.unknown.length) {
+      throw new Error(`the database has migrations this release does not ship (${plan.unknown.join(', ')}): it is newer than ${ctx.journal.versionTo}`);
     }
-    ctx.journal.context.pendingMigrations = status.pending_migrations;
+    ctx.journal.context.pendingMigrations = plan.pending;
     save(ctx);
-    return { detail: `dependencies load; migration plan: ${status.pending_migrations.length} pending${status.pending_migrations.length ? ` (${status.pending_migrations.join(', ')})` : ''}` };
+    return { detail: `dependencies load; migration plan: ${plan.pending.length} pending${plan.pending.length ? ` (${plan.pending.join(', ')})` : ''}` };
   },
 
   async snapshot(ctx) {
@@ -348,8 +349,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     if (!pending.length) return { detail: 'nothing to migrate', skipped: true };
     ctx.journal.context.migrateStarted = true;
     save(ctx);
-    const out = await release(ctx, ['migrate']);
-    const lines = out.trim().split('\n');
+    const lines = await newRelease(ctx).migrate();
     return { detail: lines.find((l) => /^Applied \d+ migration/.test(l)) ?? lines.pop() ?? '' };
   },
 
@@ -367,8 +367,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   },
 
   async verify(ctx) {
-    const out = await release(ctx, ['upgrade', 'verify']);
-    return { detail: out.trim().split('\n').pop() ?? 'verified' };
+    return { detail: await newRelease(ctx).verify() };
   },
 
   async start(ctx) {
@@ -376,7 +375,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     journal.context.holdToken = newToken();
     save(ctx);
     // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves.
-    await release(ctx, ['upgrade', 'hold', '--token-sha256', sha256(journal.context.holdToken)]);
+    await newRelease(ctx).hold(sha256(journal.context.holdToken));
     await ctx.host.start('web');
     if (journal.context.servicesBefore?.includes('worker')) await host.start('worker');
     const { host: addr, port } = webAddress(layout);

@@ -8,6 +8,7 @@ import { hostFor } from '../host/index.ts';
 import { continueRun } from './run.ts';
 import { ACCEPTED_CALLER_PROTOCOLS, parseHello, STAGE_REFUSED_EXIT, type StageHello } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
+import { inProcessWork, type InProcessDeps } from './release-work.ts';
 
 const HELLO_TIMEOUT_MS = 30_000;
 
@@ -37,7 +38,7 @@ function refusal(hello: StageHello): string | null {
 }
 
 /** Runs the stage; resolves with the process exit code. */
-export async function runStage(progress: (line: string) => void): Promise<number> {
+export async function runStage(progress: (line: string) => void, work: InProcessDeps): Promise<number> {
   if (!process.send) {
     process.stderr.write('cairn: `upgrade stage` is started by the upgrade engine of the running release, not by hand: use `cairn upgrade bundle <file>`.\n');
     return 2;
@@ -57,7 +58,8 @@ export async function runStage(progress: (line: string) => void): Promise<number
   delegateLock(layout.lockFile, process.pid);
   const journal = readJournal(layout.journalFile)!;
   journal.pid = process.pid;
-  const ctx: EngineContext = { layout, host: hostFor(layout), journal, env: process.env, engineToken: parsed.token, progress };
+  // This process is the new release: the steps' work on its database is done here, not by its commands.
+  const ctx: EngineContext = { layout, host: hostFor(layout), journal, env: process.env, engineToken: parsed.token, progress, releaseWork: inProcessWork(layout, work) };
   progress(`The upgrade stage of ${VERSION} takes over (protocol ${parsed.protocol}).`);
   await continueRun(ctx);
   return 0;
