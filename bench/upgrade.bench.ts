@@ -1,10 +1,11 @@
 // Upgrade vN → vN+1 (one migration) of a real install with 50,000 devices on PostgreSQL (BENCH_DATABASE_URL):
-// the downtime (quiesce start → resume end, the window the site answers 503) and each step's time, from the
-// run's own journal. Bundles are built from this source tree as the upgrade tests do.
+// each step's time and the downtime from the run's own journal (quiesce start → resume end: the steps that may
+// answer 503), and the window a client saw, from a poller reading a list and health throughout (first 503 to
+// last). Bundles are built from this source tree as the upgrade tests do.
 import { loadavg } from 'node:os';
 import { readJournal } from '../src/upgrade/engine/journal.ts';
 import { sql } from 'kysely';
-import { buildBundles, installRelease, withInstallDatabase } from '../test/upgrade/install.ts';
+import { buildBundles, installRelease, startPoller, withInstallDatabase } from '../test/upgrade/install.ts';
 import { benchSize } from './helpers.ts';
 
 const DEVICES = benchSize('BENCH_UPGRADE_DEVICES', 50_000, 5, { devices: true });
@@ -32,7 +33,9 @@ export default async function run(): Promise<void> {
   );
   console.log(`checkpoint after the install: ${checkpoint}`);
   try {
+    const poller = startPoller(inst.port, inst.adminToken);
     const r = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
+    const seen = await poller.stop();
     if (r.code !== 0) throw new Error(`upgrade failed:\n${r.out}`);
     const j = readJournal(inst.layout.journalFile)!;
     const at = (name: string, edge: 'started' | 'ended') => Date.parse(j.steps.find((s) => s.name === name)![edge]!);
@@ -42,7 +45,12 @@ export default async function run(): Promise<void> {
     }
     const total = (Date.parse(j.finishedAt!) - Date.parse(j.startedAt)) / 1000;
     const downtime = (at('resume', 'ended') - at('quiesce', 'started')) / 1000;
-    console.log(`upgrade ${bundles.versionN} → ${bundles.versionN1}: total ${total.toFixed(1)} s, downtime (quiesce → resume, 503 window) ${downtime.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(2)}`);
+    console.log(`upgrade ${bundles.versionN} → ${bundles.versionN1}: total ${total.toFixed(1)} s, downtime (quiesce → resume) ${downtime.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(2)}`);
+    const window = seen.maintenanceFirstAt === null ? 'none' : `${((seen.maintenanceLastAt! - seen.maintenanceFirstAt) / 1000).toFixed(1)} s`;
+    console.log(
+      `a client polling a list and health saw 503 for ${window} (first to last), ${seen.ok} answers 200, ${seen.maintenance} 503 + Retry-After, ` +
+        `${seen.other.length} other, ${seen.errors.length} connection errors${[...seen.other, ...seen.errors].slice(0, 3).map((e) => `\n  ${e}`).join('')}`,
+    );
   } finally {
     await inst.close();
   }

@@ -350,6 +350,9 @@ export function readLog(layout: InstallLayout): string {
 export interface PollRecord {
   ok: number;
   maintenance: number;
+  /** When the first and the last 503 + Retry-After answer arrived (ms since the epoch), or null for none. */
+  maintenanceFirstAt: number | null;
+  maintenanceLastAt: number | null;
   other: string[];
   errors: string[];
 }
@@ -359,7 +362,7 @@ export interface PollRecord {
  * Retry-After; a refused or reset connection is recorded as an error.
  */
 export function startPoller(port: number, token: string): { stop(): Promise<PollRecord> } {
-  const record: PollRecord = { ok: 0, maintenance: 0, other: [], errors: [] };
+  const record: PollRecord = { ok: 0, maintenance: 0, maintenanceFirstAt: null, maintenanceLastAt: null, other: [], errors: [] };
   let running = true;
   const once = (path: string) =>
     new Promise<void>((done) => {
@@ -368,7 +371,11 @@ export function startPoller(port: number, token: string): { stop(): Promise<Poll
         res.on('data', (d: Buffer) => (body += d.toString().slice(0, 300)));
         res.on('end', () => {
           if (res.statusCode === 200) record.ok++;
-          else if (res.statusCode === 503 && res.headers['retry-after']) record.maintenance++;
+          else if (res.statusCode === 503 && res.headers['retry-after']) {
+            record.maintenance++;
+            record.maintenanceFirstAt ??= Date.now();
+            record.maintenanceLastAt = Date.now();
+          }
           // With what answered and what it said: an unexpected answer is rare and needs its story to be fixed.
           else record.other.push(`${path}: ${res.statusCode} at ${new Date().toISOString()} ${body.slice(0, 300)}`);
           done();
