@@ -115,3 +115,9 @@ export async function copyDatabase(url: string, copy: string, fromBytes = COPY_F
 export async function dropDatabaseCopy(url: string, copy: string): Promise<void> {
   await withServer(url, (client) => client.query(`DROP DATABASE IF EXISTS ${ident(copy)}`));
 }
+
+/** The size of the database of `url`, as the server counts its files (pg_database_size). */
+export async function databaseBytes(url: string): Promise<number> {
+  const name = databaseName(url);
+  return withServer(url, async (client) => Number((await client.query<{ bytes: string }>(`SELECT pg_database_size($1)::text AS bytes`, [name])).rows[0]!.bytes));
+}

@@ -32,6 +32,8 @@ import { STAGE_PROTOCOL } from './stage-protocol.ts';
 import { VERSION } from '../../version.ts';
 import { rollback } from './rollback.ts';
 import { discardSnapshotOrWarn, snapshotCopyFromBytes } from './snapshot.ts';
+import { diskNeed } from './disk-need.ts';
+import { databaseBytes } from '../../system/database-copy.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
 import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
@@ -248,18 +250,25 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     journal.versionTo = manifest.version;
     save(ctx);
     refuseOlder(manifest.version, journal.versionFrom);
-    // Room for the release next to the old one, a database snapshot, and some slack.
-    const need = 1.2 * (dirSize(staged) + dirSize(backupTarget(layout, journal.versionFrom).dataDir)) + 200 * MB;
+    const target = backupTarget(layout, journal.versionFrom);
+    const database = target.databaseUrl ? await postgresBytes(target.databaseUrl) : dirSize(target.dataDir);
+    const need = diskNeed({
+      release: dirSize(staged),
+      database,
+      backup: !backupSkipped(ctx),
+      snapshotUnderRoot: !target.databaseUrl || database < snapshotCopyFromBytes(ctx),
+    });
     const fs = statfsSync(layout.root);
     const free = fs.bavail * fs.bsize;
-    if (free < need) throw new UpgradeRefused(`Too little disk space under ${layout.root}: ${Math.round(free / MB)} MB free, ${Math.round(need / MB)} MB needed.`);
+    if (free < need.bytes) {
+      throw new UpgradeRefused(`Too little disk space under ${layout.root}: ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed (${need.parts}, with a fifth more and 200 MB to spare).`);
+    }
     await ctx.host.installRecovery();
-    return { detail: `${journal.versionFrom} → ${manifest.version}; bundle verified (${Object.keys(manifest.sha256).length} files); ${Math.round(free / MB)} MB free` };
+    return { detail: `${journal.versionFrom} → ${manifest.version}; bundle verified (${Object.keys(manifest.sha256).length} files); ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed (${need.parts})` };
   },
 
   async backup(ctx) {
-    const skip = ctx.env.SVC_SKIP_BACKUP === '1' || ctx.env.CAIRN_SKIP_BACKUP === '1';
-    if (skip && ctx.journal.trigger !== 'auto') {
+    if (backupSkipped(ctx)) {
       ctx.journal.warnings.push('The pre-upgrade backup was skipped on request (SVC_SKIP_BACKUP=1).');
       return { detail: 'skipped on request (SVC_SKIP_BACKUP=1)', skipped: true };
     }
@@ -403,6 +412,20 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     return { detail: `work folder removed${removed.length ? `; old releases removed: ${removed.join(', ')}` : ''}` };
   },
 };
+
+/** SVC_SKIP_BACKUP=1 skips the pre-upgrade backup on purpose, never for an automatic update. */
+function backupSkipped(ctx: EngineContext): boolean {
+  return (ctx.env.SVC_SKIP_BACKUP === '1' || ctx.env.CAIRN_SKIP_BACKUP === '1') && ctx.journal.trigger !== 'auto';
+}
+
+/** The PostgreSQL database's size; a server that does not answer stops the run here, before anything changed. */
+async function postgresBytes(url: string): Promise<number> {
+  try {
+    return await databaseBytes(url);
+  } catch (err) {
+    throw new RetryableFailure(`PostgreSQL did not say how large the database is (${err instanceof Error ? err.message : String(err)}): the upgrade needs the database, try again once it answers.`);
+  }
+}
 
 async function backupThroughWeb(ctx: EngineContext): Promise<BackupInfo> {
   const { host, port } = webAddress(ctx.layout);

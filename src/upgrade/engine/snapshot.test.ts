@@ -35,6 +35,8 @@ describe('snapshotCopyFromBytes', () => {
   it('warns about a value that is not a whole number of megabytes and uses the default', () => {
     const ctx = context('CAIRN_SNAPSHOT_COPY_FROM_MB=1.5GB\n');
     expect(snapshotCopyFromBytes(ctx)).toBe(COPY_FROM_BYTES);
+    // Asked twice in a run (preflight, snapshot): said once.
+    expect(snapshotCopyFromBytes(ctx)).toBe(COPY_FROM_BYTES);
     expect(readJournal(ctx.layout.journalFile)!.warnings).toEqual(['CAIRN_SNAPSHOT_COPY_FROM_MB="1.5GB" is not a whole number of megabytes: the default, 256 MB, was used.']);
   });
 });

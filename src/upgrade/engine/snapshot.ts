@@ -15,8 +15,12 @@ export function snapshotCopyFromBytes(ctx: EngineContext): number {
   const raw = { ...ctx.env, ...readEnvFile(ctx.layout.envFile) }.CAIRN_SNAPSHOT_COPY_FROM_MB;
   if (raw === undefined || raw === '') return COPY_FROM_BYTES;
   if (/^\d+$/.test(raw.trim())) return Number(raw.trim()) * 1024 ** 2;
-  ctx.journal.warnings.push(`CAIRN_SNAPSHOT_COPY_FROM_MB=${JSON.stringify(raw)} is not a whole number of megabytes: the default, ${COPY_FROM_BYTES / 1024 ** 2} MB, was used.`);
-  save(ctx);
+  // Asked at preflight (the disk needed) and again at snapshot: said once.
+  const warning = `CAIRN_SNAPSHOT_COPY_FROM_MB=${JSON.stringify(raw)} is not a whole number of megabytes: the default, ${COPY_FROM_BYTES / 1024 ** 2} MB, was used.`;
+  if (!ctx.journal.warnings.includes(warning)) {
+    ctx.journal.warnings.push(warning);
+    save(ctx);
+  }
   return COPY_FROM_BYTES;
 }
 
