@@ -290,10 +290,11 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     journal.context.newRelease = target;
     save(ctx);
     renameSync(join(journal.context.workDir, 'release'), target);
-    // The bundled dependencies must load before anything stops.
-    const printed = (await runRelease(ctx.layout, target, ['--version'], { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) })).trim();
-    if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
+    // The release must start (its bundled dependencies load) and name its version before anything stops. Its
+    // stage's protocol list does both in one process; a release without a stage is asked for its version.
     const stage = await stageProtocols(ctx);
+    const printed = stage ? stage.release : (await runRelease(ctx.layout, target, ['--version'], { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) })).trim();
+    if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
     if (stage) checkStage(stage);
     else journal.warnings.push(`Release ${journal.versionTo} has no upgrade stage of its own: the engine of ${journal.versionFrom} carried out the whole run.`);
     journal.context.stage = stage ? { release: stage.release, protocol: STAGE_PROTOCOL, pid: null } : null;
