@@ -78,6 +78,9 @@ describe('buildBundle', () => {
     // Redoc ships as its standalone bundle alone: none of the browser packages it was built from.
     expect(files.filter((f) => f.startsWith('node_modules/redoc/')).sort()).toEqual(['node_modules/redoc/LICENSE', 'node_modules/redoc/bundles/redoc.standalone.js', 'node_modules/redoc/package.json']);
     for (const browserOnly of ['core-js', 'styled-components', 'prismjs', 'mobx']) expect(files.some((f) => f.startsWith(`node_modules/${browserOnly}/`)), browserOnly).toBe(false);
+    // Nothing reads a package's type declarations or source maps at run time; their licences stay.
+    expect(files.filter((f) => f.startsWith('node_modules/') && /\.(?:d\.[cm]?ts|map)$/.test(f))).toEqual([]);
+    expect(files).toContain('node_modules/@electric-sql/pglite/LICENSE');
   });
 });
 
