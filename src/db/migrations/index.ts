@@ -52,6 +52,7 @@ import * as m0050 from './0050_provider_asns.ts';
 import * as m0051 from './0051_natural_key_split.ts';
 import * as m0052 from './0052_search_pending_list_by_session.ts';
 import * as m0053 from './0053_write_marks.ts';
+import * as m0054 from './0054_order_ties.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -106,4 +107,5 @@ export const migrations: Record<string, Migration> = {
   '0051_natural_key_split': m0051,
   '0052_search_pending_list_by_session': m0052,
   '0053_write_marks': m0053,
+  '0054_order_ties': m0054,
 };
