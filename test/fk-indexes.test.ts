@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import '../src/models.ts';
-import { allModels, columnOf, isColumnField } from '../src/core/registry.ts';
+import { allModels, columnOf, isColumnField, type ModelDef } from '../src/core/registry.ts';
 import { openTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 let database: TestDatabase;
@@ -106,24 +106,32 @@ it('every natural-order field is ordered by its stored key, indexed behind the t
   }
 });
 
-it("every tenant-scoped list's default ordering is read off an index (no list's page cost grows with its table)", async () => {
-  // With sorting disabled PostgreSQL takes any index that yields the order, however small the table: a Sort left in
-  // the plan means no index can (the page would read and sort the tenant's whole table).
+/**
+ * The plan of each tenant-scoped list's default page (50 rows, past the first 100), with sorting disabled: then
+ * PostgreSQL takes any index that yields the order, however small the table, and a Sort left in the plan means none
+ * can.
+ */
+async function defaultPagePlans(): Promise<{ m: ModelDef; plan: string }[]> {
   const { listConditions } = await import('../src/core/crud/read.ts');
   const tenantId = '00000000-0000-7000-8000-000000000001';
   const ctx = { user: null, tenantId, tenantIds: [tenantId], permissions: new Set<string>(), readOnly: false, requestId: 'order', via: 'token' } as const;
-  const sorted: string[] = [];
-  await database.db.connection().execute(async (conn) => {
+  return database.db.connection().execute(async (conn) => {
+    const plans: { m: ModelDef; plan: string }[] = [];
     await sql`SET enable_sort = off`.execute(conn);
     for (const m of allModels().filter((x) => x.tenantScoped && x.operations.list)) {
       const { where, orderBy } = listConditions(ctx, m, {});
       const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT t.* FROM ${sql.table(m.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT 50 OFFSET 100`.execute(conn);
-      // An incremental sort is fine: it orders rows already read in index order within their equal keys (the id
-      // that breaks ties behind a unique name), so it reads no more than the page.
-      if (rows.some((r) => /^\s*(->\s+)?Sort\s+\(/.test(Object.values(r)[0]!))) sorted.push(`${m.name} (${m.defaultOrdering.join(', ') || 'id'})`);
+      plans.push({ m, plan: rows.map((r) => Object.values(r)[0]!).join('\n') });
     }
     await sql`RESET enable_sort`.execute(conn);
+    return plans;
   });
+}
+
+it("every tenant-scoped list's default ordering is read off an index (no list's page cost grows with its table)", async () => {
+  // A Sort would read and sort the tenant's whole table. An incremental sort is checked below: it orders rows
+  // already read in index order within their equal keys.
+  const sorted = (await defaultPagePlans()).filter(({ plan }) => /^\s*(->\s+)?Sort\s+\(/m.test(plan)).map(({ m }) => `${m.name} (${m.defaultOrdering.join(', ') || 'id'})`);
   expect(sorted).toEqual([]);
 });
 
@@ -136,31 +144,20 @@ const BOUNDED_TIES: Record<string, string> = {
 };
 
 it('a list ordered by an index with its ties sorted after (incremental sort) has no large ties', async () => {
-  // An incremental sort reads rows in index order and sorts each group of equal keys. Behind a unique name a group
-  // is one row; behind a time that a whole statement's rows share (the change log), one group was 50,000 rows,
-  // and PostgreSQL read and sorted the tenant's whole table instead (0.65 s a page at 2.8 million changes).
-  const { listConditions } = await import('../src/core/crud/read.ts');
-  const tenantId = '00000000-0000-7000-8000-000000000001';
-  const ctx = { user: null, tenantId, tenantIds: [tenantId], permissions: new Set<string>(), readOnly: false, requestId: 'order', via: 'token' } as const;
+  // Behind a unique name a group of equal keys is one row; behind a time that a whole statement's rows share (the
+  // change log), one group was 50,000 rows, and PostgreSQL read and sorted the tenant's whole table instead (0.65 s
+  // a page at 2.8 million changes).
   const unique = await sql<{ tbl: string; cols: string[] }>`
     SELECT i.indrelid::regclass::text AS tbl, array_agg(a.attname::text) AS cols
     FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
     WHERE i.indisunique AND i.indpred IS NULL AND i.indrelid::regclass::text NOT LIKE 'pg_%'
     GROUP BY i.indexrelid, i.indrelid`.execute(database.db);
-  const tied: string[] = [];
-  await database.db.connection().execute(async (conn) => {
-    await sql`SET enable_sort = off`.execute(conn);
-    for (const m of allModels().filter((x) => x.tenantScoped && x.operations.list)) {
-      const { where, orderBy } = listConditions(ctx, m, {});
-      const { rows } = await sql<Record<string, string>>`EXPLAIN SELECT t.* FROM ${sql.table(m.table)} t WHERE ${where} ORDER BY ${orderBy} LIMIT 50 OFFSET 100`.execute(conn);
-      const plan = rows.map((r) => Object.values(r)[0]!).join('\n');
-      const presorted = /Presorted Key: (.+)/.exec(plan)?.[1];
-      if (!presorted) continue;
-      const keys = new Set(['tenant_id', ...presorted.split(', ').map((k) => k.replace(/^t\./, '').replace(/"/g, ''))]);
-      const covered = unique.rows.some((u) => u.tbl === m.table && u.cols.every((c) => keys.has(c)));
-      if (!covered && !BOUNDED_TIES[m.name]) tied.push(`${m.name} (${m.defaultOrdering.join(', ')}: presorted by ${presorted})`);
-    }
-    await sql`RESET enable_sort`.execute(conn);
+  const tied = (await defaultPagePlans()).flatMap(({ m, plan }) => {
+    const presorted = /Presorted Key: (.+)/.exec(plan)?.[1];
+    if (!presorted || BOUNDED_TIES[m.name]) return [];
+    const keys = new Set(['tenant_id', ...presorted.split(', ').map((k) => k.replace(/^t\./, '').replace(/"/g, ''))]);
+    const unbroken = unique.rows.some((u) => u.tbl === m.table && u.cols.every((c) => keys.has(c)));
+    return unbroken ? [] : [`${m.name} (${m.defaultOrdering.join(', ')}: presorted by ${presorted})`];
   });
   expect(tied).toEqual([]);
 });

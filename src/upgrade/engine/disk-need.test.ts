@@ -5,19 +5,21 @@ import { diskNeed } from './disk-need.ts';
 const MB = 1024 ** 2;
 
 describe('diskNeed', () => {
-  it('counts the database twice when the backup and the snapshot are both files under the root', () => {
-    const need = diskNeed({ release: 50 * MB, database: 100 * MB, backup: true, snapshotUnderRoot: true });
-    expect(need.bytes).toBe(1.2 * 250 * MB + 200 * MB);
-    expect(need.parts).toBe('release 50 MB, backup 100 MB, snapshot 100 MB');
+  it('counts the release, a backup as large as the last one, and a snapshot at the database size', () => {
+    const need = diskNeed({ release: 50 * MB, backup: { bytes: 30 * MB, asLast: true }, snapshot: 100 * MB });
+    expect(need.bytes).toBe(1.2 * 180 * MB + 200 * MB);
+    expect(need.parts).toBe('release 50 MB, backup 30 MB (as the last one), snapshot 100 MB');
+  });
+
+  it('with no backup yet counts the database for it', () => {
+    expect(diskNeed({ release: 0, backup: { bytes: 5000 * MB, asLast: false }, snapshot: null }).parts).toBe(
+      "release 0 MB, backup 5000 MB (the database's size: no backup yet), snapshot copied by the database server",
+    );
   });
 
   it('leaves out a snapshot the database server copies, and a backup skipped on request', () => {
-    const need = diskNeed({ release: 50 * MB, database: 5000 * MB, backup: false, snapshotUnderRoot: false });
+    const need = diskNeed({ release: 50 * MB, backup: null, snapshot: null });
     expect(need.bytes).toBe(1.2 * 50 * MB + 200 * MB);
     expect(need.parts).toBe('release 50 MB, no backup, snapshot copied by the database server');
-  });
-
-  it('counts a PostgreSQL backup even when the snapshot is a copy (the backup is a dump under the root)', () => {
-    expect(diskNeed({ release: 0, database: 5000 * MB, backup: true, snapshotUnderRoot: false }).bytes).toBe(1.2 * 5000 * MB + 200 * MB);
   });
 });

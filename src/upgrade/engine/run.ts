@@ -2,7 +2,7 @@
 // (rollback.ts); from resume on, problems are warnings and the new release stays.
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { createBackup, pruneBackups, type BackupInfo } from '../../system/backup.ts';
+import { createBackup, listBackups, pruneBackups, type BackupInfo } from '../../system/backup.ts';
 import { MANIFEST_FILE, unpackBundle } from '../bundle.ts';
 import { execFile } from 'node:child_process';
 import { compareVersions } from '../../install/version.ts';
@@ -252,11 +252,11 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     refuseOlder(manifest.version, journal.versionFrom);
     const target = backupTarget(layout, journal.versionFrom);
     const database = target.databaseUrl ? await postgresBytes(target.databaseUrl) : dirSize(target.dataDir);
+    const lastBackup = (await listBackups(layout.backupsDir))[0];
     const need = diskNeed({
       release: dirSize(staged),
-      database,
-      backup: !backupSkipped(ctx),
-      snapshotUnderRoot: !target.databaseUrl || database < snapshotCopyFromBytes(ctx),
+      backup: backupSkipped(ctx) ? null : lastBackup ? { bytes: lastBackup.size, asLast: true } : { bytes: database, asLast: false },
+      snapshot: !target.databaseUrl || database < snapshotCopyFromBytes(ctx) ? database : null,
     });
     const fs = statfsSync(layout.root);
     const free = fs.bavail * fs.bsize;
