@@ -27,7 +27,7 @@ export interface DiskParts {
 
 export interface DiskNeed {
   bytes: number;
-  /** What the need is made of, for the step's line and the refusal: `release 32 MB, backup 390 MB (as the last one), …`. */
+  /** What the need is made of, for the step's line and the refusal: `release 32 MB; backup 390 MB (as the last one); …`. */
   parts: string;
 }
 
@@ -36,6 +36,6 @@ export function diskNeed(p: DiskParts): DiskNeed {
   const backup = p.backup ? `backup ${mb(p.backup.bytes)} (${p.backup.asLast ? 'as the last one' : "the database's size: no backup yet"})` : 'no backup';
   return {
     bytes: MARGIN * (p.release + (p.backup?.bytes ?? 0) + (p.snapshot ?? 0)) + SLACK_BYTES,
-    parts: [`release ${mb(p.release)}`, backup, p.snapshot === null ? 'snapshot copied by the database server' : `snapshot ${mb(p.snapshot)}`].join(', '),
+    parts: [`release ${mb(p.release)}`, backup, p.snapshot === null ? 'snapshot copied by the database server' : `snapshot ${mb(p.snapshot)}`].join('; '),
   };
 }

@@ -261,10 +261,10 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     const fs = statfsSync(layout.root);
     const free = fs.bavail * fs.bsize;
     if (free < need.bytes) {
-      throw new UpgradeRefused(`Too little disk space under ${layout.root}: ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed (${need.parts}, with a fifth more and 200 MB to spare).`);
+      throw new UpgradeRefused(`Too little disk space under ${layout.root}: ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed: ${need.parts}; with a fifth more and 200 MB to spare.`);
     }
     await ctx.host.installRecovery();
-    return { detail: `${journal.versionFrom} → ${manifest.version}; bundle verified (${Object.keys(manifest.sha256).length} files); ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed (${need.parts})` };
+    return { detail: `${journal.versionFrom} → ${manifest.version}; bundle verified (${Object.keys(manifest.sha256).length} files); ${Math.round(free / MB)} MB free, ${Math.round(need.bytes / MB)} MB needed: ${need.parts}` };
   },
 
   async backup(ctx) {
