@@ -58,6 +58,11 @@ export function backupTarget(layout: InstallLayout, version: string): BackupTarg
   };
 }
 
+/** How the run starts a release's command (runRelease): its output into the run's log, its pid recorded (trackChild). */
+export function commandOptions(ctx: EngineContext): { log: string; onSpawn: (pid: number) => void } {
+  return { log: logFile(ctx), onSpawn: (pid) => trackChild(ctx, pid) };
+}
+
 /** Records a child command's pid so recovery can stop it if this process is killed while it runs. */
 export function trackChild(ctx: EngineContext, pid: number): void {
   ctx.journal.context.child = { pid, pidStart: processStartTime(pid) };

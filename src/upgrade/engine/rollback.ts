@@ -4,7 +4,7 @@
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
 import { restoreSnapshot } from '../../system/backup.ts';
 import { runRelease } from './commands.ts';
-import { backupTarget, killLeftoverChild, logFile, restoreFaultPoint, save, trackChild, type EngineContext } from './context.ts';
+import { backupTarget, commandOptions, killLeftoverChild, restoreFaultPoint, save, type EngineContext } from './context.ts';
 import { currentRelease, webAddress } from '../../install/layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './current-link.ts';
@@ -52,7 +52,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
     }
   } else if (journal.context.holdToken) {
     // The new release turned maintenance on in a database we keep: turn it off with the old code.
-    await runRelease(layout, previous, ['maintenance', 'off'], { log: logFile(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+    await runRelease(layout, previous, ['maintenance', 'off'], commandOptions(ctx));
   }
   journal.context.holdToken = null;
   save(ctx);

@@ -14,12 +14,11 @@ import {
   backupTarget,
   faultPoint,
   RetryableFailure,
-  logFile,
+  commandOptions,
   newRunId,
   newToken,
   save,
   sha256,
-  trackChild,
   type EngineContext,
 } from './context.ts';
 import { STEPS, readJournal, unfinished, type Journal, type StepName } from './journal.ts';
@@ -205,12 +204,8 @@ interface StepResult {
   skipped?: boolean;
 }
 
-function log(ctx: EngineContext): string {
-  return logFile(ctx);
-}
-
 function newRelease(ctx: EngineContext): ReleaseWork {
-  return ctx.releaseWork ?? commandWork(ctx.layout, ctx.journal.context.newRelease!, { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+  return ctx.releaseWork ?? commandWork(ctx.layout, ctx.journal.context.newRelease!, commandOptions(ctx));
 }
 
 function dirSize(dir: string): number {
@@ -293,7 +288,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     // The release must start (its bundled dependencies load) and name its version before anything stops. Its
     // stage's protocol list does both in one process; a release without a stage is asked for its version.
     const stage = await stageProtocols(ctx);
-    const printed = stage ? stage.release : (await runRelease(ctx.layout, target, ['--version'], { log: log(ctx), onSpawn: (pid) => trackChild(ctx, pid) })).trim();
+    const printed = stage ? stage.release : (await runRelease(ctx.layout, target, ['--version'], commandOptions(ctx))).trim();
     if (printed !== journal.versionTo) throw new Error(`the new release reports version "${printed}", expected ${journal.versionTo}`);
     if (stage) checkStage(stage);
     else journal.warnings.push(`Release ${journal.versionTo} has no upgrade stage of its own: the engine of ${journal.versionFrom} carried out the whole run.`);

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { CommandError, runRelease } from './commands.ts';
-import { logFile, save, trackChild, type EngineContext } from './context.ts';
+import { commandOptions, save, type EngineContext } from './context.ts';
 import { readJournal, type Journal } from './journal.ts';
 import { rollBackInterrupted } from './recover.ts';
 import { parseAnswer, STAGE_PROTOCOL, STAGE_REFUSED_EXIT, type StageAnswer, type StageHello } from './stage-protocol.ts';
@@ -17,7 +17,7 @@ import { parseAnswer, STAGE_PROTOCOL, STAGE_REFUSED_EXIT, type StageAnswer, type
 export async function stageProtocols(ctx: EngineContext): Promise<StageAnswer | null> {
   let out: string;
   try {
-    out = await runRelease(ctx.layout, ctx.journal.context.newRelease!, ['upgrade', 'stage', '--protocols'], { log: logFile(ctx), onSpawn: (pid) => trackChild(ctx, pid) });
+    out = await runRelease(ctx.layout, ctx.journal.context.newRelease!, ['upgrade', 'stage', '--protocols'], commandOptions(ctx));
   } catch (err) {
     if (err instanceof CommandError && /unknown (command|option)/.test(err.output)) return null;
     throw err;
