@@ -27,6 +27,7 @@ import { registerCatalogRoutes } from './core/catalogs.ts';
 import { configureSecrets } from './core/secrets.ts';
 import { configureRenderBudget } from './templating/render-budget.ts';
 import { registerControlCharacterGuard } from './core/text-guard.ts';
+import { registerWriteGate, WriteGate } from './core/write-gate.ts';
 import { ADMISSION_DEFAULTS, registerAdmission } from './core/admission.ts';
 import { answerChecksEnabled, registerAnswerCheck } from './core/answer-check.ts';
 import { VERSION } from './version.ts';
@@ -156,6 +157,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   // Before any route is added: the guard attaches itself to each one.
   registerControlCharacterGuard(app);
+  // Changes are counted, and refused while an upgrade keeps the site readable (core/write-gate.ts).
+  app.decorate('writeGate', new WriteGate());
+  registerWriteGate(app, app.writeGate);
   if (answerChecksEnabled()) registerAnswerCheck(app);
   await app.register(fastifyCookie);
 

@@ -43,7 +43,20 @@ export async function serve(config: Config): Promise<void> {
     installUpgradeHandover(app, stop);
     // Background work (checks, schedules, queues) runs in this process unless CAIRN_EMBEDDED_WORKER=0 (then
     // `cairn worker` processes run it).
-    if (backgroundWorkEmbedded()) stopWorker = await startBackgroundWork(database);
+    if (backgroundWorkEmbedded()) {
+      stopWorker = await startBackgroundWork(database);
+      // An upgrade that keeps the site readable pauses it with the changes (core/write-gate.ts).
+      app.writeGate.background = {
+        pause: async () => {
+          const stopping = stopWorker;
+          stopWorker = async () => {};
+          await stopping();
+        },
+        resume: async () => {
+          if (!closing) stopWorker = await startBackgroundWork(database);
+        },
+      };
+    }
     const replicas = database.replicas ? `, reads of GET requests from ${database.replicas.replicas.length} replica(s)` : '';
     console.log(`Cairn is serving on ${serverUrl(config)} (${database.backend === 'pglite' ? `embedded database in ${config.dataDir}` : `PostgreSQL${replicas}`}).`);
     // …and again as the last line of the start, where it is seen.

@@ -10,6 +10,7 @@ import { fieldError } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { jsonBytes } from './json-bytes.ts';
 import type { Config } from '../config.ts';
+import type { WriteGate } from './write-gate.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,6 +20,7 @@ declare module 'fastify' {
     database: Database;
     config: Config;
     cairnVersion: string;
+    writeGate: WriteGate;
   }
   interface FastifyContextConfig {
     /** What a read-only token is told when refused this (non-GET) route, when the general refusal would mislead. */

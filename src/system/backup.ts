@@ -226,8 +226,9 @@ function snapshotCopy(file: string): string | null {
  * names it) from `copyFromBytes` up, or a dump below that or where the copy cannot be made; embedded: a tar of the
  * (stopped) pgdata. Says which.
  */
-export async function snapshotDatabase(target: BackupTarget, file: string, copyFromBytes?: number): Promise<string> {
-  if (target.databaseUrl) {
+export async function snapshotDatabase(target: BackupTarget, file: string, copyFromBytes?: number | null): Promise<string> {
+  // null: a dump whatever the size (the server's copy needs every other session gone, and the site serves reads).
+  if (target.databaseUrl && copyFromBytes !== null) {
     // The file names the copy before it is made: a run killed while the server copies still finds it to drop.
     const copy = copyName(target.databaseUrl);
     await writeFile(file, `${COPY_MARK}${copy}\n`, { mode: 0o600 });

@@ -37,13 +37,16 @@ export function registerHealthRoutes(app: FastifyInstance): void {
       const codeBehindDb = database ? migrations!.state.codeBehindDb : [];
       const dbBehindCode = database ? migrations!.state.dbBehindCode : [];
       const ok = database && codeBehindDb.length === 0 && dbBehindCode.length === 0;
+      // An upgrade that keeps the site readable (core/write-gate.ts): reads are answered, changes are not.
+      const readOnly = app.writeGate.readOnly;
       reply.code(database ? 200 : 503);
       // Unavailable is a state clients and load balancers wait out (a restart, an upgrade's window): say when to retry.
       if (!database) reply.header('Retry-After', '5');
       return {
         status: ok ? 'ok' : database ? 'degraded' : 'unavailable',
         database,
-        maintenance,
+        maintenance: maintenance || readOnly,
+        ...(readOnly ? { read_only: true } : {}),
         version: app.cairnVersion,
         code_behind_db: codeBehindDb,
         db_behind_code: dbBehindCode,
@@ -78,6 +81,7 @@ export const healthSchema = {
     status: { type: 'string', enum: ['ok', 'degraded', 'unavailable'], description: '`ok` only when the database answers and code and database agree.' },
     database: { type: 'boolean' },
     maintenance: { type: 'boolean' },
+    read_only: { type: 'boolean', description: 'Only while an upgrade keeps the site readable: true. Reads are answered; changes get 503 + Retry-After.' },
     version: { type: 'string' },
     code_behind_db: { type: 'array', items: { type: 'string' }, description: 'Migrations applied in the database that this code does not ship.' },
     db_behind_code: { type: 'array', items: { type: 'string' }, description: 'Migrations this code ships that the database has not applied.' },

@@ -63,3 +63,7 @@ export const RunningJobsAnswer = closed({ running: { type: 'array', items: close
 export const JobWriteAnswer = closed({ id: { type: 'string', format: 'uuid' } });
 
 export const ResumeAnswer = closed({ resumed: { type: 'boolean' } });
+export const ReadOnlyAnswer = closed({
+  read_only: { type: 'boolean' },
+  waited_ms: { type: 'integer', description: 'How long the changes under way took to end.' },
+});

@@ -13,10 +13,12 @@ import { BUSY_MESSAGE, lockOwnerAlive, readLock } from '../install/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
-import { BackupAnswer, CancelAnswer, JobWriteAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
+import { BackupAnswer, CancelAnswer, JobWriteAnswer, ReadOnlyAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
 import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
 const tags = ['system'];
+/** How long the read-only call waits for the changes under way (a bulk import may take a while). */
+const WRITE_WAIT_MS = 60_000;
 const emptyBody = { type: 'object', additionalProperties: false, properties: {} };
 
 function requireAdmin(req: FastifyRequest): void {
@@ -120,6 +122,24 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
     handler: async (req) => {
       requireEngine(req, 'Only the running upgrade may write its job record.');
       return { id: await applyUpgradeJobWrite(app.database.db, req.body as UpgradeJobWrite) };
+    },
+  });
+
+  // Called by the upgrade engine only, at quiesce when the run keeps the site readable (CAIRN_UPGRADE_SERVE_READS=1,
+  // PostgreSQL): this process refuses changes from now on and answers once those under way have ended, so the
+  // run's snapshot holds them. It answers reads until the run takes the port for its migration.
+  app.post('/api/system/upgrade/read-only/', {
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Refuse changes and keep answering reads (engine only)', security: [], body: emptyBody,
+      description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403. 409 when changes under way did not end in time (nothing is refused then).', response: { 200: ReadOnlyAnswer } },
+    handler: async (req) => {
+      const layout = requireEngine(req, 'Only the running upgrade may make the site read-only.');
+      if (app.database.backend === 'pglite') throw conflict('The embedded database is held by this process: an upgrade needs it to itself, and stops this process instead.');
+      const closed = await app.writeGate.close(() => lockOwnerAlive(layout.lockFile), WRITE_WAIT_MS);
+      if (!closed.drained) {
+        throw conflict(`${closed.inFlight} change(s) were still under way after ${Math.round(closed.waitedMs / 1000)} s: the site takes changes again, and the upgrade stops it instead.`);
+      }
+      return { read_only: true, waited_ms: closed.waitedMs };
     },
   });
 

@@ -19,7 +19,9 @@ let inst: Install;
 
 beforeAll(async () => {
   bundles = await buildBundles();
-  inst = await installRelease(bundles.vN, bundles.versionN);
+  // On PostgreSQL the run keeps the site readable until its migration (serve-reads.ts); the embedded pass, and the
+  // fault files on both, run SPEC's maintenance page from quiesce.
+  inst = await installRelease(bundles.vN, bundles.versionN, { serveReads: Boolean(process.env.TEST_DATABASE_URL) });
 }, 900_000);
 
 afterAll(async () => {
@@ -105,12 +107,18 @@ describe('upgrade vN → vN+1', () => {
     const journal = readJournal(inst.layout.journalFile)!;
     expect(journal.steps.map((s) => s.engine)).toEqual([...Array(3).fill(bundles.versionN), ...Array(10).fill(bundles.versionN1)]);
     expect(journal.context.stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
-    // PostgreSQL: the snapshot was the server's copy of the database (nobody else was connected with web and worker
-    // stopped), dropped when the run was done.
+    const step = (name: string) => journal.steps.find((s) => s.name === name)!;
     if (inst.databaseUrl) {
-      const copy = /a copy of the database made by the server \((\w+)\)/.exec(journal.steps.find((s) => s.name === 'snapshot')!.detail)?.[1];
-      expect(copy, journal.steps.find((s) => s.name === 'snapshot')!.detail).toBeTruthy();
+      // PostgreSQL, keeping the site readable: the web refused changes at quiesce and answered reads until the run
+      // took its port for the migration; the snapshot was a dump (the server's copy needs every other session gone),
+      // and no read met a 503 before the migration began.
+      expect(step('quiesce').detail, journal.warnings.join('\n')).toContain('web answers reads and refuses changes until the migration');
+      expect(step('snapshot').detail).toMatch(/^database snapshot: \d+ KB, a dump taken while the site answered reads$/);
+      expect(polled.maintenanceFirstAt).toBeGreaterThanOrEqual(Date.parse(step('migrate').started));
       expect(await withServer(inst.databaseUrl, (c) => snapshotCopiesOf(c, new URL(inst.databaseUrl!).pathname.slice(1)))).toEqual([]);
+    } else {
+      expect(step('quiesce').detail).toContain('web stopped behind the maintenance responder');
+      expect(polled.maintenanceFirstAt).toBeGreaterThanOrEqual(Date.parse(step('quiesce').started));
     }
     // Listed as a job on both databases (embedded: written through the running web, brought up to date by the new one).
     await expectUpgradeJob(inst, journal, { status: 'succeeded', started_by: 'user:admin', progress: { done: 13, total: 13 }, error: '' });

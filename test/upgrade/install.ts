@@ -224,6 +224,8 @@ export async function installRelease(
     postgresUrl?: string;
     /** CAIRN_SNAPSHOT_COPY_FROM_MB in the env file: 0 (the tests' small databases still get the server's copy), or null for the product's default. */
     snapshotCopyFromMb?: number | null;
+    /** CAIRN_UPGRADE_SERVE_READS=1 in the env file: the site stays readable until the migration (PostgreSQL only). */
+    serveReads?: boolean;
   } = {},
 ): Promise<Install> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-root-'));
@@ -247,6 +249,7 @@ export async function installRelease(
     'CAIRN_ADMIN_PASSWORD=admin-password-for-tests',
     ...(pgdb ? [`DATABASE_URL=${pgdb.url}`, `CAIRN_SECRET_KEY=${'b'.repeat(64)}`] : []),
     ...(copyFromMb === null ? [] : [`CAIRN_SNAPSHOT_COPY_FROM_MB=${copyFromMb}`]),
+    ...(opts.serveReads ? ['CAIRN_UPGRADE_SERVE_READS=1'] : []),
   ];
   writeFileSync(layout.envFile, `${env.join('\n')}\n`);
   const host = new LocalSupervisor(layout);
@@ -353,6 +356,9 @@ export interface PollRecord {
   /** When the first and the last 503 + Retry-After answer arrived (ms since the epoch), or null for none. */
   maintenanceFirstAt: number | null;
   maintenanceLastAt: number | null;
+  /** When health first and last said read_only (the site answering reads and refusing changes), or null. */
+  readOnlyFirstAt: number | null;
+  readOnlyLastAt: number | null;
   other: string[];
   errors: string[];
 }
@@ -362,7 +368,7 @@ export interface PollRecord {
  * Retry-After; a refused or reset connection is recorded as an error.
  */
 export function startPoller(port: number, token: string): { stop(): Promise<PollRecord> } {
-  const record: PollRecord = { ok: 0, maintenance: 0, maintenanceFirstAt: null, maintenanceLastAt: null, other: [], errors: [] };
+  const record: PollRecord = { ok: 0, maintenance: 0, maintenanceFirstAt: null, maintenanceLastAt: null, readOnlyFirstAt: null, readOnlyLastAt: null, other: [], errors: [] };
   let running = true;
   const once = (path: string) =>
     new Promise<void>((done) => {
@@ -370,7 +376,13 @@ export function startPoller(port: number, token: string): { stop(): Promise<Poll
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString().slice(0, 300)));
         res.on('end', () => {
-          if (res.statusCode === 200) record.ok++;
+          if (res.statusCode === 200) {
+            record.ok++;
+            if (path === '/api/health/' && body.includes('"read_only":true')) {
+              record.readOnlyFirstAt ??= Date.now();
+              record.readOnlyLastAt = Date.now();
+            }
+          }
           else if (res.statusCode === 503 && res.headers['retry-after']) {
             record.maintenance++;
             record.maintenanceFirstAt ??= Date.now();

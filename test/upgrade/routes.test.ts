@@ -222,6 +222,41 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
     }
   });
 
+  it('the read-only call is refused without the live lock owner secret; with it the site answers reads and refuses changes while the run lives', async () => {
+    const url = '/api/system/upgrade/read-only/';
+    expect((await h.app.inject({ method: 'POST', url, payload: {} })).statusCode).toBe(403);
+    const token = 'engine-read-only-secret';
+    const engine = sleeper();
+    try {
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: engine.pid, pidStart: processStartTime(engine.pid!), acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: createHash('sha256').update(token).digest('hex') }));
+      const headers = { 'x-cairn-upgrade-token': token };
+      expect((await h.app.inject({ method: 'POST', url, payload: {}, headers: { 'x-cairn-upgrade-token': 'wrong' } })).statusCode).toBe(403);
+      const answer = await h.app.inject({ method: 'POST', url, payload: {}, headers });
+      if (h.database.backend === 'pglite') {
+        // The embedded database is this process's own: the run stops it instead, and nothing is refused.
+        expect(answer.statusCode).toBe(409);
+        expect(answer.json().detail).toContain('The embedded database is held by this process');
+        expect(h.app.writeGate.readOnly).toBe(false);
+        return;
+      }
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(answer.json()).toEqual({ read_only: true, waited_ms: expect.any(Number) });
+      expect((await h.as('admin').get('/api/tags/')).statusCode).toBe(200);
+      const refused = await h.as('admin').post('/api/tags/', { name: 'Refused', slug: 'refused' });
+      expect(refused.statusCode).toBe(503);
+      expect(refused.headers['retry-after']).toBe('30');
+      expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: true, read_only: true });
+      // The run dies: its gate opens by itself.
+      engine.kill();
+      await new Promise((r) => engine.once('exit', r));
+      expect((await h.as('admin').post('/api/tags/', { name: 'Taken', slug: 'taken' })).statusCode).toBe(201);
+      expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: false });
+    } finally {
+      engine.kill();
+      await h.app.writeGate.open();
+    }
+  });
+
   it('the backup call is refused without the live lock owner secret', async () => {
     const res = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/backup/', headers: { 'x-cairn-upgrade-token': 'x' } });
     expect(res.statusCode).toBe(403);

@@ -58,6 +58,11 @@ export interface Journal {
     jobId: string | null;
     /** A command the engine is waiting for, so recovery can stop it if the engine was killed meanwhile. */
     child: { pid: number; pidStart: string | null } | null;
+    /**
+     * The running web answers reads and refuses changes (CAIRN_UPGRADE_SERVE_READS=1): set at quiesce, cleared when
+     * the run takes the port (before migrate, or start). Absent in journals of older engines.
+     */
+    webReadOnly?: boolean;
     /** The new release's upgrade stage that took the run over after prepare (absent in journals of older engines). */
     stage?: { release: string; protocol: number; pid: number | null } | null;
   };

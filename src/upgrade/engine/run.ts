@@ -38,6 +38,7 @@ import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { openSite } from './open-site.ts';
 import { printLine } from './print.ts';
+import { quiesceWeb, servesReads, takePort } from './serve-reads.ts';
 
 export class UpgradeRefused extends Error {}
 
@@ -251,7 +252,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     const need = diskNeed({
       release: dirSize(staged),
       backup: backupSkipped(ctx) ? null : lastBackup ? { bytes: lastBackup.size, asLast: true } : { bytes: database, asLast: false },
-      snapshot: !target.databaseUrl || database < snapshotCopyFromBytes(ctx) ? database : null,
+      snapshot: !target.databaseUrl || database < snapshotCopyFromBytes(ctx) || servesReads(ctx) ? database : null,
     });
     const fs = statfsSync(layout.root);
     const free = fs.bavail * fs.bsize;
@@ -307,11 +308,13 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     journal.context.timersBefore = await host.activeTimers();
     save(ctx);
     await host.stopTimers(journal.context.timersBefore);
-    // A scheduled job that is running may finish (up to two minutes); then workers, then web behind the responder.
+    // A scheduled job that is running may finish (up to two minutes); then workers, then web behind the responder
+    // (or, keeping the site readable, web refuses changes: serve-reads.ts).
     const jobs = await waitForScheduledJobs(ctx);
     await host.stop('worker');
-    await host.holdPort();
-    return { detail: `${packages}${jobs}stopped ${services.join(', ') || 'nothing (no service was running)'}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
+    const web = await quiesceWeb(ctx);
+    const ran = services.join(', ') || 'nothing (no service was running)';
+    return { detail: `${packages}${jobs}services that ran: ${ran}; ${web}; timers stopped: ${journal.context.timersBefore.join(', ') || 'none'}` };
   },
 
   async swap(ctx) {
@@ -345,13 +348,16 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
     const file = join(ctx.journal.context.workDir, 'database.snapshot');
     ctx.journal.context.snapshotFile = file;
     save(ctx);
-    const taken = await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file, snapshotCopyFromBytes(ctx));
-    return { detail: `database snapshot: ${taken}` };
+    // While the web answers reads the server cannot copy the database (the copy needs every other session gone).
+    const reading = ctx.journal.context.webReadOnly === true;
+    const taken = await snapshotDatabase(backupTarget(ctx.layout, ctx.journal.versionFrom), file, reading ? null : snapshotCopyFromBytes(ctx));
+    return { detail: `database snapshot: ${taken}${reading ? ', a dump taken while the site answered reads' : ''}` };
   },
 
   async migrate(ctx) {
     const pending = ctx.journal.context.pendingMigrations ?? [];
     if (!pending.length) return { detail: 'nothing to migrate', skipped: true };
+    await takePort(ctx);
     ctx.journal.context.migrateStarted = true;
     save(ctx);
     const lines = await newRelease(ctx).migrate();
@@ -377,6 +383,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
 
   async start(ctx) {
     const { journal, host, layout } = ctx;
+    await takePort(ctx);
     journal.context.holdToken = newToken();
     save(ctx);
     // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves.
