@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from './errors.ts';
-import { registerWriteGate, WriteGate } from './write-gate.ts';
+import { BackgroundPauseError, registerWriteGate, WriteGate } from './write-gate.ts';
 
 let app: FastifyInstance | null = null;
 afterEach(async () => {
@@ -96,5 +96,17 @@ describe('the write gate', () => {
     expect(gate.readOnly).toBe(false);
     await new Promise((r) => setImmediate(r));
     expect(calls).toEqual(['pause', 'resume']);
+  });
+
+  it('background work that will not pause leaves the gate open, and says so', async () => {
+    const gate = new WriteGate();
+    gate.background = {
+      pause: async () => {
+        throw new Error('a queue did not stop');
+      },
+      resume: async () => {},
+    };
+    await expect(gate.close(() => true, 1000)).rejects.toThrow(BackgroundPauseError);
+    expect(gate.readOnly).toBe(false);
   });
 });

@@ -31,6 +31,9 @@ export interface ClosedGate {
   inFlight: number;
 }
 
+/** The gate could not close because background work would not pause; it is open again. */
+export class BackgroundPauseError extends Error {}
+
 export class WriteGate {
   private closed: { runAlive: () => boolean; timer: NodeJS.Timeout; pausedBackground: boolean } | null = null;
   private writes = 0;
@@ -59,7 +62,12 @@ export class WriteGate {
       timer.unref();
       this.closed = { runAlive, timer, pausedBackground: false };
       if (this.background) {
-        await this.background.pause();
+        try {
+          await this.background.pause();
+        } catch (err) {
+          await this.open();
+          throw new BackgroundPauseError(`the background work did not stop: ${err instanceof Error ? err.message : String(err)}`);
+        }
         if (this.closed) this.closed.pausedBackground = true;
         else await this.background.resume(); // opened meanwhile (the run died while the work paused)
       }

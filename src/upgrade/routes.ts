@@ -14,6 +14,7 @@ import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
 import { BackupAnswer, CancelAnswer, JobWriteAnswer, ReadOnlyAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
+import { BackgroundPauseError } from '../core/write-gate.ts';
 import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
 const tags = ['system'];
@@ -135,7 +136,9 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
     handler: async (req) => {
       const layout = requireEngine(req, 'Only the running upgrade may make the site read-only.');
       if (app.database.backend === 'pglite') throw conflict('The embedded database is held by this process: an upgrade needs it to itself, and stops this process instead.');
-      const closed = await app.writeGate.close(() => lockOwnerAlive(layout.lockFile), WRITE_WAIT_MS);
+      const closed = await app.writeGate.close(() => lockOwnerAlive(layout.lockFile), WRITE_WAIT_MS).catch((err: unknown) => {
+        throw err instanceof BackgroundPauseError ? conflict(`${err.message}: the site takes changes again, and the upgrade stops it instead.`) : err;
+      });
       if (!closed.drained) {
         throw conflict(`${closed.inFlight} change(s) were still under way after ${Math.round(closed.waitedMs / 1000)} s: the site takes changes again, and the upgrade stops it instead.`);
       }
