@@ -67,3 +67,4 @@ export const ReadOnlyAnswer = closed({
   read_only: { type: 'boolean' },
   waited_ms: { type: 'integer', description: 'How long the changes under way took to end.' },
 });
+export const ReadWriteAnswer = closed({ read_only: { type: 'boolean' } });

@@ -13,7 +13,7 @@ import { BUSY_MESSAGE, lockOwnerAlive, readLock } from '../install/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
-import { BackupAnswer, CancelAnswer, JobWriteAnswer, ReadOnlyAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
+import { BackupAnswer, CancelAnswer, JobWriteAnswer, ReadOnlyAnswer, ReadWriteAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
 import { BackgroundPauseError } from '../core/write-gate.ts';
 import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
@@ -143,6 +143,19 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
         throw conflict(`${closed.inFlight} change(s) were still under way after ${Math.round(closed.waitedMs / 1000)} s: the site takes changes again, and the upgrade stops it instead.`);
       }
       return { read_only: true, waited_ms: closed.waitedMs };
+    },
+  });
+
+  // Called by the upgrade engine only, as a run that failed before its migration rolls back: this process, the
+  // release the site stays on, takes changes again and resumes its background work.
+  app.delete('/api/system/upgrade/read-only/', {
+    ...answeredAsBuilt,
+    schema: { tags, summary: 'Take changes again after a rolled-back upgrade (engine only)', security: [],
+      description: 'Answers only the live upgrade run (or recovery), which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403.', response: { 200: ReadWriteAnswer } },
+    handler: async (req) => {
+      requireEngine(req, 'Only the running upgrade may end the read-only state.');
+      await app.writeGate.open();
+      return { read_only: false };
     },
   });
 

@@ -11,9 +11,12 @@ const fx = useFaultInstall();
 
 describe('a failing step rolls back', () => {
   const steps: StepName[] = ['preflight', 'backup', 'prepare', 'quiesce', 'swap', 'deps', 'snapshot', 'migrate'];
+  // On PostgreSQL two of them keep the site readable (serve-reads.ts): the web answers reads from quiesce, the
+  // snapshot is a dump, and the rollback leaves that web running. The migrate case keeps the server's copy.
+  const readable: StepName[] = process.env.TEST_DATABASE_URL ? ['deps', 'snapshot'] : [];
   for (const step of steps) {
-    it(`at ${step}`, async () => {
-      await failAt(fx.inst, fx.bundles, step, fx.devices);
+    it(`at ${step}${readable.includes(step) ? ', the site kept readable' : ''}`, async () => {
+      await failAt(fx.inst, fx.bundles, step, fx.devices, { serveReads: readable.includes(step) });
     }, 600_000);
   }
 

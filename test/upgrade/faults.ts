@@ -39,8 +39,14 @@ export function useFaultInstall(): FaultFixture {
 
 const NOTHING_STOPPED: StepName[] = ['preflight', 'backup', 'prepare'];
 
-export async function failAt(inst: Install, bundles: Bundles, step: StepName, devices: number): Promise<void> {
-  const run = await inst.cairn(['upgrade', 'bundle', bundles.vN1], { CAIRN_UPGRADE_FAIL_AT: step });
+/**
+ * `serveReads`: the run keeps the site readable (CAIRN_UPGRADE_SERVE_READS=1; PostgreSQL only): from quiesce the web
+ * answers reads and refuses changes, and a failure before the migration leaves that same web running, taking changes
+ * again, rather than restarting it.
+ */
+export async function failAt(inst: Install, bundles: Bundles, step: StepName, devices: number, opts: { serveReads?: boolean } = {}): Promise<void> {
+  const webBefore = inst.host.pidOf('web');
+  const run = await inst.cairn(['upgrade', 'bundle', bundles.vN1], { CAIRN_UPGRADE_FAIL_AT: step, ...(opts.serveReads ? { CAIRN_UPGRADE_SERVE_READS: '1' } : {}) });
   expect(run.code, run.out).toBe(1);
   expect(run.out).toContain(`Failed at ${step}: fault injected after the ${step} step's work`);
   const journal = readJournal(inst.layout.journalFile)!;
@@ -65,6 +71,11 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
     services: 'running',
   });
   await expectConsistent(inst, bundles.versionN, devices);
+  if (opts.serveReads) {
+    expect(journal.steps.find((s) => s.name === 'quiesce')!.detail).toContain('web answers reads and refuses changes until the migration');
+    expect(run.out).toContain('rollback: web takes changes again');
+    expect(inst.host.pidOf('web')).toBe(webBefore);
+  }
   if (inst.databaseUrl) {
     // PostgreSQL: a rollback after migrating restored from the server's copy of the database, and the copy went
     // with the run (none is left for a run that ended).

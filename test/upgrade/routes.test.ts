@@ -246,6 +246,14 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
       expect(refused.statusCode).toBe(503);
       expect(refused.headers['retry-after']).toBe('30');
       expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: true, read_only: true });
+      // A run that rolls back before its migration opens the site again (engine only).
+      expect((await h.app.inject({ method: 'DELETE', url, headers: { 'x-cairn-upgrade-token': 'wrong' } })).statusCode).toBe(403);
+      expect((await h.as('admin').post('/api/tags/', { name: 'Refused', slug: 'refused' })).statusCode).toBe(503);
+      const reopened = await h.app.inject({ method: 'DELETE', url, headers });
+      expect(reopened.statusCode, reopened.body).toBe(200);
+      expect(reopened.json()).toEqual({ read_only: false });
+      expect((await h.as('admin').post('/api/tags/', { name: 'Reopened', slug: 'reopened' })).statusCode).toBe(201);
+      expect((await h.app.inject({ method: 'POST', url, payload: {}, headers })).statusCode).toBe(200);
       // The run dies: its gate opens by itself.
       engine.kill();
       await new Promise((r) => engine.once('exit', r));

@@ -10,6 +10,7 @@ import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { notifyRestoreFailed } from './job-record.ts';
 import { discardSnapshotOrWarn } from './snapshot.ts';
+import { reopenWeb } from './serve-reads.ts';
 
 export async function rollback(ctx: EngineContext): Promise<void> {
   const { journal, layout, host } = ctx;
@@ -25,10 +26,12 @@ export async function rollback(ctx: EngineContext): Promise<void> {
     return;
   }
 
-  // 1. Nothing of the new release may keep running; the responder answers meanwhile.
-  say('stopping services (the site answers 503 meanwhile)');
+  // 1. Nothing of the new release may keep running; the responder answers meanwhile. A web that still answers
+  //    reads (serve-reads.ts: the run failed before its migration) is the old release's own and goes on doing so.
+  const readOnlyWeb = journal.context.webReadOnly === true && !journal.context.migrateStarted && (await host.isActive('web'));
+  say(readOnlyWeb ? 'stopping the worker (web, still the old release, answers reads meanwhile)' : 'stopping services (the site answers 503 meanwhile)');
   await host.stop('worker');
-  await host.holdPort();
+  if (!readOnlyWeb) await host.holdPort();
 
   // 2. Files: current, env file, unit links.
   say(`pointing current back at ${journal.versionFrom}; environment file and unit links as they were`);
@@ -60,8 +63,11 @@ export async function rollback(ctx: EngineContext): Promise<void> {
   // 4. What ran before runs again (web behind the responder's socket), on the old release.
   say(`starting what ran before on ${journal.versionFrom}`);
   const before = journal.context.servicesBefore ?? [];
-  if (before.includes('web')) await ctx.host.start('web');
-  else await host.releasePort();
+  if (readOnlyWeb && (await reopenWeb(ctx))) say('web takes changes again');
+  else if (before.includes('web')) {
+    if (readOnlyWeb) await host.holdPort(); // it would not take changes again: restarted like any other
+    await ctx.host.start('web');
+  } else await host.releasePort();
   if (before.includes('worker')) await host.start('worker');
   await host.startTimers(journal.context.timersBefore ?? []);
   let services: 'running' | 'unhealthy' = 'running';

@@ -70,3 +70,21 @@ async function askReadOnly(ctx: EngineContext): Promise<string | null> {
     return `the web did not answer: ${err instanceof Error ? err.message : String(err)}`;
   }
 }
+
+/**
+ * Rollback of a run that failed while the web answered reads (before its migration): that web is the release the
+ * site stays on, so it takes changes again rather than being restarted. False when it cannot (then it is restarted).
+ */
+export async function reopenWeb(ctx: EngineContext): Promise<boolean> {
+  if (!ctx.journal.context.webReadOnly || ctx.journal.context.migrateStarted || !(await ctx.host.isActive('web'))) return false;
+  const { host, port } = webAddress(ctx.layout);
+  const res = await fetch(`http://${host}:${port}/api/system/upgrade/read-only/`, {
+    method: 'DELETE',
+    headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '' },
+    signal: AbortSignal.timeout(30_000),
+  }).catch(() => null);
+  if (res?.status !== 200) return false;
+  ctx.journal.context.webReadOnly = false;
+  save(ctx);
+  return true;
+}
