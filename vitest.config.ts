@@ -37,7 +37,6 @@ const ONE_PASS = {
     ...['contacts', 'rack-reservations', 'admin-pages', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
     'test/web/ui.test.ts',
     'test/catalogs.test.ts',
-    'test/upgrade/handover.test.ts',
   ],
   postgresql: [
     ...['circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
@@ -55,6 +54,9 @@ const ONE_PASS = {
     // A primary and a standby of its own and `cairn serve` against them: PostgreSQL's programs are there only in
     // this pass (its settings' checks, the rest of the file, are the same in either).
     'test/replicas.test.ts',
+    // The hand-over between two releases' upgrade stages: no restore among its runs (see EMBEDDED_PASS_RESTORES),
+    // and here it evens out the passes (the embedded one was the longer by 40 s on a slow machine).
+    'test/upgrade/handover.test.ts',
   ],
 };
 const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];
