@@ -30,7 +30,8 @@ export function servesReads(ctx: EngineContext): boolean {
  * as SPEC's table has it. Returns what the step's detail says of the web.
  */
 export async function quiesceWeb(ctx: EngineContext): Promise<string> {
-  if (servesReads(ctx) && (await ctx.host.isActive('web'))) {
+  const webRan = await ctx.host.isActive('web');
+  if (servesReads(ctx) && webRan) {
     const refused = await askReadOnly(ctx);
     if (refused === null) {
       ctx.journal.context.webReadOnly = true;
@@ -41,7 +42,7 @@ export async function quiesceWeb(ctx: EngineContext): Promise<string> {
     save(ctx);
   }
   await ctx.host.holdPort();
-  return 'web stopped behind the maintenance responder';
+  return webRan ? 'web stopped behind the maintenance responder' : 'the maintenance responder holds the port';
 }
 
 /** The run needs the database to itself from here: a web still answering reads gives the port to the responder. */
