@@ -8,7 +8,8 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openPostgres } from '../../db/database.ts';
 import { applyUpgradeJobWrite, upgradeJobWrite, type UpgradeJobWrite } from '../job-write.ts';
-import { readEnvFile, webAddress } from '../../install/layout.ts';
+import { readEnvFile } from '../../install/layout.ts';
+import { callWeb } from './web-call.ts';
 import { save, type EngineContext } from './context.ts';
 import { engineMailSettings, mailConfigured, mailDigest, mailerFor, restoreFailedMail, upgradeOutcomeMail } from '../mail.ts';
 
@@ -27,15 +28,9 @@ async function writeDirect(url: string, write: UpgradeJobWrite): Promise<Written
 }
 
 async function writeThroughWeb(ctx: EngineContext, write: UpgradeJobWrite): Promise<Written> {
-  const { host, port } = webAddress(ctx.layout);
   let res: Response;
   try {
-    res = await fetch(`http://${host}:${port}/api/system/upgrade/job/`, {
-      method: 'POST',
-      headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '', 'content-type': 'application/json' },
-      body: JSON.stringify(write),
-      signal: AbortSignal.timeout(10_000),
-    });
+    res = await callWeb(ctx.layout, '/api/system/upgrade/job/', { method: 'POST', token: ctx.engineToken, body: write, timeoutMs: 10_000 });
   } catch (err) {
     return { unreachable: `the web service did not answer (${(err as Error).message})` };
   }

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { openPostgres } from '../../db/database.ts';
 import { RetryableFailure, save, type EngineContext } from './context.ts';
-import { readEnvFile, webAddress } from '../../install/layout.ts';
+import { readEnvFile } from '../../install/layout.ts';
+import { callWeb } from './web-call.ts';
 
 const PACKAGE_WAIT_MS = 20 * 60_000;
 const JOB_WAIT_MS = 2 * 60_000;
@@ -58,11 +59,7 @@ async function runningScheduledJobs(ctx: EngineContext): Promise<string[] | null
     }
   }
   // The embedded database is held by the web process: it answers the run (the run's secret is the proof).
-  const { host, port } = webAddress(ctx.layout);
-  const res = await fetch(`http://${host}:${port}/api/system/upgrade/running-jobs/`, {
-    headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '' },
-    signal: AbortSignal.timeout(10_000),
-  });
+  const res = await callWeb(ctx.layout, '/api/system/upgrade/running-jobs/', { token: ctx.engineToken, timeoutMs: 10_000 });
   if (res.status !== 200) return null;
   const body = (await res.json()) as { running?: { kind: string; started_by: string }[] };
   return (body.running ?? []).map((r) => `${r.kind} (${r.started_by})`);

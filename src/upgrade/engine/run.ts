@@ -39,6 +39,7 @@ import { pointCurrentAt } from './current-link.ts';
 import { openSite } from './open-site.ts';
 import { printLine } from './print.ts';
 import { quiesceWeb, servesReads, takePort } from './serve-reads.ts';
+import { callWeb } from './web-call.ts';
 
 export class UpgradeRefused extends Error {}
 
@@ -431,12 +432,7 @@ async function postgresBytes(url: string): Promise<number> {
 }
 
 async function backupThroughWeb(ctx: EngineContext): Promise<BackupInfo> {
-  const { host, port } = webAddress(ctx.layout);
-  const res = await fetch(`http://${host}:${port}/api/system/upgrade/backup/`, {
-    method: 'POST',
-    headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '' },
-    signal: AbortSignal.timeout(30 * 60_000),
-  });
+  const res = await callWeb(ctx.layout, '/api/system/upgrade/backup/', { method: 'POST', token: ctx.engineToken, timeoutMs: 30 * 60_000 });
   const body = (await res.json().catch(() => ({}))) as Partial<BackupInfo> & { detail?: string };
   if (res.status !== 200 || !body.id) throw new Error(`the running web process could not take the backup: HTTP ${res.status} ${body.detail ?? ''}`);
   return body as BackupInfo;

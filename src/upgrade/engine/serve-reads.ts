@@ -5,10 +5,12 @@
 // to change: before migrate, or before start when nothing is migrated. The maintenance answer then lasts for the
 // migration, verify and the new web's start, however large the database. The embedded database has one process:
 // the run needs it to itself from deps on, so there the setting changes nothing.
-import { readEnvFile, webAddress } from '../../install/layout.ts';
+import { readEnvFile } from '../../install/layout.ts';
+import { callWeb } from './web-call.ts';
 import { backupTarget, save, type EngineContext } from './context.ts';
 
 const SETTING = 'CAIRN_UPGRADE_SERVE_READS';
+const READ_ONLY = '/api/system/upgrade/read-only/';
 
 /** Whether this run keeps the site readable: the setting (the environment file wins) on a PostgreSQL install. */
 export function servesReads(ctx: EngineContext): boolean {
@@ -55,14 +57,8 @@ export async function takePort(ctx: EngineContext): Promise<void> {
 
 /** Null when the web refuses changes now; else why it does not. */
 async function askReadOnly(ctx: EngineContext): Promise<string | null> {
-  const { host, port } = webAddress(ctx.layout);
   try {
-    const res = await fetch(`http://${host}:${port}/api/system/upgrade/read-only/`, {
-      method: 'POST',
-      headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '', 'content-type': 'application/json' },
-      body: '{}',
-      signal: AbortSignal.timeout(120_000),
-    });
+    const res = await callWeb(ctx.layout, READ_ONLY, { method: 'POST', token: ctx.engineToken, body: {}, timeoutMs: 120_000 });
     if (res.status === 200) return null;
     if (res.status === 404) return `the web of ${ctx.journal.versionFrom} cannot refuse changes alone`;
     const body = (await res.json().catch(() => ({}))) as { detail?: string };
@@ -73,17 +69,12 @@ async function askReadOnly(ctx: EngineContext): Promise<string | null> {
 }
 
 /**
- * Rollback of a run that failed while the web answered reads (before its migration): that web is the release the
- * site stays on, so it takes changes again rather than being restarted. False when it cannot (then it is restarted).
+ * Rollback of a run that failed while the web answered reads (before its migration; rollback.ts decides): that web
+ * is the release the site stays on, so it takes changes again rather than being restarted. False when it cannot
+ * (then it is restarted).
  */
 export async function reopenWeb(ctx: EngineContext): Promise<boolean> {
-  if (!ctx.journal.context.webReadOnly || ctx.journal.context.migrateStarted || !(await ctx.host.isActive('web'))) return false;
-  const { host, port } = webAddress(ctx.layout);
-  const res = await fetch(`http://${host}:${port}/api/system/upgrade/read-only/`, {
-    method: 'DELETE',
-    headers: { 'x-cairn-upgrade-token': ctx.engineToken ?? '' },
-    signal: AbortSignal.timeout(30_000),
-  }).catch(() => null);
+  const res = await callWeb(ctx.layout, READ_ONLY, { method: 'DELETE', token: ctx.engineToken, timeoutMs: 30_000 }).catch(() => null);
   if (res?.status !== 200) return false;
   ctx.journal.context.webReadOnly = false;
   save(ctx);
