@@ -39,6 +39,9 @@ import { registerNetboxApi } from './netbox-api/routes.ts';
 import { registerUiApiRoutes } from './system/ui-api.ts';
 import { registerWebUi } from './system/web-ui.ts';
 
+const PAST_MAINTENANCE = new Set(['/api/system/upgrade/resume/', '/api/system/upgrade/hand-over/']);
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
 
@@ -175,13 +178,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return reply.send(isHealthUrl(req.url) ? stoppingHealth(VERSION) : { detail: 'Cairn is restarting. Try again shortly.' });
   });
 
-  // Maintenance holds every request except health with 503 + Retry-After.
+  // Maintenance holds every request except health with 503 + Retry-After (reads too, unless it says they pass).
   app.addHook('onRequest', async (req, reply) => {
     if (isHealthUrl(req.url)) return;
-    // The upgrade engine opens the site through this call, so it must pass the hold it ends.
-    if (req.url.split('?')[0] === '/api/system/upgrade/resume/') return;
+    // The upgrade engine opens the site through this call and hands the port over through that one, while the hold
+    // it ends is on.
+    if (PAST_MAINTENANCE.has(req.url.split('?')[0]!)) return;
     const state = await readMaintenance(app.database.db);
-    if (state.active) {
+    if (state.active && !(state.reads && READS.has(req.method))) {
       reply
         .code(503)
         .header('Retry-After', String(retryAfterSeconds(state)))

@@ -24,18 +24,19 @@ export async function serve(config: Config): Promise<void> {
     // Printed before listening too: if listening fails, the password (shown once) is not lost with it.
     if (signIn) console.log(signIn);
     let stopWorker: () => Promise<void> = async () => {};
-    const stop = async () => {
+    const stop = async (opts: { adminSnapshot?: boolean } = {}) => {
       if (closing) return;
       closing = true;
-      // A stop during an upgrade (systemd quiesce): the engine's responder may show admins the card.
-      await snapshotAdminsForUpgrade(app);
+      // A stop during an upgrade (systemd quiesce): the engine's responder may show admins the card. Not when this
+      // process hands the port to the new release's web, which serves the card itself.
+      if (opts.adminSnapshot !== false) await snapshotAdminsForUpgrade(app);
       await stopWorker();
       await app.close();
       await database.close();
       process.exit(0);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
     // An inherited socket (upgrade hand-over, socket activation) is served as is: Node listens on {fd}.
     const fd = inheritedListenFd();
     await app.listen(fd === null ? { host: config.host, port: config.port } : ({ fd } as unknown as { port: number }));

@@ -98,6 +98,20 @@ describe('the write gate', () => {
     expect(calls).toEqual(['pause', 'resume']);
   });
 
+  it('a sealed gate (the run migrates) stays closed when the run dies, until opened', async () => {
+    const gate = new WriteGate();
+    expect(gate.seal()).toBe(false); // nothing to seal while open
+    let alive = true;
+    await gate.close(() => alive, 1000);
+    expect(gate.seal()).toBe(true);
+    alive = false;
+    expect(gate.readOnly).toBe(true);
+    expect(() => gate.beginWrite()).toThrow(/being upgraded/);
+    await gate.open();
+    expect(gate.readOnly).toBe(false);
+    expect(gate.sealed).toBe(false);
+  });
+
   it('background work that will not pause leaves the gate open, and says so', async () => {
     const gate = new WriteGate();
     gate.background = {

@@ -2,7 +2,9 @@
 // PostgreSQL), the running web answers reads and refuses changes with 503 + Retry-After, from the upgrade's quiesce
 // until the run takes the port for its migration. Closing the gate waits for the changes already under way, so the
 // run's snapshot holds every change a client was told had been made. A gate whose run died (the upgrade lock's
-// owner gone) opens by itself: a dead engine must not leave a site that takes no changes.
+// owner gone) opens by itself: a dead engine must not leave a site that takes no changes. Once the run migrates
+// while this web answers reads, the gate is sealed: this release's code must not write the new schema, and the
+// recovery restores the snapshot, so it stays closed until the recovery stops this process.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
 
@@ -12,7 +14,13 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * calls. Every other route but GET, HEAD and OPTIONS is a change, as for a read-only token (request-auth.ts).
  */
 const ALWAYS_OPEN_PREFIX = '/api/auth/';
-const ENGINE_CALLS = new Set(['/api/system/upgrade/backup/', '/api/system/upgrade/job/', '/api/system/upgrade/resume/', '/api/system/upgrade/read-only/']);
+const ENGINE_CALLS = new Set([
+  '/api/system/upgrade/backup/',
+  '/api/system/upgrade/job/',
+  '/api/system/upgrade/resume/',
+  '/api/system/upgrade/read-only/',
+  '/api/system/upgrade/hand-over/',
+]);
 export const READ_ONLY_RETRY_AFTER_SECONDS = 30;
 /** How often a closed gate looks whether its run still lives, when no change arrives to make it look. */
 const RUN_CHECK_MS = 5000;
@@ -35,16 +43,31 @@ export interface ClosedGate {
 export class BackgroundPauseError extends Error {}
 
 export class WriteGate {
-  private closed: { runAlive: () => boolean; timer: NodeJS.Timeout; pausedBackground: boolean } | null = null;
+  private closed: { runAlive: () => boolean; timer: NodeJS.Timeout; pausedBackground: boolean; sealed: boolean } | null = null;
   private writes = 0;
   private idle: (() => void)[] = [];
   /** Set by `cairn serve` when this process runs background work; null in processes that run none. */
   background: BackgroundControl | null = null;
 
-  /** True while changes are refused (looks at the run first: a dead run's gate opens). */
+  /** True while changes are refused (looks at the run first: a dead run's gate opens unless sealed). */
   get readOnly(): boolean {
-    if (this.closed && !this.closed.runAlive()) void this.open();
+    if (this.closed && !this.closed.sealed && !this.closed.runAlive()) void this.open();
     return this.closed !== null;
+  }
+
+  /** True once sealed: a dead run leaves it closed. */
+  get sealed(): boolean {
+    return this.closed?.sealed === true;
+  }
+
+  /**
+   * The database is about to change under this process: stay closed even if the run dies (only `open()`, the
+   * recovery's call, opens it). False when the gate is not closed.
+   */
+  seal(): boolean {
+    if (!this.readOnly || !this.closed) return false;
+    this.closed.sealed = true;
+    return true;
   }
 
   get writesInFlight(): number {
@@ -60,7 +83,7 @@ export class WriteGate {
     if (!this.closed) {
       const timer = setInterval(() => void this.readOnly, RUN_CHECK_MS);
       timer.unref();
-      this.closed = { runAlive, timer, pausedBackground: false };
+      this.closed = { runAlive, timer, pausedBackground: false, sealed: false };
       if (this.background) {
         try {
           await this.background.pause();

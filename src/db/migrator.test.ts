@@ -1,10 +1,11 @@
 // Every start migrates; on a database that already holds exactly the shipped migrations that costs a handful of
 // statements, and anything else (a migration the code does not ship) still goes to Kysely's migrator and fails.
-import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sql, type Migration } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import '../models.ts';
 import { openTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { MigrationError, migrateToLatest, migrationState } from './migrator.ts';
+import { MigrationError, migrateIfReadable, migrateToLatest, migrationState, NotReadableByPrevious } from './migrator.ts';
+import { migrations } from './migrations/index.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -32,4 +33,50 @@ it('a database holding a migration this code does not ship is refused, naming it
   } finally {
     await sql`DELETE FROM kysely_migration WHERE name = '9999_from_a_newer_release'`.execute(database.db);
   }
+});
+
+// An upgrade that keeps the site readable migrates under the old release's web: only when what it leaves is still
+// readable by that code, decided on the catalog inside the migrations' one transaction.
+describe('migrating only if the code before can still read the result', () => {
+  const applied = async () => (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name LIKE '9999%'`.execute(database.db)).rows.map((r) => r.name);
+  const undo = async () => {
+    await sql`DROP TABLE IF EXISTS compat_probe, compat_added`.execute(database.db);
+    await sql`DROP FUNCTION IF EXISTS compat_fn(int)`.execute(database.db);
+    await sql`DELETE FROM kysely_migration WHERE name LIKE '9999%'`.execute(database.db);
+  };
+  beforeEach(async () => {
+    await undo();
+    await sql`CREATE TABLE compat_probe (id int PRIMARY KEY, name text NOT NULL, note text)`.execute(database.db);
+    await sql`CREATE FUNCTION compat_fn(x int) RETURNS int LANGUAGE sql AS 'SELECT x'`.execute(database.db);
+  });
+  afterAll(undo);
+  const up = (statement: string): Migration => ({ up: async (db) => void (await sql.raw(statement).execute(db)) });
+  const shipping = (extra: Record<string, Migration>) => ({ ...migrations, ...extra });
+
+  it('adding tables, columns, indexes and NOT NULL applies every pending migration', async () => {
+    const names = await migrateIfReadable(database.db, shipping({
+      '9999_a': up('CREATE TABLE compat_added (id int)'),
+      '9999_b': up("ALTER TABLE compat_probe ADD COLUMN extra text NOT NULL DEFAULT ''; CREATE INDEX ON compat_probe (name)"),
+      '9999_c': up('ALTER TABLE compat_probe ALTER COLUMN note SET NOT NULL'),
+    }));
+    expect(names).toEqual(['9999_a', '9999_b', '9999_c']);
+    expect(await applied()).toEqual(['9999_a', '9999_b', '9999_c']);
+  });
+
+  it.each([
+    ['a dropped column', 'ALTER TABLE compat_probe DROP COLUMN note', 'column compat_probe.note is gone'],
+    ['a renamed column', 'ALTER TABLE compat_probe RENAME COLUMN name TO label', 'column compat_probe.name is gone'],
+    ['a retyped column', 'ALTER TABLE compat_probe ALTER COLUMN id TYPE bigint', 'column compat_probe.id was integer not null and is bigint not null'],
+    ['a column that may now be null', 'ALTER TABLE compat_probe ALTER COLUMN name DROP NOT NULL', 'column compat_probe.name was text not null and is text'],
+    ['a dropped table', 'DROP TABLE compat_probe', 'table compat_probe is gone'],
+    ['a table that became a view', 'ALTER TABLE compat_probe RENAME TO compat_old; CREATE VIEW compat_probe AS SELECT * FROM compat_old', 'compat_probe was a table and is a view'],
+    ['a dropped function', 'DROP FUNCTION compat_fn(int)', 'function compat_fn(x integer) is gone'],
+  ])('%s in the last of two migrations rolls both back, naming it', async (_what, statement, said) => {
+    const run = migrateIfReadable(database.db, shipping({ '9999_a': up('CREATE TABLE compat_added (id int)'), '9999_b': up(statement) }));
+    await expect(run).rejects.toThrow(NotReadableByPrevious);
+    await expect(run).rejects.toThrow(said);
+    expect(await applied()).toEqual([]);
+    expect((await sql<{ t: string | null }>`SELECT to_regclass('compat_added')::text AS t`.execute(database.db)).rows[0]!.t).toBeNull();
+    expect((await sql<{ t: string | null }>`SELECT to_regclass('compat_probe')::text AS t`.execute(database.db)).rows[0]!.t).toBe('compat_probe');
+  });
 });

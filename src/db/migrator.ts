@@ -1,7 +1,8 @@
 // Applies shipped migrations and compares shipped with applied (health: db_behind_code / code_behind_db).
-import { Migrator, sql, type Kysely, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { DB } from './types.ts';
 import { migrations } from './migrations/index.ts';
+import { schemaShape, unreadableChanges, type SchemaShape } from './schema-compat.ts';
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
@@ -31,15 +32,58 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
     await bringDerivedInLine(db);
     return [];
   }
-  const migrator = new Migrator({ db, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const applied = await runMigrator(db, provider);
+  await bringDerivedInLine(db);
+  return applied;
+}
+
+async function runMigrator(db: Kysely<DB>, from: MigrationProvider): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider: from }).migrateToLatest();
+  if (error instanceof NotReadableByPrevious) throw error;
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const what = failed ? `migration ${failed.migrationName} failed: ` : '';
     throw new MigrationError(`${what}${(error as Error).message ?? String(error)}`);
   }
-  await bringDerivedInLine(db);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The pending migrations would leave a schema the code before them cannot read; nothing was applied. */
+export class NotReadableByPrevious extends Error {
+  constructor(readonly changes: string[]) {
+    super(`the code before these migrations could not read the schema after them: ${changes.join('; ')}`);
+  }
+}
+
+/**
+ * Applies the pending migrations only if the code before them can still read the result (schema-compat.ts): the
+ * shape is taken before the first and compared after the last, inside the one transaction the migrator runs them
+ * in (PostgreSQL's DDL is transactional), and a migration that removes or retypes what old code reads throws
+ * NotReadableByPrevious, which rolls every one of them back. For an upgrade whose old web answers reads meanwhile.
+ */
+export async function migrateIfReadable(db: Kysely<DB>, shipped: Record<string, Migration> = migrations): Promise<string[]> {
+  const pending = (await migrationState(db, Object.keys(shipped))).dbBehindCode;
+  if (!pending.length) {
+    await bringDerivedInLine(db);
+    return [];
+  }
+  const first = pending[0]!;
+  const last = pending[pending.length - 1]!;
+  let before: SchemaShape | null = null;
+  const wrapped: Record<string, Migration> = { ...shipped };
+  wrapped[first] = { ...wrapped[first]!, up: async (trx) => {
+    before = await schemaShape(trx);
+    await shipped[first]!.up(trx);
+  } };
+  const lastUp = wrapped[last]!.up;
+  wrapped[last] = { ...wrapped[last]!, up: async (trx) => {
+    await lastUp(trx);
+    const changes = unreadableChanges(before!, await schemaShape(trx));
+    if (changes.length) throw new NotReadableByPrevious(changes);
+  } };
+  const applied = await runMigrator(db, { getMigrations: async () => wrapped });
+  await bringDerivedInLine(db);
+  return applied;
 }
 
 /** The after-migration steps alone: for a copy of a database this code has just migrated (the test suite's per-file copies). */
@@ -55,12 +99,12 @@ export interface MigrationState {
   codeBehindDb: string[];
 }
 
-export async function migrationState(db: Kysely<DB>): Promise<MigrationState> {
+export async function migrationState(db: Kysely<DB>, shipped: string[] = shippedMigrations()): Promise<MigrationState> {
   const exists = await sql<{ present: boolean }>`SELECT to_regclass('kysely_migration') IS NOT NULL AS present`.execute(db);
   const applied = exists.rows[0]?.present
     ? (await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(db)).rows.map((r) => r.name)
     : [];
-  const shipped = shippedMigrations();
+  shipped = [...shipped].sort();
   const appliedSet = new Set(applied);
   const shippedSet = new Set(shipped);
   return {

@@ -8,6 +8,8 @@ export interface MaintenanceState {
   enabled: boolean;
   until: string | null;
   reason: string;
+  /** Reads (GET, HEAD, OPTIONS) are answered while it holds: an upgrade's hold while the site is kept readable. */
+  reads?: boolean;
 }
 
 // How long one process trusts its last read of the flag. Other processes see a change within this time; tests
@@ -31,12 +33,13 @@ export async function readMaintenance(db: Kysely<DB>, fresh = false): Promise<Ma
   return { ...state, active: active(state) };
 }
 
-/** Turns maintenance on for `minutes` (null = until turned off) or off. */
-export async function setMaintenance(db: Kysely<DB>, enabled: boolean, minutes: number | null = null, reason = ''): Promise<MaintenanceState> {
+/** Turns maintenance on for `minutes` (null = until turned off) or off; `reads`: reads are answered meanwhile. */
+export async function setMaintenance(db: Kysely<DB>, enabled: boolean, minutes: number | null = null, reason = '', reads = false): Promise<MaintenanceState> {
   const state: MaintenanceState = {
     enabled,
     until: enabled && minutes !== null ? new Date(Date.now() + minutes * 60_000).toISOString() : null,
     reason: enabled ? reason : '',
+    ...(enabled && reads ? { reads: true } : {}),
   };
   await writeState(db, MAINTENANCE_KEY, state);
   cache.delete(db);

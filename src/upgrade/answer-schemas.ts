@@ -66,5 +66,7 @@ export const ResumeAnswer = closed({ resumed: { type: 'boolean' } });
 export const ReadOnlyAnswer = closed({
   read_only: { type: 'boolean' },
   waited_ms: { type: 'integer', description: 'How long the changes under way took to end.' },
+  through_recovery: { type: 'boolean', description: 'It stays read-only if the run dies, until the recovery stops this process.' },
 });
+export const HandOverAnswer = closed({ pid: { type: 'integer', description: "The new release's web process, which serves the port now." } });
 export const ReadWriteAnswer = closed({ read_only: { type: 'boolean' } });

@@ -13,14 +13,20 @@ import { BUSY_MESSAGE, lockOwnerAlive, readLock } from '../install/lock.ts';
 import { readJournal, unfinished } from './engine/journal.ts';
 import { releaseHold } from './engine/hold.ts';
 import { upgradeStatus } from './records.ts';
-import { BackupAnswer, CancelAnswer, JobWriteAnswer, ReadOnlyAnswer, ReadWriteAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
+import { BackupAnswer, CancelAnswer, HandOverAnswer, JobWriteAnswer, ReadOnlyAnswer, ReadWriteAnswer, ResumeAnswer, RunningJobsAnswer, UpgradeStatusAnswer } from './answer-schemas.ts';
 import { BackgroundPauseError } from '../core/write-gate.ts';
+import { handOverToNewWeb, HandOverError } from './host/handover.ts';
 import { applyUpgradeJobWrite, UPGRADE_JOB_WRITE_SCHEMA, type UpgradeJobWrite } from './job-write.ts';
 
 const tags = ['system'];
 /** How long the read-only call waits for the changes under way (a bulk import may take a while). */
 const WRITE_WAIT_MS = 60_000;
 const emptyBody = { type: 'object', additionalProperties: false, properties: {} };
+const readOnlyBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { through_recovery: { type: 'boolean', description: 'Stay read-only even if the run dies: the run is about to migrate.' } },
+};
 
 function requireAdmin(req: FastifyRequest): void {
   if (!req.ctx.user) throw unauthorized();
@@ -128,10 +134,11 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
 
   // Called by the upgrade engine only, at quiesce when the run keeps the site readable (CAIRN_UPGRADE_SERVE_READS=1,
   // PostgreSQL): this process refuses changes from now on and answers once those under way have ended, so the
-  // run's snapshot holds them. It answers reads until the run takes the port for its migration.
+  // run's snapshot holds them. It answers reads until the new release's web takes over (or the run takes the port).
+  // Called again with through_recovery as the run migrates: from then on a dead run leaves it read-only.
   app.post('/api/system/upgrade/read-only/', {
     ...answeredAsBuilt,
-    schema: { tags, summary: 'Refuse changes and keep answering reads (engine only)', security: [], body: emptyBody,
+    schema: { tags, summary: 'Refuse changes and keep answering reads (engine only)', security: [], body: readOnlyBody,
       description: 'Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403. 409 when changes under way did not end in time (nothing is refused then).', response: { 200: ReadOnlyAnswer } },
     handler: async (req) => {
       const layout = requireEngine(req, 'Only the running upgrade may make the site read-only.');
@@ -142,7 +149,26 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
       if (!closed.drained) {
         throw conflict(`${closed.inFlight} change(s) were still under way after ${Math.round(closed.waitedMs / 1000)} s: the site takes changes again, and the upgrade stops it instead.`);
       }
-      return { read_only: true, waited_ms: closed.waitedMs };
+      const through = (req.body as { through_recovery?: boolean }).through_recovery === true && app.writeGate.seal();
+      return { read_only: true, waited_ms: closed.waitedMs, through_recovery: app.writeGate.sealed || through };
+    },
+  });
+
+  // Called by the upgrade engine only, at its start step while this (old) web answers reads: this process starts
+  // the new release's web on its own socket and stops once that one listens, so reads are answered throughout.
+  app.post('/api/system/upgrade/hand-over/', {
+    ...answeredAsBuilt,
+    schema: { tags, summary: "Hand the port to the new release's web (engine only)", security: [], body: emptyBody,
+      description: "Answers only the live upgrade run, which proves itself with the `x-cairn-upgrade-token` header; everyone else gets 403. 409 while changes are taken (the run made this web read-only first) or when the new release's web did not listen (this one serves on).", response: { 200: HandOverAnswer } },
+    handler: async (req) => {
+      requireEngine(req, 'Only the running upgrade may hand the port over.');
+      if (!app.writeGate.readOnly) throw conflict('This web takes changes: the upgrade makes it read-only before it hands the port over.');
+      try {
+        return { pid: await handOverToNewWeb(app) };
+      } catch (err) {
+        if (err instanceof HandOverError) throw conflict(`${err.message}; this web serves on.`);
+        throw err;
+      }
     },
   });
 

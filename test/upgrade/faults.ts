@@ -72,7 +72,7 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
   });
   await expectConsistent(inst, bundles.versionN, devices);
   if (opts.serveReads) {
-    expect(journal.steps.find((s) => s.name === 'quiesce')!.detail).toContain('web answers reads and refuses changes until the migration');
+    expect(journal.steps.find((s) => s.name === 'quiesce')!.detail).toContain('web answers reads and refuses changes');
     expect(run.out).toContain('rollback: web takes changes again');
     expect(inst.host.pidOf('web')).toBe(webBefore);
   }

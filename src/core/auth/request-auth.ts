@@ -10,7 +10,7 @@ import { routeRequest } from '../read-routing.ts';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
 // The upgrade engine's calls carry its own secret (src/upgrade/routes.ts) instead of credentials.
-const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/', '/api/system/upgrade/read-only/']);
+const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/', '/api/system/upgrade/read-only/', '/api/system/upgrade/hand-over/']);
 
 function pathOf(req: FastifyRequest): string {
   const path = req.url.split('?')[0]!;

@@ -9,10 +9,11 @@ import { deleteState, readState, writeState } from '../../core/state.ts';
 const HOLD_KEY = 'upgrade_hold';
 export const HOLD_MINUTES = 15;
 
-export async function holdSite(db: Kysely<DB>, tokenSha256: string): Promise<void> {
+/** `reads`: reads are answered while it holds (the site was kept readable through the upgrade): only changes wait. */
+export async function holdSite(db: Kysely<DB>, tokenSha256: string, reads = false): Promise<void> {
   if (!/^[0-9a-f]{64}$/.test(tokenSha256)) throw new Error('--token-sha256 takes 64 hex digits');
   await writeState(db, HOLD_KEY, { token_sha256: tokenSha256, since: new Date().toISOString() });
-  await setMaintenance(db, true, HOLD_MINUTES, 'upgrade');
+  await setMaintenance(db, true, HOLD_MINUTES, 'upgrade', reads);
 }
 
 /** True (and the site open) when `token` matches the hold; false for any other token or no hold. */

@@ -6,7 +6,7 @@
 import { loadConfig, type Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { openConfiguredDatabase } from '../../db/open.ts';
-import { migrationState } from '../../db/migrator.ts';
+import { migrationState, NotReadableByPrevious } from '../../db/migrator.ts';
 import { releaseEnv, type InstallLayout } from '../../install/layout.ts';
 import { runRelease } from './commands.ts';
 import { holdSite } from './hold.ts';
@@ -22,17 +22,24 @@ export interface ReleaseWork {
   plan(): Promise<MigrationPlan>;
   /** Applies the pending migrations; the lines `cairn migrate` prints. */
   migrate(): Promise<string[]>;
+  /**
+   * Applies them only if the old release's code can still read the result (db/schema-compat.ts): the lines, or why
+   * not (nothing applied). Absent where the release has no such check (its commands only).
+   */
+  migrateIfReadable?(): Promise<{ lines: string[] } | { notReadable: string }>;
   /** The release's check of the database before it serves: the line for the journal. */
   verify(): Promise<string>;
   /** Maintenance on until the engine resumes with the token whose hash this is. */
   hold(tokenSha256: string): Promise<void>;
+  /** The same hold, answering reads meanwhile. Absent where the release has no such hold (its commands only). */
+  holdAnsweringReads?(tokenSha256: string): Promise<void>;
 }
 
 /** The work a stage does in its own process needs these from the layers above the upgrade domain. */
 export interface InProcessDeps {
   buildApp: AppBuilder;
   /** `cairn migrate`'s work (src/system/apply-migrations.ts): what is pending applied, what must follow queued; its lines. */
-  migrate: (database: Database) => Promise<string[]>;
+  migrate: (database: Database, opts?: { onlyIfReadable?: boolean }) => Promise<string[]>;
 }
 
 /** The work done in this process, which must be the new release's (its stage). */
@@ -56,8 +63,18 @@ export function inProcessWork(layout: InstallLayout, deps: InProcessDeps): Relea
         return { pending: state.dbBehindCode, unknown: state.codeBehindDb };
       }),
     migrate: () => withDatabase((database) => deps.migrate(database)),
+    migrateIfReadable: () =>
+      withDatabase(async (database) => {
+        try {
+          return { lines: await deps.migrate(database, { onlyIfReadable: true }) };
+        } catch (err) {
+          if (err instanceof NotReadableByPrevious) return { notReadable: err.changes.join('; ') };
+          throw err;
+        }
+      }),
     verify: () => withDatabase((database, config) => verifyRelease(database, config, deps.buildApp)),
     hold: (tokenSha256) => withDatabase(({ db }) => holdSite(db, tokenSha256)),
+    holdAnsweringReads: (tokenSha256) => withDatabase(({ db }) => holdSite(db, tokenSha256, true)),
   };
 }
 

@@ -38,7 +38,7 @@ import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
 import { openSite } from './open-site.ts';
 import { printLine } from './print.ts';
-import { quiesceWeb, servesReads, takePort } from './serve-reads.ts';
+import { handOverToNewWeb, migrate, quiesceWeb, servesReads, takePort } from './serve-reads.ts';
 import { callWeb } from './web-call.ts';
 
 export class UpgradeRefused extends Error {}
@@ -358,11 +358,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   async migrate(ctx) {
     const pending = ctx.journal.context.pendingMigrations ?? [];
     if (!pending.length) return { detail: 'nothing to migrate', skipped: true };
-    await takePort(ctx);
-    ctx.journal.context.migrateStarted = true;
-    save(ctx);
-    const lines = await newRelease(ctx).migrate();
-    return { detail: lines.find((l) => /^Applied \d+ migration/.test(l)) ?? lines.pop() ?? '' };
+    return { detail: await migrate(ctx, newRelease(ctx)) };
   },
 
   async static(ctx) {
@@ -384,17 +380,22 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
 
   async start(ctx) {
     const { journal, host, layout } = ctx;
-    await takePort(ctx);
     journal.context.holdToken = newToken();
     save(ctx);
-    // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves.
-    await newRelease(ctx).hold(sha256(journal.context.holdToken));
-    await ctx.host.start('web');
+    // Maintenance on (with an expiry, so a dead engine cannot hold the site for ever) before anything serves:
+    // the web that answered reads hands its port to the new one (serve-reads.ts), or the run starts web behind
+    // the responder.
+    const handedOver = await handOverToNewWeb(ctx, newRelease(ctx), sha256(journal.context.holdToken));
+    if (!handedOver) {
+      await takePort(ctx);
+      await newRelease(ctx).hold(sha256(journal.context.holdToken));
+      await ctx.host.start('web');
+    }
     if (journal.context.servicesBefore?.includes('worker')) await host.start('worker');
     const { host: addr, port } = webAddress(layout);
     const health = await waitForHealth(addr, port, (h) => h.status === 'ok' && h.version === journal.versionTo, HEALTH_TIMEOUT_MS);
     if (!health.ok) throw new Error(`the new release did not report healthy with version ${journal.versionTo} within ${HEALTH_TIMEOUT_MS / 1000} s (last: ${describeHealth(health.last)})`);
-    return { detail: `health ok with ${journal.versionTo} behind maintenance` };
+    return { detail: `health ok with ${journal.versionTo} behind maintenance${handedOver ? `, started by the web of ${journal.versionFrom} on its port (reads answered)` : ''}` };
   },
 
   async resume(ctx) {
