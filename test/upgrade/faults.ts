@@ -42,7 +42,8 @@ const NOTHING_STOPPED: StepName[] = ['preflight', 'backup', 'prepare'];
 /**
  * `serveReads`: the run keeps the site readable (CAIRN_UPGRADE_SERVE_READS=1; PostgreSQL only): from quiesce the web
  * answers reads and refuses changes, and a failure before the migration leaves that same web running, taking changes
- * again, rather than restarting it.
+ * again, rather than restarting it. A failure after it (the migration only adds, so that web answered reads through
+ * it) restores the snapshot, a dump, and restarts web.
  */
 export async function failAt(inst: Install, bundles: Bundles, step: StepName, devices: number, opts: { serveReads?: boolean } = {}): Promise<void> {
   const webBefore = inst.host.pidOf('web');
@@ -73,13 +74,22 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
   await expectConsistent(inst, bundles.versionN, devices);
   if (opts.serveReads) {
     expect(journal.steps.find((s) => s.name === 'quiesce')!.detail).toContain('web answers reads and refuses changes');
-    expect(run.out).toContain('rollback: web takes changes again');
-    expect(inst.host.pidOf('web')).toBe(webBefore);
+    expect(journal.warnings).toEqual([]);
+    if (migrated) {
+      // The run never took the port from that web before the migration (takePort would have cleared this).
+      expect(journal.context.webReadOnly).toBe(true);
+      expect(journal.steps.find((s) => s.name === 'snapshot')!.detail).toMatch(/a dump taken while the site answered reads$/);
+      expect(run.out).toContain('rollback: restoring the database from the snapshot');
+      expect(inst.host.pidOf('web')).not.toBe(webBefore);
+    } else {
+      expect(run.out).toContain('rollback: web takes changes again');
+      expect(inst.host.pidOf('web')).toBe(webBefore);
+    }
   }
   if (inst.databaseUrl) {
-    // PostgreSQL: a rollback after migrating restored from the server's copy of the database, and the copy went
-    // with the run (none is left for a run that ended).
-    if (migrated) expect(journal.steps.find((s) => s.name === 'snapshot')!.detail).toMatch(/^database snapshot: a copy of the database made by the server/);
+    // PostgreSQL: a rollback after migrating restored from the server's copy of the database (a dump when the site
+    // was kept readable), and the copy went with the run (none is left for a run that ended).
+    if (migrated && !opts.serveReads) expect(journal.steps.find((s) => s.name === 'snapshot')!.detail).toMatch(/^database snapshot: a copy of the database made by the server/);
     expect(await withServer(inst.databaseUrl, (c) => snapshotCopiesOf(c, new URL(inst.databaseUrl!).pathname.slice(1)))).toEqual([]);
   }
   expect(existsSync(join(inst.layout.releases, bundles.versionN1))).toBe(false);

@@ -168,6 +168,24 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
     expect(again.statusCode).toBe(403);
   });
 
+  it('a hold that answers reads (the site was kept readable) lets reads through and holds changes', async () => {
+    const token = 'the-readable-hold-token';
+    await holdSite(h.database.db, createHash('sha256').update(token).digest('hex'), true);
+    try {
+      expect((await readMaintenance(h.database.db, true)).reads).toBe(true);
+      expect((await h.as('admin').get('/api/tags/')).statusCode).toBe(200);
+      const held = await h.as('admin').post('/api/tags/', { name: 'Held', slug: 'held' });
+      expect(held.statusCode).toBe(503);
+      expect(held.json()).toMatchObject({ maintenance: true });
+      expect(Number(held.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: true });
+    } finally {
+      const right = await h.app.inject({ method: 'POST', url: '/api/system/upgrade/resume/', headers: { 'x-cairn-upgrade-token': token } });
+      expect(right.statusCode).toBe(200);
+    }
+    expect((await readMaintenance(h.database.db, true)).reads).toBeUndefined();
+  });
+
   it('the running-jobs call is refused without the live lock owner secret, and answers the run that holds it', async () => {
     expect((await h.app.inject({ method: 'GET', url: '/api/system/upgrade/running-jobs/' })).statusCode).toBe(403);
     const token = 'engine-secret';
@@ -240,7 +258,7 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
         return;
       }
       expect(answer.statusCode, answer.body).toBe(200);
-      expect(answer.json()).toEqual({ read_only: true, waited_ms: expect.any(Number) });
+      expect(answer.json()).toEqual({ read_only: true, waited_ms: expect.any(Number), through_recovery: false });
       expect((await h.as('admin').get('/api/tags/')).statusCode).toBe(200);
       const refused = await h.as('admin').post('/api/tags/', { name: 'Refused', slug: 'refused' });
       expect(refused.statusCode).toBe(503);
@@ -253,12 +271,48 @@ describe('POST /api/system/upgrade/resume/ (engine only)', () => {
       expect(reopened.statusCode, reopened.body).toBe(200);
       expect(reopened.json()).toEqual({ read_only: false });
       expect((await h.as('admin').post('/api/tags/', { name: 'Reopened', slug: 'reopened' })).statusCode).toBe(201);
+      // The hand-over to the new release's web: engine only, and only from a web that refuses changes, started by
+      // `cairn serve` (this one was built in process: it says so, and serves on).
+      const handOver = '/api/system/upgrade/hand-over/';
+      expect((await h.app.inject({ method: 'POST', url: handOver, payload: {}, headers: { 'x-cairn-upgrade-token': 'wrong' } })).statusCode).toBe(403);
+      const takesChanges = await h.app.inject({ method: 'POST', url: handOver, payload: {}, headers });
+      expect(takesChanges.statusCode).toBe(409);
+      expect(takesChanges.json().detail).toContain('This web takes changes');
       expect((await h.app.inject({ method: 'POST', url, payload: {}, headers })).statusCode).toBe(200);
+      const notServe = await h.app.inject({ method: 'POST', url: handOver, payload: {}, headers });
+      expect(notServe.statusCode).toBe(409);
+      expect(notServe.json().detail).toBe('this web was not started by `cairn serve` in an install: it cannot start another; this web serves on.');
+      expect((await h.app.inject({ method: 'POST', url: handOver, payload: { pid: 1 }, headers })).statusCode).toBe(400);
       // The run dies: its gate opens by itself.
       engine.kill();
       await new Promise((r) => engine.once('exit', r));
       expect((await h.as('admin').post('/api/tags/', { name: 'Taken', slug: 'taken' })).statusCode).toBe(201);
       expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: false });
+    } finally {
+      engine.kill();
+      await h.app.writeGate.open();
+    }
+  });
+
+  it('read-only through the recovery (the run migrates): a dead run leaves the site read-only', async () => {
+    if (h.database.backend === 'pglite') return; // the call answers 409 there (above)
+    const url = '/api/system/upgrade/read-only/';
+    const token = 'engine-migrating-secret';
+    const engine = sleeper();
+    try {
+      writeFileSync(layout.lockFile, JSON.stringify({ pid: engine.pid, pidStart: processStartTime(engine.pid!), acquiredAt: new Date().toISOString(), purpose: 'upgrade', tokenSha256: createHash('sha256').update(token).digest('hex') }));
+      const headers = { 'x-cairn-upgrade-token': token };
+      expect((await h.app.inject({ method: 'POST', url, payload: { through_recovery: 'yes' }, headers })).statusCode).toBe(400);
+      expect(h.app.writeGate.readOnly).toBe(false);
+      expect((await h.app.inject({ method: 'POST', url, payload: {}, headers })).json()).toMatchObject({ through_recovery: false });
+      const sealed = await h.app.inject({ method: 'POST', url, payload: { through_recovery: true }, headers });
+      expect(sealed.statusCode, sealed.body).toBe(200);
+      expect(sealed.json()).toEqual({ read_only: true, waited_ms: expect.any(Number), through_recovery: true });
+      engine.kill();
+      await new Promise((r) => engine.once('exit', r));
+      expect((await h.as('admin').post('/api/tags/', { name: 'Not taken', slug: 'not-taken' })).statusCode).toBe(503);
+      expect((await h.as('admin').get('/api/tags/')).statusCode).toBe(200);
+      expect((await h.app.inject({ method: 'GET', url: '/api/health/' })).json()).toMatchObject({ maintenance: true, read_only: true });
     } finally {
       engine.kill();
       await h.app.writeGate.open();
