@@ -174,6 +174,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (req, reply) => {
     if (!closing) return;
+    // A read-only web stops as an upgrade takes its port (the new release's web or the responder accepts on the
+    // same socket already); its database stays open until its last connection ends, so a read is still answered,
+    // and the client's next request goes to a new connection.
+    if (app.writeGate.readOnly && READS.has(req.method)) {
+      reply.header('connection', 'close');
+      return;
+    }
     reply.code(503).header('Retry-After', '5').header('connection', 'close');
     return reply.send(isHealthUrl(req.url) ? stoppingHealth(VERSION) : { detail: 'Cairn is restarting. Try again shortly.' });
   });
