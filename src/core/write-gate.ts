@@ -1,6 +1,6 @@
 // The web process's write gate: while an upgrade keeps the site readable (CAIRN_UPGRADE_SERVE_READS=1 on
 // PostgreSQL), the running web answers reads and refuses changes with 503 + Retry-After, from the upgrade's quiesce
-// until the run takes the port for its migration. Closing the gate waits for the changes already under way, so the
+// until it hands its port over (to the new release's web, or to the maintenance responder). Closing the gate waits for the changes already under way, so the
 // run's snapshot holds every change a client was told had been made. A gate whose run died (the upgrade lock's
 // owner gone) opens by itself: a dead engine must not leave a site that takes no changes. Once the run migrates
 // while this web answers reads, the gate is sealed: this release's code must not write the new schema, and the

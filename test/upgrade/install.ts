@@ -224,7 +224,7 @@ export async function installRelease(
     postgresUrl?: string;
     /** CAIRN_SNAPSHOT_COPY_FROM_MB in the env file: 0 (the tests' small databases still get the server's copy), or null for the product's default. */
     snapshotCopyFromMb?: number | null;
-    /** CAIRN_UPGRADE_SERVE_READS=1 in the env file: the site stays readable until the migration (PostgreSQL only). */
+    /** CAIRN_UPGRADE_SERVE_READS=1 in the env file: reads are answered through the upgrade (PostgreSQL only). */
     serveReads?: boolean;
   } = {},
 ): Promise<Install> {

@@ -59,8 +59,9 @@ export interface Journal {
     /** A command the engine is waiting for, so recovery can stop it if the engine was killed meanwhile. */
     child: { pid: number; pidStart: string | null } | null;
     /**
-     * The running web answers reads and refuses changes (CAIRN_UPGRADE_SERVE_READS=1): set at quiesce, cleared when
-     * the run takes the port (before migrate, or start). Absent in journals of older engines.
+     * The old release's web answers reads and refuses changes (CAIRN_UPGRADE_SERVE_READS=1): set at quiesce, cleared
+     * when the run takes the port (before a migration that web could not read through, or at start) or that web hands
+     * it to the new one. Absent in journals of older engines.
      */
     webReadOnly?: boolean;
     /** The new release's upgrade stage that took the run over after prepare (absent in journals of older engines). */
