@@ -4,10 +4,11 @@ import { sql, type Migration } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import '../models.ts';
 import { openTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
-import { MigrationError, migrateIfReadable, migrateToLatest, migrationState, NotReadableByPrevious } from './migrator.ts';
+import { MigrationError, MigrationLockTimeout, migrateIfReadable, migrateToLatest, migrationState, NotReadableByPrevious } from './migrator.ts';
 import { migrations } from './migrations/index.ts';
 
 let database: TestDatabase;
+const onServer = () => Boolean(process.env.TEST_DATABASE_URL);
 beforeAll(async () => {
   database = await openTestDatabase();
 });
@@ -78,5 +79,27 @@ describe('migrating only if the code before can still read the result', () => {
     expect(await applied()).toEqual([]);
     expect((await sql<{ t: string | null }>`SELECT to_regclass('compat_added')::text AS t`.execute(database.db)).rows[0]!.t).toBeNull();
     expect((await sql<{ t: string | null }>`SELECT to_regclass('compat_probe')::text AS t`.execute(database.db)).rows[0]!.t).toBe('compat_probe');
+  });
+
+  // A second session needs a server (the embedded database has one connection).
+  it.runIf(onServer())('a read that holds a table the migration alters: it waits a bounded time, then nothing is applied', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reading!: () => void;
+    const started = new Promise<void>((r) => (reading = r));
+    const reader = database.db.transaction().execute(async (trx) => {
+      await sql`SELECT count(*) FROM compat_probe`.execute(trx);
+      reading();
+      await held;
+    });
+    try {
+      await started;
+      const run = migrateIfReadable(database.db, shipping({ '9999_a': up('CREATE TABLE compat_added (id int)'), '9999_b': up('ALTER TABLE compat_probe ADD COLUMN later text') }), 300);
+      await expect(run).rejects.toThrow(MigrationLockTimeout);
+      expect(await applied()).toEqual([]);
+    } finally {
+      release();
+      await reader;
+    }
   });
 });

@@ -40,6 +40,9 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<string[]> {
 async function runMigrator(db: Kysely<DB>, from: MigrationProvider): Promise<string[]> {
   const { error, results } = await new Migrator({ db, provider: from }).migrateToLatest();
   if (error instanceof NotReadableByPrevious) throw error;
+  if ((error as { code?: unknown } | undefined)?.code === LOCK_NOT_AVAILABLE) {
+    throw new MigrationLockTimeout('a read held a table the migration alters for longer than it may wait: nothing was applied');
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     const what = failed ? `migration ${failed.migrationName} failed: ` : '';
@@ -47,6 +50,12 @@ async function runMigrator(db: Kysely<DB>, from: MigrationProvider): Promise<str
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** PostgreSQL's lock_not_available: a lock_timeout ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** A migration run under readers waited too long for a table's lock; nothing was applied. */
+export class MigrationLockTimeout extends MigrationError {}
 
 /** The pending migrations would leave a schema the code before them cannot read; nothing was applied. */
 export class NotReadableByPrevious extends Error {
@@ -59,9 +68,11 @@ export class NotReadableByPrevious extends Error {
  * Applies the pending migrations only if the code before them can still read the result (schema-compat.ts): the
  * shape is taken before the first and compared after the last, inside the one transaction the migrator runs them
  * in (PostgreSQL's DDL is transactional), and a migration that removes or retypes what old code reads throws
- * NotReadableByPrevious, which rolls every one of them back. For an upgrade whose old web answers reads meanwhile.
+ * NotReadableByPrevious, which rolls every one of them back. For an upgrade whose old web answers reads meanwhile:
+ * a long read (an export) holds its tables, and every read after it would queue behind a migration waiting for
+ * them, so a lock is waited for `lockWaitMs` at most; past that MigrationLockTimeout, nothing applied.
  */
-export async function migrateIfReadable(db: Kysely<DB>, shipped: Record<string, Migration> = migrations): Promise<string[]> {
+export async function migrateIfReadable(db: Kysely<DB>, shipped: Record<string, Migration> = migrations, lockWaitMs = 5000): Promise<string[]> {
   const pending = (await migrationState(db, Object.keys(shipped))).dbBehindCode;
   if (!pending.length) {
     await bringDerivedInLine(db);
@@ -72,6 +83,7 @@ export async function migrateIfReadable(db: Kysely<DB>, shipped: Record<string, 
   let before: SchemaShape | null = null;
   const wrapped: Record<string, Migration> = { ...shipped };
   wrapped[first] = { ...wrapped[first]!, up: async (trx) => {
+    await sql`SELECT set_config('lock_timeout', ${`${lockWaitMs}ms`}, true)`.execute(trx);
     before = await schemaShape(trx);
     await shipped[first]!.up(trx);
   } };

@@ -64,6 +64,11 @@ export interface Journal {
      * it to the new one. Absent in journals of older engines.
      */
     webReadOnly?: boolean;
+    /**
+     * The run asked that web to start the new one on its port: until the answer, either may be serving (a run that
+     * died meanwhile is rolled back by restarting web, never by reopening it).
+     */
+    handOverStarted?: boolean;
     /** The new release's upgrade stage that took the run over after prepare (absent in journals of older engines). */
     stage?: { release: string; protocol: number; pid: number | null } | null;
   };

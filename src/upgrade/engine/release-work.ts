@@ -6,7 +6,7 @@
 import { loadConfig, type Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { openConfiguredDatabase } from '../../db/open.ts';
-import { migrationState, NotReadableByPrevious } from '../../db/migrator.ts';
+import { MigrationLockTimeout, migrationState, NotReadableByPrevious } from '../../db/migrator.ts';
 import { releaseEnv, type InstallLayout } from '../../install/layout.ts';
 import { runRelease } from './commands.ts';
 import { holdSite } from './hold.ts';
@@ -23,10 +23,11 @@ export interface ReleaseWork {
   /** Applies the pending migrations; the lines `cairn migrate` prints. */
   migrate(): Promise<string[]>;
   /**
-   * Applies them only if the old release's code can still read the result (db/schema-compat.ts): the lines, or why
-   * not (nothing applied). Absent where the release has no such check (its commands only).
+   * Applies them only if the old release's code can still read the result (db/schema-compat.ts) and no read holds
+   * a table they alter for long: the lines, or why not (nothing applied). Absent where the release has no such
+   * check (its commands only).
    */
-  migrateIfReadable?(): Promise<{ lines: string[] } | { notReadable: string }>;
+  migrateIfReadable?(): Promise<{ lines: string[] } | { refused: string }>;
   /** The release's check of the database before it serves: the line for the journal. */
   verify(): Promise<string>;
   /** Maintenance on until the engine resumes with the token whose hash this is. */
@@ -68,7 +69,7 @@ export function inProcessWork(layout: InstallLayout, deps: InProcessDeps): Relea
         try {
           return { lines: await deps.migrate(database, { onlyIfReadable: true }) };
         } catch (err) {
-          if (err instanceof NotReadableByPrevious) return { notReadable: err.changes.join('; ') };
+          if (err instanceof NotReadableByPrevious || err instanceof MigrationLockTimeout) return { refused: err.message };
           throw err;
         }
       }),

@@ -28,7 +28,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
 
   // 1. Nothing of the new release may keep running; the responder answers meanwhile. A web that still answers
   //    reads (serve-reads.ts: the run failed before its migration) is the old release's own and goes on doing so.
-  const readOnlyWeb = journal.context.webReadOnly === true && !journal.context.migrateStarted && (await host.isActive('web'));
+  const readOnlyWeb = journal.context.webReadOnly === true && !journal.context.migrateStarted && !journal.context.handOverStarted && (await host.isActive('web'));
   say(readOnlyWeb ? 'stopping the worker (web, still the old release, answers reads meanwhile)' : 'stopping services (the site answers 503 meanwhile)');
   await host.stop('worker');
   if (!readOnlyWeb) await host.holdPort();

@@ -69,7 +69,7 @@ export async function migrate(ctx: EngineContext, work: ReleaseWork): Promise<st
       startMigration(ctx);
       const result = await work.migrateIfReadable();
       if ('lines' in result) return `${applied(result.lines)}; the web of ${ctx.journal.versionFrom} answered reads throughout`;
-      ctx.journal.warnings.push(`migrate: the web of ${ctx.journal.versionFrom} could not answer reads through this migration (${result.notReadable}): the maintenance page showed from migrate to resume`);
+      ctx.journal.warnings.push(`migrate: the web of ${ctx.journal.versionFrom} could not answer reads through this migration (${result.refused}): the maintenance page showed from migrate to resume`);
       save(ctx);
     } else {
       ctx.journal.warnings.push(`migrate: the web of ${ctx.journal.versionFrom} could not stay read-only through the migration (${sealed}): the maintenance page showed from migrate to resume`);
@@ -94,6 +94,8 @@ function startMigration(ctx: EngineContext): void {
 export async function handOverToNewWeb(ctx: EngineContext, work: ReleaseWork, holdHash: string): Promise<boolean> {
   if (!ctx.journal.context.webReadOnly || ctx.host.kind !== 'local' || !work.holdAnsweringReads) return false;
   await work.holdAnsweringReads(holdHash);
+  ctx.journal.context.handOverStarted = true;
+  save(ctx);
   try {
     const res = await callWeb(ctx.layout, HAND_OVER, { method: 'POST', token: ctx.engineToken, body: {}, timeoutMs: 180_000 });
     if (res.status === 200) {
@@ -101,6 +103,8 @@ export async function handOverToNewWeb(ctx: EngineContext, work: ReleaseWork, ho
       save(ctx);
       return true;
     }
+    // It answered: that web serves on (409: the new web did not listen and was stopped).
+    ctx.journal.context.handOverStarted = false;
     const body = (await res.json().catch(() => ({}))) as { detail?: string };
     ctx.journal.warnings.push(`start: the web of ${ctx.journal.versionFrom} did not hand its port over (HTTP ${res.status}${body.detail ? `: ${body.detail}` : ''}); web started behind the maintenance responder`);
   } catch (err) {
