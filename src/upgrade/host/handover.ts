@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Server as NetServer } from 'node:net';
 import type { Server as HttpServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { detectRoot, layoutFor, releaseEnv } from '../../install/layout.ts';
+import { detectRoot, layoutFor, releaseEnv, type InstallLayout } from '../../install/layout.ts';
 import { lockOwnerAlive, processStartTime } from '../../install/lock.ts';
 import { removeAdminSnapshot, writeAdminSnapshot } from '../maintenance-admins.ts';
 
@@ -82,7 +82,18 @@ export function installUpgradeHandover(app: FastifyInstance, stop: (opts?: { adm
     NetServer.prototype.close.call(app.server);
     handOff(false);
   };
-  if (root) newWebHandOvers.set(app, () => startNewWeb(app, layoutFor(root), handToNewWeb));
+  let handing: Promise<number> | null = null;
+  if (root) {
+    newWebHandOvers.set(app, () => {
+      // One new web per hand-over: a second call while one starts is refused; after a failed one, tried again.
+      if (handing) throw new HandOverError('a hand-over to the new web is under way');
+      handing = startNewWeb(app, layoutFor(root), handToNewWeb).catch((err: unknown) => {
+        handing = null;
+        throw err;
+      });
+      return handing;
+    });
+  }
   process.on('SIGUSR2', async () => {
     await snapshotAdminsForUpgrade(app);
     const fd = serverFd(app.server);
@@ -148,10 +159,14 @@ const NEW_WEB_LISTEN_MS = 120_000;
 export function handOverToNewWeb(app: FastifyInstance): Promise<number> {
   const handOver = newWebHandOvers.get(app);
   if (!handOver) return Promise.reject(new HandOverError('this web was not started by `cairn serve` in an install: it cannot start another'));
-  return handOver();
+  try {
+    return handOver();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
-async function startNewWeb(app: FastifyInstance, layout: ReturnType<typeof layoutFor>, handOff: () => void): Promise<number> {
+async function startNewWeb(app: FastifyInstance, layout: InstallLayout, handOff: () => void): Promise<number> {
   const fd = serverFd(app.server);
   if (fd === null) throw new HandOverError('this web does not hold a listening socket to hand over');
   const log = openSync(join(layout.runDir, 'web.log'), 'a');
