@@ -38,9 +38,9 @@ import { registerDomainRoutes } from './routes.ts';
 import { registerNetboxApi } from './netbox-api/routes.ts';
 import { registerUiApiRoutes } from './system/ui-api.ts';
 import { registerWebUi } from './system/web-ui.ts';
+import { SAFE_METHODS } from './core/safe-methods.ts';
 
 const PAST_MAINTENANCE = new Set(['/api/system/upgrade/resume/', '/api/system/upgrade/hand-over/']);
-const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 type PoolArgs = Parameters<ReturnType<typeof AjvCompiler>>;
 type RouteCompiler = (route: AjvCompiler.RouteDefinition) => unknown;
@@ -177,7 +177,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // A read-only web stops as an upgrade takes its port (the new release's web or the responder accepts on the
     // same socket already); its database stays open until its last connection ends, so a read is still answered,
     // and the client's next request goes to a new connection.
-    if (app.writeGate.readOnly && READS.has(req.method)) {
+    if (app.writeGate.readOnly && SAFE_METHODS.has(req.method)) {
       reply.header('connection', 'close');
       return;
     }
@@ -192,7 +192,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // it ends is on.
     if (PAST_MAINTENANCE.has(req.url.split('?')[0]!)) return;
     const state = await readMaintenance(app.database.db);
-    if (state.active && !(state.reads && READS.has(req.method))) {
+    if (state.active && !(state.reads && SAFE_METHODS.has(req.method))) {
       reply
         .code(503)
         .header('Retry-After', String(retryAfterSeconds(state)))

@@ -20,10 +20,9 @@ import type pg from 'pg';
 import type { ReadRoute } from '../db/replicas.ts';
 import type { ResolvedCredentials } from './auth/credentials.ts';
 import type { RequestContext } from './context.ts';
+import { SAFE_METHODS } from './safe-methods.ts';
 
 const READS = new Set(['GET', 'HEAD']);
-/** Methods that change nothing: their requests record no write mark (unless a statement of theirs wrote). */
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 interface RequestRoute {
   route: ReadRoute;
@@ -46,7 +45,7 @@ export function registerReadRouting(app: FastifyInstance): void {
   // Before the answer leaves, so the writer's next request (on any process) finds the mark.
   app.addHook('onSend', async (req, _reply, payload) => {
     const r = routes.get(req);
-    if (r?.markKey && (!SAFE.has(req.method) || r.route.wrote)) {
+    if (r?.markKey && (!SAFE_METHODS.has(req.method) || r.route.wrote)) {
       try {
         await markWrite(app.database.pool, r.markKey);
       } catch (err) {

@@ -7,8 +7,8 @@
 // recovery restores the snapshot, so it stays closed until the recovery stops this process.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors.ts';
+import { SAFE_METHODS } from './safe-methods.ts';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Signing in and out and choosing a tenant (a reader must be able to sign in to read), and the upgrade engine's own
  * calls. Every other route but GET, HEAD and OPTIONS is a change, as for a read-only token (request-auth.ts).

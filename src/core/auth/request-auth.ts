@@ -6,8 +6,8 @@ import { ApiError, forbidden, unauthorized } from '../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, resolveSession, resolveToken, type ResolvedCredentials } from './credentials.ts';
 import { recordFailedToken } from './throttle.ts';
 import { routeRequest } from '../read-routing.ts';
+import { SAFE_METHODS } from '../safe-methods.ts';
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Paths answered without credentials. */
 // The upgrade engine's calls carry its own secret (src/upgrade/routes.ts) instead of credentials.
 const PUBLIC_PATHS = new Set(['/api/health/', '/api/auth/login/', '/api/system/upgrade/resume/', '/api/system/upgrade/backup/', '/api/system/upgrade/running-jobs/', '/api/system/upgrade/job/', '/api/system/upgrade/read-only/', '/api/system/upgrade/hand-over/']);
