@@ -149,8 +149,8 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
       if (!closed.drained) {
         throw conflict(`${closed.inFlight} change(s) were still under way after ${Math.round(closed.waitedMs / 1000)} s: the site takes changes again, and the upgrade stops it instead.`);
       }
-      const through = (req.body as { through_recovery?: boolean }).through_recovery === true && app.writeGate.seal();
-      return { read_only: true, waited_ms: closed.waitedMs, through_recovery: app.writeGate.sealed || through };
+      if ((req.body as { through_recovery?: boolean }).through_recovery === true) app.writeGate.seal();
+      return { read_only: true, waited_ms: closed.waitedMs, through_recovery: app.writeGate.sealed };
     },
   });
 

@@ -12,7 +12,7 @@
 // The embedded database has one process: the run needs it to itself from deps on, so there the setting changes
 // nothing.
 import { readEnvFile } from '../../install/layout.ts';
-import { callWeb } from './web-call.ts';
+import { callWeb, refusalOf } from './web-call.ts';
 import { backupTarget, save, type EngineContext } from './context.ts';
 import type { ReleaseWork } from './release-work.ts';
 
@@ -105,8 +105,7 @@ export async function handOverToNewWeb(ctx: EngineContext, work: ReleaseWork, ho
     }
     // It answered: that web serves on (409: the new web did not listen and was stopped).
     ctx.journal.context.handOverStarted = false;
-    const body = (await res.json().catch(() => ({}))) as { detail?: string };
-    ctx.journal.warnings.push(`start: the web of ${ctx.journal.versionFrom} did not hand its port over (HTTP ${res.status}${body.detail ? `: ${body.detail}` : ''}); web started behind the maintenance responder`);
+    ctx.journal.warnings.push(`start: the web of ${ctx.journal.versionFrom} did not hand its port over (${await refusalOf(res)}); web started behind the maintenance responder`);
   } catch (err) {
     ctx.journal.warnings.push(`start: the web of ${ctx.journal.versionFrom} did not answer the hand-over (${err instanceof Error ? err.message : String(err)}); web started behind the maintenance responder`);
   }
@@ -128,8 +127,7 @@ async function askReadOnly(ctx: EngineContext, ask: { through_recovery?: true } 
     const res = await callWeb(ctx.layout, READ_ONLY, { method: 'POST', token: ctx.engineToken, body: ask, timeoutMs: 120_000 });
     if (res.status === 200) return null;
     if (res.status === 404) return `the web of ${ctx.journal.versionFrom} cannot refuse changes alone`;
-    const body = (await res.json().catch(() => ({}))) as { detail?: string };
-    return `the web answered HTTP ${res.status}${body.detail ? `: ${body.detail}` : ''}`;
+    return `the web answered ${await refusalOf(res)}`;
   } catch (err) {
     return `the web did not answer: ${err instanceof Error ? err.message : String(err)}`;
   }

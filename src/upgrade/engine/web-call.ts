@@ -19,3 +19,9 @@ export function callWeb(layout: InstallLayout, path: string, opts: { method?: st
     signal: AbortSignal.timeout(opts.timeoutMs),
   });
 }
+
+/** "HTTP <status>: <detail>" of an answer the engine did not want, for its journal's warnings. */
+export async function refusalOf(res: Response): Promise<string> {
+  const body = (await res.json().catch(() => ({}))) as { detail?: string };
+  return `HTTP ${res.status}${body.detail ? `: ${body.detail}` : ''}`;
+}

@@ -84,7 +84,7 @@ export function installUpgradeHandover(app: FastifyInstance, stop: (opts?: { adm
   };
   let handing: Promise<number> | null = null;
   if (root) {
-    newWebHandOvers.set(app, () => {
+    newWebHandOvers.set(app, async () => {
       // One new web per hand-over: a second call while one starts is refused; after a failed one, tried again.
       if (handing) throw new HandOverError('a hand-over to the new web is under way');
       handing = startNewWeb(app, layoutFor(root), handToNewWeb).catch((err: unknown) => {
@@ -159,11 +159,7 @@ const NEW_WEB_LISTEN_MS = 120_000;
 export function handOverToNewWeb(app: FastifyInstance): Promise<number> {
   const handOver = newWebHandOvers.get(app);
   if (!handOver) return Promise.reject(new HandOverError('this web was not started by `cairn serve` in an install: it cannot start another'));
-  try {
-    return handOver();
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  return handOver();
 }
 
 async function startNewWeb(app: FastifyInstance, layout: InstallLayout, handOff: () => void): Promise<number> {
