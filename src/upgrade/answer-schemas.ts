@@ -43,6 +43,10 @@ const card = closed({
 export const UpgradeStatusAnswer = closed({
   running_version: string,
   installed: { type: 'boolean', description: 'Whether this deployment is an installed release (with an install root).' },
+  reads_during_upgrade: {
+    type: 'boolean',
+    description: 'Whether an upgrade keeps answering reads, changes waiting (CAIRN_UPGRADE_SERVE_READS=1 on PostgreSQL); otherwise the site shows the maintenance page while it runs.',
+  },
   last_upgrade: { anyOf: [{ type: 'null' }, card] },
   lock: closed({ held: { type: 'boolean' }, owner_alive: { type: 'boolean' }, unfinished_run: { type: 'boolean' } }),
 });

@@ -82,7 +82,7 @@ describe('maintenance responder: the upgrade card for admins only', () => {
     const byToken = await get('/api/system/upgrade/', { authorization: `Token ${h.tokens.admin}` });
     expect(byToken.status).toBe(200);
     expect(byToken.body).toMatchObject({
-      running_version: '1.0.0', installed: true, maintenance: true,
+      running_version: '1.0.0', installed: true, reads_during_upgrade: false, maintenance: true,
       last_upgrade: { id: 'run-1', state: 'running', current_step: 'migrate', version_from: '1.0.0', version_to: '1.0.1', steps: [{ name: 'preflight', status: 'ok' }, { name: 'migrate', status: 'running' }] },
     });
 

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { can } from '../core/context.ts';
 import { conflict, forbidden, notFound, unauthorized } from '../core/errors.ts';
 import { answeredAsBuilt, dbOf } from '../core/http.ts';
+import { upgradeKeepsReads } from './reads-setting.ts';
 import { detectRoot, layoutFor, readEnvFile, type InstallLayout } from '../install/layout.ts';
 import { createBackup } from '../system/backup.ts';
 import { BUSY_MESSAGE, lockOwnerAlive, readLock } from '../install/lock.ts';
@@ -63,7 +64,7 @@ export function registerUpgradeRoutes(app: FastifyInstance): void {
       requireAdmin(req);
       const layout = installLayout();
       const status = layout ? upgradeStatus(layout) : { last_upgrade: null, lock: { held: false, owner_alive: false, unfinished_run: false } };
-      return { running_version: app.cairnVersion, installed: layout !== null, ...status };
+      return { running_version: app.cairnVersion, installed: layout !== null, reads_during_upgrade: layout !== null && upgradeKeepsReads(layout, process.env), ...status };
     },
   });
 

@@ -105,6 +105,8 @@ describe('upgrade vN → vN+1', () => {
     const card = (await inst.api('/api/system/upgrade/')).body as Record<string, unknown>;
     expect(card).toMatchObject({
       running_version: bundles.versionN1,
+      // What the Updates page's start dialog says the next upgrade will do, as this one did.
+      reads_during_upgrade: Boolean(inst.databaseUrl),
       last_upgrade: { version_from: bundles.versionN, version_to: bundles.versionN1, state: 'done', outcome: { code: 'new', database: 'migrated', services: 'running' }, failed_step: null },
     });
     const steps = (card.last_upgrade as { steps: { name: string; status: string }[] }).steps;

@@ -73,6 +73,19 @@ describe('GET /api/system/upgrade/', () => {
     expect(res.json()).toMatchObject({ running_version: h.app.cairnVersion, installed: true, last_upgrade: null });
   });
 
+  it('says whether an upgrade would keep answering reads: the setting on, on PostgreSQL, as the engine decides it', async () => {
+    const readsDuringUpgrade = async (envFile: string) => {
+      writeFileSync(layout.envFile, envFile);
+      return (await h.as('admin').get('/api/system/upgrade/')).json().reads_during_upgrade;
+    };
+    expect(await readsDuringUpgrade('DATABASE_URL=\n')).toBe(false);
+    expect(await readsDuringUpgrade('CAIRN_UPGRADE_SERVE_READS=1\nDATABASE_URL=postgres://db.example/cairn\n')).toBe(true);
+    // The embedded database: the engine keeps it to itself from deps on, so the setting changes nothing.
+    expect(await readsDuringUpgrade('CAIRN_UPGRADE_SERVE_READS=1\nDATABASE_URL=\n')).toBe(false);
+    // Neither 1 nor 0: the engine warns and shows the maintenance page.
+    expect(await readsDuringUpgrade('CAIRN_UPGRADE_SERVE_READS=yes\nDATABASE_URL=postgres://db.example/cairn\n')).toBe(false);
+  });
+
   it('shows the last upgrade card: who, how, outcome, failed step, output excerpt, step timings', async () => {
     writeJournal(layout.journalFile, journal());
     const card = (await h.as('admin').get('/api/system/upgrade/')).json().last_upgrade;

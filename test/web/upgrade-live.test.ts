@@ -70,6 +70,8 @@ describe.skipIf(!ready)('Updates page follows a real upgrade live', () => {
 
     await page.getByLabel('Release bundle').setInputFiles(bundles.vN1);
     await page.getByRole('button', { name: 'Upload bundle' }).click();
+    // An embedded install: the dialog says the site goes into maintenance (the setting to keep reads needs PostgreSQL).
+    await page.getByRole('dialog').getByText('The site goes into maintenance while the new release is installed').waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Start upgrade' }).click();
 
     // The window: a card the responder served (maintenance: true) with a step of the window running, on screen.

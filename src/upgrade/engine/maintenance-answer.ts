@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { currentAdminSnapshot, isSnapshotAdmin } from '../maintenance-admins.ts';
 import { upgradeStatus } from '../records.ts';
+import { upgradeKeepsReads } from '../reads-setting.ts';
 import type { InstallLayout } from '../../install/layout.ts';
 import { readLock } from '../../install/lock.ts';
 
@@ -14,7 +15,7 @@ function upgradeCardFor(req: IncomingMessage, layout: InstallLayout, version: st
   const lock = readLock(layout.lockFile);
   if (!isSnapshotAdmin(currentAdminSnapshot(layout, lock), req.headers)) return null;
   // The same shape as the web's GET /api/system/upgrade/, plus `maintenance` so a client can tell who answered.
-  return { running_version: version, installed: true, maintenance: true, ...upgradeStatus(layout) };
+  return { running_version: version, installed: true, reads_during_upgrade: upgradeKeepsReads(layout, process.env), maintenance: true, ...upgradeStatus(layout) };
 }
 
 export function maintenanceAnswer(layout: InstallLayout | null, version: string): (req: IncomingMessage, res: ServerResponse) => void {

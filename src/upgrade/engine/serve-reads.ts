@@ -11,27 +11,26 @@
 //            cannot (systemd runs the web itself) the run takes the port and starts web behind it.
 // The embedded database has one process: the run needs it to itself from deps on, so there the setting changes
 // nothing.
-import { readEnvFile } from '../../install/layout.ts';
+import { serveReadsSetting, SERVE_READS_SETTING } from '../reads-setting.ts';
 import { callWeb, refusalOf } from './web-call.ts';
 import { backupTarget, save, type EngineContext } from './context.ts';
 import type { ReleaseWork } from './release-work.ts';
 
-const SETTING = 'CAIRN_UPGRADE_SERVE_READS';
 const READ_ONLY = '/api/system/upgrade/read-only/';
 const HAND_OVER = '/api/system/upgrade/hand-over/';
 
 /** Whether this run keeps the site readable: the setting (the environment file wins) on a PostgreSQL install. */
 export function servesReads(ctx: EngineContext): boolean {
-  const raw = ({ ...ctx.env, ...readEnvFile(ctx.layout.envFile) }[SETTING] ?? '').trim();
-  if (raw !== '' && raw !== '0' && raw !== '1') {
-    const warning = `${SETTING}=${JSON.stringify(raw)} is neither 1 nor 0: the site was not kept readable (the default).`;
+  const setting = serveReadsSetting(ctx.layout, ctx.env);
+  if (setting.invalid !== null) {
+    const warning = `${SERVE_READS_SETTING}=${JSON.stringify(setting.invalid)} is neither 1 nor 0: the site was not kept readable (the default).`;
     if (!ctx.journal.warnings.includes(warning)) {
       ctx.journal.warnings.push(warning);
       save(ctx);
     }
     return false;
   }
-  return raw === '1' && backupTarget(ctx.layout, ctx.journal.versionFrom).databaseUrl !== null;
+  return setting.on && backupTarget(ctx.layout, ctx.journal.versionFrom).databaseUrl !== null;
 }
 
 /**

@@ -102,6 +102,7 @@ function VersionSection({ status, inProgress, onStarted }: { status: UpgradeStat
           <UpgradeStart
             target={a?.update_available && a.latest ? a.latest.version : null}
             disabled={inProgress}
+            keepsReads={status.reads_during_upgrade}
             onStarted={(run) => {
               toast.show({ message: `Upgrade to ${run.version} started.`, tone: 'success' });
               onStarted(run.run_id, run.version);

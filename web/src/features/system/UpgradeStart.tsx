@@ -1,6 +1,6 @@
 // Starting an upgrade from the Updates page: "Upgrade to X" (a release from the feed) or "Upload bundle" (an
 // airgapped install, or a release the feed does not list). Both ask for confirmation first, because the run
-// stops the site for its duration; a refusal (409 running, 400 older release, 413 too large…) stays in the
+// stops the site, or its changes when the install keeps reads (reads_during_upgrade), for its duration; a refusal (409 running, 400 older release, 413 too large…) stays in the
 // dialog with the API's own words.
 import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
@@ -15,7 +15,7 @@ function describe(choice: Choice): string {
   return 'version' in choice ? `Upgrade to ${choice.version}` : `Upgrade from ${choice.bundle.name}`;
 }
 
-export function UpgradeStart({ target, disabled, onStarted }: { target: string | null; disabled: boolean; onStarted: (run: UpgradeStarted) => void }) {
+export function UpgradeStart({ target, disabled, keepsReads, onStarted }: { target: string | null; disabled: boolean; keepsReads: boolean; onStarted: (run: UpgradeStarted) => void }) {
   const [file, setFile] = useState<File | null>(null);
   // Bumped to empty the file input once a run started (the browser keeps the chosen name otherwise).
   const [inputKey, setInputKey] = useState(0);
@@ -57,7 +57,14 @@ export function UpgradeStart({ target, disabled, onStarted }: { target: string |
         footer={<DialogActions onCancel={close} onConfirm={() => choice && start.mutate(choice)} confirmLabel="Start upgrade" busyLabel={choice && 'bundle' in choice ? 'Uploading…' : 'Starting…'} pending={start.isPending} />}
       >
         <div className="space-y-2 text-sm">
-          <p>A backup is taken first. The site goes into maintenance while the new release is installed and migrated, and comes back by itself; a failed step rolls back to the running version.</p>
+          {keepsReads ? (
+            <p>
+              A backup is taken first. The site keeps answering reads while the new release is installed and migrated; changes wait until it is ready (a migration this version could not read puts the site into maintenance for
+              its length). A failed step rolls back to the running version.
+            </p>
+          ) : (
+            <p>A backup is taken first. The site goes into maintenance while the new release is installed and migrated, and comes back by itself; a failed step rolls back to the running version.</p>
+          )}
           <p className="text-slate-600">This page follows the run and keeps checking while the site is away.</p>
           {start.error ? (
             <p role="alert" className="text-red-700">

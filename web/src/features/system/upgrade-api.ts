@@ -39,6 +39,8 @@ export interface UpgradeRun {
 export interface UpgradeStatus {
   running_version: string;
   installed: boolean;
+  /** Whether an upgrade keeps answering reads (changes wait) rather than showing the maintenance page. */
+  reads_during_upgrade: boolean;
   last_upgrade: UpgradeRun | null;
   lock: { held: boolean; owner_alive: boolean; unfinished_run: boolean };
   /** Set by the maintenance responder, which answers the card while the site is down for the upgrade. */
