@@ -93,11 +93,29 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
     await new Promise((r) => setTimeout(r, 2_500));
     const since = new Date();
     await new Promise((r) => setTimeout(r, 9_000));
-    const until = new Date();
-    const { rows } = await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM jobs
+    const plannedRuns = async (until: Date) =>
+      (
+        await sql<{ kind: string; n: number }>`SELECT kind, count(*)::int AS n FROM jobs
       WHERE started_by IN ('schedule:compliance', 'schedule:search-rebuild') AND started >= ${since.toISOString()}::timestamptz AND started < ${until.toISOString()}::timestamptz
-      GROUP BY kind ORDER BY kind`.execute(database.db);
-    // Nine seconds of a two-second tick: four or five planned runs each; three processes without the claim
+      GROUP BY kind ORDER BY kind`.execute(database.db)
+      ).rows;
+    const checkRuns = async (until: Date) =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE assignment_id = ${assignment.id}
+      AND created >= ${since.toISOString()}::timestamptz AND created < ${until.toISOString()}::timestamptz`.execute(database.db)
+      ).rows[0]!.n;
+    // The window is nine seconds, longer while nothing has run yet: a machine loaded by the rest of the suite may
+    // start a process's timers late, and what is checked is that no run happens twice (the bounds below grow with the
+    // window), not how soon the first one comes.
+    let until = new Date();
+    for (let waited = 0; waited < 30_000; waited += 1_000) {
+      const runs = await plannedRuns(until);
+      if (runs.length === 2 && runs.every((r) => r.n >= 2) && (await checkRuns(until)) >= 1) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+      until = new Date();
+    }
+    const rows = await plannedRuns(until);
+    // Nine seconds (or more) of a two-second tick: four or five planned runs each; three processes without the claim
     // would have made up to fifteen.
     const planned = Math.floor((until.getTime() - since.getTime()) / 2000) + 1;
     expect(rows.map((r) => r.kind).sort()).toEqual(['compliance.evaluate', 'search.rebuild']);
@@ -112,10 +130,9 @@ describe.skipIf(!url)('two web processes and a worker on one PostgreSQL', () => 
 
     // The check: nine seconds of a five-second interval are at most two runs (three processes each running it
     // would have made up to six), and at least one.
-    const results = await sql<{ n: number }>`SELECT count(*)::int AS n FROM check_results WHERE assignment_id = ${assignment.id}
-      AND created >= ${since.toISOString()}::timestamptz AND created < ${until.toISOString()}::timestamptz`.execute(database.db);
-    expect(results.rows[0]!.n).toBeGreaterThanOrEqual(1);
-    expect(results.rows[0]!.n).toBeLessThanOrEqual(Math.floor((until.getTime() - since.getTime()) / 5000) + 1);
+    const checks = await checkRuns(until);
+    expect(checks).toBeGreaterThanOrEqual(1);
+    expect(checks).toBeLessThanOrEqual(Math.floor((until.getTime() - since.getTime()) / 5000) + 1);
 
     // Written through one web process, read through the other; its webhook delivered once, by one process.
     await post('/api/tags/', { name: 'seen-by-both', slug: 'seen-by-both' });
