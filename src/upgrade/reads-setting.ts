@@ -4,14 +4,24 @@ import { readEnvFile, type InstallLayout } from '../install/layout.ts';
 
 export const SERVE_READS_SETTING = 'CAIRN_UPGRADE_SERVE_READS';
 
-/** The setting as the environment file (which wins) and the given environment leave it; `invalid` for another value. */
-export function serveReadsSetting(layout: InstallLayout, env: NodeJS.ProcessEnv): { on: boolean; invalid: string | null } {
-  const raw = ({ ...env, ...readEnvFile(layout.envFile) }[SERVE_READS_SETTING] ?? '').trim();
+/** The environment file (which wins) over the given environment: where both of the settings below are read. */
+function settingsOf(layout: InstallLayout, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, ...readEnvFile(layout.envFile) };
+}
+
+function readsSettingIn(settings: NodeJS.ProcessEnv): { on: boolean; invalid: string | null } {
+  const raw = (settings[SERVE_READS_SETTING] ?? '').trim();
   if (raw !== '' && raw !== '0' && raw !== '1') return { on: false, invalid: raw };
   return { on: raw === '1', invalid: null };
 }
 
+/** The setting as the environment file (which wins) and the given environment leave it; `invalid` for another value. */
+export function serveReadsSetting(layout: InstallLayout, env: NodeJS.ProcessEnv): { on: boolean; invalid: string | null } {
+  return readsSettingIn(settingsOf(layout, env));
+}
+
 /** Whether an upgrade of this install would keep answering reads: the setting on, and a PostgreSQL database. */
 export function upgradeKeepsReads(layout: InstallLayout, env: NodeJS.ProcessEnv): boolean {
-  return serveReadsSetting(layout, env).on && Boolean({ ...env, ...readEnvFile(layout.envFile) }.DATABASE_URL);
+  const settings = settingsOf(layout, env);
+  return readsSettingIn(settings).on && Boolean(settings.DATABASE_URL);
 }
