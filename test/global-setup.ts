@@ -8,7 +8,7 @@ import { openPGlite, openPostgres } from '../src/db/database.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
 // The registry, so the template carries the search triggers derived from it (installing them per file costs ~1 s).
 import '../src/models.ts';
-import { dropTestDatabases, testDatabasePrefix, withServer } from './helpers/pg-test-databases.ts';
+import { dropTestDatabases, testDatabasePrefix, testTablespaceClause, withServer } from './helpers/pg-test-databases.ts';
 import { removeRunTmpdir } from './runner/tmpdir.ts';
 import { sharedDir, sourceHash } from './runner/shared-cache.ts';
 
@@ -43,7 +43,7 @@ async function makePGliteTemplate(): Promise<string> {
 async function makePostgresTemplate(url: string): Promise<string> {
   await dropTestDatabases(url, { deadRunsOnly: true });
   const pgTemplate = `${testDatabasePrefix(process.pid)}template`;
-  await withServer(url, (c) => c.query(`CREATE DATABASE ${pgTemplate}`));
+  await withServer(url, (c) => c.query(`CREATE DATABASE ${pgTemplate}${testTablespaceClause()}`));
   const u = new URL(url);
   u.pathname = `/${pgTemplate}`;
   const database = await openPostgres(u.toString(), 1);

@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createTenant } from '../core/accounts.ts';
-import { snapshotCopiesOf } from '../../test/helpers/pg-test-databases.ts';
+import { snapshotCopiesOf, testTablespaceClause } from '../../test/helpers/pg-test-databases.ts';
 import { BackupError, createBackup, discardSnapshot, listBackups, pruneBackups, restoreBackup, restoreSnapshot, snapshotDatabase, type BackupTarget } from './backup.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL ?? null;
@@ -59,7 +59,7 @@ beforeAll(async () => {
     const name = `cairn_backup_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
     const admin = new pg.Client({ connectionString: pgUrl });
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name}${testTablespaceClause()}`);
     await admin.end();
     const u = new URL(pgUrl);
     u.pathname = `/${name}`;

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { withServer } from '../helpers/pg-test-databases.ts';
+import { testTablespaceClause, withServer } from '../helpers/pg-test-databases.ts';
 
 export type DemoVersion = '3.7' | '4.1';
 
@@ -58,7 +58,7 @@ export interface DemoCopy {
 export async function demoCopy(serverUrl: string, version: DemoVersion, tag: string): Promise<DemoCopy> {
   const template = await demoTemplate(serverUrl, version);
   const name = `cairn_netbox_${tag}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  await withServer(serverUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+  await withServer(serverUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}${testTablespaceClause()}`));
   const url = urlOf(serverUrl, name);
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -17,7 +17,7 @@ import { LocalSupervisor } from '../../src/upgrade/host/local.ts';
 import { waitForHealth } from '../../src/upgrade/engine/probe.ts';
 import { processAlive } from '../../src/install/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
-import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
+import { snapshotCopiesOf, testTablespaceClause, withServer } from '../helpers/pg-test-databases.ts';
 import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
@@ -114,7 +114,7 @@ export interface Install {
 async function createPgDatabase(base: string | undefined, template: string | null): Promise<{ url: string; name: string; drop: () => Promise<void> } | null> {
   if (!base) return null;
   const name = `cairn_up_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-  await withServer(base, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
+  await withServer(base, (c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : testTablespaceClause()}`));
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {

@@ -6,6 +6,7 @@
 import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { testTablespaceClause } from '../helpers/pg-test-databases.ts';
 
 type LoadDemo = () => Promise<void>;
 
@@ -54,7 +55,7 @@ export async function demoDatabase(serverUrl: string, name: string, migratedTemp
         return;
       }
     }
-    await admin.query(`CREATE DATABASE ${name}${migratedTemplate ? ` TEMPLATE ${migratedTemplate}` : ''}`);
+    await admin.query(`CREATE DATABASE ${name}${migratedTemplate ? ` TEMPLATE ${migratedTemplate}` : testTablespaceClause()}`);
     if (!devices) return;
     await load();
     if (!cached) return;
