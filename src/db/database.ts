@@ -173,9 +173,10 @@ function replicaName(url: string): string {
 
 /**
  * The embedded database's WebAssembly memory from the start: PGlite's default (128 MB) grows to about 190 MB while
- * the server starts, and each growth counts as new external memory, for which V8 collects the whole JavaScript heap.
- * In a process holding the app (a test worker opens a database per file) ten opens took 42 full collections and
- * about 1.0 CPU-s each; with the memory there from the start, 24 and 0.6-0.7. Pages never touched cost no memory.
+ * the server starts, and V8 answers each growth of external memory with collections of the whole JavaScript heap.
+ * In a process holding the app ten opens took 42 full collections and about 1.0 CPU-s each; with the memory there
+ * from the start, 24 and 0.6-0.7. Fourteen small test files in one worker (a database each): 54-56 CPU-s instead of
+ * 57-61 (four runs, alternating). Pages never touched cost no memory.
  */
 const PGLITE_INITIAL_MEMORY = 256 * 1024 * 1024;
 

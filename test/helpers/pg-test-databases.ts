@@ -11,9 +11,11 @@ export function testDatabasePrefix(runPid: number): string {
 
 /**
  * ` TABLESPACE <name>` for a CREATE DATABASE of the run when CAIRN_TEST_PG_TABLESPACE names one, else ''. .ci/run
- * makes one in memory (tmpfs) on a local server: the suite creates and drops a database per test file, and on an ext4 disk without a journal each new file's inode is found past the ones deleted in the last minutes
- * (the kernel's recently_deleted check; a migrated database is about 1,400 files): 60 copies of the migrated template, each created, opened and dropped, took
- * 60 CPU-s there and 6.6 in memory. Databases copied from the run's template land in its tablespace without it.
+ * makes one in memory (tmpfs) when the server is local. The suite creates and drops a database (about 1,400 files)
+ * per test file, and on an ext4 disk without a journal the kernel finds each new file's inode past those deleted in
+ * the last minutes (recently_deleted): 60 copies of the migrated template, each created, opened and dropped, took
+ * 60 CPU-s there and 6.6 in memory; twenty small files of the PostgreSQL pass, 63-66 CPU-s of the machine instead of
+ * 67-70 (two runs each, alternating). Databases copied from the run's template land in its tablespace without it.
  */
 export function testTablespaceClause(): string {
   const name = process.env.CAIRN_TEST_PG_TABLESPACE;
