@@ -2,13 +2,11 @@
 // The `cairn` command from a checkout; a fresh clone needs no build step. The TypeScript sources run compiled and
 // cached (bin/compiled-sources.mjs says why and when they are compiled again), or through tsx where that compile
 // cannot be had, or when CAIRN_COMPILE_CACHE=0.
-import { compiledMain } from './compiled-sources.mjs';
+import { compiledMain, runCompiled } from './compiled-sources.mjs';
 
 const compiled = process.env.CAIRN_COMPILE_CACHE === '0' ? null : await compiledMain();
 if (compiled) {
-  // Stack traces name the TypeScript sources, as they did through tsx.
-  process.setSourceMapsEnabled(true);
-  await import(compiled);
+  runCompiled(compiled);
 } else {
   const { register } = await import('tsx/esm/api');
   register();

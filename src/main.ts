@@ -276,9 +276,8 @@ registerBackupCommands(program);
 registerStepNotesCommands(program);
 
 
-try {
-  await program.parseAsync(process.argv);
-} catch (err) {
+// Not awaited at the top level: the compiled form is a CommonJS script (bin/compiled-sources.mjs says why).
+program.parseAsync(process.argv).catch(async (err: unknown) => {
   if (await isUserError(err)) fail((err as Error).message);
   fail(`unexpected error: ${(err as Error).message}`);
-}
+});

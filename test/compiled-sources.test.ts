@@ -16,7 +16,7 @@ function cairn(env: Record<string, string> = {}): { code: number | null; stdout:
 }
 
 const cacheDir = () => join(root, 'node_modules', '.cache', 'cairn');
-const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.mjs')).sort();
+const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.cjs')).sort();
 
 beforeAll(() => {
   root = mkdtempSync(join(process.env.CAIRN_TEST_RUN_TMPDIR ?? tmpdir(), 'compiled-sources-'));
@@ -44,18 +44,20 @@ afterAll(() => {
 it('compiles once, runs the compile while no source changed, and compiles again when one did', () => {
   expect(cairn()).toMatchObject({ code: 0, stdout: '1 found' });
   const [first] = compiledFiles();
-  expect(first).toMatch(/^main-[0-9a-f]{16}\.mjs$/);
+  expect(first).toMatch(/^main-[0-9a-f]{16}\.cjs$/);
   const written = statSync(join(cacheDir(), first!)).mtimeMs;
 
   expect(cairn()).toMatchObject({ code: 0, stdout: '1 found' });
   expect(compiledFiles()).toEqual([first]);
   expect(statSync(join(cacheDir(), first!)).mtimeMs).toBe(written);
 
-  // A stack trace names the TypeScript source and its line, not the compiled file.
+  // A stack trace names the TypeScript source and its line, not the compiled file (Node's quote of the throwing
+  // line above an uncaught error's trace is the compile's: it does not read a map for a script run through vm).
   const failed = cairn({ FAIL: '1' });
   expect(failed.code).not.toBe(0);
-  expect(failed.stderr).toMatch(/failed on purpose[\s\S]*src\/main\.ts:4:/);
-  expect(failed.stderr).not.toContain('.cache');
+  expect(failed.stderr).toMatch(/failed on purpose\n\s+at .*src\/main\.ts:4:/);
+  const frames = failed.stderr.split('\n').filter((line) => /^\s+at /.test(line));
+  expect(frames.join('\n')).not.toContain('.cache');
 
   // The same size: only the modification time tells the change.
   writeFileSync(join(root, 'src', 'value.ts'), 'export const value: number = 2;\n');
@@ -90,6 +92,24 @@ it('keeps the newest four compiles', () => {
   expect(compiledFiles()).toHaveLength(4);
   expect(readdirSync(cacheDir()).filter((f) => f.endsWith('.map'))).toHaveLength(4);
   expect(readdirSync(cacheDir()).filter((f) => f.includes('.part'))).toEqual([]);
+});
+
+it('keeps V8\'s code cache of a compile, per command, takes it at the next start, and replaces one V8 refuses', () => {
+  const codeCaches = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.code-cache'));
+  const [current] = compiledFiles().slice(-1).map((f) => f.replace(/\.cjs$/, ''));
+  // Only the current compile's caches are kept; this command (no name: 'other') has one after its first run.
+  expect(cairn()).toMatchObject({ code: 0, stdout: '7 found' });
+  expect(codeCaches().every((f) => f.startsWith(`${current}.`))).toBe(true);
+  const [cache] = codeCaches().filter((f) => f.endsWith('.other.code-cache'));
+  expect(cache).toBeDefined();
+  const file = join(cacheDir(), cache!);
+  const written = statSync(file).mtimeMs;
+  // Taken: a refused cache would be written again as the process exits.
+  expect(cairn()).toMatchObject({ code: 0, stdout: '7 found' });
+  expect(statSync(file).mtimeMs).toBe(written);
+  writeFileSync(file, 'not a code cache');
+  expect(cairn()).toMatchObject({ code: 0, stdout: '7 found' });
+  expect(readFileSync(file).length).toBeGreaterThan(100);
 });
 
 it('runs through tsx when the sources do not compile, or when told to', () => {
