@@ -11,16 +11,13 @@
 // compiles (about a second), later ones compare the recorded sizes and modification times of the files that
 // were compiled, and of npm's own record of node_modules, rewritten by every install (about 10 ms).
 //
-// The compile is a CommonJS script run with V8's code cache (runCompiled below): ESM has no code cache in Node 20.
+// The compile is a CommonJS script, run by bin/run-compiled.mjs with V8's code cache (ESM has none in Node 20).
 //
 // Plain JavaScript: it runs before any TypeScript can be loaded.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire, SourceMap } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Script } from 'node:vm';
-import { cachedDataVersionTag, setFlagsFromString } from 'node:v8';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'src', 'main.ts');
@@ -173,7 +170,7 @@ function prune(current) {
 }
 
 /**
- * The compiled `src/main.ts` (its path) to run with runCompiled, compiling it first when the sources changed; null
+ * The compiled `src/main.ts` (its path) to run with bin/run-compiled.mjs, compiling it first when the sources changed; null
  * when it cannot be had (no esbuild, a read-only checkout, a source that does not compile): the caller then runs
  * the sources through tsx, which reports a broken source as it always did.
  */
@@ -183,83 +180,4 @@ export async function compiledMain() {
   } catch {
     return null;
   }
-}
-
-/**
- * Runs a compile as Node runs a CommonJS module, with V8's code cache: the functions V8 compiled while a command
- * of that name last ran (the first to run it keeps what it compiled as it exits), so a start parses and compiles
- * again only what it runs that the cached run did not. `cairn serve` to healthy and twenty list pages: 2.4 CPU-s
- * instead of 2.8; `cairn status`: 0.63 instead of 0.71. A cache V8 refuses (another Node, other flags) is
- * replaced as the process exits.
- */
-export function runCompiled(file) {
-  // V8 takes a cache only under the flags it was made with, and src/db/heap-settings.ts sets this one when the
-  // database code loads (after the compile): set now, the flags a cache is made under are those it is read under.
-  setFlagsFromString('--no-allocation-site-pretenuring');
-  const tag = cachedDataVersionTag();
-  const command = /^[a-z][a-z-]{0,40}$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
-  const cacheFile = `${file.slice(0, -'.cjs'.length)}.${tag.toString(16)}.${command}.code-cache`;
-  let cachedData;
-  try {
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
-  }
-  const source = readFileSync(file, 'utf8');
-  // Node's own CommonJS wrapper, on the first line, so that line numbers stay the compile's.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: file, cachedData });
-  if (!cachedData || script.cachedDataRejected) process.once('exit', () => keepCodeCache(script, cacheFile, tag));
-  mapStacksOf(file);
-  const module = { exports: {} };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-}
-
-function keepCodeCache(script, cacheFile, tag) {
-  // A flag changed while the command ran: V8 would refuse this cache at the next start.
-  if (cachedDataVersionTag() !== tag) return;
-  const part = `${cacheFile}.${process.pid}.part`;
-  try {
-    writeFileSync(part, script.createCachedData());
-    renameSync(part, cacheFile);
-  } catch {
-    rmSync(part, { force: true });
-  }
-}
-
-/**
- * Stack traces name the TypeScript sources, not the compile: frames in `file` are looked up in its source map,
- * read when the first stack that passes through it is formatted (Node's own source maps do not reach a vm script,
- * and read the map at every start: 60 ms).
- */
-function mapStacksOf(file) {
-  let map;
-  const lookup = () => {
-    if (map === undefined) {
-      try {
-        map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
-      } catch {
-        map = null;
-      }
-    }
-    return map;
-  };
-  const frameText = (frame) => {
-    const text = String(frame);
-    if (frame.getFileName() !== file) return text;
-    const line = frame.getLineNumber();
-    const column = frame.getColumnNumber();
-    const entry = line && column ? lookup()?.findEntry(line - 1, column - 1) : undefined;
-    if (!entry?.originalSource) return text;
-    const source = resolve(dirname(file), entry.originalSource.startsWith('file:') ? fileURLToPath(entry.originalSource) : entry.originalSource);
-    return text.replace(`${file}:${line}:${column}`, `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`);
-  };
-  Error.prepareStackTrace = (error, frames) => {
-    let head;
-    try {
-      head = Error.prototype.toString.call(error);
-    } catch {
-      head = 'Error';
-    }
-    return head + frames.map((frame) => `\n    at ${frameText(frame)}`).join('');
-  };
 }

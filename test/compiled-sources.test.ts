@@ -21,7 +21,7 @@ const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.c
 beforeAll(() => {
   root = mkdtempSync(join(process.env.CAIRN_TEST_RUN_TMPDIR ?? tmpdir(), 'compiled-sources-'));
   mkdirSync(join(root, 'bin'));
-  for (const f of ['cairn.mjs', 'compiled-sources.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
+  for (const f of ['cairn.mjs', 'compiled-sources.mjs', 'run-compiled.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
   mkdirSync(join(root, 'node_modules', '@esbuild'), { recursive: true });
   for (const pkg of ['esbuild', 'tsx']) symlinkSync(join(REPO, 'node_modules', pkg), join(root, 'node_modules', pkg));
   for (const pkg of readdirSync(join(REPO, 'node_modules', '@esbuild'))) symlinkSync(join(REPO, 'node_modules', '@esbuild', pkg), join(root, 'node_modules', '@esbuild', pkg));
@@ -96,7 +96,8 @@ it('keeps the newest four compiles', () => {
 
 it('keeps V8\'s code cache of a compile, per command, takes it at the next start, and replaces one V8 refuses', () => {
   const codeCaches = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.code-cache'));
-  const [current] = compiledFiles().slice(-1).map((f) => f.replace(/\.cjs$/, ''));
+  const index = readdirSync(cacheDir()).find((f) => f.startsWith('index-'))!;
+  const current = (JSON.parse(readFileSync(join(cacheDir(), index), 'utf8')) as { file: string }).file.replace(/\.cjs$/, '');
   // Only the current compile's caches are kept; this command (no name: 'other') has one after its first run.
   expect(cairn()).toMatchObject({ code: 0, stdout: '7 found' });
   expect(codeCaches().every((f) => f.startsWith(`${current}.`))).toBe(true);

@@ -6,6 +6,7 @@
 //   <root>/shared/backups/       pre-upgrade and manual backups
 //   <root>/shared/upgrade/       journal.json (the last run), lock.json, work/<run>/ (snapshot, env copy, logs)
 //   <root>/shared/run/           pid files and logs of the local process supervisor
+//   <root>/shared/cache/<version>/  V8's code cache of that release's compiled server
 import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,14 @@ export function layoutFor(root: string): InstallLayout {
 
 export function releaseDir(layout: InstallLayout, version: string): string {
   return join(layout.releases, version);
+}
+
+/**
+ * Where a release's processes keep V8's code cache of its compiled server (written by the release's bin/cairn.mjs,
+ * which finds it by the same rule: src/upgrade/bundle.ts); it goes with the release.
+ */
+export function releaseCacheDir(layout: InstallLayout, version: string): string {
+  return join(layout.shared, 'cache', version);
 }
 
 export function releaseVersion(dir: string): string {

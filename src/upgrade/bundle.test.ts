@@ -61,7 +61,8 @@ describe('buildBundle', () => {
 
   it('ships the compiled server and the packages that read their own files only', () => {
     const files = Object.keys(built.manifest.sha256);
-    expect(files).toContain('lib/cairn.mjs');
+    expect(files).toContain('lib/cairn.cjs');
+    expect(files).toContain('bin/run-compiled.mjs');
     expect(files).toContain('bin/cairn.mjs');
     expect(files).toContain('package-lock.json');
     // PGlite reads its WebAssembly next to its modules; Swagger UI serves its folder. The rest is compiled in.
@@ -139,10 +140,10 @@ describe('unpackBundle and the compiled server', () => {
   }, 300_000); // three process starts on a fresh embedded database: seen past 120 s on a loaded 2-core machine
 
   it('names a file modified after unpacking', async () => {
-    appendFileSync(join(release, 'lib/cairn.mjs'), '\n// changed after release\n');
+    appendFileSync(join(release, 'lib/cairn.cjs'), '\n// changed after release\n');
     const err = await verifyRelease(release).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BundleError);
-    expect((err as Error).message).toBe('bundle file lib/cairn.mjs does not match its SHA-256 in the manifest (modified or corrupt)');
+    expect((err as Error).message).toBe('bundle file lib/cairn.cjs does not match its SHA-256 in the manifest (modified or corrupt)');
   }, 120_000);
 });
 

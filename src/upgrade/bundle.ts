@@ -1,9 +1,10 @@
 // Release bundles: `cairn-X.Y.Z.tar.gz`, everything an airgapped host needs to run a release.
 //
 // Layout of a bundle (and of the release directory it unpacks into):
-//   bin/cairn.mjs        runs the compiled server (no tsx, no TypeScript at run time)
-//   lib/cairn.mjs        src/main.ts compiled by esbuild into one ESM file, npm packages left external;
-//                        migrations and after-upgrade steps are compiled into it
+//   bin/cairn.mjs        runs the compiled server (no tsx, no TypeScript at run time) through bin/run-compiled.mjs,
+//                        with V8's code cache kept in <root>/shared/cache/<version>/ of an install
+//   lib/cairn.cjs        src/main.ts compiled by esbuild into one CommonJS file, npm packages compiled in but
+//                        those that read their own files; migrations and after-upgrade steps are compiled into it
 //   package.json, package-lock.json
 //   node_modules/        the production dependencies of the lockfile (no dev packages, no .bin links)
 //   web/dist/            the built web UI, when the source has one
@@ -32,7 +33,7 @@ export interface BundleManifest {
 export class BundleError extends Error {}
 
 export const MANIFEST_FILE = 'manifest.json';
-const COMPILED_SERVER = 'lib/cairn.mjs';
+const COMPILED_SERVER = 'lib/cairn.cjs';
 
 // ---------------------------------------------------------------------------------------------- helpers
 
@@ -120,17 +121,21 @@ function sourceLocationPlugin(sourceDir: string): import('esbuild').Plugin {
         const rel = relative(sourceDir, args.path).split(sep).join('/');
         if (rel.startsWith('../') || rel.includes('node_modules/')) return undefined;
         const text = await readFile(args.path, 'utf8');
-        const url = `new URL(${JSON.stringify(`../${rel}`)}, import.meta.url).href`;
+        const url = `new URL(${JSON.stringify(`../${rel}`)}, ${FILE_URL}).href`;
         return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
       });
     },
   };
 }
 
-// Spelled in pieces: sourceLocationPlugin rewrites that expression wherever it appears in this file's text too.
-const REQUIRE_BANNER = `import { createRequire as cairnCreateRequire } from 'node:module'; const require = cairnCreateRequire(${['import', 'meta', 'url'].join('.')});`;
+/**
+ * The compiled file's own URL, set once at its top (a module's `require` may be its own by then: src/core/docs.ts
+ * makes one from its location).
+ */
+const FILE_URL = '__cairnFileUrl';
+const FILE_URL_BANNER = `const ${FILE_URL} = require('node:url').pathToFileURL(__filename).href;`;
 
-/** Compiles src/main.ts into one ESM file; returns the migrations that went into it. */
+/** Compiles src/main.ts into one CommonJS file; returns the migrations that went into it. */
 async function compileServer(sourceDir: string, outfile: string): Promise<string[]> {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
@@ -139,19 +144,24 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    // CommonJS, which V8 can keep a code cache of (bin/run-compiled.mjs); import() of a package becomes require()
+    // (those left in node_modules all ship a CommonJS build).
+    format: 'cjs',
+    supported: { 'dynamic-import': false },
     target: 'node20',
     // npm packages are compiled in: a release that loaded them as thousands of files spent most of every
     // process start (a CLI call, a web start, each upgrade step) resolving and reading modules. Those that read
     // files of their own at run time stay in node_modules.
     external: RUNTIME_FILE_PACKAGES,
-    // CommonJS packages compiled into an ES module still call require() for Node's built-ins.
-    banner: { js: REQUIRE_BANNER },
+    banner: { js: FILE_URL_BANNER },
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
     plugins: [sourceLocationPlugin(sourceDir)],
   });
+  // A package reading import.meta would find nothing there in a CommonJS file.
+  const meta = result.warnings.find((w) => w.text.includes('import.meta'));
+  if (meta) throw new Error(`${meta.location?.file ?? 'a module'} reads import.meta, which a CommonJS file does not have`);
   // The metafile lists the migration files actually compiled in: the truth the manifest should state.
   return Object.keys(result.metafile.inputs)
     .map((p) => /(?:^|\/)src\/db\/migrations\/(\d{4}_[^/]+)\.ts$/.exec(p)?.[1])
@@ -319,9 +329,19 @@ async function webDist(sourceDir: string, skipWeb: boolean): Promise<string | nu
 
 // ---------------------------------------------------------------------------------------------- build
 
+const RUN_COMPILED = 'bin/run-compiled.mjs';
+
+// Started as <root>/current/bin/cairn.mjs, whose link Node resolves: this file's own URL is in releases/<version>/.
 const BIN_SCRIPT = `#!/usr/bin/env node
-// The \`cairn\` command of an installed release: runs the compiled server.
-await import('../${COMPILED_SERVER}');
+// The \`cairn\` command of an installed release: runs the compiled server with V8's code cache, kept beside the
+// install's other files (<root>/shared/cache/<version>/; a release elsewhere runs without one).
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runCompiled } from './run-compiled.mjs';
+
+const release = fileURLToPath(new URL('..', ${['import', 'meta', 'url'].join('.')}));
+const installed = basename(dirname(release)) === 'releases';
+runCompiled(join(release, '${COMPILED_SERVER}'), { cacheDir: installed ? join(dirname(dirname(release)), 'shared', 'cache', basename(release)) : null });
 `;
 
 export async function buildBundle(opts: { sourceDir: string; outDir: string; skipWeb?: boolean }): Promise<{ path: string; sha256: string; manifest: BundleManifest }> {
@@ -342,6 +362,7 @@ export async function buildBundle(opts: { sourceDir: string; outDir: string; ski
     await mkdir(join(staging, 'bin'), { recursive: true });
     await writeFile(join(staging, 'bin/cairn.mjs'), BIN_SCRIPT);
     await chmod(join(staging, 'bin/cairn.mjs'), 0o755);
+    await cp(join(sourceDir, RUN_COMPILED), join(staging, RUN_COMPILED));
     for (const f of ['package.json', 'package-lock.json']) await cp(join(sourceDir, f), join(staging, f));
     if (existsSync(join(sourceDir, 'deploy'))) await cp(join(sourceDir, 'deploy'), join(staging, 'deploy'), { recursive: true });
     if (dist) await cp(dist, join(staging, 'web/dist'), { recursive: true });

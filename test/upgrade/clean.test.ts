@@ -2,11 +2,12 @@
 // feed stand-in, run by the installed release's `cairn upgrade bundle` outside the web service, which runs under
 // the local supervisor), a poller that must never meet a refused connection, and the version refusals.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBackups } from '../../src/system/backup.ts';
+import { releaseCacheDir } from '../../src/install/layout.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
 import { buildBundles, installRelease, startPoller, type Bundles, type Install, readLog } from './install.ts';
 import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
@@ -97,6 +98,11 @@ describe('upgrade vN → vN+1', () => {
     expect(health).toMatchObject({ status: 'ok', version: bundles.versionN1, maintenance: false, db_behind_code: [], code_behind_db: [] });
     expect(readlinkSync(inst.layout.current)).toBe(`releases/${bundles.versionN1}`);
     expect(count((await inst.api('/api/devices/?limit=1')).body)).toBe(devicesBefore);
+    // Each release's processes keep V8's code cache of its compiled server beside the install's files: vN's engine
+    // (`cairn upgrade bundle`) and vN+1's stage (`cairn upgrade stage`) each kept theirs as they exited.
+    for (const version of [bundles.versionN, bundles.versionN1]) {
+      expect(readdirSync(releaseCacheDir(inst.layout, version)).filter((f) => f.endsWith('.upgrade.code-cache')), version).toHaveLength(1);
+    }
 
     const backups = await listBackups(inst.layout.backupsDir);
     expect(backups).toHaveLength(1);

@@ -8,6 +8,7 @@ import { readJournal, STEPS, type Journal, type StepName } from '../../src/upgra
 import { buildBundles, installRelease, type Bundles, type Install } from './install.ts';
 import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
 import { expectConsistent } from './expect.ts';
+import { releaseCacheDir } from '../../src/install/layout.ts';
 
 export interface FaultFixture {
   bundles: Bundles;
@@ -93,6 +94,7 @@ export async function failAt(inst: Install, bundles: Bundles, step: StepName, de
     expect(await withServer(inst.databaseUrl, (c) => snapshotCopiesOf(c, new URL(inst.databaseUrl!).pathname.slice(1)))).toEqual([]);
   }
   expect(existsSync(join(inst.layout.releases, bundles.versionN1))).toBe(false);
+  expect(existsSync(releaseCacheDir(inst.layout, bundles.versionN1))).toBe(false);
   expect(existsSync(journal.context.workDir)).toBe(false);
   const card = (await inst.api('/api/system/upgrade/')).body as { last_upgrade: { failed_step: string; error: string } };
   expect(card.last_upgrade.failed_step).toBe(step);

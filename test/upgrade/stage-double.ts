@@ -3,7 +3,7 @@
 // goes to the real compiled server. The manifest's SHA-256 of the launcher is rewritten, so the bundle unpacks and
 // verifies like any other.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MANIFEST_FILE, sha256File, unpackBundle, type BundleManifest } from '../../src/upgrade/bundle.ts';
@@ -19,6 +19,9 @@ import { STAGE_REFUSED_EXIT } from '../../src/upgrade/engine/stage-protocol.ts';
 export type StageMode = 'none' | 'foreign' | 'refuse' | 'die';
 
 export const FOREIGN_PROTOCOL = 99;
+
+/** The release's own launcher, kept beside the double (in bin/, where it finds the release as it always does). */
+const REAL_LAUNCHER = 'cairn-real.mjs';
 
 function launcher(unknownCommand: { text: string; code: number }): string {
   return `#!/usr/bin/env node
@@ -42,7 +45,7 @@ if (stage && mode === 'none') {
   await hello();
   process.kill(process.pid, 'SIGKILL');
 } else {
-  await import('../lib/cairn.mjs');
+  await import('./${REAL_LAUNCHER}');
 }
 `;
 }
@@ -66,9 +69,12 @@ export async function stageDoubleBundle(realBundle: string): Promise<{ bundle: s
   const release = join(dir, 'release');
   await unpackBundle(realBundle, release);
   const entry = join(release, 'bin/cairn.mjs');
-  writeFileSync(entry, launcher(unknownCommandAnswer(release)));
+  const unknownCommand = unknownCommandAnswer(release);
+  copyFileSync(entry, join(release, 'bin', REAL_LAUNCHER));
+  writeFileSync(entry, launcher(unknownCommand));
   const manifest = JSON.parse(readFileSync(join(release, MANIFEST_FILE), 'utf8')) as BundleManifest;
   manifest.sha256['bin/cairn.mjs'] = await sha256File(entry);
+  manifest.sha256[`bin/${REAL_LAUNCHER}`] = await sha256File(join(release, 'bin', REAL_LAUNCHER));
   writeFileSync(join(release, MANIFEST_FILE), JSON.stringify(manifest, null, 1));
   const bundle = join(dir, realBundle.split('/').pop()!);
   execFileSync('tar', ['--use-compress-program=gzip -1', '-cf', bundle, '--owner=0', '--group=0', '--numeric-owner', '-C', release, ...readdirSync(release).sort()]);

@@ -22,7 +22,7 @@ import {
   type EngineContext,
 } from './context.ts';
 import { STEPS, readJournal, unfinished, type Journal, type StepName } from './journal.ts';
-import { currentRelease, releaseDir, webAddress, type InstallLayout } from '../../install/layout.ts';
+import { currentRelease, releaseCacheDir, releaseDir, webAddress, type InstallLayout } from '../../install/layout.ts';
 import { acquireLock, UpgradeBusyError } from '../../install/lock.ts';
 import { describeHealth, probeHealth, waitForHealth } from './probe.ts';
 import { finishRecord, recordStepProgress, startRecord } from './job-record.ts';
@@ -471,6 +471,7 @@ function pruneReleases(layout: InstallLayout, keep: string[]): string[] {
   const extra = names.filter((n) => !kept.has(n));
   for (const n of extra.slice(0, Math.max(0, names.length - KEEP_RELEASES))) {
     rmSync(join(layout.releases, n), { recursive: true, force: true });
+    rmSync(releaseCacheDir(layout, n), { recursive: true, force: true });
     removed.push(n);
   }
   return removed;
