@@ -170,9 +170,9 @@ function prune(current) {
 }
 
 /**
- * The compiled `src/main.ts` (its path) to run with bin/run-compiled.mjs, compiling it first when the sources changed; null
- * when it cannot be had (no esbuild, a read-only checkout, a source that does not compile): the caller then runs
- * the sources through tsx, which reports a broken source as it always did.
+ * The compiled `src/main.ts` (its path, for bin/run-compiled.mjs), compiling it first when the sources changed;
+ * null when it cannot be had (no esbuild, a read-only checkout, a source that does not compile): the caller then
+ * runs the sources through tsx, which reports a broken source as it always did.
  */
 export async function compiledMain() {
   try {

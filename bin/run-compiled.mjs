@@ -14,8 +14,8 @@ import { cachedDataVersionTag, setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /**
- * Runs `file`. `cacheDir`: where its code caches are kept (made when first written; none kept when null or not
- * writable). `sourceMap`: stack frames in the file are shown at their place in the sources, from `<file>.map`.
+ * Runs `file`. `cacheDir`: where its code caches are kept (none when null or not writable). `sourceMap`: stack
+ * frames in the file are shown at their place in the sources, from `<file>.map`.
  */
 export function runCompiled(file, { cacheDir = null, sourceMap = false } = {}) {
   // V8 takes a cache only under the flags it was made with, and src/db/heap-settings.ts sets this one when the
