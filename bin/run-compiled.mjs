@@ -6,7 +6,7 @@
 // serve` to healthy and twenty list pages 2.39 -> 2.14.
 //
 // Plain JavaScript, no packages: releases ship it as it is.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, SourceMap } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +25,11 @@ export function runCompiled(file, { cacheDir = null, sourceMap = false } = {}) {
   // One cache per command (its first word; `--data-dir /x serve` is `serve`): what `serve` compiles is not what
   // `status` does.
   const command = process.argv.slice(2).find((a) => /^[a-z][a-z-]{0,40}$/.test(a)) ?? 'other';
-  const cacheFile = cacheDir && join(cacheDir, `${basename(file).replace(/\.cjs$/, '')}.${tag.toString(16)}.${command}.code-cache`);
+  // V8 checks a cache against its source's length only: the file's identity is in the name, so a cache is never
+  // taken for another file of that name (a release of one version unpacked again from another build).
+  const { ino, size, mtimeMs } = statSync(file);
+  const identity = [ino, size, Math.trunc(mtimeMs)].map((n) => n.toString(36)).join('-');
+  const cacheFile = cacheDir && join(cacheDir, `${basename(file).replace(/\.cjs$/, '')}.${tag.toString(16)}.${identity}.${command}.code-cache`);
   let cachedData;
   try {
     cachedData = cacheFile ? readFileSync(cacheFile) : undefined;
