@@ -149,7 +149,8 @@ async function compile() {
 
 /**
  * Removes all but the newest KEEP compiled files (and their maps), and the code caches of every compile but
- * `current` (a compile taken again makes its own at once); `current` always stays. A process running an older
+ * `current`, finished or left half-written by a killed process (a compile taken again makes its own at once);
+ * `current` always stays. A process running an older
  * one loaded it whole at its start. Earlier formats' files go too.
  */
 function prune(current) {
@@ -164,7 +165,7 @@ function prune(current) {
   }
   const currentBase = current.slice(0, -'.cjs'.length);
   for (const f of files) {
-    const stale = (f.endsWith('.code-cache') && !f.startsWith(`${currentBase}.`)) || /^main-[0-9a-f]{16}\.mjs(\.map)?$/.test(f);
+    const stale = (f.includes('.code-cache') && !f.startsWith(`${currentBase}.`)) || /^main-[0-9a-f]{16}\.mjs(\.map)?$/.test(f);
     if (stale) rmSync(join(CACHE, f), { force: true });
   }
 }
