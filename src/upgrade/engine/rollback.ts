@@ -2,13 +2,13 @@
 // links as they were, the database from the snapshot when a migration ran, then what ran before started again.
 // Every undo looks at the disk first, so running it twice (a recovery after a killed rollback) is harmless.
 import { copyFileSync, existsSync, rmSync } from 'node:fs';
-import { basename } from 'node:path';
 import { restoreSnapshot } from '../../system/backup.ts';
 import { runRelease } from './commands.ts';
 import { backupTarget, commandOptions, killLeftoverChild, restoreFaultPoint, save, type EngineContext } from './context.ts';
-import { currentRelease, releaseCacheDir, webAddress } from '../../install/layout.ts';
+import { currentRelease, webAddress } from '../../install/layout.ts';
 import { describeHealth, waitForHealth } from './probe.ts';
 import { pointCurrentAt } from './current-link.ts';
+import { removeRelease } from './remove-release.ts';
 import { notifyRestoreFailed } from './job-record.ts';
 import { discardSnapshotOrWarn } from './snapshot.ts';
 import { reopenWeb } from './serve-reads.ts';
@@ -88,10 +88,7 @@ export async function rollback(ctx: EngineContext): Promise<void> {
 
 function removeNewRelease(ctx: EngineContext): void {
   const dir = ctx.journal.context.newRelease;
-  if (dir && dir !== ctx.journal.context.previousRelease && currentRelease(ctx.layout)?.dir !== dir) {
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(releaseCacheDir(ctx.layout, basename(dir)), { recursive: true, force: true });
-  }
+  if (dir && dir !== ctx.journal.context.previousRelease && currentRelease(ctx.layout)?.dir !== dir) removeRelease(ctx.layout, dir);
 }
 
 function finish(ctx: EngineContext, outcome: NonNullable<EngineContext['journal']['outcome']>): void {

@@ -22,7 +22,7 @@ import {
   type EngineContext,
 } from './context.ts';
 import { STEPS, readJournal, unfinished, type Journal, type StepName } from './journal.ts';
-import { currentRelease, releaseCacheDir, releaseDir, webAddress, type InstallLayout } from '../../install/layout.ts';
+import { currentRelease, releaseDir, webAddress, type InstallLayout } from '../../install/layout.ts';
 import { acquireLock, UpgradeBusyError } from '../../install/lock.ts';
 import { describeHealth, probeHealth, waitForHealth } from './probe.ts';
 import { finishRecord, recordStepProgress, startRecord } from './job-record.ts';
@@ -36,6 +36,7 @@ import { databaseBytes } from '../../system/database-copy.ts';
 import { waitForPackageManager, waitForScheduledJobs } from './quiesce-waits.ts';
 import { restoreHolding } from '../../system/restore-hold.ts';
 import { pointCurrentAt } from './current-link.ts';
+import { removeRelease } from './remove-release.ts';
 import { openSite } from './open-site.ts';
 import { printLine } from './print.ts';
 import { handOverToNewWeb, migrate, quiesceWeb, servesReads, takePort } from './serve-reads.ts';
@@ -282,7 +283,7 @@ const STEP_WORK: Record<StepName, (ctx: EngineContext) => Promise<StepResult>> =
   async prepare(ctx) {
     const { journal, layout } = ctx;
     const target = releaseDir(layout, journal.versionTo!);
-    if (existsSync(target)) rmSync(target, { recursive: true, force: true }); // left by an earlier failed run
+    if (existsSync(target)) removeRelease(layout, target); // left by an earlier failed run
     mkdirSync(layout.releases, { recursive: true });
     journal.context.newRelease = target;
     save(ctx);
@@ -470,8 +471,7 @@ function pruneReleases(layout: InstallLayout, keep: string[]): string[] {
   // Only the running and the previous release stay: older ones cannot be rolled back to anyway.
   const extra = names.filter((n) => !kept.has(n));
   for (const n of extra.slice(0, Math.max(0, names.length - KEEP_RELEASES))) {
-    rmSync(join(layout.releases, n), { recursive: true, force: true });
-    rmSync(releaseCacheDir(layout, n), { recursive: true, force: true });
+    removeRelease(layout, join(layout.releases, n));
     removed.push(n);
   }
   return removed;
