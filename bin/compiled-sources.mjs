@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pgNodeStreams } from './pg-node-streams.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'src', 'main.ts');
@@ -26,7 +27,7 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'cairn');
 // sources' own locations (see ownLocation), so one checkout must never take another's.
 const INDEX = join(CACHE, `index-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
 /** Bumped when the compile options below change, so no earlier compile is taken for one of these. */
-const FORMAT = 3;
+const FORMAT = 4;
 /** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
 const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
@@ -105,7 +106,7 @@ async function compile() {
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-    plugins: [ownLocation],
+    plugins: [ownLocation, pgNodeStreams],
   });
   // A package reading import.meta would find nothing there in a CommonJS script: run through tsx instead.
   const metaWarning = result.warnings.find((w) => w.text.includes('import.meta'));

@@ -21,7 +21,7 @@ const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.c
 beforeAll(() => {
   root = mkdtempSync(join(process.env.CAIRN_TEST_RUN_TMPDIR ?? tmpdir(), 'compiled-sources-'));
   mkdirSync(join(root, 'bin'));
-  for (const f of ['cairn.mjs', 'compiled-sources.mjs', 'run-compiled.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
+  for (const f of ['cairn.mjs', 'compiled-sources.mjs', 'pg-node-streams.mjs', 'run-compiled.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
   mkdirSync(join(root, 'node_modules', '@esbuild'), { recursive: true });
   for (const pkg of ['esbuild', 'tsx']) symlinkSync(join(REPO, 'node_modules', pkg), join(root, 'node_modules', pkg));
   for (const pkg of readdirSync(join(REPO, 'node_modules', '@esbuild'))) symlinkSync(join(REPO, 'node_modules', '@esbuild', pkg), join(root, 'node_modules', '@esbuild', pkg));
@@ -124,4 +124,24 @@ it('runs through tsx when the sources do not compile, or when told to', () => {
   const before = readFileSync(join(cacheDir(), index), 'utf8');
   expect(cairn({ CAIRN_COMPILE_CACHE: '0' })).toMatchObject({ code: 0, stdout: '8 found' });
   expect(readFileSync(join(cacheDir(), index), 'utf8')).toBe(before);
+});
+
+it('compiles pg to take Node\'s sockets without asking for fetch (bin/pg-node-streams.mjs)', async () => {
+  const { build } = await import('esbuild');
+  const { pgNodeStreams } = await import('../bin/pg-node-streams.mjs');
+  const entry = join(root, 'uses-pg.cjs');
+  writeFileSync(entry, "require('pg'); console.log('loaded');\n");
+  // pg's question for a Cloudflare Worker reads the global Response, which makes Node load undici.
+  const trap = "Object.defineProperty(globalThis, 'Response', { get() { throw new Error('Response was read') } });";
+  const run = async (plugins: import('esbuild').Plugin[]) => {
+    const out = await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', nodePaths: [join(REPO, 'node_modules')], external: ['pg-native'], plugins });
+    const file = join(root, `uses-pg-${plugins.length}.cjs`);
+    writeFileSync(file, `${trap}\n${out.outputFiles[0]!.text}`);
+    return spawnSync(process.execPath, [file], { encoding: 'utf8' });
+  };
+  const plain = await run([]);
+  expect(plain.stderr).toContain('Response was read');
+  const compiled = await run([pgNodeStreams]);
+  expect(compiled.stderr).toBe('');
+  expect(compiled.stdout.trim()).toBe('loaded');
 });

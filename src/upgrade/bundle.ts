@@ -19,6 +19,7 @@ import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseVersion } from '../install/version.ts';
+import { pgNodeStreams } from '../../bin/pg-node-streams.mjs';
 
 export interface BundleManifest {
   name: 'cairn';
@@ -157,7 +158,7 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     metafile: true,
     logLevel: 'silent',
     legalComments: 'none',
-    plugins: [sourceLocationPlugin(sourceDir)],
+    plugins: [sourceLocationPlugin(sourceDir), pgNodeStreams],
   });
   // A package reading import.meta would find nothing there in a CommonJS file.
   const meta = result.warnings.find((w) => w.text.includes('import.meta'));
