@@ -31,7 +31,7 @@ const FORMAT = 4;
 /** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
 const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
-const SETTINGS = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json'];
+const SETTINGS = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json', 'bin/pg-node-streams.mjs'];
 /**
  * Packages loaded from node_modules rather than compiled in, as in a release (src/upgrade/bundle.ts says why each):
  * they read files of their own at run time, or are native.
