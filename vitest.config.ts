@@ -8,8 +8,6 @@ import { useRunTmpdir } from './test/runner/tmpdir.ts';
 // Before any worker starts: every process of the run inherits its temporary directory (in memory when there is room).
 const runTmpdir = useRunTmpdir();
 if (runTmpdir) process.env.CAIRN_TEST_RUN_TMPDIR = runTmpdir;
-// The answer checks' compiled code, kept for the run's processes to share (src/core/answer-check.ts says why).
-if (runTmpdir) process.env.CAIRN_CHECK_ANSWERS_CACHE ??= resolve(runTmpdir, 'answer-checks');
 // The `cairn` processes tests start compile WebAssembly with V8's baseline tier only (see the file).
 const wasmBaseline = resolve(import.meta.dirname, 'test/runner/wasm-baseline.cjs');
 if (!process.env.NODE_OPTIONS?.includes(wasmBaseline)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${wasmBaseline}`.trim();

@@ -1,6 +1,3 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAnswerCheck, takeAnswerMismatches } from './answer-check.ts';
@@ -62,41 +59,5 @@ describe('answer check', () => {
   it('holds every error of the API to the one envelope: detail, and each field with its list of reasons', async () => {
     expect(await mismatchOf('/api/refused/enveloped')).toEqual([]);
     expect((await mismatchOf('/api/refused/bare')).join()).toContain('/name must be array');
-  });
-});
-
-describe('answer checks kept between processes (CAIRN_CHECK_ANSWERS_CACHE)', () => {
-  const thingApp = async () => {
-    const app = Fastify();
-    app.addSchema({ $id: 'Kept', type: 'object', properties: { name: { type: 'string' } } });
-    registerAnswerCheck(app);
-    app.get('/kept', { serializerCompiler: () => (data: unknown) => JSON.stringify(data), schema: { response: { 200: { $ref: 'Kept#' } } } }, async () => ({ name: 5 }));
-    await app.ready();
-    await app.inject({ url: '/kept' });
-    await app.close();
-    return takeAnswerMismatches().flatMap((m) => m.errors).join();
-  };
-
-  it('keeps each compiled check, and a later app with the same schemas runs the kept one', async () => {
-    const before = process.env.CAIRN_CHECK_ANSWERS_CACHE;
-    const first = mkdtempSync(join(tmpdir(), 'answer-checks-'));
-    const second = mkdtempSync(join(tmpdir(), 'answer-checks-'));
-    try {
-      process.env.CAIRN_CHECK_ANSWERS_CACHE = first;
-      expect(await thingApp()).toContain('/name must be string');
-      const kept = readdirSync(first);
-      expect(kept).toHaveLength(1);
-      // What runs is what was kept: the same file in another folder, its message changed.
-      const code = readFileSync(join(first, kept[0]!), 'utf8');
-      expect(code).toContain('must be string');
-      writeFileSync(join(second, kept[0]!), code.replaceAll('must be string', 'must be string (as kept)'));
-      process.env.CAIRN_CHECK_ANSWERS_CACHE = second;
-      expect(await thingApp()).toContain('/name must be string (as kept)');
-    } finally {
-      if (before === undefined) delete process.env.CAIRN_CHECK_ANSWERS_CACHE;
-      else process.env.CAIRN_CHECK_ANSWERS_CACHE = before;
-      rmSync(first, { recursive: true, force: true });
-      rmSync(second, { recursive: true, force: true });
-    }
   });
 });

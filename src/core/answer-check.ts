@@ -8,13 +8,8 @@
 // The check is stricter than the document in one way: an object schema that lists its properties and does not say
 // `additionalProperties` is read as closed, so a field the route answers but does not document is caught. A schema
 // that means to allow more says `additionalProperties: true` (custom fields, a job's free-form result).
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
-import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import type { FastifyInstance } from 'fastify';
 import { errorSchema } from './openapi-contract.ts';
 
@@ -42,91 +37,24 @@ export function answerChecksEnabled(): boolean {
 // ajv-formats is CommonJS with its function as module.exports.default.
 const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
 
-// ajv's standalone code generator is CommonJS with its function as module.exports.default, too.
-const standaloneCode = ((standaloneCodeModule as unknown as { default?: typeof standaloneCodeModule }).default ?? standaloneCodeModule) as unknown as (ajv: Ajv, validate: ValidateFunction) => string;
-
 /**
  * The compiled checks, shared by the apps of one process that document the same shared schemas (the suite builds an
  * app per test file in each worker: compiling every route's schemas again for each took a twentieth of its CPU).
- * Keyed by the shared schemas' text (and the folder they are kept in, below), then by each schema's text: an app
- * whose documents differ gets its own.
+ * Keyed by the shared schemas' text, then by each schema's text: an app whose documents differ gets its own.
  */
-const checkers = new Map<string, Checker>();
+const checkers = new Map<string, { ajv: Ajv; compiled: Map<string, ValidateFunction> }>();
 
-interface Checker {
-  ajv: Ajv;
-  compiled: Map<string, ValidateFunction>;
-  /** Where the checks' code is kept between processes (null: not kept), and the shared schemas' hash. */
-  dir: string | null;
-  keptAs: string;
-}
-
-/**
- * Between processes, the checks' code can be kept in a folder (CAIRN_CHECK_ANSWERS_CACHE; the suite gives one per
- * run): ajv's compile of a route's schemas is most of what checking costs, and every process the suite starts (its
- * workers, each `cairn serve`) compiled the same ones again. In the registry's generated suite it was an eighth of
- * the worker's CPU (2.6 CPU-s of its checks' 3.1 went in compiling). What is kept is ajv's own standalone code for
- * that schema, under the hashes of the shared schemas and of the schema; a process that finds it runs it instead of
- * compiling.
- */
-const keptDir = (): string | null => process.env.CAIRN_CHECK_ANSWERS_CACHE || null;
-
-function checkerFor(shared: Record<string, unknown>): Checker {
-  const dir = keptDir();
-  const sharedText = JSON.stringify(shared);
-  const key = `${dir ?? ''}\0${sharedText}`;
+function checkerFor(shared: Record<string, unknown>): { ajv: Ajv; compiled: Map<string, ValidateFunction> } {
+  const key = JSON.stringify(shared);
   let checker = checkers.get(key);
   if (!checker) {
-    const ajv = new Ajv({ strict: false, allErrors: true, code: { source: dir !== null } });
+    const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     for (const schema of Object.values(shared)) ajv.addSchema(closed(schema) as object);
     if (checkers.size >= 4) checkers.delete(checkers.keys().next().value!);
-    const keptAs = createHash('sha256').update(sharedText).digest('hex').slice(0, 24);
-    checkers.set(key, (checker = { ajv, compiled: new Map(), dir, keptAs }));
+    checkers.set(key, (checker = { ajv, compiled: new Map() }));
   }
   return checker;
-}
-
-/** What the kept code requires: ajv's runtime helpers and ajv-formats' formats, from where this module finds them. */
-const requireForKept = createRequire(import.meta.url);
-
-function compileCheck(checker: Checker, text: string, schema: object): ValidateFunction {
-  const { dir } = checker;
-  if (!dir) return checker.ajv.compile(closed(schema) as object);
-  const file = join(dir, `${checker.keptAs}-${createHash('sha256').update(text).digest('hex').slice(0, 24)}.cjs`);
-  let code: string | null = null;
-  try {
-    code = readFileSync(file, 'utf8');
-  } catch {
-    // Not kept yet: compiled below.
-  }
-  if (code !== null) {
-    try {
-      return loadKept(code);
-    } catch {
-      // A folder shared with another build of ajv, or a file cut short: compiled again below.
-    }
-  }
-  const validate = checker.ajv.compile(closed(schema) as object);
-  try {
-    code = standaloneCode(checker.ajv, validate);
-    loadKept(code);
-    mkdirSync(dir, { recursive: true });
-    const part = `${file}.${process.pid}.part`;
-    writeFileSync(part, code);
-    renameSync(part, file);
-  } catch {
-    // Not kept (a release without ajv's files in node_modules, a folder not writable): checked all the same.
-  }
-  return validate;
-}
-
-function loadKept(code: string): ValidateFunction {
-  const module = { exports: {} as unknown };
-  new Function('module', 'exports', 'require', code)(module, module.exports, requireForKept);
-  const validate = module.exports as ValidateFunction;
-  if (typeof validate !== 'function') throw new Error('kept answer check exports no function');
-  return validate;
 }
 
 /** Adds the check to every route of `app` (call before routes are added; shared schemas are read on first use). */
@@ -139,7 +67,7 @@ export function registerAnswerCheck(app: FastifyInstance): void {
     checker ??= checkerFor(app.getSchemas());
     const text = JSON.stringify(schema);
     validate = checker.compiled.get(text);
-    if (!validate) checker.compiled.set(text, (validate = compileCheck(checker, text, schema)));
+    if (!validate) checker.compiled.set(text, (validate = checker.ajv.compile(closed(schema) as object)));
     bySchema.set(schema, validate);
     return validate;
   };
