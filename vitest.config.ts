@@ -79,7 +79,7 @@ const EMBEDDED_PASS_RESTORES = ['test/upgrade/faults-outcomes.test.ts', 'test/up
 const POSTGRESQL_PASS_UPGRADES = ['test/upgrade/faults-rollback.test.ts', 'test/upgrade/clean.test.ts'];
 const restoresElsewhere = !process.env.CAIRN_TEST_BOTH_PASSES ? [] : process.env.TEST_DATABASE_URL ? EMBEDDED_PASS_RESTORES : POSTGRESQL_PASS_UPGRADES;
 // The domains' own test files (their routes, rules and pages over the core) run in one pass each when both run,
-// most on PostgreSQL, the cheaper for the machine, by the file's name (test/runner/pass-share.ts says why; a migration's test among them opens an
+// half in each by the file's name (test/runner/pass-share.ts says why; a migration's test among them opens an
 // embedded database of its own whatever the pass). Still in both: the core, the database layer, the system code
 // (backups, restores), jobs, search's extensions, the upgrade's processes and the rest of test/ (the database's
 // failures and restarts, statements, row counts, health).
@@ -107,7 +107,7 @@ const SUITE_WIDE_ONE_PASS = [
 // And files that open no database at all, the same run in either pass: the template engine against Jinja2's own
 // outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes).
 const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts'];
-const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !checkedInThisPass(f));
+const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !checkedInThisPass(f, 0.5));
 const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPass, ...restoresElsewhere, ...domainElsewhere];
 
 export default defineConfig({
