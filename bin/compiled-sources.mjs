@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { pgNodeStreams } from './pg-node-streams.mjs';
+import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from './server-compile.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'src', 'main.ts');
@@ -31,12 +31,7 @@ const FORMAT = 4;
 /** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
 const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
-const SETTINGS = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json', 'bin/pg-node-streams.mjs'];
-/**
- * Packages loaded from node_modules rather than compiled in, as in a release (src/upgrade/bundle.ts says why each):
- * they read files of their own at run time, or are native.
- */
-const RUNTIME_FILE_PACKAGES = ['@electric-sql/pglite', '@fastify/swagger-ui', 'redoc', 'esbuild', 'pg-native'];
+const SETTINGS = ['tsconfig.json', 'package.json', 'node_modules/.package-lock.json', 'bin/server-compile.mjs'];
 /** A compile's name: `main-<16 hex digits of its hash>.cjs`. */
 const COMPILED = /^main-[0-9a-f]{16}\.cjs$/;
 
@@ -99,7 +94,8 @@ async function compile() {
     supported: { 'dynamic-import': false },
     target: `node${process.versions.node.split('.')[0]}`,
     // npm packages compiled in, as in a release: loaded as files, some 1,200 of them (TypeBox, Kysely, Ajv, YAML…),
-    // their resolving, reading and compiling took half of a start's module loading.
+    // their resolving, reading and compiling took half of a start's module loading. Those that read files of their
+    // own at run time stay in node_modules.
     external: RUNTIME_FILE_PACKAGES,
     sourcemap: 'linked',
     sourcesContent: false,
@@ -109,8 +105,7 @@ async function compile() {
     plugins: [ownLocation, pgNodeStreams],
   });
   // A package reading import.meta would find nothing there in a CommonJS script: run through tsx instead.
-  const metaWarning = result.warnings.find((w) => w.text.includes('import.meta'));
-  if (metaWarning) throw new Error(`${metaWarning.location?.file ?? 'a module'}: ${metaWarning.text}`);
+  refuseImportMeta(result);
   const code = result.outputFiles.find((f) => f.path.endsWith('.cjs'));
   const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
   const name = `main-${createHash('sha256').update(code.contents).digest('hex').slice(0, 16)}.cjs`;

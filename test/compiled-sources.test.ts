@@ -21,7 +21,7 @@ const compiledFiles = () => readdirSync(cacheDir()).filter((f) => f.endsWith('.c
 beforeAll(() => {
   root = mkdtempSync(join(process.env.CAIRN_TEST_RUN_TMPDIR ?? tmpdir(), 'compiled-sources-'));
   mkdirSync(join(root, 'bin'));
-  for (const f of ['cairn.mjs', 'compiled-sources.mjs', 'pg-node-streams.mjs', 'run-compiled.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
+  for (const f of ['cairn.mjs', 'compiled-sources.mjs', 'server-compile.mjs', 'run-compiled.mjs']) copyFileSync(join(REPO, 'bin', f), join(root, 'bin', f));
   mkdirSync(join(root, 'node_modules', '@esbuild'), { recursive: true });
   for (const pkg of ['esbuild', 'tsx']) symlinkSync(join(REPO, 'node_modules', pkg), join(root, 'node_modules', pkg));
   for (const pkg of readdirSync(join(REPO, 'node_modules', '@esbuild'))) symlinkSync(join(REPO, 'node_modules', '@esbuild', pkg), join(root, 'node_modules', '@esbuild', pkg));
@@ -126,9 +126,9 @@ it('runs through tsx when the sources do not compile, or when told to', () => {
   expect(readFileSync(join(cacheDir(), index), 'utf8')).toBe(before);
 });
 
-it('compiles pg to take Node\'s sockets without asking for fetch (bin/pg-node-streams.mjs)', async () => {
+it('compiles pg to take Node\'s sockets without asking for fetch (bin/server-compile.mjs)', async () => {
   const { build } = await import('esbuild');
-  const { pgNodeStreams } = await import('../bin/pg-node-streams.mjs');
+  const { pgNodeStreams } = await import('../bin/server-compile.mjs');
   const entry = join(root, 'uses-pg.cjs');
   writeFileSync(entry, "require('pg'); console.log('loaded');\n");
   // pg's question for a Cloudflare Worker reads the global Response, which makes Node load undici.

@@ -19,7 +19,7 @@ import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseVersion } from '../install/version.ts';
-import { pgNodeStreams } from '../../bin/pg-node-streams.mjs';
+import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from '../../bin/server-compile.mjs';
 
 export interface BundleManifest {
   name: 'cairn';
@@ -160,9 +160,7 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     legalComments: 'none',
     plugins: [sourceLocationPlugin(sourceDir), pgNodeStreams],
   });
-  // A package reading import.meta would find nothing there in a CommonJS file.
-  const meta = result.warnings.find((w) => w.text.includes('import.meta'));
-  if (meta) throw new Error(`${meta.location?.file ?? 'a module'} reads import.meta, which a CommonJS file does not have`);
+  refuseImportMeta(result);
   // The metafile lists the migration files actually compiled in: the truth the manifest should state.
   return Object.keys(result.metafile.inputs)
     .map((p) => /(?:^|\/)src\/db\/migrations\/(\d{4}_[^/]+)\.ts$/.exec(p)?.[1])
@@ -181,14 +179,6 @@ interface LockPackage {
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }
-
-/**
- * Packages the compiled server loads from the release's node_modules rather than from its own file: PGlite reads
- * its WebAssembly and data files next to its modules, Swagger UI serves its static folder, Redoc's bundle is sent
- * as a file, and esbuild (only `cairn bundle` of a checkout needs it) is a native binary. pg-native is pg's
- * optional native driver, never installed.
- */
-const RUNTIME_FILE_PACKAGES = ['@electric-sql/pglite', '@fastify/swagger-ui', 'redoc', 'esbuild', 'pg-native'];
 
 /**
  * Packages the server uses only as prebuilt files it serves: these of their files are shipped and none of their
