@@ -8,9 +8,9 @@ import { useRunTmpdir } from './test/runner/tmpdir.ts';
 // Before any worker starts: every process of the run inherits its temporary directory (in memory when there is room).
 const runTmpdir = useRunTmpdir();
 if (runTmpdir) process.env.CAIRN_TEST_RUN_TMPDIR = runTmpdir;
-// The `cairn` processes tests start compile WebAssembly with V8's baseline tier only (see the file).
-const wasmBaseline = resolve(import.meta.dirname, 'test/runner/wasm-baseline.cjs');
-if (!process.env.NODE_OPTIONS?.includes(wasmBaseline)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${wasmBaseline}`.trim();
+// The `cairn` processes tests start run on V8's baseline tiers only (see the file).
+const shortProcessTiers = resolve(import.meta.dirname, 'test/runner/short-process-tiers.cjs');
+if (!process.env.NODE_OPTIONS?.includes(shortProcessTiers)) process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --require ${shortProcessTiers}`.trim();
 
 // Every process the run starts (workers, `cairn` processes, Python) keeps what glibc's malloc frees for reuse rather
 // than handing it back to the kernel, and serves blocks up to 32 MB from its heap rather than from fresh mappings. On

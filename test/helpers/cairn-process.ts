@@ -24,8 +24,8 @@ export interface CairnProcessOptions {
 /**
  * An environment with nothing of the checkout's or the caller's in it (no DATABASE_URL, no .env values), for
  * processes that must see only what a test gives them, but with what the test run sets for every process it
- * starts: its temporary directory (in memory, test/runner/tmpdir.ts), V8's baseline compiler for PGlite
- * (NODE_OPTIONS, test/runner/wasm-baseline.cjs) and the suite's password hash cost.
+ * starts: its temporary directory (in memory, test/runner/tmpdir.ts), V8's baseline tiers for short processes
+ * (NODE_OPTIONS, test/runner/short-process-tiers.cjs) and the suite's password hash cost.
  */
 export function bareEnv(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
