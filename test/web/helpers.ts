@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { freePort } from '../helpers/cairn-process.ts';
 import { demoDatabase, demoDataDir } from './demo-cache.ts';
@@ -157,11 +157,30 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Chromium with a fresh profile directory (launchPersistentContext: playwright refuses --user-data-dir in args). */
+// Inside the test run, one chromium per worker process, shared by the browser-test files that run in it: a launch
+// cost 4-5 CPU-s of a slow machine (its processes fault in a 250 MB program each), and a run makes about twenty.
+// Each openBrowser still gets a context of its own (cookies, storage, permissions, viewport), closed with it.
+// Playwright stops the browser when the worker exits. Outside vitest (bench/web.bench.ts) each call launches its
+// own and closes it, so the process can end.
+let workerChromium: Promise<PlaywrightBrowser> | undefined;
+
+function launchChromium(): Promise<PlaywrightBrowser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+async function chromiumForThisProcess(): Promise<{ browser: PlaywrightBrowser; owned: boolean }> {
+  if (!process.env.VITEST) return { browser: await launchChromium(), owned: true };
+  const running = await workerChromium?.catch(() => undefined);
+  if (running?.isConnected()) return { browser: running, owned: false };
+  workerChromium = launchChromium();
+  return { browser: await workerChromium, owned: false };
+}
+
+/** Chromium in a fresh context of its own (no cookies, storage or permissions from an earlier file). */
 export async function openBrowser(viewport = { width: 1280, height: 800 }): Promise<Browser> {
-  const profile = mkdtempSync(join(tmpdir(), 'cairn-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_ARGS, viewport, headless: true });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const { browser, owned } = await chromiumForThisProcess();
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
   page.setDefaultTimeout(30_000);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -174,7 +193,7 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
     errors,
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      if (owned) await browser.close();
     },
   };
 }
