@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { SLOW_FIRST } from './sequencer.ts';
+import { SLOW_FIRST, startOrder } from './sequencer.ts';
 
 it('names only files and folders that exist, each once', () => {
   const root = resolve(import.meta.dirname, '..', '..');
@@ -12,4 +12,15 @@ it('names only files and folders that exist, each once', () => {
     expect(statSync(resolve(root, p)).isDirectory(), p).toBe(p.endsWith('/'));
   }
   expect(new Set(SLOW_FIRST).size).toBe(SLOW_FIRST.length);
+});
+
+it('starts every isolated file before the shared ones, each group slowest first', () => {
+  const order = startOrder([
+    { file: 'src/core/small.test.ts', isolated: false, size: 10 },
+    { file: 'test/netbox-clients.test.ts', isolated: false, size: 5 },
+    { file: 'src/system/restore-hold.test.ts', isolated: true, size: 1 },
+    { file: 'src/core/large.test.ts', isolated: false, size: 99 },
+    { file: 'test/upgrade/faults-outcomes.test.ts', isolated: true, size: 2 },
+  ]).map((f) => f.file);
+  expect(order).toEqual(['test/upgrade/faults-outcomes.test.ts', 'src/system/restore-hold.test.ts', 'test/netbox-clients.test.ts', 'src/core/large.test.ts', 'src/core/small.test.ts']);
 });

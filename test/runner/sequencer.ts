@@ -2,6 +2,12 @@
 // long files (real installs, real servers, real browsers) go first and the many short ones fill in behind them.
 // On a clean clone vitest knows no durations (it would start the largest files first, whatever they cost), so the
 // known-slow files are listed here, slowest first, as `npm run test:times` measured them; the rest follow by size.
+//
+// The files that run in a process of their own (the "isolated" project, vitest.config.ts) all start before the
+// shared workers' files. Vitest keeps a shared worker (and the app it imported) for the next file only when the
+// next file in its queue is a shared one; a run that interleaved the two started a new shared worker after each
+// isolated file, 38 in a CI run where 4 were needed, each about 3.5 CPU-s of a slow machine to start and import.
+// The isolated files are mostly the long ones anyway; the long shared files lead the shared ones.
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -42,20 +48,34 @@ function rank(file: string): number {
   return i === -1 ? SLOW_FIRST.length : i;
 }
 
+export interface QueuedFile {
+  /** Relative to the root. */
+  file: string;
+  /** Runs in a process of its own (its project's `isolate`). */
+  isolated: boolean;
+  size: number;
+}
+
+/** The start order: isolated files first, then by SLOW_FIRST, then larger files first. */
+export function startOrder<T extends QueuedFile>(files: T[]): T[] {
+  return files
+    .map((f) => ({ f, rank: rank(f.file) }))
+    .sort((a, b) => Number(b.f.isolated) - Number(a.f.isolated) || a.rank - b.rank || b.f.size - a.f.size || (a.f.file < b.f.file ? -1 : 1))
+    .map((k) => k.f);
+}
+
 export default class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
-    const keyed = files.map((spec) => {
-      const file = relative(root, spec.moduleId);
+    const queued = files.map((spec) => {
       let size = 0;
       try {
         size = statSync(spec.moduleId).size;
       } catch {
         /* gone: sorts last */
       }
-      return { spec, rank: rank(file), size, file };
+      return { spec, file: relative(root, spec.moduleId), isolated: spec.project.config.isolate !== false, size };
     });
-    keyed.sort((a, b) => a.rank - b.rank || b.size - a.size || (a.file < b.file ? -1 : 1));
-    return keyed.map((k) => k.spec);
+    return startOrder(queued).map((q) => q.spec);
   }
 }
