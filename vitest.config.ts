@@ -23,11 +23,12 @@ process.env.GLIBC_TUNABLES ??= 'glibc.malloc.mmap_threshold=33554432:glibc.mallo
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
 // The page tests in chromium (test/web/features/, test/web/ui.test.ts) start a server and a browser but change
-// nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start).
+// nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start on a
+// fast machine, about 3 on a slow one).
 // So do the upgrade's and the restore hold's small files (the feed, the mail, the launcher, the journal's helpers,
-// the systemd units, the hand-over socket): each works on files and servers of its own, under a second of CPU,
-// where a process of its own cost about 3 CPU-s of a slow machine to start and set up. The list names files, not
-// folders: a new file that starts real processes or changes its process's state must be added here by name.
+// the systemd units, the hand-over socket): each works on files and servers of its own, under a second of CPU.
+// The list names files, not folders: a new file that starts real processes or changes its process's state must be
+// added here by name.
 const ISOLATED = [
   'test/upgrade/{clean,faults-*,handover,kill,routes}.test.ts',
   'test/web/backups.test.ts',

@@ -18,9 +18,9 @@ it('starts every isolated file before the shared ones, each group slowest first'
   const order = startOrder([
     { file: 'src/core/small.test.ts', isolated: false, size: 10 },
     { file: 'test/netbox-clients.test.ts', isolated: false, size: 5 },
-    { file: 'src/system/restore-hold.test.ts', isolated: true, size: 1 },
+    { file: 'src/system/backup-routes.test.ts', isolated: true, size: 1 },
     { file: 'src/core/large.test.ts', isolated: false, size: 99 },
     { file: 'test/upgrade/faults-outcomes.test.ts', isolated: true, size: 2 },
   ]).map((f) => f.file);
-  expect(order).toEqual(['test/upgrade/faults-outcomes.test.ts', 'src/system/restore-hold.test.ts', 'test/netbox-clients.test.ts', 'src/core/large.test.ts', 'src/core/small.test.ts']);
+  expect(order).toEqual(['test/upgrade/faults-outcomes.test.ts', 'src/system/backup-routes.test.ts', 'test/netbox-clients.test.ts', 'src/core/large.test.ts', 'src/core/small.test.ts']);
 });
