@@ -166,6 +166,16 @@ async function seedPaths(version: string, devices: number, pg: boolean): Promise
   return { dir, file: join(dir, 'seed.json'), lock: `${dir}.lock`, database };
 }
 
+/**
+ * The run's migrated template (test/global-setup.ts): a PostgreSQL template database's name, or an embedded data
+ * directory to copy; null outside a test run (vitest is imported only inside one, as for seedPaths).
+ */
+async function runTemplate(pg: boolean): Promise<string | null> {
+  if (!process.env.VITEST) return null;
+  const { inject } = await import('vitest');
+  return (pg ? inject('pgTemplate') : inject('pgliteTemplate')) || null;
+}
+
 /** The seed for this kind of install, or null with the lock held (the caller makes it, then calls saveSeed). */
 async function takeSeed(paths: SeedPaths): Promise<InstallSeed | null> {
   const deadline = Date.now() + 900_000;
@@ -235,10 +245,14 @@ export async function installRelease(
   const devices = opts.devices ?? 12;
   const seedAt = await seedPaths(version, devices, Boolean(pgBase));
   const seed = seedAt ? await takeSeed(seedAt) : null;
-  const pgdb = await createPgDatabase(pgBase, seed?.database ?? null);
+  // Without a seed yet, the first commands start from the run's migrated template rather than an empty database:
+  // the release is this tree's, so are its migrations (a release's own first run is src/upgrade/bundle.test.ts's).
+  const migrated = seed || (pgBase && pgBase !== process.env.TEST_DATABASE_URL) ? null : await runTemplate(Boolean(pgBase));
+  const pgdb = await createPgDatabase(pgBase, seed?.database ?? migrated);
   await unpackBundle(bundle, join(layout.releases, version));
   symlinkSync(`releases/${version}`, layout.current);
   if (seed?.dataDir) cpSync(seed.dataDir, layout.dataDir, { recursive: true });
+  else if (migrated && !pgBase) cpSync(migrated, layout.dataDir, { recursive: true });
   else mkdirSync(layout.dataDir, { recursive: true });
   const port = await freePort();
   const env = [
