@@ -151,29 +151,27 @@ interface SeedPaths {
 }
 
 /**
- * Where the seed lives; null outside a test run (the benchmarks install with this file too) and when no run template
- * names a PostgreSQL server (nothing would drop the copy). vitest is imported only inside a test run: importing it
- * anywhere else fails.
- */
-async function seedPaths(version: string, devices: number, pg: boolean): Promise<SeedPaths | null> {
-  if (!process.env.VITEST) return null;
-  const key = `${version}-${devices}-${pg ? 'pg' : 'embedded'}`;
-  const dir = join(tmpdir(), `cairn-install-seed-${key}`);
-  const { inject } = await import('vitest');
-  const runTemplate = inject('pgTemplate');
-  if (pg && !runTemplate) return null;
-  const database = pg ? `${runTemplate.replace(/template$/, '')}seed_${key.replace(/[^a-z0-9]/gi, '_')}` : null;
-  return { dir, file: join(dir, 'seed.json'), lock: `${dir}.lock`, database };
-}
-
-/**
  * The run's migrated template (test/global-setup.ts): a PostgreSQL template database's name, or an embedded data
- * directory to copy; null outside a test run (vitest is imported only inside one, as for seedPaths).
+ * directory to copy; null outside a test run (vitest is imported only inside one: importing it anywhere else fails).
  */
 async function runTemplate(pg: boolean): Promise<string | null> {
   if (!process.env.VITEST) return null;
   const { inject } = await import('vitest');
   return (pg ? inject('pgTemplate') : inject('pgliteTemplate')) || null;
+}
+
+/**
+ * Where the seed lives; null outside a test run (the benchmarks install with this file too) and when no run template
+ * names a PostgreSQL server (nothing would drop the copy).
+ */
+async function seedPaths(version: string, devices: number, pg: boolean): Promise<SeedPaths | null> {
+  if (!process.env.VITEST) return null;
+  const key = `${version}-${devices}-${pg ? 'pg' : 'embedded'}`;
+  const dir = join(tmpdir(), `cairn-install-seed-${key}`);
+  const pgTemplate = pg ? await runTemplate(true) : null;
+  if (pg && !pgTemplate) return null;
+  const database = pgTemplate ? `${pgTemplate.replace(/template$/, '')}seed_${key.replace(/[^a-z0-9]/gi, '_')}` : null;
+  return { dir, file: join(dir, 'seed.json'), lock: `${dir}.lock`, database };
 }
 
 /** The seed for this kind of install, or null with the lock held (the caller makes it, then calls saveSeed). */
