@@ -139,6 +139,12 @@ export default defineConfig({
     // One worker per core. PGlite instances are memory-hungry (~300 MB each), so never more than that.
     maxWorkers: Math.max(1, availableParallelism()),
     pool: 'forks',
+    // The workers live for the whole run and allocate steadily (requests, rows, PGlite's buffers): a young generation
+    // of 32 MB instead of V8's 16 MB scavenges half as often and promotes less. Measured on dcim, ipam, circuits and
+    // the generated suites (722 tests, one process of two workers, alternating runs): 89.1-91.5 CPU-s of the machine
+    // against 91.1-93.3 on the embedded database, 65.2-66.8 against 66.5-67.2 on PostgreSQL. The `cairn` processes
+    // tests start keep the default (their starts measured no gain).
+    execArgv: ['--max-semi-space-size=32'],
     sequence: { sequencer: (await import('./test/runner/sequencer.ts')).default },
     reporters: ['default', './test/runner/file-times-reporter.ts'],
     projects: [
