@@ -22,24 +22,25 @@ process.env.GLIBC_TUNABLES ??= 'glibc.malloc.mmap_threshold=33554432:glibc.mallo
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
-// The page tests in chromium (test/web/features/, test/web/ui.test.ts) start a server and a browser but change
-// nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start on a
+// The page tests in chromium (test/web/features/, test/web/ui.test.ts, test/web/backups.test.ts) start a server and
+// a browser but change nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start on a
 // fast machine, about 3 on a slow one).
 // So do the upgrade's and the restore hold's small files (the feed, the mail, the launcher, the journal's helpers,
 // the systemd units, the hand-over socket): each works on files and servers of its own, under a second of CPU.
+// So do the files that only set an environment variable for the app they build (test/web/ui-api.test.ts, its
+// web/dist; src/upgrade/maintenance-admins.test.ts, a responder on a port of its own): the shared workers' setup
+// puts the environment back after each file.
 // The list names files, not folders: a new file that starts real processes or changes its process's state must be
 // added here by name.
 const ISOLATED = [
   'test/upgrade/{clean,faults-*,handover,kill,routes}.test.ts',
-  'test/web/backups.test.ts',
   'test/web/upgrade-live.test.ts',
-  'test/web/ui-api.test.ts',
   'test/cli.test.ts',
   'test/cli-progress.test.ts',
   'test/multi-process.test.ts',
   'test/pg-restart.test.ts',
   'test/replicas.test.ts',
-  'src/upgrade/{bundle,online-*,maintenance-admins}.test.ts',
+  'src/upgrade/{bundle,online-*}.test.ts',
   'src/system/backup*.test.ts',
   'src/system/system-cli.test.ts',
 ];
