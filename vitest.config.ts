@@ -22,14 +22,13 @@ process.env.GLIBC_TUNABLES ??= 'glibc.malloc.mmap_threshold=33554432:glibc.mallo
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life
 // (PATH, listen sockets, the upgrade engine's state): each runs in a process of its own.
-// The page tests in chromium (test/web/features/, test/web/ui.test.ts, test/web/backups.test.ts) start a server and
-// a browser but change nothing of their own process: they share workers (a process of their own cost each 1.3 s of CPU to start on a
-// fast machine, about 3 on a slow one).
+// The page tests in chromium (test/web/features/, test/web/ui.test.ts, test/web/backups.test.ts) start a server
+// and a browser but change nothing of their own process: they share workers (a process of their own cost each
+// 1.3 s of CPU to start on a fast machine, about 3 on a slow one).
 // So do the upgrade's and the restore hold's small files (the feed, the mail, the launcher, the journal's helpers,
-// the systemd units, the hand-over socket): each works on files and servers of its own, under a second of CPU.
-// So do the files that only set an environment variable for the app they build (test/web/ui-api.test.ts, its
-// web/dist; src/upgrade/maintenance-admins.test.ts, a responder on a port of its own): the shared workers' setup
-// puts the environment back after each file.
+// the systemd units, the hand-over socket, the maintenance responder's admin snapshot): each works on files and
+// servers of its own, under a second of CPU. And test/web/ui-api.test.ts, which only sets CAIRN_WEB_DIR for the
+// app it builds: the shared workers' setup puts the environment back after each file.
 // The list names files, not folders: a new file that starts real processes or changes its process's state must be
 // added here by name.
 const ISOLATED = [
@@ -141,7 +140,7 @@ export default defineConfig({
     maxWorkers: Math.max(1, availableParallelism()),
     pool: 'forks',
     // The workers live for the whole run and allocate steadily (requests, rows, PGlite's buffers): a young generation
-    // of 32 MB instead of V8's 16 MB scavenges half as often and promotes less. Measured on dcim, ipam, circuits and
+    // of 32 MB instead of V8's 16 MB collects less often. Measured on dcim, ipam, circuits and
     // the generated suites (722 tests, one process of two workers, alternating runs): 89.1-91.5 CPU-s of the machine
     // against 91.1-93.3 on the embedded database, 65.2-66.8 against 66.5-67.2 on PostgreSQL. The `cairn` processes
     // tests start keep the default (their starts measured no gain).
