@@ -2,7 +2,7 @@
 // registry, run inside `cairn serve` (unless CAIRN_EMBEDDED_WORKER=0) or by `cairn worker` processes.
 import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
-import { startTickedBoss, type TickedBoss } from './ticked-boss.ts';
+import { FALLBACK_POLL_SECONDS, startTickedBoss, type TickedBoss } from './ticked-boss.ts';
 import { claimScheduledRun, plannedRun } from './schedule-claims.ts';
 import { declaredQueues, declaredSchedules, declaredWorkers, recurringJobs, type QueueDef } from './registry.ts';
 import { nextRun } from './schedules.ts';
@@ -41,6 +41,8 @@ export class QueueDispatcher {
   async start(): Promise<void> {
     if (this.running || this.queues.length === 0) return;
     const db = this.database.db;
+    /** This process's worker of each queue, woken when the dispatch queues its jobs. */
+    const workers = new Map<string, string>();
     this.running = await startTickedBoss(this.database.pool, {
       label: 'background work',
       dispatchQueue: DISPATCH_QUEUE,
@@ -48,20 +50,25 @@ export class QueueDispatcher {
       setup: async (boss) => {
         // Retries are the domains' own (recorded on their rows), so every attempt is recorded.
         for (const q of this.queues) await boss.createQueue(q.name, { name: q.name, retryLimit: 0, expireInSeconds: q.expireInSeconds });
-        await boss.work(DISPATCH_QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async () => {
-          const jobs: Array<{ name: string; data: { item: object } }> = [];
-          for (const q of this.queues) for (const item of await q.claim(db)) jobs.push({ name: q.name, data: { item } });
-          if (jobs.length) await boss.insert(jobs);
-        });
         for (const q of this.queues) {
-          await boss.work<{ item: object }>(q.name, { batchSize: q.batchSize, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+          const worker: string = await boss.work<{ item: object }>(q.name, { batchSize: q.batchSize, pollingIntervalSeconds: FALLBACK_POLL_SECONDS }, async (jobs) => {
             try {
               await q.work(db, jobs.map((j) => j.data.item), this.env);
             } catch (err) {
               report(q.name, err);
             }
+            // A full batch may have more behind it: fetch again now rather than at the next poll.
+            if (jobs.length >= q.batchSize) boss.notifyWorker(worker);
           });
+          workers.set(q.name, worker);
         }
+      },
+      dispatch: async (boss) => {
+        const jobs: Array<{ name: string; data: { item: object } }> = [];
+        for (const q of this.queues) for (const item of await q.claim(db)) jobs.push({ name: q.name, data: { item } });
+        if (!jobs.length) return;
+        await boss.insert(jobs);
+        for (const name of new Set(jobs.map((j) => j.name))) boss.notifyWorker(workers.get(name)!);
       },
     });
   }

@@ -52,15 +52,13 @@ export class MonitoringWorker implements ManagedWorker {
       label: 'monitoring worker',
       dispatchQueue: MONITORING_QUEUE,
       tick: this.settings.tick,
-      setup: async (boss) => {
-        await boss.work(MONITORING_QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async () => {
-          const checks = await this.runner.runUntilIdle();
-          this.lastRun = { at: new Date().toISOString(), checks };
-          if (Date.now() - this.lastPrune > 3_600_000) {
-            this.lastPrune = Date.now();
-            await pruneCheckResults(this.database.db, this.settings.retentionDays);
-          }
-        });
+      dispatch: async () => {
+        const checks = await this.runner.runUntilIdle();
+        this.lastRun = { at: new Date().toISOString(), checks };
+        if (Date.now() - this.lastPrune > 3_600_000) {
+          this.lastPrune = Date.now();
+          await pruneCheckResults(this.database.db, this.settings.retentionDays);
+        }
       },
     });
   }
