@@ -28,8 +28,9 @@ export interface Config {
   /** A statement running longer is cancelled and its request answered 503 (CAIRN_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs: number;
   /**
-   * Repeated statements are prepared once per connection (CAIRN_DB_PREPARE, default on). Off for a pooler that
-   * cannot keep a session's prepared statements (PgBouncer in transaction mode before 1.21).
+   * Repeated statements are prepared once per connection, on the embedded database once for its session
+   * (CAIRN_DB_PREPARE, default on). Off for a pooler that cannot keep a session's prepared statements (PgBouncer in
+   * transaction mode before 1.21).
    */
   dbPrepare: boolean;
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */

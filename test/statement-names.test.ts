@@ -1,6 +1,7 @@
-// Repeated statements are prepared once per connection on PostgreSQL (src/db/statement-names.ts): the server then
-// stops parsing and planning them per request. They must stay correct when DDL changes what a prepared statement
-// returns, and pattern matches must stay unnamed (their best plan depends on the pattern).
+// Repeated statements are prepared once per connection (src/db/statement-names.ts), on PostgreSQL and on the
+// embedded database: the server then stops parsing and planning them per request. They must stay correct when DDL
+// changes what a prepared statement returns, and pattern matches must stay unnamed (their best plan depends on the
+// pattern). The embedded database's clients are connections to one session: a new client finds none prepared.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StatementNames } from '../src/db/statement-names.ts';
@@ -40,7 +41,7 @@ describe('statement names', () => {
   });
 });
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL', () => {
+describe('named statements', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await openTestDatabase();
@@ -49,12 +50,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
     await database?.close();
   });
 
-  it('run without JIT compilation (a misjudged row estimate once cost 119 ms of compiling for a 0.2 ms query)', async () => {
+  it.skipIf(!process.env.TEST_DATABASE_URL)('run without JIT compilation (a misjudged row estimate once cost 119 ms of compiling for a 0.2 ms query)', async () => {
     const { rows } = await sql<{ jit: string }>`SHOW jit`.execute(database.db);
     expect(rows[0]!.jit).toBe('off');
   });
 
-  it('price random reads as on SSD (a device search over 2,000 devices took its trigram index only then: 7 ms to 0.24 ms)', async () => {
+  it.skipIf(!process.env.TEST_DATABASE_URL)('price random reads as on SSD (a device search over 2,000 devices took its trigram index only then: 7 ms to 0.24 ms)', async () => {
     const { rows } = await sql<{ random_page_cost: string }>`SHOW random_page_cost`.execute(database.db);
     expect(Number(rows[0]!.random_page_cost)).toBe(1.1);
   });
@@ -84,6 +85,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('named statements on PostgreSQL'
       expect(isDatabaseUnavailable(failed)).toBe(true);
       expect((await read()).rows).toEqual([{ id: 1, a: 'one', b: 'new', c: 3 }]);
     });
+  });
+
+  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))('on the embedded database, a new client finds none of an earlier one\'s statements prepared', async () => {
+    const db = database.db;
+    await sql`CREATE TABLE zz_session (id int PRIMARY KEY)`.execute(db);
+    const read = () => sql`SELECT id FROM zz_session WHERE id = ${1}`.execute(db);
+    const prepared = async () =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE '%FROM zz_session WHERE%'`.execute(db)).rows[0]!.n;
+    for (let i = 0; i < 4; i++) await read();
+    expect(await prepared()).toBe(1);
+    // The pool drops its client (as after an error or its idle timeout) and connects a new one to the same session.
+    const client = await database.pool.connect();
+    client.release(true);
+    for (let i = 0; i < 4; i++) await read();
+    expect(await prepared()).toBe(1);
   });
 
   it('plan a list\'s first page once per connection, not on every request', async () => {
