@@ -1,6 +1,7 @@
 // Runs once before the suite: builds a migrated database to copy per test file. On the embedded database a
 // data directory (a fresh PGlite initdb takes seconds; a copy takes a fraction of that); on PostgreSQL a template
 // database (running every migration per file took 3-8 s; CREATE DATABASE … TEMPLATE takes well under one).
+import { cpSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -14,6 +15,7 @@ import { sharedDir, sourceHash } from './runner/shared-cache.ts';
 
 interface Templates {
   pgliteTemplate: string;
+  pgliteEmptyTemplate: string;
   pgTemplate: string;
 }
 
@@ -27,17 +29,21 @@ const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun 
 
 /**
  * The embedded template: made once per source tree and shared (test/runner/shared-cache.ts) by both passes of CI,
- * which start side by side and each made one (9 CPU-s, while both compete for the cores), and by later runs.
+ * which start side by side and each made one (9 CPU-s, while both compete for the cores), and by later runs. Beside
+ * it, the data directory as PGlite's initdb left it, before any migration, for the tests of one migration's effect on
+ * older data (an initdb is 2-5 CPU-s of a test worker; a copy a tenth of one).
  */
-async function makePGliteTemplate(): Promise<string> {
+async function makePGliteTemplates(): Promise<{ migrated: string; empty: string }> {
   // What goes into it: the migrations, the registry (its search triggers), PGlite's version; not the tests.
   const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts'));
   const dir = await sharedDir('cairn-test-pglite-template-', key, async (d) => {
+    await (await openPGlite(join(d, 'empty'))).close();
+    cpSync(join(d, 'empty'), join(d, 'data'), { recursive: true });
     const database = await openPGlite(join(d, 'data'));
     await migrateToLatest(database.db);
     await database.close();
   }, 'the embedded test template');
-  return join(dir, 'data');
+  return { migrated: join(dir, 'data'), empty: join(dir, 'empty') };
 }
 
 async function makePostgresTemplate(url: string): Promise<string> {
@@ -65,8 +71,8 @@ async function compileCairn(): Promise<void> {
 // directory of their own run there (vitest.config.ts, MOVED_TO_POSTGRESQL) and start from a copy of it.
 async function makeTemplates(): Promise<Templates> {
   const url = process.env.TEST_DATABASE_URL;
-  const [pgliteTemplate, pgTemplate] = await Promise.all([makePGliteTemplate(), url ? makePostgresTemplate(url) : Promise.resolve(''), compileCairn()]);
-  return { pgliteTemplate, pgTemplate };
+  const [pglite, pgTemplate] = await Promise.all([makePGliteTemplates(), url ? makePostgresTemplate(url) : Promise.resolve(''), compileCairn()]);
+  return { pgliteTemplate: pglite.migrated, pgliteEmptyTemplate: pglite.empty, pgTemplate };
 }
 
 export async function setup(project: TestProject): Promise<void> {
@@ -74,6 +80,7 @@ export async function setup(project: TestProject): Promise<void> {
   run.templates ??= makeTemplates();
   const made = await run.templates;
   project.provide('pgliteTemplate', made.pgliteTemplate);
+  project.provide('pgliteEmptyTemplate', made.pgliteEmptyTemplate);
   project.provide('pgTemplate', made.pgTemplate);
 }
 
@@ -90,6 +97,8 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    /** Embedded: a data directory just made by PGlite's initdb, no migration run (missing in a template an older run made). */
+    pgliteEmptyTemplate: string;
     /** PostgreSQL: the migrated template database each file's database is created from. */
     pgTemplate: string;
   }

@@ -1,19 +1,15 @@
 // Migration 0027 moves the cable ends of the two per-end tables into cable_terminations, keeping each end.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openPGlite } from '../db/database.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { migrateToLatest } from '../db/migrator.ts';
+import { openUnmigratedPGlite } from '../../test/helpers/database.ts';
 
 const id = (n: number) => `01a1fd00-0000-7000-8000-${String(n).padStart(12, '0')}`;
 
 describe('migration 0027', () => {
   it('moves existing cable ends into cable_terminations, end by end', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cairn-0027-'));
-    const database = await openPGlite(dir);
+    const database = await openUnmigratedPGlite('cairn-0027-');
     const db = database.db;
     try {
       const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
@@ -45,7 +41,6 @@ describe('migration 0027', () => {
       expect(old[0]!.n).toBe(0);
     } finally {
       await database.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

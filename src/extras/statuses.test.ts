@@ -1,17 +1,13 @@
 // The default statuses reach tenants that existed before the inventory migration.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openPGlite } from '../db/database.ts';
 import { migrations } from '../db/migrations/index.ts';
 import { migrateToLatest } from '../db/migrator.ts';
+import { openUnmigratedPGlite } from '../../test/helpers/database.ts';
 
 describe('migration 0002', () => {
   it('seeds the default statuses of existing tenants', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'cairn-0002-'));
-    const database = await openPGlite(dir);
+    const database = await openUnmigratedPGlite('cairn-0002-');
     try {
       const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
       const first = await migrator.migrateTo('0001_foundation');
@@ -35,7 +31,6 @@ describe('migration 0002', () => {
       for (const r of rows.slice(8)) expect(r).toMatchObject({ available_to: ['circuits.circuit'], default_for: [] });
     } finally {
       await database.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,6 @@
 // A fresh, migrated database per test file: a copy of the migrated PGlite template, or a copy of the run's
 // template database on the PostgreSQL server named by TEST_DATABASE_URL (dropped when the run ends).
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -38,6 +38,24 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   return {
     ...database,
     dataDir: dir,
+    close: async () => {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * An embedded database as PGlite's initdb leaves it, no migration run, in a temporary directory removed on close:
+ * for a test of what one migration does to the data of an older release. A copy of the run's (test/global-setup.ts).
+ */
+export async function openUnmigratedPGlite(prefix: string): Promise<Database> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const empty = inject('pgliteEmptyTemplate');
+  if (empty && existsSync(empty)) cpSync(empty, dir, { recursive: true });
+  const database = await openPGlite(dir);
+  return {
+    ...database,
     close: async () => {
       await database.close();
       rmSync(dir, { recursive: true, force: true });
