@@ -193,7 +193,8 @@ const PGLITE_INITIAL_MEMORY = 256 * 1024 * 1024;
 export interface PGliteOptions {
   /**
    * Repeated statements are prepared once (default true; see statement-names.ts). The session parses and plans
-   * them once instead of per request: 500 API reads of five kinds cost 0.9-1.1 CPU-s of the process instead of 2.1-2.4.
+   * them once instead of per request: 500 API reads of five kinds cost 0.9-1.1 CPU-s of the process instead of 1.7-2.4
+   * (rounds after the first).
    */
   namedStatements?: boolean;
 }
