@@ -31,31 +31,28 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     return { ...database, dataDir: null };
   }
   const template = inject('pgliteTemplate');
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-test-'));
-  if (template) cpSync(template, dir, { recursive: true });
-  const database = await openPGlite(dir);
+  const database = await openPGliteCopy(template || null, 'cairn-test-');
   await (template ? bringDerivedInLine(database.db) : migrateToLatest(database.db));
-  return {
-    ...database,
-    dataDir: dir,
-    close: async () => {
-      await database.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return database;
 }
 
 /**
  * An embedded database as PGlite's initdb leaves it, no migration run, in a temporary directory removed on close:
  * for a test of what one migration does to the data of an older release. A copy of the run's (test/global-setup.ts).
  */
-export async function openUnmigratedPGlite(prefix: string): Promise<Database> {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+export function openUnmigratedPGlite(prefix: string): Promise<TestDatabase> {
   const empty = inject('pgliteEmptyTemplate');
-  if (empty && existsSync(empty)) cpSync(empty, dir, { recursive: true });
+  return openPGliteCopy(empty && existsSync(empty) ? empty : null, prefix);
+}
+
+/** PGlite in a new temporary directory (a copy of `template`, else empty: initdb), removed when it closes. */
+async function openPGliteCopy(template: string | null, prefix: string): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (template) cpSync(template, dir, { recursive: true });
   const database = await openPGlite(dir);
   return {
     ...database,
+    dataDir: dir,
     close: async () => {
       await database.close();
       rmSync(dir, { recursive: true, force: true });
