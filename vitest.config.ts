@@ -46,12 +46,8 @@ const ISOLATED = [
 
 // Files that run `cairn` processes on an embedded database of their own, whatever database the run is given: the
 // PostgreSQL pass (TEST_DATABASE_URL) would run them again unchanged, so they run in one pass only (the embedded
-// one, but see MOVED_TO_POSTGRESQL). About a hundred seconds of CPU of the CI's twelve minutes.
+// one). About a hundred seconds of CPU of the CI's twelve minutes.
 const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'src/upgrade/online-cli.test.ts', 'test/ansible-inventory.test.ts', 'src/extras/webhook-serve.test.ts'];
-// When both passes run side by side (.ci/run sets CAIRN_TEST_BOTH_PASSES), two of those files run in the
-// PostgreSQL pass instead, still once, to even out the two passes' lengths.
-const MOVED_TO_POSTGRESQL = ['src/extras/webhook-serve.test.ts', 'src/system/system-cli.test.ts'];
-const moved = process.env.CAIRN_TEST_BOTH_PASSES ? MOVED_TO_POSTGRESQL : [];
 // Files whose answers do not depend on the database behind them run in one pass only when both run: the browser
 // tests of pages (test/web/ui.test.ts, test/web/features/: each starts a server with demo data and a browser,
 // 20-60 s), which check the UI over the API the rest of the suite checks on both databases; the API document and
@@ -63,6 +59,10 @@ const ONE_PASS = {
     ...['contacts', 'rack-reservations', 'admin-pages', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
     'test/web/ui.test.ts',
     'test/catalogs.test.ts',
+    // The hand-over between two releases' upgrade stages: no restore among its runs (see EMBEDDED_PASS_RESTORES).
+    // Here rather than in the PostgreSQL pass, with cli's, system-cli's and webhook-serve's processes, to even out
+    // the passes: with one worker a pass, the PostgreSQL pass was the longer by 134 s on a slow machine.
+    'test/upgrade/handover.test.ts',
   ],
   postgresql: [
     ...['circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
@@ -80,9 +80,6 @@ const ONE_PASS = {
     // A primary and a standby of its own and `cairn serve` against them: PostgreSQL's programs are there only in
     // this pass (its settings' checks, the rest of the file, are the same in either).
     'test/replicas.test.ts',
-    // The hand-over between two releases' upgrade stages: no restore among its runs (see EMBEDDED_PASS_RESTORES),
-    // and here it evens out the passes (the embedded one was the longer by 40 s on a slow machine).
-    'test/upgrade/handover.test.ts',
   ],
 };
 const otherPass = process.env.CAIRN_TEST_BOTH_PASSES ? (process.env.TEST_DATABASE_URL ? ONE_PASS.embedded : ONE_PASS.postgresql) : [];
@@ -123,10 +120,11 @@ const SUITE_WIDE_ONE_PASS = [
   'test/web/upgrade-live.test.ts',
 ];
 // And files that open no database at all, the same run in either pass: the template engine against Jinja2's own
-// outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes).
-const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts'];
-const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !checkedInThisPass(f, 0.5));
-const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY.filter((f) => !moved.includes(f)) : moved), ...otherPass, ...restoresElsewhere, ...domainElsewhere];
+// outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes), the passes' own split.
+const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts'];
+// (Not the embedded-only files among them: they already run once, and split as well they would run nowhere.)
+const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !EMBEDDED_ONLY.includes(f) && !checkedInThisPass(f, 0.5));
+const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : []), ...otherPass, ...restoresElsewhere, ...domainElsewhere];
 
 export default defineConfig({
   test: {
@@ -136,8 +134,13 @@ export default defineConfig({
     env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000', CAIRN_CHECK_ANSWERS: '1', CAIRN_PASSWORD_HASH_COST: '10' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // One worker per core. PGlite instances are memory-hungry (~300 MB each), so never more than that.
-    maxWorkers: Math.max(1, availableParallelism()),
+    // One worker per core, shared by the passes that run at once. PGlite instances are memory-hungry (~300 MB each),
+    // so never more than that. When .ci/run runs both passes side by side, each takes half the cores: with two
+    // workers a pass on a 2-core machine (four workers and their databases, servers and browsers on two cores), a CI
+    // run of a slow machine took 1,122-1,158 s and 2,213-2,280 CPU-s; with one a pass, 1,048 s and 1,882 CPU-s (the
+    // files' own CPU 1,248 → 1,038: fewer caches and timeslices fought over, two imports of the app instead of four).
+    // The other pass fills the cores while one waits on a process it started.
+    maxWorkers: Math.max(1, Math.floor(availableParallelism() / (process.env.CAIRN_TEST_BOTH_PASSES ? 2 : 1))),
     pool: 'forks',
     // The workers live for the whole run and allocate steadily (requests, rows, PGlite's buffers): a young generation
     // of 32 MB instead of V8's 16 MB collects less often. Measured on dcim, ipam, circuits and

@@ -1,4 +1,4 @@
-// The order test files start in. Two workers share two cores, so the run ends when the last long file ends: the
+// The order test files start in. The workers share the cores, so the run ends when the last long file ends: the
 // long files (real installs, real servers, real browsers) go first and the many short ones fill in behind them.
 // On a clean clone vitest knows no durations (it would start the largest files first, whatever they cost), so the
 // known-slow files are listed here, slowest first, as `npm run test:times` measured them; the rest follow by size.

@@ -1,0 +1,54 @@
+// When .ci/run runs both passes side by side, vitest.config.ts takes many files out of one pass or the other (to
+// run them once, or to even out the passes). A file taken out of both runs nowhere, and nothing else would say so:
+// each pass ends green. This lists the files of each pass with the real config (`vitest list`, which imports no
+// test file) and checks that the two passes together run every file the single pass runs, and that the files run
+// in both are there on purpose (the database layer's, the core's and the system's).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const PG_URL = 'postgres://postgres@127.0.0.1:5432/test'; // never connected to: `list` only reads the config
+const scratch = mkdtempSync(join(tmpdir(), 'cairn-passes-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** The test files vitest would run with these variables, relative to the root. */
+function listFiles(vars: Record<string, string>): Promise<string[]> {
+  // As a person runs it: none of this run's vitest or pass variables.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !['TEST', 'TEST_DATABASE_URL', 'CAIRN_TEST_BOTH_PASSES'].includes(k)),
+  ) as NodeJS.ProcessEnv;
+  Object.assign(env, { CAIRN_TEST_TMPDIR: scratch }, vars);
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'list', '--filesOnly', '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      if (code !== 0) return fail(new Error(`vitest list exited ${code}:\n${err.slice(-2000)}`));
+      const rows = JSON.parse(out.slice(out.indexOf('['))) as { file: string }[];
+      done([...new Set(rows.map((r) => relative(ROOT, r.file)))].sort());
+    });
+  });
+}
+
+describe('the two passes of .ci/run', () => {
+  it('run every test file between them', async () => {
+    const [single, embedded, postgresql] = await Promise.all([
+      listFiles({}),
+      listFiles({ CAIRN_TEST_BOTH_PASSES: '1' }),
+      listFiles({ CAIRN_TEST_BOTH_PASSES: '1', TEST_DATABASE_URL: PG_URL }),
+    ]);
+    expect(single.length).toBeGreaterThan(100);
+    expect(single).toContain('test/runner/passes.test.ts');
+    const inEither = new Set([...embedded, ...postgresql]);
+    expect(single.filter((f) => !inEither.has(f)), 'files neither pass runs').toEqual([]);
+    // Each pass leaves out a good part of the single run (else the split was lost, and CI runs twice as long).
+    expect(embedded.length).toBeLessThan(single.length * 0.8);
+    expect(postgresql.length).toBeLessThan(single.length * 0.8);
+  }, 60_000);
+});
