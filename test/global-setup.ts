@@ -28,16 +28,27 @@ interface RunState {
 const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun ??= { templates: null, projects: 0 });
 
 /**
+ * The buffer pool of every embedded database the suite copies from its templates (the files' own, and those of the
+ * `cairn` processes and servers they start), instead of PGlite's 128 MB: its WebAssembly build clears the whole
+ * pool as the server starts, and on a virtual machine where touching a page for the first time is dear that was
+ * half of an open (0.81-0.97 CPU-s of a slow machine per open; 0.30-0.45 with 16 MB). The suite's databases hold a
+ * few megabytes. The product keeps PostgreSQL's default.
+ */
+const TEMPLATE_SHARED_BUFFERS = '16MB';
+
+/**
  * The embedded template: made once per source tree and shared (test/runner/shared-cache.ts) by both passes of CI,
  * which start side by side and each made one (9 CPU-s, while both compete for the cores), and by later runs. Beside
  * it, the data directory as PGlite's initdb left it, before any migration, for the tests of one migration's effect on
  * older data (an initdb is 2-5 CPU-s of a test worker; a copy a tenth of one).
  */
 async function makePGliteTemplates(): Promise<{ migrated: string; empty: string }> {
-  // What goes into it: the migrations, the registry (its search triggers), PGlite's version; not the tests.
-  const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts'));
+  // What goes into it: the migrations, the registry (its search triggers), PGlite's version, its settings; not the tests.
+  const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts')) + `-${TEMPLATE_SHARED_BUFFERS}`;
   const dir = await sharedDir('cairn-test-pglite-template-', key, async (d) => {
-    await (await openPGlite(join(d, 'empty'))).close();
+    const empty = await openPGlite(join(d, 'empty'));
+    await empty.pool.query(`ALTER SYSTEM SET shared_buffers = '${TEMPLATE_SHARED_BUFFERS}'`);
+    await empty.close();
     cpSync(join(d, 'empty'), join(d, 'data'), { recursive: true });
     const database = await openPGlite(join(d, 'data'));
     await migrateToLatest(database.db);
