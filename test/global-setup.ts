@@ -78,8 +78,9 @@ async function compileCairn(): Promise<void> {
   await compiled.compiledMain();
 }
 
-// The embedded template is made on PostgreSQL runs too: the files that start `cairn` processes on an embedded data
-// directory of their own run there (vitest.config.ts, MOVED_TO_POSTGRESQL) and start from a copy of it.
+// The embedded template is made on PostgreSQL runs too: files there start `cairn` processes on an embedded data
+// directory of their own (src/search/cli.test.ts, test/cli-progress.test.ts) from a copy of it, and a migration's
+// test opens an embedded copy whatever the pass the domains' split gives it.
 async function makeTemplates(): Promise<Templates> {
   const url = process.env.TEST_DATABASE_URL;
   const [pglite, pgTemplate] = await Promise.all([makePGliteTemplates(), url ? makePostgresTemplate(url) : Promise.resolve(''), compileCairn()]);
