@@ -2,12 +2,12 @@
 // first meaningful paint of /objects/dcim.device (navigation start → first table rows drawn) and a page change
 // (click Next → the new rows drawn), each against the bare API call for the same page made from the same
 // browser in the same run. Also the gzipped JavaScript the first page loaded. Needs `npm run build` and
-// /usr/bin/chromium.
+// Debian's chromium (test/web/helpers.ts: its headless shell when installed).
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromiumAvailable, openBrowser, signIn, startServer } from '../test/web/helpers.ts';
+import { CHROMIUM, chromiumAvailable, openBrowser, signIn, startServer } from '../test/web/helpers.ts';
 import { benchSize, TINY } from './helpers.ts';
 
 // Tiny: enough for a second page of 50 (the page change clicks Next).
@@ -34,7 +34,7 @@ const ms = (x: number) => `${x.toFixed(0)} ms`;
 
 export default async function main(): Promise<void> {
   if (!chromiumAvailable()) {
-    console.log('skipped: /usr/bin/chromium is not installed');
+    console.log(`skipped: ${CHROMIUM} is not installed`);
     return;
   }
   const t0 = Date.now();

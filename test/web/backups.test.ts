@@ -3,7 +3,7 @@
 // refuses (it holds the database open) and the dialog says how to restore on the server, on PostgreSQL the
 // restore runs and a tenant made after the backup is gone. Screenshots: backups-created.png, backups-restore.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, openBrowser, shot, signIn, startServer, type Browser, type WebServer } from './helpers.ts';
+import { chromiumAvailable, openBrowser, shot, signInContext, startServer, type Browser, type WebServer } from './helpers.ts';
 
 interface Backup {
   id: string;
@@ -21,7 +21,7 @@ describe.skipIf(!ready)('Settings → Backups in chromium', () => {
   beforeAll(async () => {
     server = await startServer();
     browser = await openBrowser();
-    await signIn(browser.page, server);
+    await signInContext(browser.context, server);
   }, 300_000);
 
   afterAll(async () => {

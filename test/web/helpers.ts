@@ -1,6 +1,6 @@
 // Browser-test harness: a real `cairn serve` process (temp data dir or a fresh PostgreSQL database, free port,
-// its own copy of web/dist so a test can publish a "new build"), Debian's chromium through playwright-core, and
-// screenshots under test/web/screenshots/ (gitignored) to look at.
+// its own copy of web/dist so a test can publish a "new build"), Debian's chromium (its headless shell, below)
+// through playwright-core, and screenshots under test/web/screenshots/ (gitignored) to look at.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ANSWER_MISMATCH } from '../../src/core/answer-check.ts';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,12 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'cairn.mjs');
 const DIST = join(ROOT, 'web', 'dist');
 export const SCREENSHOTS = join(ROOT, 'test', 'web', 'screenshots');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// Debian's old headless shell (package chromium-headless-shell: the same Blink and V8 as its chromium, built without
+// the desktop browser around them; what Playwright itself drives headless) when it is installed, else its chromium.
+// On a slow 2-core machine four feature files cost 88-90 CPU-s of the machine with the shell, 115-118 with the full
+// browser in headless mode (alternating runs). CHROMIUM_PATH names another.
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 export const ADMIN_PASSWORD = 'web-test-admin-password';
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -195,6 +200,36 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
       await context.close();
       if (owned) await browser.close();
     },
+  };
+}
+
+/**
+ * Signs a browser context in as the admin without the form: a sign-in of its own over the API (a session apart from
+ * the server's API helper, as a person's browser has), its cookies handed to the context as the server set them.
+ * What a page then sees is what a reload after a form sign-in sees; the form itself is test/web/ui.test.ts's. On a
+ * slow machine the form (its page, two fields, the home page it lands on) cost chromium and the server about 4 CPU-s
+ * per file.
+ */
+export async function signInContext(context: BrowserContext, server: WebServer): Promise<void> {
+  const login = await fetch(`${server.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  await context.addCookies(login.headers.getSetCookie().map((header) => cookieFrom(header, server.url)));
+}
+
+/** A Set-Cookie header as Playwright's cookie for `url` (name, value and the attributes the server sets). */
+function cookieFrom(header: string, url: string): Parameters<BrowserContext['addCookies']>[0][number] {
+  const [pair, ...attributes] = header.split(';').map((part) => part.trim());
+  const at = pair!.indexOf('=');
+  const flags = new Map(attributes.map((a) => [a.split('=')[0]!.toLowerCase(), a.slice(a.indexOf('=') + 1)] as const));
+  const sameSite = flags.get('samesite')?.toLowerCase();
+  return {
+    name: pair!.slice(0, at),
+    value: pair!.slice(at + 1),
+    url,
+    httpOnly: flags.has('httponly'),
+    secure: flags.has('secure'),
+    sameSite: sameSite === 'strict' ? 'Strict' : sameSite === 'none' ? 'None' : 'Lax',
+    ...(flags.has('max-age') ? { expires: Math.floor(Date.now() / 1000) + Number(flags.get('max-age')) } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 // What the feature browser tests share: the API row and page shapes they read, and one signed-in session (a real
-// `cairn serve` and one chromium) per file, opened in beforeAll and closed in afterAll, so a file pays for one
-// server start and one browser launch however many tests it has.
-import { openBrowser, signIn, startServer, type Browser, type ServerOptions, type WebServer } from '../helpers.ts';
+// `cairn serve` and a browser context, signed in by its cookies: the sign-in form is test/web/ui.test.ts's) per
+// file, opened in beforeAll and closed in afterAll, so a file pays for one server start however many tests it has.
+// Each test opens its first page itself.
+import { openBrowser, signInContext, startServer, type Browser, type ServerOptions, type WebServer } from '../helpers.ts';
 
 export interface Row {
   id: string;
@@ -34,7 +35,7 @@ export async function openSession(opts: SessionOptions = {}): Promise<Session> {
   };
   const server = await startServer(opts);
   const browser = await openBrowser();
-  await signIn(browser.page, server);
+  await signInContext(browser.context, server);
   return {
     server,
     browser,
