@@ -123,8 +123,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
     await new Promise((r) => setTimeout(r, 200));
   }
   // Sign the API helper in once, like the browser would.
-  const login = await fetch(`${url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-  if (!login.ok) throw new Error(`API sign-in failed: ${login.status} ${await login.text()}`);
+  const login = await signInOverApi(url);
   const cookies = login.headers.getSetCookie().map((c) => c.split(';')[0]!);
   const csrf = ((await login.json()) as { csrf_token: string }).csrf_token;
   const cookieHeader = cookies.join('; ');
@@ -211,9 +210,15 @@ export async function openBrowser(viewport = { width: 1280, height: 800 }): Prom
  * files, alternating: 94.5-97.1 CPU-s with the form, 91.0-91.4 with cookies).
  */
 export async function signInContext(context: BrowserContext, server: WebServer): Promise<void> {
-  const login = await fetch(`${server.url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
-  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const login = await signInOverApi(server.url);
   await context.addCookies(login.headers.getSetCookie().map((header) => cookieFrom(header, server.url)));
+}
+
+/** The admin's sign-in over the API: its answer (the session's cookies, the CSRF token), or an error naming why not. */
+async function signInOverApi(url: string): Promise<Response> {
+  const login = await fetch(`${url}/api/auth/login/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) });
+  if (!login.ok) throw new Error(`API sign-in failed: ${login.status} ${await login.text()}`);
+  return login;
 }
 
 /** A Set-Cookie header as Playwright's cookie for `url` (name, value and the attributes the server sets). */
