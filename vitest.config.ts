@@ -121,7 +121,7 @@ const SUITE_WIDE_ONE_PASS = [
 ];
 // And files that open no database at all, the same run in either pass: the template engine against Jinja2's own
 // outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes), the passes' own split.
-const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts'];
+const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts', 'test/helpers/data-dir-copy.test.ts'];
 // (Not the embedded-only files among them: they already run once, and split as well they would run nowhere.)
 const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !EMBEDDED_ONLY.includes(f) && !checkedInThisPass(f, 0.5));
 const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : []), ...otherPass, ...restoresElsewhere, ...domainElsewhere];

@@ -1,7 +1,6 @@
 // Runs once before the suite: builds a migrated database to copy per test file. On the embedded database a
 // data directory (a fresh PGlite initdb takes seconds; a copy takes a fraction of that); on PostgreSQL a template
 // database (running every migration per file took 3-8 s; CREATE DATABASE … TEMPLATE takes well under one).
-import { cpSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -10,6 +9,7 @@ import { migrateToLatest } from '../src/db/migrator.ts';
 // The registry, so the template carries the search triggers derived from it (installing them per file costs ~1 s).
 import '../src/models.ts';
 import { dropTestDatabases, testDatabasePrefix, testTablespaceClause, withServer } from './helpers/pg-test-databases.ts';
+import { copyDataDir } from './helpers/data-dir-copy.ts';
 import { removeRunTmpdir } from './runner/tmpdir.ts';
 import { sharedDir, sourceHash } from './runner/shared-cache.ts';
 
@@ -28,13 +28,17 @@ interface RunState {
 const run: RunState = ((globalThis as { cairnTestRun?: RunState }).cairnTestRun ??= { templates: null, projects: 0 });
 
 /**
- * The buffer pool of every embedded database the suite copies from its templates (the files' own, and those of the
- * `cairn` processes and servers they start), instead of PGlite's 128 MB: its WebAssembly build clears the whole
- * pool as the server starts, and on a virtual machine where touching a page for the first time is dear that was
- * half of an open (0.81-0.97 CPU-s of a slow machine per open; 0.30-0.45 with 16 MB). The suite's databases hold a
- * few megabytes. The product keeps PostgreSQL's default.
+ * Settings of every embedded database the suite copies from its templates (the files' own, and those of the `cairn`
+ * processes and servers they start); the product keeps PostgreSQL's defaults. On the virtual machines CI runs on,
+ * touching a page for the first time is dear, and the suite makes some hundreds of these databases:
+ * - shared_buffers 16 MB instead of PGlite's 128: its WebAssembly build clears the whole pool as the server starts,
+ *   half of an open (0.81-0.97 CPU-s of a slow machine per open; 0.30-0.45 with 16 MB). The databases hold a few MB.
+ * - wal_recycle and wal_init_zero off: a WAL segment no longer needed is removed rather than kept for reuse, and a
+ *   new one is made without writing its 16 MB of zeros first. Each copy of the migrated template carried initdb's
+ *   segment, renamed for reuse (16 of its 65 MB); a new segment is now a sparse file that takes memory only as WAL is
+ *   written to it (the copies are made sparse too: test/helpers/data-dir-copy.ts).
  */
-const TEMPLATE_SHARED_BUFFERS = '16MB';
+const TEMPLATE_SETTINGS = { shared_buffers: '16MB', wal_recycle: 'off', wal_init_zero: 'off' };
 
 /**
  * The embedded template: made once per source tree and shared (test/runner/shared-cache.ts) by both passes of CI,
@@ -44,12 +48,12 @@ const TEMPLATE_SHARED_BUFFERS = '16MB';
  */
 async function makePGliteTemplates(): Promise<{ migrated: string; empty: string }> {
   // What goes into it: the migrations, the registry (its search triggers), PGlite's version, its settings; not the tests.
-  const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts')) + `-${TEMPLATE_SHARED_BUFFERS}`;
+  const key = sourceHash(resolve(import.meta.dirname, '..'), ['src', 'package-lock.json'], (rel) => rel.endsWith('.test.ts')) + `-${Object.values(TEMPLATE_SETTINGS).join('-')}`;
   const dir = await sharedDir('cairn-test-pglite-template-', key, async (d) => {
     const empty = await openPGlite(join(d, 'empty'));
-    await empty.pool.query(`ALTER SYSTEM SET shared_buffers = '${TEMPLATE_SHARED_BUFFERS}'`);
+    for (const [name, value] of Object.entries(TEMPLATE_SETTINGS)) await empty.pool.query(`ALTER SYSTEM SET ${name} = '${value}'`);
     await empty.close();
-    cpSync(join(d, 'empty'), join(d, 'data'), { recursive: true });
+    copyDataDir(join(d, 'empty'), join(d, 'data'));
     const database = await openPGlite(join(d, 'data'));
     await migrateToLatest(database.db);
     await database.close();

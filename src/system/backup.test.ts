@@ -1,6 +1,6 @@
 // Backups against a real database: embedded PGlite by default, PostgreSQL when TEST_DATABASE_URL is set.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -12,6 +12,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createTenant } from '../core/accounts.ts';
 import { snapshotCopiesOf, testTablespaceClause } from '../../test/helpers/pg-test-databases.ts';
 import { BackupError, createBackup, discardSnapshot, listBackups, pruneBackups, restoreBackup, restoreSnapshot, snapshotDatabase, type BackupTarget } from './backup.ts';
+import { copyDataDir } from '../../test/helpers/data-dir-copy.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL ?? null;
 const root = mkdtempSync(join(tmpdir(), 'cairn-backup-test-'));
@@ -74,7 +75,7 @@ beforeAll(async () => {
     };
   } else {
     const template = inject('pgliteTemplate');
-    if (template) cpSync(template, dataDir, { recursive: true });
+    if (template) copyDataDir(template, dataDir);
   }
   await withDb(async (d) => {
     await migrateToLatest(d.db);

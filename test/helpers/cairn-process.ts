@@ -4,9 +4,9 @@
 import { ANSWER_MISMATCH } from '../../src/core/answer-check.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { cpSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { inject } from 'vitest';
+import { copyDataDir } from './data-dir-copy.ts';
 
 export const CAIRN_BIN = join(resolve(import.meta.dirname, '../..'), 'bin', 'cairn.mjs');
 
@@ -40,7 +40,7 @@ export function bareEnv(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  */
 export function seedMigratedDataDir(dataDir: string): boolean {
   const template = inject('pgliteTemplate');
-  if (template) cpSync(template, dataDir, { recursive: true });
+  if (template) copyDataDir(template, dataDir);
   return Boolean(template);
 }
 

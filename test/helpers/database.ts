@@ -1,12 +1,13 @@
 // A fresh, migrated database per test file: a copy of the migrated PGlite template, or a copy of the run's
 // template database on the PostgreSQL server named by TEST_DATABASE_URL (dropped when the run ends).
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../../src/db/database.ts';
 import { bringDerivedInLine, migrateToLatest } from '../../src/db/migrator.ts';
 import { withServer } from './pg-test-databases.ts';
+import { copyDataDir } from './data-dir-copy.ts';
 
 export interface TestDatabase extends Database {
   /** Where the embedded data lives (null on PostgreSQL). */
@@ -48,7 +49,7 @@ export function openUnmigratedPGlite(prefix: string): Promise<TestDatabase> {
 /** PGlite in a new temporary directory (a copy of `template`, else empty: initdb), removed when it closes. */
 async function openPGliteCopy(template: string | null, prefix: string): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (template) cpSync(template, dir, { recursive: true });
+  if (template) copyDataDir(template, dir);
   const database = await openPGlite(dir);
   return {
     ...database,

@@ -19,6 +19,7 @@ import { processAlive } from '../../src/install/lock.ts';
 import { freePort } from '../helpers/cairn-process.ts';
 import { snapshotCopiesOf, testTablespaceClause, withServer } from '../helpers/pg-test-databases.ts';
 import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
+import { copyDataDir } from '../helpers/data-dir-copy.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -213,7 +214,7 @@ async function saveSeed(paths: SeedPaths, from: { dataDir: string; database: str
       }
     } else {
       dataDir = join(paths.dir, 'data');
-      cpSync(from.dataDir, dataDir, { recursive: true });
+      copyDataDir(from.dataDir, dataDir);
     }
     const seed: InstallSeed = { adminToken, dataDir, database: from.database ? paths.database : null };
     writeFileSync(`${paths.file}.partial`, JSON.stringify(seed));
@@ -249,8 +250,8 @@ export async function installRelease(
   const pgdb = await createPgDatabase(pgBase, seed?.database ?? migrated);
   await unpackBundle(bundle, join(layout.releases, version));
   symlinkSync(`releases/${version}`, layout.current);
-  if (seed?.dataDir) cpSync(seed.dataDir, layout.dataDir, { recursive: true });
-  else if (migrated && !pgBase) cpSync(migrated, layout.dataDir, { recursive: true });
+  if (seed?.dataDir) copyDataDir(seed.dataDir, layout.dataDir);
+  else if (migrated && !pgBase) copyDataDir(migrated, layout.dataDir);
   else mkdirSync(layout.dataDir, { recursive: true });
   const port = await freePort();
   const env = [

@@ -3,10 +3,11 @@
 // load one of five sizes. The copy is the same data the process writes: on the embedded database its data
 // directory, on PostgreSQL a database used as a template (CREATE DATABASE … TEMPLATE). The first file to ask for a
 // size loads it as before and leaves the copy; two files racing keep the first copy made.
-import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { testTablespaceClause } from '../helpers/pg-test-databases.ts';
+import { copyDataDir } from '../helpers/data-dir-copy.ts';
 
 type LoadDemo = () => Promise<void>;
 
@@ -21,13 +22,13 @@ export async function demoDataDir(devices: number, dataDir: string, load: LoadDe
   const cached = root && join(root, `demo-data-${devices}`);
   if (cached && existsSync(cached)) {
     rmSync(dataDir, { recursive: true, force: true });
-    cpSync(cached, dataDir, { recursive: true });
+    copyDataDir(cached, dataDir);
     return;
   }
   await load();
   if (!cached) return;
   const partial = `${cached}.${process.pid}.partial`;
-  cpSync(dataDir, partial, { recursive: true });
+  copyDataDir(dataDir, partial);
   try {
     renameSync(partial, cached);
   } catch {

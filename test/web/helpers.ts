@@ -11,6 +11,7 @@ import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type 
 import { inject } from 'vitest';
 import { freePort } from '../helpers/cairn-process.ts';
 import { demoDatabase, demoDataDir } from './demo-cache.ts';
+import { copyDataDir } from '../helpers/data-dir-copy.ts';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'cairn.mjs');
@@ -105,7 +106,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<WebServer> 
     // A copy of the suite's migrated template skips initdb and the migrations (only inside vitest; the bench
     // starts from an empty directory).
     const template = provided('pgliteTemplate');
-    if (template) cpSync(template, dataDir, { recursive: true });
+    if (template) copyDataDir(template, dataDir);
     if (opts.demoDevices) await demoDataDir(opts.demoDevices, dataDir, loadDemo);
   }
   const port = await freePort();
