@@ -185,6 +185,18 @@ describe('unpackBundle refusals', () => {
     await expect(unpackBundle(tinyBundle('ok2', () => {}), join(work, 'out-ok'))).rejects.toThrow(/is not empty/);
   });
 
+  it('refuses a file that is not a gzip-compressed archive, and a truncated one, extracting nothing', async () => {
+    const plain = join(work, 'plain.tar.gz');
+    writeFileSync(plain, 'not an archive\n');
+    await expect(unpackBundle(plain, join(work, 'out-plain'))).rejects.toThrow(/plain\.tar\.gz is not a gzip-compressed tar archive: incorrect header check/);
+    const whole = readFileSync(tinyBundle('truncated', () => {}));
+    const truncated = join(work, 'truncated.tar.gz');
+    writeFileSync(truncated, whole.subarray(0, whole.length - 40));
+    await expect(unpackBundle(truncated, join(work, 'out-truncated'))).rejects.toThrow(/truncated\.tar\.gz is not a gzip-compressed tar archive: unexpected end of file/);
+    expect(existsSync(join(work, 'out-plain'))).toBe(false);
+    expect(existsSync(join(work, 'out-truncated'))).toBe(false);
+  });
+
   it('refuses a missing bundle file', async () => {
     await expect(unpackBundle(join(work, 'nope.tar.gz'), join(work, 'out-nope'))).rejects.toThrow(/does not exist/);
   });

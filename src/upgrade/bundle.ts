@@ -18,6 +18,8 @@ import { createReadStream, existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { parseVersion } from '../install/version.ts';
 import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from '../../bin/server-compile.mjs';
 
@@ -33,19 +35,26 @@ export interface BundleManifest {
 
 export class BundleError extends Error {}
 
+const gunzipAsync = promisify(gunzip);
+
 export const MANIFEST_FILE = 'manifest.json';
 const COMPILED_SERVER = 'lib/cairn.cjs';
 
 // ---------------------------------------------------------------------------------------------- helpers
 
-/** Runs a command; rejects with its stderr tail so a failed tar or npm says why. */
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+/** Runs a command (`input`: what it reads on stdin); rejects with its stderr tail so a failed tar or npm says why. */
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: Buffer } = {}): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.stdout!.on('data', (b: Buffer) => out.push(b));
+    child.stderr!.on('data', (b: Buffer) => err.push(b));
+    if (opts.input) {
+      // A command that stops reading early (tar refusing an archive) closes the pipe: its exit says why, not EPIPE.
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(opts.input);
+    }
     child.on('error', (e) => reject(new BundleError(`${cmd} could not be started: ${e.message}`)));
     child.on('close', (code) => {
       if (code === 0) resolvePromise(Buffer.concat(out).toString('utf8'));
@@ -383,8 +392,8 @@ export async function buildBundle(opts: { sourceDir: string; outDir: string; ski
 // ---------------------------------------------------------------------------------------------- unpack
 
 /** Refuses absolute names, '..' and anything but files and directories before a byte is extracted. */
-async function checkArchiveEntries(bundlePath: string): Promise<void> {
-  const listing = await run('tar', ['-tvzf', bundlePath, '--quoting-style=escape']);
+async function checkArchiveEntries(archive: Buffer): Promise<void> {
+  const listing = await run('tar', ['-tv', '-f', '-', '--quoting-style=escape'], { input: archive });
   for (const line of listing.split('\n')) {
     if (!line) continue;
     const type = line[0];
@@ -434,11 +443,19 @@ export async function verifyRelease(releaseDir: string): Promise<BundleManifest>
 export async function unpackBundle(bundlePath: string, destDir: string): Promise<BundleManifest> {
   if (!existsSync(bundlePath) || !(await stat(bundlePath)).isFile()) throw new BundleError(`bundle ${bundlePath} does not exist`);
   if (existsSync(destDir) && (await readdir(destDir)).length > 0) throw new BundleError(`${destDir} is not empty; a release is unpacked into a new directory`);
-  await checkArchiveEntries(bundlePath);
+  // Decompressed once, here, for both tar runs (the listing checked, then the extraction): a release bundle is 12 MB
+  // compressed, 34 uncompressed, and each decompression about 0.2 CPU-s.
+  let archive: Buffer;
+  try {
+    archive = await gunzipAsync(await readFile(bundlePath));
+  } catch (err) {
+    throw new BundleError(`bundle ${bundlePath} is not a gzip-compressed tar archive: ${(err as Error).message}`);
+  }
+  await checkArchiveEntries(archive);
   const created = !existsSync(destDir);
   await mkdir(destDir, { recursive: true });
   try {
-    await run('tar', ['-xzf', bundlePath, '-C', destDir, '--no-same-owner', '--delay-directory-restore']);
+    await run('tar', ['-x', '-f', '-', '-C', destDir, '--no-same-owner', '--delay-directory-restore'], { input: archive });
     return await verifyRelease(destDir);
   } catch (err) {
     // A release that failed verification must not be left where someone could start it.
