@@ -197,6 +197,14 @@ describe('unpackBundle refusals', () => {
     expect(existsSync(join(work, 'out-truncated'))).toBe(false);
   });
 
+  it('refuses a bundle that uncompresses to more than the limit, before extracting anything', async () => {
+    const file = tinyBundle('large', (dir) => writeFileSync(join(dir, 'lib/zeros.bin'), Buffer.alloc(256 * 1024)));
+    await expect(unpackBundle(file, join(work, 'out-large'), { maxUnpackedBytes: 128 * 1024 })).rejects.toThrow(
+      /large.* uncompresses to more than 131072 bytes \(a release is about 35 MB\); refused/,
+    );
+    expect(existsSync(join(work, 'out-large'))).toBe(false);
+  });
+
   it('refuses a missing bundle file', async () => {
     await expect(unpackBundle(join(work, 'nope.tar.gz'), join(work, 'out-nope'))).rejects.toThrow(/does not exist/);
   });

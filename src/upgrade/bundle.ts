@@ -440,15 +440,25 @@ export async function verifyRelease(releaseDir: string): Promise<BundleManifest>
   return manifest;
 }
 
-export async function unpackBundle(bundlePath: string, destDir: string): Promise<BundleManifest> {
+/**
+ * What a bundle may uncompress to: a release is about 35 MB, and the archive is held in memory while it is checked
+ * and extracted, so a damaged or hostile one (a few kilobytes that expand to gigabytes) is refused instead.
+ */
+export const MAX_UNPACKED_BYTES = 1024 ** 3;
+
+export async function unpackBundle(bundlePath: string, destDir: string, opts: { maxUnpackedBytes?: number } = {}): Promise<BundleManifest> {
   if (!existsSync(bundlePath) || !(await stat(bundlePath)).isFile()) throw new BundleError(`bundle ${bundlePath} does not exist`);
   if (existsSync(destDir) && (await readdir(destDir)).length > 0) throw new BundleError(`${destDir} is not empty; a release is unpacked into a new directory`);
   // Decompressed once, here, for both tar runs (the listing checked, then the extraction): a release bundle is 12 MB
   // compressed, 34 uncompressed, and each decompression about 0.2 CPU-s.
+  const limit = opts.maxUnpackedBytes ?? MAX_UNPACKED_BYTES;
   let archive: Buffer;
   try {
-    archive = await gunzipAsync(await readFile(bundlePath));
+    archive = await gunzipAsync(await readFile(bundlePath), { maxOutputLength: limit });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new BundleError(`bundle ${bundlePath} uncompresses to more than ${limit} bytes (a release is about 35 MB); refused`);
+    }
     throw new BundleError(`bundle ${bundlePath} is not a gzip-compressed tar archive: ${(err as Error).message}`);
   }
   await checkArchiveEntries(archive);

@@ -18,6 +18,11 @@ const SPARSE_FROM = 64 * 1024;
 const CHUNK = 64 * BLOCK;
 const chunk = Buffer.alloc(CHUNK);
 
+/** Writes `length` bytes of the chunk from `start` at `position` of `fd`, however many calls that takes. */
+function writeRun(fd: number, start: number, length: number, position: number): void {
+  for (let done = 0; done < length; ) done += writeSync(fd, chunk, start + done, length - done, position + done);
+}
+
 function copyFile(from: string, to: string, mode: number, size: number): void {
   if (size < SPARSE_FROM) {
     writeFileSync(to, readFileSync(from), { mode });
@@ -36,11 +41,11 @@ function copyFile(from: string, to: string, mode: number, size: number): void {
         const zero = chunk.compare(ZEROS, 0, end - at, at, end) === 0;
         if (!zero && start < 0) start = at;
         if (zero && start >= 0) {
-          writeSync(output, chunk, start, at - start, offset + start);
+          writeRun(output, start, at - start, offset + start);
           start = -1;
         }
       }
-      if (start >= 0) writeSync(output, chunk, start, read - start, offset + start);
+      if (start >= 0) writeRun(output, start, read - start, offset + start);
       offset += read;
     }
     ftruncateSync(output, size);
