@@ -18,8 +18,8 @@ import { createReadStream, existsSync } from 'node:fs';
 import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { parseVersion } from '../install/version.ts';
 import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from '../../bin/server-compile.mjs';
 
@@ -35,15 +35,13 @@ export interface BundleManifest {
 
 export class BundleError extends Error {}
 
-const gunzipAsync = promisify(gunzip);
-
 export const MANIFEST_FILE = 'manifest.json';
 const COMPILED_SERVER = 'lib/cairn.cjs';
 
 // ---------------------------------------------------------------------------------------------- helpers
 
 /** Runs a command (`input`: what it reads on stdin); rejects with its stderr tail so a failed tar or npm says why. */
-function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: Buffer } = {}): Promise<string> {
+function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: readonly Buffer[] } = {}): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: [opts.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -53,7 +51,8 @@ function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.Pro
     if (opts.input) {
       // A command that stops reading early (tar refusing an archive) closes the pipe: its exit says why, not EPIPE.
       child.stdin!.on('error', () => {});
-      child.stdin!.end(opts.input);
+      for (const chunk of opts.input) child.stdin!.write(chunk);
+      child.stdin!.end();
     }
     child.on('error', (e) => reject(new BundleError(`${cmd} could not be started: ${e.message}`)));
     child.on('close', (code) => {
@@ -392,7 +391,7 @@ export async function buildBundle(opts: { sourceDir: string; outDir: string; ski
 // ---------------------------------------------------------------------------------------------- unpack
 
 /** Refuses absolute names, '..' and anything but files and directories before a byte is extracted. */
-async function checkArchiveEntries(archive: Buffer): Promise<void> {
+async function checkArchiveEntries(archive: readonly Buffer[]): Promise<void> {
   const listing = await run('tar', ['-tv', '-f', '-', '--quoting-style=escape'], { input: archive });
   for (const line of listing.split('\n')) {
     if (!line) continue;
@@ -450,15 +449,22 @@ export async function unpackBundle(bundlePath: string, destDir: string, opts: { 
   if (!existsSync(bundlePath) || !(await stat(bundlePath)).isFile()) throw new BundleError(`bundle ${bundlePath} does not exist`);
   if (existsSync(destDir) && (await readdir(destDir)).length > 0) throw new BundleError(`${destDir} is not empty; a release is unpacked into a new directory`);
   // Decompressed once, here, for both tar runs (the listing checked, then the extraction): a release bundle is 12 MB
-  // compressed, 34 uncompressed, and each decompression about 0.2 CPU-s.
+  // compressed, 34 uncompressed, and each decompression about 0.2 CPU-s. Kept as the chunks it comes in (a copy into
+  // one buffer would touch as much memory again).
   const limit = opts.maxUnpackedBytes ?? MAX_UNPACKED_BYTES;
-  let archive: Buffer;
+  const archive: Buffer[] = [];
+  let size = 0;
   try {
-    archive = await gunzipAsync(await readFile(bundlePath), { maxOutputLength: limit });
+    await pipeline(createReadStream(bundlePath), createGunzip({ chunkSize: 1024 * 1024 }), async (chunks: AsyncIterable<Buffer>) => {
+      for await (const chunk of chunks) {
+        size += chunk.length;
+        if (size > limit) throw new Error('too large');
+        archive.push(chunk);
+      }
+    });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new BundleError(`bundle ${bundlePath} uncompresses to more than ${limit} bytes (a release is about 35 MB); refused`);
-    }
+    // (The pipeline reports its own abort, not the error that stopped it: the size says which.)
+    if (size > limit) throw new BundleError(`bundle ${bundlePath} uncompresses to more than ${limit} bytes (a release is about 35 MB); refused`);
     throw new BundleError(`bundle ${bundlePath} is not a gzip-compressed tar archive: ${(err as Error).message}`);
   }
   await checkArchiveEntries(archive);
