@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from './server-compile.mjs';
+import { asciiComments, pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from './server-compile.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = join(ROOT, 'src', 'main.ts');
@@ -27,7 +27,7 @@ const CACHE = join(ROOT, 'node_modules', '.cache', 'cairn');
 // sources' own locations (see ownLocation), so one checkout must never take another's.
 const INDEX = join(CACHE, `index-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.json`);
 /** Bumped when the compile options below change, so no earlier compile is taken for one of these. */
-const FORMAT = 4;
+const FORMAT = 5;
 /** Compiled files kept (the newest): a checkout moving between branches finds its last few ready. */
 const KEEP = 4;
 /** Files that change how the sources compile without being compiled themselves. */
@@ -108,7 +108,8 @@ async function compile() {
   refuseImportMeta(result);
   const code = result.outputFiles.find((f) => f.path.endsWith('.cjs'));
   const map = result.outputFiles.find((f) => f.path.endsWith('.map'));
-  const name = `main-${createHash('sha256').update(code.contents).digest('hex').slice(0, 16)}.cjs`;
+  const text = asciiComments(code.text, esbuild);
+  const name = `main-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.cjs`;
   mkdirSync(CACHE, { recursive: true });
   const file = join(CACHE, name);
   // Written under a name of this process and renamed: a start never reads half a file, and processes compiling at
@@ -116,7 +117,7 @@ async function compile() {
   const part = `${file}.${process.pid}.part`;
   writeFileSync(part, map.contents);
   renameSync(part, `${file}.map`);
-  writeFileSync(part, code.text.replace('//# sourceMappingURL=main.cjs.map', `//# sourceMappingURL=${name}.map`));
+  writeFileSync(part, text.replace('//# sourceMappingURL=main.cjs.map', `//# sourceMappingURL=${name}.map`));
   renameSync(part, file);
 
   const inputs = {};

@@ -145,3 +145,18 @@ it('compiles pg to take Node\'s sockets without asking for fetch (bin/server-com
   expect(compiled.stderr).toBe('');
   expect(compiled.stdout.trim()).toBe('loaded');
 });
+
+it('escapes what is not ASCII in the compile\'s comments, so V8 holds it as a one-byte string; a raw template stops it', async () => {
+  const esbuild = await import('esbuild');
+  const { asciiComments } = await import('../bin/server-compile.mjs');
+  // A comment esbuild keeps (one inside an object literal; it drops some others).
+  writeFileSync(join(root, 'src', 'value.ts'), "const shown = {\n  // Shown as its bay (`ams1-core1 › Slot 2`)\n  label: 'a › b',\n};\nexport const value: string = shown.label;\n");
+  expect(cairn()).toMatchObject({ code: 0, stdout: 'a › b found' });
+  const newest = compiledFiles().sort((a, b) => statSync(join(cacheDir(), b)).mtimeMs - statSync(join(cacheDir(), a)).mtimeMs)[0]!;
+  const text = readFileSync(join(cacheDir(), newest), 'utf8');
+  expect(text).toContain('// Shown as its bay (`ams1-core1 \\u203a Slot 2`)');
+  expect(text).not.toMatch(/[^\x00-\x7f]/);
+  // String.raw's text is what the source says: escaping it would change the value, so nothing is escaped.
+  const raw = '// a › b\nconst r = String.raw`›`;\n';
+  expect(asciiComments(raw, esbuild)).toBe(raw);
+});

@@ -94,6 +94,8 @@ describe('unpackBundle and the compiled server', () => {
   it('unpacks and verifies every file', async () => {
     const manifest = await unpackBundle(built.path, release);
     expect(manifest).toEqual(built.manifest);
+    // ASCII throughout, comments too (bin/server-compile.mjs asciiComments): V8 holds it as a one-byte string.
+    expect(readFileSync(join(release, 'lib/cairn.cjs'), 'utf8')).not.toMatch(/[^\x00-\x7f]/);
   }, 120_000);
 
   it('runs migrate, status and serve from the unpacked release without tsx', async () => {

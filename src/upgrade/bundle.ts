@@ -21,7 +21,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { parseVersion } from '../install/version.ts';
-import { pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from '../../bin/server-compile.mjs';
+import { asciiComments, pgNodeStreams, refuseImportMeta, RUNTIME_FILE_PACKAGES } from '../../bin/server-compile.mjs';
 
 export interface BundleManifest {
   name: 'cairn';
@@ -169,6 +169,9 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     plugins: [sourceLocationPlugin(sourceDir), pgNodeStreams],
   });
   refuseImportMeta(result);
+  const text = await readFile(outfile, 'utf8');
+  const ascii = asciiComments(text, esbuild);
+  if (ascii !== text) await writeFile(outfile, ascii);
   // The metafile lists the migration files actually compiled in: the truth the manifest should state.
   return Object.keys(result.metafile.inputs)
     .map((p) => /(?:^|\/)src\/db\/migrations\/(\d{4}_[^/]+)\.ts$/.exec(p)?.[1])
