@@ -151,6 +151,8 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     absWorkingDir: sourceDir,
     entryPoints: [join(sourceDir, 'src/main.ts')],
     outfile,
+    // Written below, once its comments are ASCII (asciiComments).
+    write: false,
     bundle: true,
     platform: 'node',
     // CommonJS, which V8 can keep a code cache of (bin/run-compiled.mjs); import() of a package becomes require()
@@ -169,9 +171,8 @@ async function compileServer(sourceDir: string, outfile: string): Promise<string
     plugins: [sourceLocationPlugin(sourceDir), pgNodeStreams],
   });
   refuseImportMeta(result);
-  const text = await readFile(outfile, 'utf8');
-  const ascii = asciiComments(text, esbuild);
-  if (ascii !== text) await writeFile(outfile, ascii);
+  await mkdir(dirname(outfile), { recursive: true });
+  await writeFile(outfile, asciiComments(result.outputFiles[0]!.text, esbuild));
   // The metafile lists the migration files actually compiled in: the truth the manifest should state.
   return Object.keys(result.metafile.inputs)
     .map((p) => /(?:^|\/)src\/db\/migrations\/(\d{4}_[^/]+)\.ts$/.exec(p)?.[1])
