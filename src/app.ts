@@ -6,6 +6,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { lazyFactory, lazySerializerFactory } from './core/lazy-compile.ts';
+import { queuePreReadyListeners } from './core/ready-listeners.ts';
 import type { Database } from './db/database.ts';
 import type { Config } from './config.ts';
 import { loadConfig } from './config.ts';
@@ -86,6 +87,7 @@ function validationBody(err: FastifyError): Record<string, string[]> {
 }
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  queuePreReadyListeners();
   const ajv = AjvCompiler();
   const strictBody = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } as const;
   const coercing = { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } as const;
