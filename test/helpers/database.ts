@@ -14,7 +14,11 @@ export interface TestDatabase extends Database {
   dataDir: string | null;
 }
 
-export async function openTestDatabase(): Promise<TestDatabase> {
+/**
+ * `embeddedTemplate`: on the embedded database, the data directory to copy instead of the run's migrated template
+ * (one made from a copy of it, as test/helpers/harness.ts makes its cast's); ignored on PostgreSQL.
+ */
+export async function openTestDatabase(embeddedTemplate?: string): Promise<TestDatabase> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     // PostgreSQL deployments must bring their own key for secrets at rest; tests use a fixed throw-away one.
@@ -31,7 +35,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     await bringDerivedInLine(database.db);
     return { ...database, dataDir: null };
   }
-  const template = inject('pgliteTemplate');
+  const template = embeddedTemplate ?? inject('pgliteTemplate');
   const database = await openPGliteCopy(template || null, 'cairn-test-');
   await (template ? bringDerivedInLine(database.db) : migrateToLatest(database.db));
   return database;

@@ -1,9 +1,15 @@
 // The app on a fresh database with two tenants and a cast of users and tokens, plus small request helpers.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { sql } from 'kysely';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createTenant, createToken, createUser } from '../../src/core/accounts.ts';
+import { openPGlite } from '../../src/db/database.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
+import { copyDataDir } from './data-dir-copy.ts';
+import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
 
 export type Who = 'admin' | 'adminB' | 'alice' | 'aliceRO' | 'bob' | 'viewer' | 'nobody' | 'anonymous';
 
@@ -24,18 +30,22 @@ export interface Client {
   delete(url: string, body?: unknown): Promise<LightMyRequestResponse>;
 }
 
-export async function groupId(database: TestDatabase, name: string): Promise<string> {
+export async function groupId(database: Pick<TestDatabase, 'db'>, name: string): Promise<string> {
   const { rows } = await sql<{ id: string }>`SELECT id FROM groups WHERE name = ${name}`.execute(database.db);
   return rows[0]!.id;
 }
 
-export async function startHarness(): Promise<Harness> {
-  const database = await openTestDatabase();
-  const db = database.db;
+interface Cast {
+  tenants: { a: string; b: string };
+  tokens: Harness['tokens'];
+}
+
+/** Two tenants and the users, groups and tokens of `Who`, made through the product's own account functions. */
+async function createCast(db: TestDatabase['db']): Promise<Cast> {
   const a = (await createTenant(db, 'Alpha', 'alpha')).id;
   const b = (await createTenant(db, 'Beta', 'beta')).id;
-  const editor = await groupId(database, 'Editor');
-  const viewerGroup = await groupId(database, 'Viewer');
+  const editor = await groupId({ db }, 'Editor');
+  const viewerGroup = await groupId({ db }, 'Viewer');
   await createUser(db, { username: 'admin', password: 'admin-password', isSuperuser: true, tenantIds: [a, b] });
   await createUser(db, { username: 'alice', password: 'alice-password', tenantIds: [a], groupIds: [editor] });
   await createUser(db, { username: 'bob', password: 'bob-password', tenantIds: [b], groupIds: [editor] });
@@ -50,6 +60,37 @@ export async function startHarness(): Promise<Harness> {
     viewer: await createToken(db, { username: 'viewer', tenantSlug: 'alpha' }),
     nobody: await createToken(db, { username: 'nobody', tenantSlug: 'alpha' }),
   };
+  return { tenants: { a, b }, tokens };
+}
+
+/**
+ * Embedded: the run's migrated template with the cast already in it, made once per source tree and shared
+ * (test/runner/shared-cache.ts) by every file that starts a harness, with the cast's ids and tokens beside it.
+ * Making the cast is some thirty writes through the write pipeline on PGlite, in the test's own process: 0.29 of
+ * the 1.13 CPU-s a harness took to start, in about eighty files. Null on PostgreSQL (the server does that work there:
+ * 0.02 CPU-s of the worker's) and without a run template.
+ */
+async function castTemplate(): Promise<{ dataDir: string; cast: Cast } | null> {
+  if (process.env.TEST_DATABASE_URL) return null;
+  const template = inject('pgliteTemplate');
+  if (!template) return null;
+  const key = `${basename(dirname(template))}-${sourceHash(resolve(import.meta.dirname, '../..'), ['test/helpers/harness.ts', 'test/helpers/database.ts'])}`;
+  const dir = await sharedDir('cairn-test-harness-', key, async (d) => {
+    copyDataDir(template, join(d, 'data'));
+    const database = await openPGlite(join(d, 'data'));
+    try {
+      writeFileSync(join(d, 'cast.json'), JSON.stringify(await createCast(database.db)));
+    } finally {
+      await database.close();
+    }
+  }, "the harness's cast");
+  return { dataDir: join(dir, 'data'), cast: JSON.parse(readFileSync(join(dir, 'cast.json'), 'utf8')) as Cast };
+}
+
+export async function startHarness(): Promise<Harness> {
+  const ready = await castTemplate();
+  const database = await openTestDatabase(ready?.dataDir);
+  const { tenants: { a, b }, tokens } = ready?.cast ?? (await createCast(database.db));
   const app = await buildApp({ database });
 
   const client = (who: Who): Client => {
