@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createTenant, createToken, createUser } from '../../src/core/accounts.ts';
 import { openPGlite } from '../../src/db/database.ts';
+import { bringDerivedInLine } from '../../src/db/migrator.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 import { copyDataDir } from './data-dir-copy.ts';
 import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
@@ -79,6 +80,8 @@ async function castTemplate(): Promise<{ dataDir: string; cast: Cast } | null> {
     copyDataDir(template, join(d, 'data'));
     const database = await openPGlite(join(d, 'data'));
     try {
+      // As openTestDatabase does before a harness makes its cast (the derived objects of this worker's registry).
+      await bringDerivedInLine(database.db);
       writeFileSync(join(d, 'cast.json'), JSON.stringify(await createCast(database.db)));
     } finally {
       await database.close();
