@@ -109,7 +109,7 @@ const domainFiles = DOMAIN_ROOMS.flatMap((room) =>
 // queries and write paths (its extensions and CLI run in both); the upgrade's and the UI's routes; and the pages of
 // backups and of a live upgrade in chromium (backups and restores themselves are src/system/backup*.test.ts, in both).
 const SUITE_WIDE_ONE_PASS = [
-  ...['lookups-agree', 'list-query-count', 'bulk-query-count', 'one-path', 'one-rule', 'form-descriptors', 'bulk', 'keyset', 'fk-indexes', 'contrib-push', 'auth'].map((n) => `test/${n}.test.ts`),
+  ...['head-requests', 'lookups-agree', 'list-query-count', 'bulk-query-count', 'one-path', 'one-rule', 'form-descriptors', 'bulk', 'keyset', 'fk-indexes', 'contrib-push', 'auth'].map((n) => `test/${n}.test.ts`),
   'src/search/search.test.ts',
   'src/search/write-paths.test.ts',
   'src/upgrade/online-routes.test.ts',

@@ -1,6 +1,6 @@
 // Builds the Fastify app (no listen): the server, the CLI and the tests all start from here.
 import { join } from 'node:path';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -40,6 +40,7 @@ import { registerNetboxApi } from './netbox-api/routes.ts';
 import { registerUiApiRoutes } from './system/ui-api.ts';
 import { registerWebUi } from './system/web-ui.ts';
 import { SAFE_METHODS } from './core/safe-methods.ts';
+import { arrivedAsHead, routeHeadAsGet } from './core/head-requests.ts';
 
 const PAST_MAINTENANCE = new Set(['/api/system/upgrade/resume/', '/api/system/upgrade/hand-over/']);
 
@@ -51,6 +52,18 @@ export interface BuildOptions {
   database: Database;
   config?: Config;
   logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
+}
+
+/** Fastify's own request fields in the log, with the method the client sent (a HEAD is routed as a GET). */
+function requestForLog(req: FastifyRequest): Record<string, unknown> {
+  return {
+    method: arrivedAsHead(req.raw) ? 'HEAD' : req.method,
+    url: req.url,
+    version: req.headers['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 /** Converts AJV errors to `{field: [message]}`. */
@@ -92,8 +105,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const strictBody = { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } as const;
   const coercing = { allErrors: true, coerceTypes: 'array', removeAdditional: false, useDefaults: true } as const;
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: opts.logger ? { ...(typeof opts.logger === 'object' ? opts.logger : {}), serializers: { req: requestForLog } } : false,
     genReqId: () => uuidv7(),
+    // A HEAD is answered by its path's GET route (src/core/head-requests.ts), not by a HEAD route beside each one.
+    exposeHeadRoutes: false,
+    rewriteUrl: routeHeadAsGet,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     bodyLimit: 70 * 1024 * 1024,
     // Behind a TLS proxy (CAIRN_TRUST_PROXY=1), take the scheme and client address from X-Forwarded-* so session
