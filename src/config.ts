@@ -33,6 +33,8 @@ export interface Config {
    * transaction mode before 1.21).
    */
   dbPrepare: boolean;
+  /** The embedded database's buffer cache, in MB (CAIRN_EMBEDDED_SHARED_BUFFERS_MB; PostgreSQL's shared_buffers). */
+  embeddedSharedBuffersMb: number;
   /** Human-readable lines on a terminal, JSON lines otherwise (CAIRN_LOG_FORMAT chooses). */
   logFormat: 'pretty' | 'json';
   secretKey: string | null;
@@ -51,6 +53,22 @@ export interface Config {
  * PostgreSQL's default 100), and no statement may hold one for more than 30 s.
  */
 export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as const;
+
+/**
+ * The embedded database's buffer cache: PostgreSQL's default, 128 MB. PGlite zeroes all of it as it opens, so a
+ * smaller one opens for less (a process that opens it for one command, a test's copy of a small database), and a
+ * machine short of memory can lower it. Below 2 MB PostgreSQL refuses to start (two buffers per connection slot).
+ */
+export const EMBEDDED_SHARED_BUFFERS = { defaultMb: 128, minMb: 2 } as const;
+
+/** CAIRN_EMBEDDED_SHARED_BUFFERS_MB, checked: the setting for openPGlite's `sharedBuffersMb`. */
+export function embeddedSharedBuffersMb(env: NodeJS.ProcessEnv = process.env): number {
+  const value = positiveInteger(env, 'CAIRN_EMBEDDED_SHARED_BUFFERS_MB', EMBEDDED_SHARED_BUFFERS.defaultMb);
+  if (value < EMBEDDED_SHARED_BUFFERS.minMb) {
+    throw new ConfigError(`Invalid CAIRN_EMBEDDED_SHARED_BUFFERS_MB "${value}": at least ${EMBEDDED_SHARED_BUFFERS.minMb} (PostgreSQL needs two buffers per connection slot).`);
+  }
+  return value;
+}
 
 /**
  * Read replicas: one 3 s behind is stale enough for a reader that did not write (the writer reads its own writes
@@ -104,6 +122,7 @@ export function loadConfig(overrides: ConfigOverrides = {}, env: NodeJS.ProcessE
     dbPool: positiveInteger(env, 'CAIRN_DB_POOL', DATABASE_DEFAULTS.pool),
     statementTimeoutMs: positiveInteger(env, 'CAIRN_STATEMENT_TIMEOUT_MS', DATABASE_DEFAULTS.statementTimeoutMs),
     dbPrepare: onOff(env, 'CAIRN_DB_PREPARE', true),
+    embeddedSharedBuffersMb: embeddedSharedBuffersMb(env),
     databaseReplicaUrls,
     replicaMaxLagMs: replicaMaxLag(env),
     replicaWaitMs: wholeNumber(env, 'CAIRN_REPLICA_WAIT_MS', REPLICA_DEFAULTS.waitMs),

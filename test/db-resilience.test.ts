@@ -5,9 +5,13 @@
 // The connections are ended the way a restart ends them (each backend gets 57P01, "terminating connection due to
 // administrator command"), but only this file's database's: restarting the server would cut the other test files
 // running beside this one.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { copyDataDir } from './helpers/data-dir-copy.ts';
 import { startHarness, type Harness } from './helpers/harness.ts';
 
 const url = process.env.TEST_DATABASE_URL;
@@ -87,6 +91,31 @@ describe('one slow statement or a busy pool cannot hold the server', () => {
     expect(loadConfig({}, {}).dbPrepare).toBe(true);
     expect(loadConfig({}, { CAIRN_DB_PREPARE: 'off' }).dbPrepare).toBe(false);
     expect(() => loadConfig({}, { CAIRN_DB_PREPARE: 'sometimes' })).toThrow(/CAIRN_DB_PREPARE/);
+  });
+
+  it("CAIRN_EMBEDDED_SHARED_BUFFERS_MB sets the embedded database's shared_buffers, PostgreSQL's 128 MB by default", async () => {
+    const { loadConfig, EMBEDDED_SHARED_BUFFERS } = await import('../src/config.ts');
+    expect(loadConfig({}, {}).embeddedSharedBuffersMb).toBe(128);
+    expect(EMBEDDED_SHARED_BUFFERS.defaultMb).toBe(128);
+    expect(loadConfig({}, { CAIRN_EMBEDDED_SHARED_BUFFERS_MB: '16' }).embeddedSharedBuffersMb).toBe(16);
+    expect(() => loadConfig({}, { CAIRN_EMBEDDED_SHARED_BUFFERS_MB: '1' })).toThrow(/CAIRN_EMBEDDED_SHARED_BUFFERS_MB "1": at least 2/);
+    expect(() => loadConfig({}, { CAIRN_EMBEDDED_SHARED_BUFFERS_MB: 'lots' })).toThrow(/CAIRN_EMBEDDED_SHARED_BUFFERS_MB/);
+    const { openConfiguredDatabase } = await import('../src/db/open.ts');
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-shared-buffers-'));
+    // The run's empty database (PGlite's initdb), rather than an initdb of its own.
+    const empty = inject('pgliteEmptyTemplate');
+    if (empty && existsSync(empty)) copyDataDir(empty, dir);
+    try {
+      const database = await openConfiguredDatabase(loadConfig({ dataDir: dir }, { CAIRN_EMBEDDED_SHARED_BUFFERS_MB: '24' }));
+      try {
+        const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(database.db);
+        expect(rows[0]!.shared_buffers).toBe('24MB');
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!url)('a statement past the timeout is cancelled and a request that waits past the pool wait fails: both answer 503', async () => {

@@ -197,6 +197,8 @@ export interface PGliteOptions {
    * (rounds after the first).
    */
   namedStatements?: boolean;
+  /** Its buffer cache in MB (PostgreSQL's shared_buffers; default PostgreSQL's 128, src/config.ts says more). */
+  sharedBuffersMb?: number;
 }
 
 export async function openPGlite(dataDir: string, opts: PGliteOptions = {}): Promise<Database> {
@@ -213,7 +215,8 @@ export async function openPGlite(dataDir: string, opts: PGliteOptions = {}): Pro
     const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
     const { unaccent } = await import('@electric-sql/pglite/contrib/unaccent');
     const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
-    const pglite = await PGlite.create(`${dataDir}/pgdata`, { extensions: { pg_trgm, unaccent, btree_gist }, initialMemory: PGLITE_INITIAL_MEMORY });
+    const startParams = opts.sharedBuffersMb === undefined ? {} : { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${opts.sharedBuffersMb}MB`] };
+    const pglite = await PGlite.create(`${dataDir}/pgdata`, { extensions: { pg_trgm, unaccent, btree_gist }, initialMemory: PGLITE_INITIAL_MEMORY, ...startParams });
     // PGlite's one session, as every PostgreSQL connection above.
     await pglite.exec(`SET gin_pending_list_limit = ${PENDING_LIST_KB}`);
     // A fresh connection object per client: sharing one breaks after the first SQL error (stack-notes P5).

@@ -7,7 +7,7 @@ import { openPGlite, openPostgres, type Database } from './database.ts';
  * workers, which read what they are about to write, use the primary alone.
  */
 export function openConfiguredDatabase(config: Config, { withReplicas = false } = {}): Promise<Database> {
-  if (!config.databaseUrl) return openPGlite(config.dataDir, { namedStatements: config.dbPrepare });
+  if (!config.databaseUrl) return openPGlite(config.dataDir, { namedStatements: config.dbPrepare, sharedBuffersMb: config.embeddedSharedBuffersMb });
   return openPostgres(config.databaseUrl, config.dbPool, {
     statementTimeoutMs: config.statementTimeoutMs,
     namedStatements: config.dbPrepare,

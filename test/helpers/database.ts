@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../../src/db/database.ts';
+import { embeddedSharedBuffersMb } from '../../src/config.ts';
 import { bringDerivedInLine, migrateToLatest } from '../../src/db/migrator.ts';
 import { withServer } from './pg-test-databases.ts';
 import { copyDataDir } from './data-dir-copy.ts';
@@ -54,7 +55,7 @@ export function openUnmigratedPGlite(prefix: string): Promise<TestDatabase> {
 async function openPGliteCopy(template: string | null, prefix: string): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   if (template) copyDataDir(template, dir);
-  const database = await openPGlite(dir);
+  const database = await openPGlite(dir, { sharedBuffersMb: embeddedSharedBuffersMb() });
   return {
     ...database,
     dataDir: dir,

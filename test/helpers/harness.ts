@@ -7,6 +7,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createTenant, createToken, createUser } from '../../src/core/accounts.ts';
 import { openPGlite } from '../../src/db/database.ts';
+import { embeddedSharedBuffersMb } from '../../src/config.ts';
 import { bringDerivedInLine } from '../../src/db/migrator.ts';
 import { openTestDatabase, type TestDatabase } from './database.ts';
 import { copyDataDir } from './data-dir-copy.ts';
@@ -78,7 +79,7 @@ async function castTemplate(): Promise<{ dataDir: string; cast: Cast } | null> {
   const key = `${basename(dirname(template))}-${sourceHash(resolve(import.meta.dirname, '../..'), ['test/helpers/harness.ts', 'test/helpers/database.ts'])}`;
   const dir = await sharedDir('cairn-test-harness-', key, async (d) => {
     copyDataDir(template, join(d, 'data'));
-    const database = await openPGlite(join(d, 'data'));
+    const database = await openPGlite(join(d, 'data'), { sharedBuffersMb: embeddedSharedBuffersMb() });
     try {
       // As openTestDatabase does before a harness makes its cast (the derived objects of this worker's registry).
       await bringDerivedInLine(database.db);
