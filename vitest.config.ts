@@ -21,11 +21,12 @@ if (!process.env.NODE_OPTIONS?.includes(shortProcessTiers)) process.env.NODE_OPT
 process.env.GLIBC_TUNABLES ??= 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456:glibc.malloc.top_pad=67108864';
 
 // Every embedded database of the run (the workers' copies of the template, the `cairn` processes' data directories)
-// with a buffer cache of 32 MB instead of PostgreSQL's 128 (CAIRN_EMBEDDED_SHARED_BUFFERS_MB, src/config.ts): PGlite
-// zeroes all of it as it opens, some hundreds of times a run, for databases of a few MB. With transparent huge pages
-// on, as .ci/run sets them, an open cost 0.50 CPU-s instead of 0.88 (four of each, alternating); nine files (dcim,
-// ipam, circuits, contacts, the generated suites, cli) 114 CPU-s of the machine instead of 125 (three runs of each,
-// alternating). The statements and their plans are the same; an operator's own setting wins.
+// with a buffer cache of 32 MB instead of PostgreSQL's 128 (CAIRN_EMBEDDED_SHARED_BUFFERS_MB, src/config.ts): each
+// open pays for all of it, some hundreds of times a run, for databases of a few MB. With transparent huge pages on,
+// as .ci/run sets them, an open cost 0.50 CPU-s instead of 0.88 (four of each, alternating), `cairn demo-data
+// --devices 40` 3.2-3.5 instead of 3.9-4.0 (three of each), and nine files (dcim, ipam, circuits, contacts, the
+// generated suites, cli) 114 CPU-s of the machine instead of 125 (three runs of each, alternating). The statements
+// and their plans are the same; an operator's own setting wins.
 process.env.CAIRN_EMBEDDED_SHARED_BUFFERS_MB ??= '32';
 
 // Files that start real processes, servers, browsers and installs, or change what a process holds for its life

@@ -55,19 +55,16 @@ export interface Config {
 export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as const;
 
 /**
- * The embedded database's buffer cache: PostgreSQL's default, 128 MB. PGlite zeroes all of it as it opens, so a
- * smaller one opens for less (a process that opens it for one command, a test's copy of a small database), and a
- * machine short of memory can lower it. Below 2 MB PostgreSQL refuses to start (two buffers per connection slot).
+ * The embedded database's buffer cache: PostgreSQL's default, 128 MB. PGlite maps it into its WebAssembly memory as
+ * it opens, and each open pays for those pages (most of it in the kernel), so a smaller one opens for less: a
+ * process that opens the database for one command, a test's copy of a small database. A machine short of memory can
+ * lower it too.
  */
-export const EMBEDDED_SHARED_BUFFERS = { defaultMb: 128, minMb: 2 } as const;
+export const EMBEDDED_SHARED_BUFFERS_DEFAULT_MB = 128;
 
 /** CAIRN_EMBEDDED_SHARED_BUFFERS_MB, checked: the setting for openPGlite's `sharedBuffersMb`. */
 export function embeddedSharedBuffersMb(env: NodeJS.ProcessEnv = process.env): number {
-  const value = positiveInteger(env, 'CAIRN_EMBEDDED_SHARED_BUFFERS_MB', EMBEDDED_SHARED_BUFFERS.defaultMb);
-  if (value < EMBEDDED_SHARED_BUFFERS.minMb) {
-    throw new ConfigError(`Invalid CAIRN_EMBEDDED_SHARED_BUFFERS_MB "${value}": at least ${EMBEDDED_SHARED_BUFFERS.minMb} (PostgreSQL needs two buffers per connection slot).`);
-  }
-  return value;
+  return positiveInteger(env, 'CAIRN_EMBEDDED_SHARED_BUFFERS_MB', EMBEDDED_SHARED_BUFFERS_DEFAULT_MB);
 }
 
 /**
