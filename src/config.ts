@@ -60,7 +60,7 @@ export const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 30_000 } as con
  * process that opens the database for one command, a test's copy of a small database. A machine short of memory can
  * lower it too.
  */
-export const EMBEDDED_SHARED_BUFFERS_DEFAULT_MB = 128;
+const EMBEDDED_SHARED_BUFFERS_DEFAULT_MB = 128;
 
 /** CAIRN_EMBEDDED_SHARED_BUFFERS_MB, checked: the setting for openPGlite's `sharedBuffersMb`. */
 export function embeddedSharedBuffersMb(env: NodeJS.ProcessEnv = process.env): number {
