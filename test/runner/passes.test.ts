@@ -4,7 +4,7 @@
 // test file) and checks that the two passes together run every file the single pass runs, and that each pass
 // leaves out a good part of them (the split is still there).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -36,13 +36,22 @@ function listFiles(vars: Record<string, string>): Promise<string[]> {
   });
 }
 
+// A test for one database only, in the forms the suite writes it: on PostgreSQL only (skipped or run by
+// TEST_DATABASE_URL), or on the embedded database only.
+const POSTGRESQL_ONLY = /\.(skipIf\(!process\.env\.TEST_DATABASE_URL\)|runIf\(process\.env\.TEST_DATABASE_URL\))/;
+const EMBEDDED_ONLY = /\.(skipIf\(Boolean\(process\.env\.TEST_DATABASE_URL\)\)|runIf\(!process\.env\.TEST_DATABASE_URL\))|if \(!process\.env\.TEST_DATABASE_URL\) expect/;
+
 describe('the two passes of .ci/run', () => {
-  it('run every test file between them', async () => {
-    const [single, embedded, postgresql] = await Promise.all([
+  let listings: Promise<[string[], string[], string[]]> | undefined;
+  const passes = () =>
+    (listings ??= Promise.all([
       listFiles({}),
       listFiles({ CAIRN_TEST_BOTH_PASSES: '1' }),
       listFiles({ CAIRN_TEST_BOTH_PASSES: '1', TEST_DATABASE_URL: PG_URL }),
-    ]);
+    ]));
+
+  it('run every test file between them', async () => {
+    const [single, embedded, postgresql] = await passes();
     expect(single.length).toBeGreaterThan(100);
     expect(single).toContain('test/runner/passes.test.ts');
     const inEither = new Set([...embedded, ...postgresql]);
@@ -50,5 +59,20 @@ describe('the two passes of .ci/run', () => {
     // Each pass leaves out a good part of the single run (else the split was lost, and CI runs twice as long).
     expect(embedded.length).toBeLessThan(single.length * 0.8);
     expect(postgresql.length).toBeLessThan(single.length * 0.8);
+  }, 60_000);
+
+  // A file run in one pass only skips, without a word, what it checks on the other database only: the generated
+  // client's type check (embedded only) once ran in the PostgreSQL pass alone, and a race on a port's database key
+  // (PostgreSQL only) in the embedded pass alone.
+  it('run each test for one database only in that database\'s pass', async () => {
+    const [single, embedded, postgresql] = await passes();
+    const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+    const pgOnly = single.filter((f) => POSTGRESQL_ONLY.test(text(f)));
+    const embeddedOnly = single.filter((f) => EMBEDDED_ONLY.test(text(f)));
+    // The forms are still the suite's (else this checks nothing).
+    expect(pgOnly).toContain('src/dcim/ports.test.ts');
+    expect(embeddedOnly).toContain('test/openapi-client.test.ts');
+    expect(pgOnly.filter((f) => !postgresql.includes(f)), 'files with a PostgreSQL-only test that the PostgreSQL pass leaves out').toEqual([]);
+    expect(embeddedOnly.filter((f) => !embedded.includes(f)), 'files with an embedded-only test that the embedded pass leaves out').toEqual([]);
   }, 60_000);
 });
