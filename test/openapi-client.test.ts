@@ -69,7 +69,7 @@ describe('a client generated from the live OpenAPI document', () => {
     writeFileSync(join(scratch, 'package.json'), JSON.stringify({ type: 'module' }));
 
     // The @ts-expect-error lines in the program fail this check if the client stops being typed. The document is
-    // the same on either database, so the PostgreSQL pass leaves the compiler's ten seconds to the embedded one.
+    // the same on either database, so the PostgreSQL pass leaves the compiler's seconds to the embedded one.
     if (!process.env.TEST_DATABASE_URL) expect(typeErrors(scratch, ['round-trip.ts', 'ui-types.ts'])).toEqual([]);
 
     // Not imported statically: the program compiles only beside the types generated here (see tsconfig.json).
