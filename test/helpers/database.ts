@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { openPGlite, openPostgres, type Database } from '../../src/db/database.ts';
 import { embeddedSharedBuffersMb } from '../../src/config.ts';
 import { bringDerivedInLine, migrateToLatest } from '../../src/db/migrator.ts';
-import { withServer } from './pg-test-databases.ts';
+import { copyStrategyClause, withServer } from './pg-test-databases.ts';
 import { copyDataDir } from './data-dir-copy.ts';
 
 export interface TestDatabase extends Database {
@@ -27,7 +27,7 @@ export async function openTestDatabase(embeddedTemplate?: string): Promise<TestD
     const template = inject('pgTemplate');
     // Named after the run (the template's name carries its pid), so the run's teardown finds and drops it.
     const name = `${template.replace(/template$/, '')}${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
-    await withServer(url, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+    await withServer(url, async (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}${await copyStrategyClause(c)}`));
     const dbUrl = new URL(url);
     dbUrl.pathname = `/${name}`;
     const database = await openPostgres(dbUrl.toString(), 4);
