@@ -71,6 +71,15 @@ export function copyName(url: string): string {
 }
 
 /**
+ * The clause that makes CREATE DATABASE … TEMPLATE copy the files, for a server of this `server_version_num`: since
+ * PostgreSQL 15 the default copy writes every page through the write-ahead log; FILE_COPY copies the files (the
+ * only way before 15, which has no clause for it).
+ */
+export function fileCopyStrategy(serverVersionNum: number): string {
+  return serverVersionNum >= 150000 ? ' STRATEGY = FILE_COPY' : '';
+}
+
+/**
  * Copies the database of `url` to a new database `copy` (copyName) on the same server, when it is at least
  * `fromBytes` large. Throws a DatabaseCopyError that says why when the copy is not made (nothing is left behind then).
  */
@@ -99,9 +108,7 @@ export async function copyDatabase(url: string, copy: string, fromBytes = COPY_F
       others = await sessions();
     }
     if (others > 0) throw new DatabaseCopyError(`${others} other session${others === 1 ? ' is' : 's are'} connected to the database`);
-    // Since PostgreSQL 15 the default copy writes every page through the write-ahead log; FILE_COPY copies the files
-    // (the only way before 15).
-    const strategy = version >= 150000 ? ' STRATEGY = FILE_COPY' : '';
+    const strategy = fileCopyStrategy(version);
     try {
       await client.query(`CREATE DATABASE ${ident(copy)} TEMPLATE ${ident(source)}${strategy}`);
     } catch (err) {

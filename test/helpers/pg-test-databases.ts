@@ -3,7 +3,7 @@
 // behind; the next run drops those whose run process is gone.
 import pg from 'pg';
 import { processAlive } from '../../src/db/lock.ts';
-import { COPY_NAME_INFIX } from '../../src/system/database-copy.ts';
+import { COPY_NAME_INFIX, fileCopyStrategy } from '../../src/system/database-copy.ts';
 
 export function testDatabasePrefix(runPid: number): string {
   return `cairn_t_${runPid}_`;
@@ -44,16 +44,16 @@ function poolFor(url: string): pg.Pool | null {
 }
 
 /**
- * ` STRATEGY = FILE_COPY` on PostgreSQL 15 and later (the only way before), for a test file's copy of the run's
- * template: since 15 the default copy writes every page through the write-ahead log, and dropping such a copy
- * costs more too. Under .ci/run's server settings (fsync off, the tablespace in memory), a copy of the migrated
- * template created and dropped cost the server 0.054-0.058 CPU-s instead of 0.10-0.12 (five of each, four rounds
- * alternating), once for each file of the PostgreSQL pass that opens a database; twenty-five of those files were too
- * noisy to show it (99-120 CPU-s of the machine either way). src/system/database-copy.ts copies the same way.
+ * The files copied (src/system/database-copy.ts's fileCopyStrategy, as the upgrade's snapshot copies) for a test
+ * file's copy of the run's template: WAL_LOG, the default since PostgreSQL 15, writes every page through the
+ * write-ahead log, and dropping such a copy costs more too. Under .ci/run's server settings (fsync off, the
+ * tablespace in memory), a copy of the migrated template created and dropped cost the server 0.054-0.058 CPU-s
+ * instead of 0.10-0.12 (five of each, four rounds alternating), once for each file of the PostgreSQL pass that opens
+ * a database; twenty-five of those files were too noisy to show it (99-120 CPU-s of the machine either way).
  */
 export async function copyStrategyClause(client: pg.Client): Promise<string> {
-  const version = Number((await client.query<{ v: string }>('SELECT current_setting(\'server_version_num\') AS v')).rows[0]!.v);
-  return version >= 150000 ? ' STRATEGY = FILE_COPY' : '';
+  const { rows } = await client.query<{ version: number }>(`SELECT current_setting('server_version_num')::int AS version`);
+  return fileCopyStrategy(rows[0]!.version);
 }
 
 export async function withServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
