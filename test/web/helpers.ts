@@ -248,11 +248,16 @@ export async function signIn(page: Page, server: WebServer, next = '/'): Promise
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
 }
 
-export async function shot(page: Page, name: string): Promise<string> {
+/**
+ * Saves what the page shows as test/web/screenshots/<name>.png, for a person to look at. Not taken when
+ * CAIRN_TEST_SCREENSHOTS=0: .ci/run sets it, as nobody looks at the screenshots of a clone CI throws away, and each
+ * cost chromium about 0.15 CPU-s (rendering the viewport afresh and encoding it: test/web/ui.test.ts's 21 cost its
+ * chromium 18-22 CPU-s instead of 16-17, three runs of each). No test reads them: the tests' checks are on the page.
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  if (process.env.CAIRN_TEST_SCREENSHOTS === '0') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const file = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: false });
-  return file;
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
 
 /** Publishes a "new build" to a running server: only build-id.json changes, as after a deploy. */
