@@ -112,8 +112,10 @@ describe('cairn demo-data prints progress as it loads', () => {
       // The load is one transaction: nothing of it is visible while it runs, but its job is.
       expect(run.frozen).toEqual({ jobs: ['running'], devices: 0 });
       expect(run.linesAtFirst.some((l) => l.startsWith('search index:'))).toBe(false);
-      const { rows } = await probe.query(`SELECT status, done, total FROM jobs WHERE kind = 'demo-data'`);
-      expect(rows[0]).toMatchObject({ status: 'succeeded', done: String(run.lines.length), total: String(run.lines.length) });
+      // As int: a bigint's JavaScript type is whatever node-postgres's process-wide parsers say (the app, imported
+      // by a shared worker, parses them as numbers).
+      const { rows } = await probe.query(`SELECT status, done::int AS done, total::int AS total FROM jobs WHERE kind = 'demo-data'`);
+      expect(rows[0]).toMatchObject({ status: 'succeeded', done: run.lines.length, total: run.lines.length });
     } finally {
       await probe.end().catch(() => undefined);
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
