@@ -28,6 +28,9 @@ let target: { id: string; name: string };
 
 beforeAll(async () => {
   process.env.CAIRN_SSRF_ALLOWLIST = '127.0.0.1';
+  // Polls 0.2 s apart, from the first (which the launch schedules) on: with the 10 s default the AWX run waited
+  // ten seconds for its first read.
+  process.env.CAIRN_DEPLOY_POLL_SECONDS = '0.2';
   h = await startHarness();
   awx = await startStandin((req) => {
     if (req.method === 'POST' && req.url === '/api/v2/job_templates/42/launch/') {
@@ -54,6 +57,7 @@ afterAll(async () => {
   await awx?.close();
   await h?.close();
   delete process.env.CAIRN_SSRF_ALLOWLIST;
+  delete process.env.CAIRN_DEPLOY_POLL_SECONDS;
 });
 
 async function runs(): Promise<number> {
@@ -110,7 +114,7 @@ describe('POST /api/devices/<id>/deploy/', () => {
       cairn_note: 'change 1234',
     });
 
-    const worker = new QueueDispatcher(h.database, { ...process.env, CAIRN_DEPLOY_POLL_SECONDS: '0.2' });
+    const worker = new QueueDispatcher(h.database);
     await worker.start();
     try {
       const done = await eventually(async () => {
