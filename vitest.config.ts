@@ -134,8 +134,9 @@ const SUITE_WIDE_ONE_PASS = [
   'test/web/upgrade-live.test.ts',
 ];
 // And files that open no database at all, the same run in either pass: the template engine against Jinja2's own
-// outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes), the passes' own split.
-const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts', 'test/helpers/data-dir-copy.test.ts'];
+// outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes), the passes' own split,
+// CI's machine figures.
+const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts', 'test/runner/machine-figures.test.ts', 'test/helpers/data-dir-copy.test.ts'];
 // (Not the embedded-only files among them: they already run once, and split as well they would run nowhere; nor
 // those a one-pass list above places: the list says which pass.)
 const placed = [...ONE_PASS.embedded, ...ONE_PASS.postgresql];
