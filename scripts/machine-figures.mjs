@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // What a CI run cost the machine, and how fast the machine is, so runs on different machines compare: `.ci/run`'s
-// wall time alone cannot tell a grown suite from a slow machine (the same tree took 612 to 818 s on machines of one
-// kind). Linux only (/proc); elsewhere it prints nothing.
+// wall time alone cannot tell a grown suite from a slow machine (runs took 612 to 818 s on machines of one kind, and
+// one tree 643 to 755 s on one machine in one evening). Linux only (/proc); elsewhere it prints nothing.
 //
 //   node scripts/machine-figures.mjs start FILE   measures the machine, prints it, keeps the counters in FILE
 //   node scripts/machine-figures.mjs end FILE     prints what the machine did since `start`
