@@ -2,10 +2,21 @@
 // with no device in them are drawn reserved on the rack's elevation (front and rear), with its description and
 // who made it, and a click opens the reservation. Each step saves a screenshot under test/web/screenshots/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page as BrowserPage } from 'playwright-core';
 import { chromiumAvailable, shot, type Browser, type WebServer } from '../helpers.ts';
 import { openSession, type Page, type Row, type Session } from './fixtures.ts';
 
 const ready = chromiumAvailable();
+
+/**
+ * Until the page has drawn its heading (or an error) and nothing in main still loads (a Loading spinner, a table
+ * fetching): what the user waits for. Not Playwright's `networkidle`, which waits out half a second of silence after
+ * every load (21 pages here: some ten seconds in which the test did nothing).
+ */
+async function settled(page: BrowserPage): Promise<void> {
+  await page.locator('main h1, main [role="alert"]').first().waitFor();
+  await page.waitForFunction(() => !document.querySelector('main [role="status"][aria-live="polite"], main [aria-busy="true"]'));
+}
 
 describe.skipIf(!ready)('rack reservations in chromium', () => {
   let server: WebServer;
@@ -67,12 +78,12 @@ describe.skipIf(!ready)('rack reservations in chromium', () => {
       const urls = [`/objects/${model}`, ...(first ? [`/objects/${model}/${first.id}`] : [])];
       for (const url of urls) {
         await page.goto(`${server.url}${url}`);
-        await page.waitForLoadState('networkidle');
+        await settled(page);
         expect(await page.locator('main [role="alert"]').count(), `${url}: ${await page.locator('main').innerText()}`).toBe(0);
       }
     }
     await page.goto(`${server.url}/objects/dcim.rackreservation/new`);
-    await page.waitForLoadState('networkidle');
+    await page.getByRole('form', { name: /rack reservation/i }).waitFor();
     await shot(page, 'rr03-rack-reservation-add-form');
   });
 });
