@@ -1,7 +1,7 @@
 // What one engine process carries through a run (or a recovery): the layout, the host, the journal it keeps
 // writing, the maintenance responder while it holds the web port, and the log of every command it ran.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BackupTarget } from '../../system/backup.ts';
 import type { Host } from '../host/types.ts';
@@ -103,7 +103,11 @@ export function restoreFaultPoint(ctx: EngineContext): void {
 export async function faultPoint(ctx: EngineContext, step: StepName): Promise<void> {
   if (faultsAt(ctx).includes(step)) throw new Error(`fault injected after the ${step} step's work (CAIRN_UPGRADE_FAIL_AT=${step})`);
   if (ctx.env.CAIRN_UPGRADE_PAUSE_AT === step) {
-    writeFileSync(join(ctx.layout.upgradeDir, 'paused'), `${process.pid} ${step}\n`);
+    // Written aside, then renamed: whoever sees the file finds it whole (test/upgrade/kill.test.ts once read it
+    // empty, between its creation and the write).
+    const paused = join(ctx.layout.upgradeDir, 'paused');
+    writeFileSync(`${paused}.partial`, `${process.pid} ${step}\n`);
+    renameSync(`${paused}.partial`, paused);
     // Wait to be killed: the test stands in for a power cut or an OOM kill here.
     await new Promise<never>(() => setInterval(() => {}, 1 << 30));
   }
