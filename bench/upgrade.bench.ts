@@ -7,7 +7,7 @@
 import { loadavg } from 'node:os';
 import { readJournal } from '../src/upgrade/engine/journal.ts';
 import { sql } from 'kysely';
-import { buildBundles, installRelease, startPoller, withInstallDatabase } from '../test/upgrade/install.ts';
+import { buildBundles, installRelease, startPoller, upgradeFigures, withInstallDatabase } from '../test/upgrade/install.ts';
 import { benchSize } from './helpers.ts';
 
 const DEVICES = benchSize('BENCH_UPGRADE_DEVICES', 50_000, 5, { devices: true });
@@ -40,27 +40,7 @@ export default async function run(): Promise<void> {
     const r = await inst.cairn(['upgrade', 'bundle', bundles.vN1]);
     const seen = await poller.stop();
     if (r.code !== 0) throw new Error(`upgrade failed:\n${r.out}`);
-    const j = readJournal(inst.layout.journalFile)!;
-    const at = (name: string, edge: 'started' | 'ended') => Date.parse(j.steps.find((s) => s.name === name)![edge]!);
-    for (const s of j.steps) {
-      const secs = s.ended ? (Date.parse(s.ended) - Date.parse(s.started)) / 1000 : NaN;
-      console.log(`  ${s.name.padEnd(10)} ${secs.toFixed(2).padStart(8)} s  ${s.detail}`);
-    }
-    const total = (Date.parse(j.finishedAt!) - Date.parse(j.startedAt)) / 1000;
-    const downtime = (at('resume', 'ended') - at('quiesce', 'started')) / 1000;
-    // A run that could not keep the site readable at some step says so in its warnings, and showed the page.
-    const mode = !SERVE_READS ? 'maintenance page from quiesce' : j.warnings.length ? 'reads served in part' : 'reads served throughout';
-    console.log(
-      `upgrade ${bundles.versionN} → ${bundles.versionN1} (${mode}): total ${total.toFixed(1)} s, ` +
-        `quiesce → resume ${downtime.toFixed(1)} s; load average ${loadavg()[0]!.toFixed(2)}${j.warnings.map((w) => `\n  warning: ${w}`).join('')}`,
-    );
-    const span = (first: number | null, last: number | null) => (first === null ? 'none' : `${((last! - first) / 1000).toFixed(1)} s`);
-    const window = span(seen.maintenanceFirstAt, seen.maintenanceLastAt);
-    console.log(
-      `a client polling a list and health saw 503 for ${window} (first to last), ${seen.ok} answers 200, ${seen.maintenance} 503 + Retry-After, ` +
-        `${seen.other.length} other, ${seen.errors.length} connection errors${[...seen.other, ...seen.errors].slice(0, 3).map((e) => `\n  ${e}`).join('')}`,
-    );
-    if (SERVE_READS) console.log(`health said read-only (the old web: reads answered, changes refused) for ${span(seen.readOnlyFirstAt, seen.readOnlyLastAt)} (first to last)`);
+    for (const line of upgradeFigures(readJournal(inst.layout.journalFile)!, seen, { serveReads: SERVE_READS, loadAverage: loadavg()[0]! })) console.log(line);
   } finally {
     await inst.close();
   }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listBackups } from '../../src/system/backup.ts';
 import { releaseCacheDir } from '../../src/install/layout.ts';
 import { readJournal } from '../../src/upgrade/engine/journal.ts';
-import { buildBundles, installRelease, startPoller, type Bundles, type Install, readLog } from './install.ts';
+import { buildBundles, installRelease, startPoller, upgradeFigures, type Bundles, type Install, readLog } from './install.ts';
 import { snapshotCopiesOf, withServer } from '../helpers/pg-test-databases.ts';
 import { call, pollRun, startReleaseFeed } from './online.ts';
 import { expectUpgradeJob, upgradeJob } from './faults.ts';
@@ -123,6 +123,18 @@ describe('upgrade vN → vN+1', () => {
     expect(journal.steps.map((s) => s.engine)).toEqual([...Array(3).fill(bundles.versionN), ...Array(10).fill(bundles.versionN1)]);
     expect(journal.context.stage).toMatchObject({ release: bundles.versionN1, protocol: 1 });
     const step = (name: string) => journal.steps.find((s) => s.name === name)!;
+    // The figures `npm run bench -- upgrade` prints of its run, here of this one (the bench smoke only imports that
+    // bench: this is its install and its upgrade, started through the API rather than `cairn upgrade bundle`).
+    const figures = upgradeFigures(journal, polled, { serveReads: Boolean(inst.databaseUrl), loadAverage: 0 }).join('\n');
+    expect(figures).toMatch(/^ {2}preflight +\d+\.\d\d s {2}\S/);
+    if (inst.databaseUrl) {
+      expect(figures).toMatch(/upgrade \S+ → \S+ \(reads served throughout\): total [\d.]+ s, quiesce → resume [\d.]+ s/);
+      expect(figures).toMatch(/a client polling a list and health saw 503 for none \(first to last\), \d+ answers 200, 0 503 \+ Retry-After, 0 other, 0 connection errors/);
+      expect(figures).toMatch(/health said read-only \(the old web: reads answered, changes refused\) for [\d.]+ s/);
+    } else {
+      expect(figures).toMatch(/upgrade \S+ → \S+ \(maintenance page from quiesce\): total [\d.]+ s, quiesce → resume [\d.]+ s/);
+      expect(figures).toMatch(/a client polling a list and health saw 503 for [\d.]+ s \(first to last\), \d+ answers 200, [1-9]\d* 503 \+ Retry-After, 0 other, 0 connection errors/);
+    }
     if (inst.databaseUrl) {
       // PostgreSQL, keeping the site readable: the web refused changes at quiesce and answered reads through the
       // migration (it only adds a table); the snapshot was a dump (the server's copy needs every other session

@@ -20,6 +20,7 @@ import { freePort } from '../helpers/cairn-process.ts';
 import { snapshotCopiesOf, testTablespaceClause, withServer } from '../helpers/pg-test-databases.ts';
 import { sharedDir, sourceHash } from '../runner/shared-cache.ts';
 import { copyDataDir } from '../helpers/data-dir-copy.ts';
+import type { Journal } from '../../src/upgrade/engine/journal.ts';
 
 export const SOURCE = resolve(import.meta.dirname, '../..');
 export const TEST_MIGRATION = '9000_upgrade_test';
@@ -426,4 +427,33 @@ export function startPoller(port: number, token: string): { stop(): Promise<Poll
       return record;
     },
   };
+}
+
+/**
+ * What `npm run bench -- upgrade` prints of a finished run: each step's time and detail, the downtime from the
+ * journal (quiesce start → resume end: the steps that may answer 503) and the window a poller saw. Here, not in the
+ * bench, so that test/upgrade/clean.test.ts checks these lines on its own run (the bench smoke only imports the
+ * upgrade bench: its install and upgrade are clean.test.ts's).
+ */
+export function upgradeFigures(j: Journal, seen: PollRecord, opts: { serveReads: boolean; loadAverage: number }): string[] {
+  const at = (name: string, edge: 'started' | 'ended') => Date.parse(j.steps.find((s) => s.name === name)![edge]!);
+  const lines = j.steps.map((s) => {
+    const secs = s.ended ? (Date.parse(s.ended) - Date.parse(s.started)) / 1000 : NaN;
+    return `  ${s.name.padEnd(10)} ${secs.toFixed(2).padStart(8)} s  ${s.detail}`;
+  });
+  const total = (Date.parse(j.finishedAt!) - Date.parse(j.startedAt)) / 1000;
+  const downtime = (at('resume', 'ended') - at('quiesce', 'started')) / 1000;
+  // A run that could not keep the site readable at some step says so in its warnings, and showed the page.
+  const mode = !opts.serveReads ? 'maintenance page from quiesce' : j.warnings.length ? 'reads served in part' : 'reads served throughout';
+  lines.push(
+    `upgrade ${j.versionFrom} → ${j.versionTo} (${mode}): total ${total.toFixed(1)} s, ` +
+      `quiesce → resume ${downtime.toFixed(1)} s; load average ${opts.loadAverage.toFixed(2)}${j.warnings.map((w) => `\n  warning: ${w}`).join('')}`,
+  );
+  const span = (first: number | null, last: number | null) => (first === null ? 'none' : `${((last! - first) / 1000).toFixed(1)} s`);
+  lines.push(
+    `a client polling a list and health saw 503 for ${span(seen.maintenanceFirstAt, seen.maintenanceLastAt)} (first to last), ${seen.ok} answers 200, ` +
+      `${seen.maintenance} 503 + Retry-After, ${seen.other.length} other, ${seen.errors.length} connection errors${[...seen.other, ...seen.errors].slice(0, 3).map((e) => `\n  ${e}`).join('')}`,
+  );
+  if (opts.serveReads) lines.push(`health said read-only (the old web: reads answered, changes refused) for ${span(seen.readOnlyFirstAt, seen.readOnlyLastAt)} (first to last)`);
+  return lines;
 }
