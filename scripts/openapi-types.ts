@@ -59,6 +59,7 @@ export async function buildDocument(): Promise<Record<string, unknown>> {
     backend: 'pglite',
     dataDir: dir,
     queryCount: () => 0,
+    listen: async () => async () => {},
     close: () => db.destroy(),
   };
   try {

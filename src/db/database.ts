@@ -8,6 +8,7 @@ import { lockDataDir } from './lock.ts';
 import { StatementNames, isStalePlan } from './statement-names.ts';
 import { parseTimestamptz } from './timestamptz.ts';
 import { ReplicaSet, type ReplicaOptions } from './replicas.ts';
+import { checkChannel, listenPostgres, type Unlisten } from './listen.ts';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -23,6 +24,11 @@ export interface Database {
   queryCount(): number;
   /** PostgreSQL read replicas, when `cairn serve` was given some (src/db/replicas.ts); `db` routes through them. */
   replicas?: ReplicaSet;
+  /**
+   * Calls `onNotify` with the payload whenever a committed transaction ran pg_notify on `channel`, in commit order
+   * (src/db/listen.ts): a wake-up, not a delivery guarantee. Until the returned function is called.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten>;
   close(): Promise<void>;
 }
 
@@ -152,7 +158,7 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
   }
   if (!opts.replicas?.urls.length) {
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, pool, backend: 'postgres', queryCount: count, close: () => db.destroy() };
+    return { db, pool, backend: 'postgres', queryCount: count, listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => db.destroy() };
   }
   // Not connected to now: a replica that is down must not keep the server from starting (its checks find it later).
   const replicaPools = opts.replicas.urls.map((replicaUrl) => {
@@ -172,7 +178,7 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
   const replicas = new ReplicaSet({ pool, probe: postgresPool(url, 1, opts) }, replicaPools, opts.replicas);
   replicas.start();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool }) });
-  return { db, pool, backend: 'postgres', queryCount: count, replicas, close: () => db.destroy() };
+  return { db, pool, backend: 'postgres', queryCount: count, replicas, listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => db.destroy() };
 }
 
 /** host:port/database of a replica's URL: what health reports, never its password. */
@@ -229,6 +235,8 @@ export async function openPGlite(dataDir: string, opts: PGliteOptions = {}): Pro
     const names = opts.namedStatements === false ? null : new StatementNames();
     const { pool, count } = countingPool(new pg.Pool({ Client: PGliteClient, max: 1 }), names, undefined, true);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    /** Listeners of each channel in this process (see listen). */
+    const listening = new Map<string, number>();
     return {
       db,
       pool,
@@ -236,6 +244,33 @@ export async function openPGlite(dataDir: string, opts: PGliteOptions = {}): Pro
       dataDir,
       dumpDataDir: () => pglite.dumpDataDir('none'),
       queryCount: count,
+      // PGlite's one session hears what its own transactions announce, once they commit. LISTEN goes through the
+      // pool, after whatever transaction holds the session (pglite.listen would send it into that transaction).
+      // The session listens once per channel, however many listen on it here (one's UNLISTEN must not deafen another).
+      listen: async (channel, onNotify) => {
+        checkChannel(channel);
+        const off = pglite.onNotification((heard, payload) => {
+          if (heard === channel) onNotify(payload);
+        });
+        const listeners = (listening.get(channel) ?? 0) + 1;
+        listening.set(channel, listeners);
+        try {
+          if (listeners === 1) await pool.query(`LISTEN ${channel}`);
+        } catch (err) {
+          off();
+          listening.set(channel, listening.get(channel)! - 1);
+          throw err;
+        }
+        let done = false;
+        return async () => {
+          if (done) return;
+          done = true;
+          off();
+          const left = listening.get(channel)! - 1;
+          listening.set(channel, left);
+          if (left === 0) await pool.query(`UNLISTEN ${channel}`).catch(() => {});
+        };
+      },
       close: async () => {
         await db.destroy();
         await pglite.close();

@@ -1,11 +1,13 @@
 // The webhook outbox. A change's matching webhooks are found and queued in the writer's own transaction (one
 // statement per recordChanges call, whatever the number of rows), so a rolled-back write leaves nothing to send,
 // and a process dying right after the commit loses nothing either. Nothing is sent from here: the worker claims
-// committed rows (claimDueDeliveries) and hands them to the pg-boss delivery queue.
+// committed rows (claimDueDeliveries), woken by the commit's notification or at its next tick, and hands them to the
+// pg-boss delivery queue.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../db/types.ts';
 import { onChangesRecorded, type RecordedChange } from '../core/changelog.ts';
 import { sameTenant, tenantColumn, tenantKeys } from '../core/access.ts';
+import { DISPATCH_CHANNEL } from '../jobs/registry.ts';
 
 /** create → created, update → updated, delete → deleted; other actions (reveal) have no webhook event. */
 export function eventOf(action: string): string | null {
@@ -20,14 +22,18 @@ export async function queueWebhookDeliveries(tx: Kysely<DB>, changes: RecordedCh
   const tenants = [...new Set(candidates.map((c) => c.tenant!))];
   const { rows: hooked } = await sql`SELECT 1 FROM ${tenantKeys('t', tenants, [])} JOIN webhooks w ON ${sameTenant('w', 't')} AND w.enabled LIMIT 1`.execute(tx);
   if (hooked.length === 0) return;
-  await sql`INSERT INTO webhook_outbox (id, ${tenantColumn()}, webhook_id, change_id)
+  // Announced to the dispatchers when anything was queued (DISPATCH_CHANNEL): delivered once this transaction
+  // commits, in the same statement.
+  await sql`WITH queued AS (INSERT INTO webhook_outbox (id, ${tenantColumn()}, webhook_id, change_id)
     SELECT gen_random_uuid(), ${tenantColumn('w')}, w.id, c.id
     FROM ${tenantKeys('c', candidates.map((c) => c.tenant!), [
       { name: 'id', type: 'uuid', values: candidates.map((c) => c.id) },
       { name: 'event', type: 'text', values: candidates.map((c) => eventOf(c.action)) },
       { name: 'object_type', type: 'text', values: candidates.map((c) => c.object_type) },
     ])}
-    JOIN webhooks w ON ${sameTenant('w', 'c')} AND w.enabled AND c.object_type = ANY(w.object_types) AND c.event = ANY(w.events)`.execute(tx);
+    JOIN webhooks w ON ${sameTenant('w', 'c')} AND w.enabled AND c.object_type = ANY(w.object_types) AND c.event = ANY(w.events)
+    RETURNING 1)
+    SELECT pg_notify(${DISPATCH_CHANNEL}, '') FROM queued LIMIT 1`.execute(tx);
 }
 
 onChangesRecorded(queueWebhookDeliveries);

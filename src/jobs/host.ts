@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
 import { FALLBACK_POLL_SECONDS, startTickedBoss, type TickedBoss } from './ticked-boss.ts';
 import { claimScheduledRun, plannedRun } from './schedule-claims.ts';
-import { declaredQueues, declaredSchedules, declaredWorkers, recurringJobs, type QueueDef } from './registry.ts';
+import { DISPATCH_CHANNEL, declaredQueues, declaredSchedules, declaredWorkers, recurringJobs, type QueueDef } from './registry.ts';
 import { nextRun } from './schedules.ts';
 import { ConfigError } from '../config.ts';
 
@@ -31,6 +31,7 @@ function report(queue: string, err: unknown): void {
  */
 export class QueueDispatcher {
   private running: TickedBoss | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly database: Database,
@@ -71,11 +72,17 @@ export class QueueDispatcher {
         for (const name of new Set(jobs.map((j) => j.name))) boss.notifyWorker(workers.get(name)!);
       },
     });
+    // Work queued by a committed transaction, in this process or another (DISPATCH_CHANNEL), goes out now rather
+    // than at the next tick; the tick still finds whatever a lost notification or a due retry leaves.
+    this.unlisten = await this.database.listen(DISPATCH_CHANNEL, () => this.running?.nudge());
   }
 
   async stop(): Promise<void> {
     const running = this.running;
     this.running = null;
+    const unlisten = this.unlisten;
+    this.unlisten = null;
+    await unlisten?.();
     await running?.stop();
   }
 }

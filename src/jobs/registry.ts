@@ -68,6 +68,13 @@ export function defineSchedule(def: ScheduleDef): ScheduleDef {
   return def;
 }
 
+/**
+ * The channel on which a transaction that queued a declared queue's items announces them (`pg_notify`, heard once
+ * it commits): the dispatcher of every process running background work claims them at once rather than at its
+ * next tick (src/jobs/host.ts).
+ */
+export const DISPATCH_CHANNEL = 'cairn_dispatch';
+
 export function defineQueue<T extends object>(def: QueueDef<T>): QueueDef<T> {
   unique('queue', def.name, registered.queues);
   // Stored type-erased: the host hands each queue back only the items its own claim returned.

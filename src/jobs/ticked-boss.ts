@@ -30,6 +30,8 @@ export interface TickedBossOptions {
 
 export interface TickedBoss {
   readonly boss: PgBoss;
+  /** A tick now, between the cron's: the dispatch runs at once (several calls before it runs make one). */
+  nudge(): void;
   /** Stops the tick, then pg-boss (waiting for running handlers); the pool stays open. */
   stop(): Promise<void>;
 }
@@ -46,14 +48,26 @@ export async function startTickedBoss(pool: pg.Pool, options: TickedBossOptions)
   await boss.createQueue(options.dispatchQueue, { name: options.dispatchQueue, policy: 'stately', retryLimit: 0, expireInSeconds: 300 });
   await options.setup?.(boss);
   const dispatcher = await boss.work(options.dispatchQueue, { batchSize: 1, pollingIntervalSeconds: FALLBACK_POLL_SECONDS }, () => options.dispatch(boss));
-  const cron = new Cron(options.tick, { protect: true }, async () => {
+  const tick = async () => {
     await boss.send(options.dispatchQueue, {}).catch(() => null);
     // Whether this tick's job went in or one was already waiting (stately), there is one to take now.
     boss.notifyWorker(dispatcher);
-  });
+  };
+  const cron = new Cron(options.tick, { protect: true }, tick);
+  let nudged: NodeJS.Immediate | null = null;
+  let stopped = false;
   return {
     boss,
+    nudge: () => {
+      if (nudged || stopped) return;
+      nudged = setImmediate(() => {
+        nudged = null;
+        void tick();
+      });
+    },
     stop: async () => {
+      stopped = true;
+      if (nudged) clearImmediate(nudged);
       cron.stop();
       // close: false keeps the shared pool open for the web process.
       await boss.stop({ graceful: true, wait: true, close: false, timeout: 10_000 });
