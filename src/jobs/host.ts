@@ -73,8 +73,12 @@ export class QueueDispatcher {
       },
     });
     // Work queued by a committed transaction, in this process or another (DISPATCH_CHANNEL), goes out now rather
-    // than at the next tick; the tick still finds whatever a lost notification or a due retry leaves.
-    this.unlisten = await this.database.listen(DISPATCH_CHANNEL, () => this.running?.nudge());
+    // than at the next tick; the tick still finds whatever a lost notification or a due retry leaves, so a database
+    // that refuses LISTEN only leaves the work to the tick.
+    this.unlisten = await this.database.listen(DISPATCH_CHANNEL, () => this.running?.nudge()).catch((err: Error) => {
+      console.error(`background work: not woken at commit, only by the tick (${err.message})`);
+      return null;
+    });
   }
 
   async stop(): Promise<void> {
