@@ -156,9 +156,11 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
     await raw.end().catch(() => {});
     throw new DatabaseOpenError(`Cannot connect to PostgreSQL: ${(err as Error).message}`);
   }
+  // On the primary, whatever the replicas: notifications are sent at its commits.
+  const listen: Database['listen'] = (channel, onNotify) => listenPostgres(url, channel, onNotify);
   if (!opts.replicas?.urls.length) {
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-    return { db, pool, backend: 'postgres', queryCount: count, listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => db.destroy() };
+    return { db, pool, backend: 'postgres', queryCount: count, listen, close: () => db.destroy() };
   }
   // Not connected to now: a replica that is down must not keep the server from starting (its checks find it later).
   const replicaPools = opts.replicas.urls.map((replicaUrl) => {
@@ -178,7 +180,7 @@ export async function openPostgres(url: string, max = 10, opts: PostgresOptions 
   const replicas = new ReplicaSet({ pool, probe: postgresPool(url, 1, opts) }, replicaPools, opts.replicas);
   replicas.start();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: replicas.pool }) });
-  return { db, pool, backend: 'postgres', queryCount: count, replicas, listen: (channel, onNotify) => listenPostgres(url, channel, onNotify), close: () => db.destroy() };
+  return { db, pool, backend: 'postgres', queryCount: count, replicas, listen, close: () => db.destroy() };
 }
 
 /** host:port/database of a replica's URL: what health reports, never its password. */

@@ -2,6 +2,7 @@
 // registry, run inside `cairn serve` (unless CAIRN_EMBEDDED_WORKER=0) or by `cairn worker` processes.
 import { Cron } from 'croner';
 import type { Database } from '../db/database.ts';
+import type { Unlisten } from '../db/listen.ts';
 import { FALLBACK_POLL_SECONDS, startTickedBoss, type TickedBoss } from './ticked-boss.ts';
 import { claimScheduledRun, plannedRun } from './schedule-claims.ts';
 import { DISPATCH_CHANNEL, declaredQueues, declaredSchedules, declaredWorkers, recurringJobs, type QueueDef } from './registry.ts';
@@ -31,7 +32,7 @@ function report(queue: string, err: unknown): void {
  */
 export class QueueDispatcher {
   private running: TickedBoss | null = null;
-  private unlisten: (() => Promise<void>) | null = null;
+  private unlisten: Unlisten | null = null;
 
   constructor(
     private readonly database: Database,
