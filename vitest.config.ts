@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { readdirSync } from 'node:fs';
+import { claimsDir, FLOATING } from './test/runner/floating.ts';
 import { checkedInThisPass } from './test/runner/pass-share.ts';
 import { useRunTmpdir } from './test/runner/tmpdir.ts';
 
@@ -57,28 +58,20 @@ const ISOLATED = [
 // PostgreSQL pass (TEST_DATABASE_URL) would run them again unchanged, so they run in one pass only (the embedded
 // one). About a hundred seconds of CPU of the CI's twelve minutes.
 const EMBEDDED_ONLY = ['test/cli.test.ts', 'src/system/system-cli.test.ts', 'src/upgrade/bundle.test.ts', 'src/upgrade/online-cli.test.ts', 'test/ansible-inventory.test.ts', 'src/extras/webhook-serve.test.ts'];
-// Files whose answers do not depend on the database behind them run in one pass only when both run: the browser
-// tests of pages (test/web/ui.test.ts, test/web/features/: each starts a server with demo data and a browser,
-// 20-60 s), which check the UI over the API the rest of the suite checks on both databases; the API document and
-// its generated client; the catalogs the registry derives; the hand-over between two releases' upgrade stages (a
-// protocol between processes, the same on either database).
-const feature = (name: string) => `test/web/features/${name}.test.ts`;
+// Files whose answers do not depend on the database behind them run in one pass only when both run. Most of them
+// float (test/runner/floating.ts: the browser tests of pages, the API document, the catalogs, the files that open
+// no database): the pass that reaches one first runs it. These are placed, each for a reason of its own:
 const ONE_PASS = {
   embedded: [
-    ...['contacts', 'rack-reservations', 'deploy', 'spreadsheet-import', 'template-device-preview'].map(feature),
-    'test/web/ui.test.ts',
-    'test/catalogs.test.ts',
-    // The API document and its generated client: here, where the client's type check runs (it is left out on
-    // PostgreSQL). In the PostgreSQL pass the check ran nowhere, and that pass was the longer by 40 s.
-    'test/api-docs.test.ts',
+    // The API document's generated client: here, where its type check runs (it is left out on PostgreSQL).
     'test/openapi-client.test.ts',
-    // The hand-over between two releases' upgrade stages: no restore among its runs (see EMBEDDED_PASS_RESTORES).
-    // Here rather than in the PostgreSQL pass, with cli's, system-cli's and webhook-serve's processes, to even out
-    // the passes: with one worker a pass, the PostgreSQL pass was the longer by 134 s on a slow machine.
+    // The hand-over between two releases' upgrade stages (a protocol between processes, the same on either
+    // database): no restore among its runs (see EMBEDDED_PASS_RESTORES). Here rather than in the PostgreSQL pass,
+    // with cli's, system-cli's and webhook-serve's processes, to even out the passes: with one worker a pass, the
+    // PostgreSQL pass was the longer by 134 s on a slow machine.
     'test/upgrade/handover.test.ts',
   ],
   postgresql: [
-    ...['admin-pages', 'circuits', 'console-power', 'cable-trace', 'device-components', 'device-page', 'feature-pages', 'forms', 'lists', 'racks', 'search-space'].map(feature),
     // A domain file with a test for PostgreSQL only (two transactions on one port): split by its name it ran on
     // the embedded database, where that test is skipped.
     'src/dcim/ports.test.ts',
@@ -121,7 +114,7 @@ const domainFiles = DOMAIN_ROOMS.flatMap((room) =>
 // So do the suite-wide files over the API and the query builder, whose SQL is the same on either database: lookups,
 // query counts, the write path's rules, forms, bulk writes, keyset paging, index coverage, authentication; search's
 // queries and write paths (its extensions and CLI run in both); the upgrade's and the UI's routes; and the pages of
-// backups and of a live upgrade in chromium (backups and restores themselves are src/system/backup*.test.ts, in both).
+// a live upgrade in chromium (backups and restores themselves are src/system/backup*.test.ts, in both).
 const SUITE_WIDE_ONE_PASS = [
   ...['head-requests', 'lookups-agree', 'list-query-count', 'bulk-query-count', 'one-path', 'one-rule', 'form-descriptors', 'bulk', 'keyset', 'fk-indexes', 'contrib-push', 'auth'].map((n) => `test/${n}.test.ts`),
   'src/search/search.test.ts',
@@ -130,18 +123,28 @@ const SUITE_WIDE_ONE_PASS = [
   'src/upgrade/maintenance-admins.test.ts',
   'test/upgrade/routes.test.ts',
   'test/web/ui-api.test.ts',
-  'test/web/backups.test.ts',
   'test/web/upgrade-live.test.ts',
 ];
-// And files that open no database at all, the same run in either pass: the template engine against Jinja2's own
-// outputs and its fuzzing, the cache of compiled sources (27 CPU-s over the two passes), the passes' own split,
-// CI's machine figures.
-const DATABASE_FREE = ['test/templating/corpus.test.ts', 'test/templating/fuzz.test.ts', 'test/compiled-sources.test.ts', 'test/runner/passes.test.ts', 'test/runner/machine-figures.test.ts', 'test/helpers/data-dir-copy.test.ts'];
 // (Not the embedded-only files among them: they already run once, and split as well they would run nowhere; nor
 // those a one-pass list above places: the list says which pass.)
 const placed = [...ONE_PASS.embedded, ...ONE_PASS.postgresql];
-const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS, ...DATABASE_FREE].filter((f) => !EMBEDDED_ONLY.includes(f) && !placed.includes(f) && !checkedInThisPass(f, 0.5));
-const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : []), ...otherPass, ...restoresElsewhere, ...domainElsewhere];
+const domainElsewhere = [...domainFiles, ...SUITE_WIDE_ONE_PASS].filter((f) => !EMBEDDED_ONLY.includes(f) && !placed.includes(f) && !checkedInThisPass(f, 0.5));
+// The floating files run in both passes' lists and in one of them by claim (test/runner/claiming-runner.ts); both
+// passes run without a directory to claim in (not .ci/run's), they split by name as the domains' files do.
+const floatingElsewhere = process.env.CAIRN_TEST_BOTH_PASSES && !claimsDir() ? FLOATING.filter((f) => !checkedInThisPass(f, 0.5)) : [];
+const skippedHere = [...(process.env.TEST_DATABASE_URL ? EMBEDDED_ONLY : []), ...otherPass, ...restoresElsewhere, ...domainElsewhere, ...floatingElsewhere];
+
+// One worker per core, shared by the passes that run at once. PGlite instances are memory-hungry (~300 MB each),
+// so never more than that. When .ci/run runs both passes side by side, each takes half the cores: with two
+// workers a pass on a 2-core machine (four workers and their databases, servers and browsers on two cores), a CI
+// run of a slow machine took 1,122-1,158 s and 2,213-2,280 CPU-s; with one a pass, 1,048 s and 1,882 CPU-s (the
+// files' own CPU 1,248 → 1,038: fewer caches and timeslices fought over, two imports of the app instead of four).
+// The other pass fills the cores while one waits on a process it started.
+const maxWorkers = Math.max(1, Math.floor(availableParallelism() / (process.env.CAIRN_TEST_BOTH_PASSES ? 2 : 1)));
+// With one worker, vitest runs the files of an isolated project in a group of their own after everything else
+// (whatever the sequencer's order), so a pass ended on its long upgrade files and the floating files could not even
+// out the passes' ends. Numbered groups run in their order: the isolated files first, as the sequencer has them.
+const groupOrder = (project: 'isolated' | 'shared') => (maxWorkers === 1 ? { sequence: { groupOrder: project === 'isolated' ? 1 : 2 } } : {});
 
 export default defineConfig({
   test: {
@@ -151,13 +154,7 @@ export default defineConfig({
     env: { CAIRN_MAINTENANCE_CACHE_MS: '3600000', CAIRN_CHECK_ANSWERS: '1', CAIRN_PASSWORD_HASH_COST: '10' },
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // One worker per core, shared by the passes that run at once. PGlite instances are memory-hungry (~300 MB each),
-    // so never more than that. When .ci/run runs both passes side by side, each takes half the cores: with two
-    // workers a pass on a 2-core machine (four workers and their databases, servers and browsers on two cores), a CI
-    // run of a slow machine took 1,122-1,158 s and 2,213-2,280 CPU-s; with one a pass, 1,048 s and 1,882 CPU-s (the
-    // files' own CPU 1,248 → 1,038: fewer caches and timeslices fought over, two imports of the app instead of four).
-    // The other pass fills the cores while one waits on a process it started.
-    maxWorkers: Math.max(1, Math.floor(availableParallelism() / (process.env.CAIRN_TEST_BOTH_PASSES ? 2 : 1))),
+    maxWorkers,
     pool: 'forks',
     // The workers live for the whole run and allocate steadily (requests, rows, PGlite's buffers): a young generation
     // of 32 MB instead of V8's 16 MB collects less often. Measured on dcim, ipam, circuits and
@@ -166,11 +163,13 @@ export default defineConfig({
     // tests start keep the default (their starts measured no gain).
     execArgv: ['--max-semi-space-size=32'],
     sequence: { sequencer: (await import('./test/runner/sequencer.ts')).default },
+    // vitest's runner, which claims each floating file for one pass (test/runner/floating.ts).
+    runner: './test/runner/claiming-runner.ts',
     reporters: ['default', './test/runner/file-times-reporter.ts'],
     projects: [
       {
         extends: true,
-        test: { name: 'isolated', include: ISOLATED, exclude: skippedHere, setupFiles: ['test/runner/answer-check-setup.ts', 'test/runner/cpu-recorder.ts'] },
+        test: { name: 'isolated', include: ISOLATED, exclude: skippedHere, setupFiles: ['test/runner/answer-check-setup.ts', 'test/runner/cpu-recorder.ts'], ...groupOrder('isolated') },
       },
       {
         // Everything else runs file after file in shared workers: importing the app once per worker instead of
@@ -182,6 +181,7 @@ export default defineConfig({
           exclude: [...ISOLATED, ...skippedHere],
           isolate: false,
           setupFiles: ['test/runner/shared-worker-setup.ts', 'test/runner/answer-check-setup.ts', 'test/runner/cpu-recorder.ts'],
+          ...groupOrder('shared'),
         },
       },
     ],

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FLOATING } from './floating.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test'; // never connected to: `list` only reads the config
@@ -18,7 +19,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function listFiles(vars: Record<string, string>): Promise<string[]> {
   // As a person runs it: none of this run's vitest or pass variables.
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !['TEST', 'TEST_DATABASE_URL', 'CAIRN_TEST_BOTH_PASSES'].includes(k)),
+    Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST') && !['TEST', 'TEST_DATABASE_URL', 'CAIRN_TEST_BOTH_PASSES', 'CAIRN_TEST_CLAIMS'].includes(k)),
   ) as NodeJS.ProcessEnv;
   Object.assign(env, { CAIRN_TEST_TMPDIR: scratch }, vars);
   return new Promise((done, fail) => {
@@ -74,5 +75,24 @@ describe('the two passes of .ci/run', () => {
     expect(embeddedOnly).toContain('test/openapi-client.test.ts');
     expect(pgOnly.filter((f) => !postgresql.includes(f)), 'files with a PostgreSQL-only test that the PostgreSQL pass leaves out').toEqual([]);
     expect(embeddedOnly.filter((f) => !embedded.includes(f)), 'files with an embedded-only test that the embedded pass leaves out').toEqual([]);
+  }, 60_000);
+
+  // With a directory to claim them in (.ci/run's), the floating files are in both passes' lists, and whichever
+  // reaches one first runs it (test/runner/claiming-runner.ts); nothing else moves.
+  it('list the floating files in both passes when they can claim them, and nothing else differently', async () => {
+    const [single, embedded, postgresql] = await passes();
+    const claims = { CAIRN_TEST_BOTH_PASSES: '1', CAIRN_TEST_CLAIMS: scratch };
+    const [embeddedClaiming, postgresqlClaiming] = await Promise.all([listFiles(claims), listFiles({ ...claims, TEST_DATABASE_URL: PG_URL })]);
+    expect(FLOATING.filter((f) => !single.includes(f)), 'floating files that are not test files').toEqual([]);
+    // Where a floating file runs is not fixed, so none may hold a test for one database only.
+    const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+    expect(FLOATING.filter((f) => POSTGRESQL_ONLY.test(text(f)) || EMBEDDED_ONLY.test(text(f))), 'floating files with a test for one database only').toEqual([]);
+    for (const [fixed, claiming] of [
+      [embedded, embeddedClaiming],
+      [postgresql, postgresqlClaiming],
+    ]) {
+      expect(FLOATING.filter((f) => !claiming.includes(f))).toEqual([]);
+      expect(claiming.filter((f) => !FLOATING.includes(f))).toEqual(fixed.filter((f) => !FLOATING.includes(f)));
+    }
   }, 60_000);
 });

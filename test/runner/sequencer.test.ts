@@ -3,6 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, it } from 'vitest';
+import { FLOATING } from './floating.ts';
 import { SLOW_FIRST, startOrder } from './sequencer.ts';
 
 it('names only files and folders that exist, each once', () => {
@@ -23,4 +24,15 @@ it('starts every isolated file before the shared ones, each group slowest first'
     { file: 'test/upgrade/faults-outcomes.test.ts', isolated: true, size: 2 },
   ]).map((f) => f.file);
   expect(order).toEqual(['test/upgrade/faults-outcomes.test.ts', 'src/system/backup-routes.test.ts', 'test/netbox-clients.test.ts', 'src/core/large.test.ts', 'src/core/small.test.ts']);
+});
+
+it('ends with the floating files, in their own order, after files of any size', () => {
+  const [first, second] = FLOATING;
+  const order = startOrder([
+    { file: second, isolated: false, size: 99_999 },
+    { file: 'src/core/small.test.ts', isolated: false, size: 1 },
+    { file: first, isolated: false, size: 1 },
+    { file: 'test/netbox-clients.test.ts', isolated: false, size: 5 },
+  ]).map((f) => f.file);
+  expect(order).toEqual(['test/netbox-clients.test.ts', 'src/core/small.test.ts', first, second]);
 });

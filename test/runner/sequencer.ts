@@ -2,6 +2,7 @@
 // long files (real installs, real servers, real browsers) go first and the many short ones fill in behind them.
 // On a clean clone vitest knows no durations (it would start the largest files first, whatever they cost), so the
 // known-slow files are listed here, slowest first, as `npm run test:times` measured them; the rest follow by size.
+// The floating files (test/runner/floating.ts) come last, in their list's order, so that they even out the passes.
 //
 // The files that run in a process of their own (the "isolated" project, vitest.config.ts) all start before the
 // shared workers' files. Vitest keeps a shared worker (and the app it imported) for the next file only when the
@@ -11,6 +12,7 @@
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { FLOATING } from './floating.ts';
 
 /** Path prefixes of the slow files, slowest first (a prefix covers a folder). */
 export const SLOW_FIRST = [
@@ -44,6 +46,9 @@ export const SLOW_FIRST = [
 ];
 
 function rank(file: string): number {
+  // The floating files end each pass, in the same order in both (test/runner/floating.ts says why).
+  const floating = FLOATING.indexOf(file);
+  if (floating !== -1) return SLOW_FIRST.length + 1 + floating;
   const i = SLOW_FIRST.findIndex((p) => file === p || (p.endsWith('/') && file.startsWith(p)));
   return i === -1 ? SLOW_FIRST.length : i;
 }
@@ -56,7 +61,7 @@ export interface QueuedFile {
   size: number;
 }
 
-/** The start order: isolated files first, then by SLOW_FIRST, then larger files first. */
+/** The start order: isolated files first, then by SLOW_FIRST, then larger files first, then the floating files. */
 export function startOrder<T extends QueuedFile>(files: T[]): T[] {
   return files
     .map((f) => ({ f, rank: rank(f.file) }))
