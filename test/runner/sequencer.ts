@@ -5,7 +5,7 @@
 // The floating files (test/runner/floating.ts) come last, in their list's order, so that they even out the passes.
 //
 // The files that run in a process of their own (the "isolated" project, vitest.config.ts) all start before the
-// shared workers' files. Vitest keeps a shared worker (and the app it imported) for the next file only when the
+// shared workers' files (with one worker a pass, vitest.config.ts's group order keeps it so). Vitest keeps a shared worker (and the app it imported) for the next file only when the
 // next file in its queue is a shared one; a run that interleaved the two started a new shared worker after each
 // isolated file, 38 in a CI run where 4 were needed, each about 3.5 CPU-s of a slow machine to start and import.
 // The isolated files are mostly the long ones anyway; the long shared files lead the shared ones.
