@@ -12,6 +12,7 @@ import { FLOATING } from './floating.ts';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const PG_URL = 'postgres://postgres@127.0.0.1:5432/test'; // never connected to: `list` only reads the config
+const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 const scratch = mkdtempSync(join(tmpdir(), 'cairn-passes-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -67,7 +68,6 @@ describe('the two passes of .ci/run', () => {
   // (PostgreSQL only) in the embedded pass alone.
   it('run each test for one database only in that database\'s pass', async () => {
     const [single, embedded, postgresql] = await passes();
-    const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
     const pgOnly = single.filter((f) => POSTGRESQL_ONLY.test(text(f)));
     const embeddedOnly = single.filter((f) => EMBEDDED_ONLY.test(text(f)));
     // The forms are still the suite's (else this checks nothing).
@@ -85,7 +85,6 @@ describe('the two passes of .ci/run', () => {
     const [embeddedClaiming, postgresqlClaiming] = await Promise.all([listFiles(claims), listFiles({ ...claims, TEST_DATABASE_URL: PG_URL })]);
     expect(FLOATING.filter((f) => !single.includes(f)), 'floating files that are not test files').toEqual([]);
     // Where a floating file runs is not fixed, so none may hold a test for one database only.
-    const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
     expect(FLOATING.filter((f) => POSTGRESQL_ONLY.test(text(f)) || EMBEDDED_ONLY.test(text(f))), 'floating files with a test for one database only').toEqual([]);
     for (const [fixed, claiming] of [
       [embedded, embeddedClaiming],
